@@ -1,0 +1,40 @@
+// Greedy: every pass walks the queue oldest first and starts each job that fits now. A blocked
+// job keeps its place but does not hold back the jobs behind it (no reservation, so a large job
+// may wait long). This is how `replay: recorded` places jobs that the modeled cluster could not
+// start at their recorded time.
+//
+// A pass costs O(q) in the queue length q; a job larger than all free GPUs or cores is passed
+// over without a placement search.
+#include <vector>
+
+#include "policies/registry.h"
+
+namespace acme {
+namespace {
+
+class GreedyPolicy final : public Policy {
+ public:
+  void on_queued(JobId job, const JobRequest&) override { queue_.push_back(job); }
+
+  void schedule(SchedulingPass& pass) override {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < queue_.size(); ++i) {
+      const JobId job = queue_[i];
+      if (!pass.is_pending(job)) continue;  // withdrawn while waiting
+      const Cluster& c = pass.cluster();
+      const JobRequest& r = pass.request(job);
+      const bool room = r.gpu_num <= c.free_gpus() && r.cpu_num <= c.free_cpus();
+      if (!room || !pass.try_start(job)) queue_[kept++] = job;
+    }
+    queue_.resize(kept);
+  }
+
+ private:
+  std::vector<JobId> queue_;
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> make_greedy_policy() { return std::make_unique<GreedyPolicy>(); }
+
+}  // namespace acme

@@ -1,0 +1,172 @@
+#include "sim/app.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "policies/registry.h"
+#include "sim/config.h"
+#include "sim/error.h"
+#include "sim/log.h"
+#include "sim/simulation.h"
+#include "sim/sink.h"
+#include "sim/topology.h"
+#include "workloads/acme_trace_writer.h"
+#include "workloads/registry.h"
+#include "workloads/synthetic.h"
+
+namespace acme {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Steps the simulation to the end, drawing a progress line on stderr if asked.
+void run_with_progress(Simulation& sim, std::size_t jobs, bool show) {
+  const auto t0 = Clock::now();
+  auto last = t0;
+  bool drawn = false;
+  for (std::uint64_t steps = 1; sim.step(); ++steps) {
+    if (!show || steps % 8192 != 0) continue;
+    const auto now = Clock::now();
+    if (now - last < std::chrono::milliseconds(200)) continue;
+    last = now;
+    drawn = true;
+    std::fprintf(stderr, "\r  simulated to %s  %llu / %zu jobs ended  %.1f s ", format_timestamp(sim.now()).c_str(),
+                 static_cast<unsigned long long>(sim.jobs_ended()), jobs, seconds_since(t0));
+  }
+  if (drawn) std::fprintf(stderr, "\r%*s\r", 80, "");
+}
+
+std::filesystem::path configs_dir() {
+  if (std::filesystem::is_directory("configs")) return "configs";
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && std::filesystem::is_directory(exe.parent_path().parent_path() / "configs"))
+    return exe.parent_path().parent_path() / "configs";
+  return "configs";
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const std::size_t comma = std::min(s.find(',', pos), s.size());
+    out.push_back(s.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  const auto t0 = Clock::now();
+  const RunConfig config = load_run_config(args.config, args.overrides);
+  const ClusterSpec cluster = load_cluster_spec(config.cluster);
+  const Topology topology(cluster);
+  log::debug("cluster {}: {} nodes, {} GPUs; topology graph of {} vertices and {} edges under {} leaves",
+             cluster.name, cluster.nodes, cluster.total_gpus(), topology.vertex_count(), topology.edge_count(),
+             topology.leaf_count());
+
+  // recorded replay has its own scheduler: start when recorded, else as soon as the job fits.
+  const std::string policy_name = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
+  std::unique_ptr<Policy> policy;
+  try {
+    policy = make_policy(policy_name);
+  } catch (const InputError& e) {
+    throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
+  }
+
+  const Workload workload = load_workload(config, cluster);
+  const double load_s = seconds_since(t0);
+  log::info("{}: {} jobs ({} rows skipped), loaded in {:.2f} s", workload.source, workload.size(),
+            workload.rows_skipped, load_s);
+
+  std::filesystem::create_directories(args.out_dir);
+  const SinkSettings settings{args.out_dir, config.metrics_interval, cluster.total_gpus()};
+  std::vector<std::unique_ptr<Sink>> sinks;
+  for (const std::string& name : split_commas(config.outputs)) sinks.push_back(make_sink(name, settings));
+
+  Simulation sim(workload, cluster, std::move(policy), config.replay);
+  for (auto& s : sinks) sim.add_sink(*s);
+  const auto t1 = Clock::now();
+  run_with_progress(sim, workload.size(), args.progress && isatty(STDERR_FILENO));
+  const double sim_s = seconds_since(t1);
+  const Conservation conservation = sim.check_conservation();
+
+  const auto t2 = Clock::now();
+  const RunRecord record{workload, cluster, config.replay, sim.outcomes(), describe(config), conservation};
+  for (auto& s : sinks) s->finish(record);
+  log::info("simulated in {:.2f} s, outputs in {:.2f} s, {:.2f} s in all; conservation checked: {} GPU-seconds; "
+            "outputs in {}",
+            sim_s, seconds_since(t2), seconds_since(t0), conservation.job_gpu_seconds, args.out_dir);
+  return 0;
+}
+
+int list_command() {
+  std::printf("Policies (policy.name):\n");
+  for (const PolicyEntry& e : policy_table())
+    std::printf("  %-12.*s %.*s\n", static_cast<int>(e.name.size()), e.name.data(),
+                static_cast<int>(e.description.size()), e.description.data());
+  std::printf("\nWorkload sources (workload.source):\n");
+  for (const WorkloadSourceEntry& e : workload_source_table())
+    std::printf("  %-12.*s %.*s\n", static_cast<int>(e.name.size()), e.name.data(),
+                static_cast<int>(e.description.size()), e.description.data());
+  std::printf("\nOutputs (outputs):\n");
+  for (const SinkEntry& e : sink_table())
+    std::printf("  %-12.*s %.*s\n", static_cast<int>(e.name.size()), e.name.data(),
+                static_cast<int>(e.description.size()), e.description.data());
+  return 0;
+}
+
+int gen_command(const GenArgs& args) {
+  if (args.cluster != "seren" && args.cluster != "kalos")
+    throw InputError("--cluster: expected seren or kalos, got '" + args.cluster + "'");
+  const auto from = parse_timestamp(args.from);
+  const auto to = parse_timestamp(args.to);
+  if (!from) throw InputError("--from: expected a date like 2023-03-01, got '" + args.from + "'");
+  if (!to) throw InputError("--to: expected a date like 2023-04-01, got '" + args.to + "'");
+  if (*to <= *from) throw InputError("--to: must be later than --from");
+  if (!(args.load > 0)) throw InputError("--load: must be positive");
+  const auto dir = configs_dir();
+  const std::string cluster_file =
+      args.cluster_file.empty() ? (dir / "clusters" / (args.cluster + ".yaml")).string() : args.cluster_file;
+  const std::string model_file =
+      args.model_file.empty() ? (dir / "workloads" / (args.cluster + ".yaml")).string() : args.model_file;
+
+  const auto t0 = Clock::now();
+  const ClusterSpec cluster = load_cluster_spec(cluster_file);
+  const Workload w = generate_workload(load_synthetic_model(model_file), *from, *to, args.load, args.seed,
+                                       cluster.gpus_per_node);
+  // Start and end times are those of a replay on the cluster, so the trace is self-consistent.
+  Simulation sim(w, cluster, make_policy("greedy"), ReplayMode::Policy);
+  sim.run();
+  sim.check_conservation();
+  std::size_t rejected = 0;
+  for (const JobOutcome& o : sim.outcomes()) rejected += o.state == JobState::Rejected;
+  if (rejected > 0)
+    throw InputError(model_file + ": " + std::to_string(rejected) + " generated jobs can never fit on " +
+                     cluster_file + "; the model and the cluster disagree");
+  write_acme_trace(args.output, args.cluster == "kalos" ? TraceSchema::Kalos : TraceSchema::Seren, w,
+                   sim.outcomes());
+  log::info("wrote {} jobs ({}) to {} in {:.2f} s", w.size(), w.source, args.output, seconds_since(t0));
+  return 0;
+}
+
+std::string config_keys_help() {
+  std::string s = "Configuration keys (YAML, or --set key=value; defaults in brackets):\n";
+  const RunConfig defaults;
+  for (const auto& f : run_config_fields()) {
+    const std::string value = f.get(defaults);
+    s += "  " + std::string(f.key) + " [" + value + "]\n      " + std::string(f.doc) + "\n";
+  }
+  return s;
+}
+
+}  // namespace acme

@@ -1,0 +1,130 @@
+#include "sim/config.h"
+
+#include <array>
+#include <filesystem>
+#include <limits>
+
+#include "sim/csv.h"
+#include "sim/sink.h"
+
+namespace acme {
+namespace {
+
+// A path from a file is relative to the file's folder; one from --set, to the current directory.
+std::string resolve_path(const YamlValue& v) {
+  const std::string s = v.as_string();
+  if (s.empty() || v.line() == 0 || std::filesystem::path(s).is_absolute()) return s;
+  return (std::filesystem::path(v.file()).parent_path() / s).lexically_normal().string();
+}
+
+std::string print_time(const std::optional<Time>& t) { return t ? format_timestamp(*t) : ""; }
+
+void check_outputs(const YamlValue& v, const std::string& list) {
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', pos), list.size());
+    const std::string item = list.substr(pos, comma - pos);
+    bool known = false;
+    std::string valid;
+    for (const SinkEntry& e : sink_table()) {
+      known |= e.name == item;
+      valid += (valid.empty() ? "" : ", ") + std::string(e.name);
+    }
+    if (!known) v.fail("unknown output '" + item + "' (valid: " + valid + ")");
+    pos = comma + 1;
+  }
+}
+
+using F = Field<RunConfig>;
+
+const std::array<F, 13> kFields = {{
+    {"cluster", "cluster description file (configs/clusters/*.yaml)",
+     [](RunConfig& c, const YamlValue& v) { c.cluster = resolve_path(v); },
+     [](const RunConfig& c) { return c.cluster; }},
+    {"workload.source", "auto | acmetrace | synthetic; auto: acmetrace if workload.trace is set",
+     [](RunConfig& c, const YamlValue& v) { c.workload_source = v.as_string(); },
+     [](const RunConfig& c) { return c.workload_source; }},
+    {"workload.trace", "AcmeTrace CSV (trace_seren.csv or trace_kalos.csv schema); empty: none",
+     [](RunConfig& c, const YamlValue& v) { c.workload_trace = resolve_path(v); },
+     [](const RunConfig& c) { return c.workload_trace; }},
+    {"workload.from", "first submit time selected: 2023-03-01 (UTC) or 2023-03-01 00:00:00+08:00",
+     [](RunConfig& c, const YamlValue& v) { c.workload_from = v.as_time(); },
+     [](const RunConfig& c) { return print_time(c.workload_from); }},
+    {"workload.to", "end of the selection (exclusive), same forms as workload.from",
+     [](RunConfig& c, const YamlValue& v) { c.workload_to = v.as_time(); },
+     [](const RunConfig& c) { return print_time(c.workload_to); }},
+    {"workload.lenient", "true: skip malformed trace rows and count them; false: stop at the first",
+     [](RunConfig& c, const YamlValue& v) { c.workload_lenient = v.as_bool(); },
+     [](const RunConfig& c) { return std::string(c.workload_lenient ? "true" : "false"); }},
+    {"workload.model", "synthetic workload model (configs/workloads/*.yaml)",
+     [](RunConfig& c, const YamlValue& v) { c.workload_model = resolve_path(v); },
+     [](const RunConfig& c) { return c.workload_model; }},
+    {"workload.load", "synthetic arrival-rate multiplier; 1.0 is the published rate",
+     [](RunConfig& c, const YamlValue& v) { c.workload_load = v.as_double(1e-6, 1e6); },
+     [](const RunConfig& c) { return format_fixed(c.workload_load, 3); }},
+    {"replay", "recorded: jobs start when the trace says; policy: the policy decides",
+     [](RunConfig& c, const YamlValue& v) {
+       const std::string s = v.as_string();
+       if (s == "recorded") c.replay = ReplayMode::Recorded;
+       else if (s == "policy") c.replay = ReplayMode::Policy;
+       else v.fail("expected recorded or policy, got '" + s + "'");
+     },
+     [](const RunConfig& c) { return std::string(name(c.replay)); }},
+    {"policy.name", "scheduling policy (acmesim list); used when replay is policy",
+     [](RunConfig& c, const YamlValue& v) { c.policy_name = v.as_string(); },
+     [](const RunConfig& c) { return c.policy_name; }},
+    {"seed", "seed of every random draw of the run (synthetic workload)",
+     [](RunConfig& c, const YamlValue& v) {
+       c.seed = static_cast<std::uint64_t>(v.as_int(0, std::numeric_limits<std::int64_t>::max()));
+     },
+     [](const RunConfig& c) { return std::to_string(c.seed); }},
+    {"metrics.interval_s", "time-series interval, seconds",
+     [](RunConfig& c, const YamlValue& v) { c.metrics_interval = Time::seconds(v.as_int(1, 365LL * 86400)); },
+     [](const RunConfig& c) { return std::to_string(c.metrics_interval.sec()); }},
+    {"outputs", "comma-separated outputs to write (acmesim list)",
+     [](RunConfig& c, const YamlValue& v) {
+       c.outputs = v.as_string();
+       check_outputs(v, c.outputs);
+     },
+     [](const RunConfig& c) { return c.outputs; }},
+}};
+
+}  // namespace
+
+std::string_view name(ReplayMode m) { return m == ReplayMode::Recorded ? "recorded" : "policy"; }
+
+std::span<const Field<RunConfig>> run_config_fields() { return kFields; }
+
+std::string RunConfig::where(const std::string& key) const {
+  auto it = origin.find(key);
+  return it == origin.end() ? "defaults" : it->second;
+}
+
+RunConfig load_run_config(const std::string& path, std::span<const std::string> overrides) {
+  std::vector<YamlValue> values;
+  if (!path.empty()) values = read_yaml_file(path);
+  for (const std::string& o : overrides) values.push_back(yaml_override(o));
+  RunConfig c;
+  apply_fields(run_config_fields(), values, c);
+  for (const YamlValue& v : values)
+    c.origin[v.key()] = v.line() ? v.file() + ":" + std::to_string(v.line()) : v.file();
+
+  auto fail = [&](const std::string& key, const std::string& msg) {
+    throw InputError(c.where(key) + ": " + key + ": " + msg);
+  };
+  if (c.workload_from && c.workload_to && *c.workload_to <= *c.workload_from)
+    fail("workload.to", "must be later than workload.from");
+  if (c.workload_source == "auto") c.workload_source = c.workload_trace.empty() ? "synthetic" : "acmetrace";
+  if (c.workload_source == "acmetrace" && c.workload_trace.empty())
+    fail("workload.trace", "the acmetrace source needs a trace file");
+  if (c.workload_source == "synthetic" && (!c.workload_from || !c.workload_to))
+    fail(c.workload_from ? "workload.to" : "workload.from",
+         "a synthetic workload needs both workload.from and workload.to");
+  return c;
+}
+
+std::vector<std::pair<std::string, std::string>> describe(const RunConfig& c) {
+  return describe_fields(run_config_fields(), c);
+}
+
+}  // namespace acme

@@ -1,0 +1,52 @@
+// The run configuration: every key, its type, default and meaning, in one table (config.cpp),
+// which also lists them for `acmesim run --help` and configs/README.md.
+//
+// Paths in a configuration file are relative to that file's folder; paths given with --set are
+// relative to the current directory.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/outcome.h"
+#include "sim/yaml_util.h"
+
+namespace acme {
+
+struct RunConfig {
+  std::string cluster = "configs/clusters/seren.yaml";
+  std::string workload_source = "auto";  // auto: acmetrace when workload.trace is set, else synthetic
+  std::string workload_trace;            // AcmeTrace CSV; empty: none
+  std::optional<Time> workload_from;     // select jobs submitted at or after
+  std::optional<Time> workload_to;       // ... and before
+  bool workload_lenient = false;         // skip (and count) malformed rows instead of stopping
+  std::string workload_model = "configs/workloads/seren.yaml";  // synthetic workload model
+  double workload_load = 1.0;            // synthetic arrival-rate multiplier
+  ReplayMode replay = ReplayMode::Policy;
+  std::string policy_name = "fifo";
+  std::uint64_t seed = 1;
+  Time metrics_interval = Time::hours(1);
+  std::string outputs = "jobs,timeseries,summary,run_json,console";
+
+  // "file:line" of each key set from a file or --set, for errors found after loading.
+  std::map<std::string, std::string> origin;
+  std::string where(const std::string& key) const;
+};
+
+std::span<const Field<RunConfig>> run_config_fields();
+
+// Reads `path` (may be empty: defaults only), then applies `overrides` ("key=value") in order.
+// Throws InputError naming the file (or --set), line and key of the first problem.
+RunConfig load_run_config(const std::string& path, std::span<const std::string> overrides);
+
+// The resolved configuration as (key, value) pairs in table order, for outputs.
+std::vector<std::pair<std::string, std::string>> describe(const RunConfig& c);
+
+std::string_view name(ReplayMode m);
+
+}  // namespace acme

@@ -1,0 +1,55 @@
+// Output files written whole or not at all, and a fast CSV writer on top.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace acme {
+
+// Writes to "<path>.tmp" and renames it to `path` on commit(); destroyed without commit() (say,
+// by an exception), it removes the temporary file, so no half-written output looks finished.
+class OutputFile {
+ public:
+  explicit OutputFile(std::filesystem::path path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  void write(std::string_view text);
+  void commit();
+
+ private:
+  void flush();
+  std::filesystem::path path_, tmp_;
+  std::FILE* file_ = nullptr;
+  std::string buffer_;
+};
+
+// RFC 4180 CSV, one row at a time: cells are separated by commas, rows end with '\n', and a text
+// cell is quoted only when it holds a comma, a quote or a line break. Numbers are printed with
+// std::to_chars, so output does not depend on the locale.
+class CsvWriter {
+ public:
+  explicit CsvWriter(std::filesystem::path path) : file_(std::move(path)) {}
+
+  CsvWriter& text(std::string_view s);
+  CsvWriter& integer(std::int64_t v);
+  CsvWriter& real(double v, int decimals = 3);
+  CsvWriter& blank();
+  void end_row();
+  void commit() { file_.commit(); }
+
+ private:
+  void separate();
+  OutputFile file_;
+  std::string row_;
+  bool first_ = true;
+};
+
+// `v` with a fixed number of decimals, trailing zeros kept; "-0.000" prints as "0.000".
+std::string format_fixed(double v, int decimals);
+
+}  // namespace acme

@@ -1,0 +1,108 @@
+// Jobs: what a user asked for (JobRequest, visible to policies) kept apart from what really
+// happens when the job runs (JobProfile, known only to the simulator), as in Batsim.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace acme {
+
+// A job's index in its Workload: dense, 0-based, stable for the whole run.
+using JobId = std::uint32_t;
+
+// The job types of AcmeTrace. CPU jobs use no GPU.
+enum class JobType : std::uint8_t { CPU, Eval, Pretrain, SFT, MLLM, Debug, Other };
+inline constexpr std::size_t kJobTypeCount = 7;
+inline constexpr std::array<std::string_view, kJobTypeCount> kJobTypeNames = {
+    "CPU", "Eval", "Pretrain", "SFT", "MLLM", "Debug", "Other"};
+
+// The states a job can end in. The first seven are AcmeTrace's own (RUNNING: the trace ended
+// while the job ran; it is cut off at the trace horizon). REJECTED is acmesim's: the job can
+// never fit on the modeled cluster, so it was refused when it arrived.
+enum class JobState : std::uint8_t {
+  Completed, Failed, Cancelled, Preempted, Timeout, NodeFail, Running, Rejected
+};
+inline constexpr std::size_t kJobStateCount = 8;
+inline constexpr std::array<std::string_view, kJobStateCount> kJobStateNames = {
+    "COMPLETED", "FAILED", "CANCELLED", "PREEMPTED", "TIMEOUT", "NODE_FAIL", "RUNNING", "REJECTED"};
+
+std::optional<JobType> parse_job_type(std::string_view s);
+std::optional<JobState> parse_job_state(std::string_view s);
+inline std::string_view name(JobType t) { return kJobTypeNames[static_cast<std::size_t>(t)]; }
+inline std::string_view name(JobState s) { return kJobStateNames[static_cast<std::size_t>(s)]; }
+
+// FAILED, TIMEOUT and NODE_FAIL: the job's GPU-time counts as wasted.
+bool is_failure(JobState s);
+
+// What the user asked for; the only job data a policy may see.
+struct JobRequest {
+  Time submit;
+  std::int32_t gpu_num = 0;   // total GPUs, 0 for CPU jobs
+  std::int32_t node_num = 1;  // nodes the GPUs (and CPUs) are spread over, >= 1
+  std::int32_t cpu_num = 0;   // total CPU cores
+  JobType type = JobType::Other;
+  std::uint32_t user = 0;     // index into Workload::users
+};
+
+// What happens once the job runs; hidden from policies.
+struct JobProfile {
+  Time run;                               // run time once started
+  JobState final_state = JobState::Completed;
+  std::optional<Time> recorded_start;     // trace start time; none if it never started
+  std::optional<Time> cancel_pending_at;  // leaves the queue then if still pending
+};
+
+// Strings stored back to back; ids are indices. Keeps a million job ids in one allocation.
+class StringTable {
+ public:
+  std::uint32_t add(std::string_view s);
+  std::string_view operator[](std::uint32_t i) const {
+    return std::string_view(blob_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);
+  }
+  std::size_t size() const { return offsets_.size() - 1; }
+
+ private:
+  std::string blob_;
+  std::vector<std::uint32_t> offsets_{0};
+};
+
+// Interns user names: the same name gets the same index.
+class UserTable {
+ public:
+  std::uint32_t intern(std::string_view name);
+  std::string_view operator[](std::uint32_t i) const { return names_[i]; }
+  std::size_t size() const { return names_.size(); }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  StringTable names_;
+  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index_;
+};
+
+// A set of jobs ready to simulate: three parallel vectors indexed by JobId.
+struct Workload {
+  std::vector<JobRequest> requests;
+  std::vector<JobProfile> profiles;
+  StringTable names;  // the trace's job_id
+  UserTable users;
+
+  std::string source;                // where the jobs came from, for run.json
+  std::uint64_t rows_skipped = 0;    // malformed rows skipped in lenient mode
+  std::optional<Time> window_from;   // the selection window, if any
+  std::optional<Time> window_to;
+
+  std::size_t size() const { return requests.size(); }
+  JobId add(std::string_view job_name, const JobRequest& r, const JobProfile& p);
+};
+
+}  // namespace acme

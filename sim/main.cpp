@@ -1,0 +1,68 @@
+// acmesim: the command line. Parses arguments and hands them to the commands in app.cpp.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "sim/app.h"
+#include "sim/error.h"
+#include "sim/log.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"acmesim: a discrete-event simulator of GPU clusters for LLM development,\n"
+               "modeled on the Acme datacenter (Seren and Kalos, NSDI '24)."};
+  app.require_subcommand(1);
+  app.footer(
+      "\nExamples:\n"
+      "  acmesim run configs/seren.yaml                      one month of synthetic Seren, FIFO\n"
+      "  acmesim run configs/seren.yaml --set workload.trace=trace_seren.csv \\\n"
+      "      --set workload.from=2023-04-01 --set workload.to=2023-05-01 --out out/april\n"
+      "  acmesim run configs/kalos.yaml --set workload.trace=trace_kalos.csv --set replay=recorded\n"
+      "  acmesim gen --cluster seren --from 2023-03-01 --to 2023-09-01 -o seren6m.csv\n"
+      "  acmesim list                                        policies, workload sources, outputs\n");
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "more log lines on stderr");
+
+  acme::RunArgs run;
+  CLI::App* run_cmd = app.add_subcommand("run", "replay a workload on a modeled cluster and write metrics");
+  run_cmd->add_option("config", run.config, "run configuration (YAML), e.g. configs/seren.yaml")->required();
+  run_cmd->add_option("--set", run.overrides, "override a key: --set policy.name=fifo (repeatable)");
+  run_cmd->add_option("--out", run.out_dir, "output folder, created if needed")->capture_default_str();
+  bool quiet = false;
+  run_cmd->add_flag("-q,--quiet", quiet, "no progress line");
+  run_cmd->footer("\n" + acme::config_keys_help());
+
+  CLI::App* list_cmd = app.add_subcommand("list", "list policies, workload sources and outputs");
+
+  acme::GenArgs gen;
+  CLI::App* gen_cmd = app.add_subcommand("gen", "write a synthetic trace in the AcmeTrace schema");
+  gen_cmd->add_option("--cluster", gen.cluster, "seren or kalos: schema and default model")->capture_default_str();
+  gen_cmd->add_option("--from", gen.from, "first submit day, e.g. 2023-03-01 (UTC)")->required();
+  gen_cmd->add_option("--to", gen.to, "end of the window (exclusive)")->required();
+  gen_cmd->add_option("--seed", gen.seed, "random seed")->capture_default_str();
+  gen_cmd->add_option("--load", gen.load, "arrival-rate multiplier (1.0: published rate)")->capture_default_str();
+  gen_cmd->add_option("-o,--output", gen.output, "trace file to write")->required();
+  gen_cmd->add_option("--model", gen.model_file, "workload model (default configs/workloads/<cluster>.yaml)");
+  gen_cmd->add_option("--cluster-file", gen.cluster_file, "cluster file (default configs/clusters/<cluster>.yaml)");
+
+  CLI11_PARSE(app, argc, argv);
+  acme::log::init(verbose);
+  try {
+    if (*run_cmd) {
+      run.progress = !quiet;
+      return acme::run_command(run);
+    }
+    if (*list_cmd) return acme::list_command();
+    if (*gen_cmd) return acme::gen_command(gen);
+  } catch (const acme::InputError& e) {
+    std::fprintf(stderr, "acmesim: error: %s\n", e.what());
+    return 2;
+  } catch (const std::logic_error& e) {
+    std::fprintf(stderr, "acmesim: internal error (please report): %s\n", e.what());
+    return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "acmesim: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,54 @@
+// Run statistics: queuing delay, utilization and wasted GPU-time, for all jobs and per type.
+//
+// Definitions (also in the README):
+//  - queuing delay: start - submit, over GPU jobs that started; percentiles are nearest-rank.
+//  - the window: [workload.from, workload.to) when given; otherwise from the first submit to
+//    the last job end. Utilization is allocated GPU-time inside the window over GPUs x window.
+//  - wasted GPU-time: GPU-time of jobs that ended FAILED, TIMEOUT or NODE_FAIL.
+//  - replay delay (recorded replay only): start - recorded start, for jobs that could not start
+//    on the modeled cluster when they started in the trace.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "sim/outcome.h"
+
+namespace acme {
+
+struct Stats {
+  std::uint64_t jobs = 0;
+  std::uint64_t gpu_jobs = 0;
+  std::uint64_t started = 0;
+  double queue_mean_s = 0;
+  std::int64_t queue_p50_s = 0, queue_p90_s = 0, queue_p99_s = 0, queue_max_s = 0;
+  double gpu_hours = 0;
+  double gpu_util_pct = 0;
+  double wasted_gpu_hours = 0;
+  std::int64_t makespan_s = 0;
+  std::uint64_t replay_delayed_jobs = 0;
+  double replay_delay_mean_s = 0;
+  std::array<std::uint64_t, kJobStateCount> by_state{};
+};
+
+struct RunSummary {
+  Time window_start, window_end;
+  Stats all;
+  std::array<Stats, kJobTypeCount> by_type;
+};
+
+// O(n log n) in the number of jobs (the percentiles sort).
+RunSummary summarize(const RunRecord& run);
+
+// The columns of a Stats row, shared by summary.csv, summary_by_type.csv and the console table.
+struct StatColumn {
+  std::string_view name;
+  std::string_view doc;
+  std::string (*format)(const Stats&);
+};
+std::span<const StatColumn> stat_columns();
+
+}  // namespace acme

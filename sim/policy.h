@@ -1,0 +1,47 @@
+// The policy contract: policies decide, the core acts.
+//
+// The core tells a policy what happened (a job joined the queue, a pending job left it) and,
+// once per distinct timestamp after all events of that instant, asks it to schedule. The policy
+// sees requests only (never run times or fates) and answers by asking the core to start jobs.
+// The core checks each decision: starting a job that is not pending is a policy bug and throws
+// std::logic_error with a message that says so; a job that does not fit simply does not start.
+//
+// A new policy is one file in policies/ plus one line in policies/registry.cpp.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "sim/cluster.h"
+#include "sim/job.h"
+#include "sim/time.h"
+
+namespace acme {
+
+// What a policy may see and do during one scheduling pass.
+class SchedulingPass {
+ public:
+  virtual ~SchedulingPass() = default;
+  virtual Time now() const = 0;
+  virtual const JobRequest& request(JobId job) const = 0;
+  virtual bool is_pending(JobId job) const = 0;
+  virtual std::size_t pending_count() const = 0;
+  virtual const Cluster& cluster() const = 0;
+  // Starts the job now if it fits, placed by the run's placement strategy; returns whether it
+  // started. REQUIRES: is_pending(job).
+  virtual bool try_start(JobId job) = 0;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  // A job joined the queue. Jobs join in release order (time, then JobId).
+  virtual void on_queued(JobId job, const JobRequest& request) = 0;
+  // A pending job left the queue without starting (it was withdrawn). Default: nothing; a policy
+  // that keeps its own queue may also skip jobs for which pass.is_pending() is false.
+  virtual void on_withdrawn(JobId) {}
+  // One pass: start what should start now.
+  virtual void schedule(SchedulingPass& pass) = 0;
+};
+
+}  // namespace acme

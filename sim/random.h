@@ -1,0 +1,47 @@
+// The one random generator of a run: xoshiro256** seeded through splitmix64.
+//
+// Its output is the same on every platform and standard library (std::mt19937 is, but the std
+// distributions are not), so a seed names the same draws everywhere. Pass it explicitly; never
+// reach for std::random_device or the clock inside the model.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace acme {
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) {
+    for (auto& s : s_) {
+      seed += 0x9e3779b97f4a7c15ULL;
+      std::uint64_t z = seed;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      s = z ^ (z >> 31);
+    }
+  }
+
+  std::uint64_t next() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+
+  // Uniform in [0, 1), 53 bits.
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  // Exponential with the given mean.
+  double exponential(double mean) { return -mean * std::log1p(-uniform()); }
+
+ private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  std::uint64_t s_[4];
+};
+
+}  // namespace acme

@@ -1,0 +1,203 @@
+#include "sim/simulation.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace acme {
+
+class Simulation::Pass final : public SchedulingPass {
+ public:
+  explicit Pass(Simulation& sim) : sim_(sim) {}
+  Time now() const override { return sim_.now_; }
+  const JobRequest& request(JobId job) const override { return sim_.workload_.requests.at(job); }
+  bool is_pending(JobId job) const override {
+    return job < sim_.status_.size() && sim_.status_[job] == Status::Pending;
+  }
+  std::size_t pending_count() const override { return sim_.pending_; }
+  const Cluster& cluster() const override { return sim_.cluster_; }
+  bool try_start(JobId job) override { return sim_.try_start(job); }
+
+ private:
+  Simulation& sim_;
+};
+
+Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
+                       std::unique_ptr<Policy> policy, ReplayMode replay)
+    : workload_(workload),
+      cluster_(cluster),
+      policy_(std::move(policy)),
+      replay_(replay),
+      status_(workload.size(), Status::Unreleased),
+      outcomes_(workload.size()),
+      placements_(workload.size()) {
+  const std::size_t n = workload.size();
+  release_order_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const JobProfile& p = workload.profiles[i];
+    const bool at_start = replay_ == ReplayMode::Recorded && p.recorded_start;
+    outcomes_[i].release = at_start ? *p.recorded_start : workload.requests[i].submit;
+    release_order_[i] = static_cast<JobId>(i);
+  }
+  const auto earlier = [this](JobId a, JobId b) {
+    return outcomes_[a].release != outcomes_[b].release ? outcomes_[a].release < outcomes_[b].release
+                                                        : a < b;
+  };
+  if (!std::is_sorted(release_order_.begin(), release_order_.end(), earlier))
+    std::sort(release_order_.begin(), release_order_.end(), earlier);
+  if (n > 0) now_ = last_change_ = outcomes_[release_order_.front()].release;
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::add_sink(Sink& sink) { sinks_.push_back(&sink); }
+
+void Simulation::emit(FactKind kind, JobId job) {
+  const Fact fact{kind, now_, job, &workload_.requests[job]};
+  for (Sink* s : sinks_) s->on_fact(fact);
+}
+
+std::optional<Time> Simulation::next_time() const {
+  std::optional<Time> t;
+  if (!events_.empty()) t = events_.top().time;
+  if (next_release_ < release_order_.size()) {
+    const Time r = outcomes_[release_order_[next_release_]].release;
+    if (!t || r < *t) t = r;
+  }
+  return t;
+}
+
+bool Simulation::done() const { return !next_time().has_value(); }
+
+bool Simulation::step() {
+  const std::optional<Time> t = next_time();
+  if (!t) return false;
+  now_ = *t;
+  allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
+  last_change_ = now_;
+
+  while (!events_.empty() && events_.top().time == now_) {
+    const Event e = events_.pop();
+    switch (e.kind) {
+      case EventKind::JobEnd: finish(e.job); break;
+      case EventKind::QueueTimeout: withdraw(e.job); break;
+    }
+  }
+  while (next_release_ < release_order_.size() &&
+         outcomes_[release_order_[next_release_]].release == now_)
+    release(release_order_[next_release_++]);
+
+  Pass pass(*this);
+  policy_->schedule(pass);
+  return true;
+}
+
+void Simulation::run() {
+  while (step()) {
+  }
+}
+
+void Simulation::run_until(Time t) {
+  for (auto next = next_time(); next && *next <= t; next = next_time()) step();
+}
+
+void Simulation::release(JobId job) {
+  const JobRequest& r = workload_.requests[job];
+  const JobProfile& p = workload_.profiles[job];
+  JobOutcome& o = outcomes_[job];
+  o.reject = cluster_.never_fits(r);
+  if (o.reject != RejectReason::None) {
+    status_[job] = Status::Ended;
+    o.state = JobState::Rejected;
+    o.end = now_;
+    ++ended_;
+    emit(FactKind::Rejected, job);
+    return;
+  }
+  const bool held = replay_ == ReplayMode::Recorded && !p.recorded_start;
+  status_[job] = held ? Status::Held : Status::Pending;
+  ++pending_;
+  emit(FactKind::Queued, job);
+  if (p.cancel_pending_at && *p.cancel_pending_at <= now_) {
+    withdraw(job);
+    return;
+  }
+  if (p.cancel_pending_at) events_.push(*p.cancel_pending_at, EventKind::QueueTimeout, job);
+  if (!held) policy_->on_queued(job, r);
+}
+
+bool Simulation::try_start(JobId job) {
+  if (job >= status_.size() || status_[job] != Status::Pending)
+    throw std::logic_error("policy bug: asked to start job " + std::to_string(job) +
+                           ", which is not pending");
+  std::optional<Placement> placement = cluster_.find_first_fit(workload_.requests[job]);
+  if (!placement) return false;
+  cluster_.allocate(*placement);
+  status_[job] = Status::Running;
+  --pending_;
+  outcomes_[job].start = now_;
+  placements_[job] = std::move(*placement);
+  emit(FactKind::Started, job);
+  const Time run = workload_.profiles[job].run;
+  if (run == Time{})
+    finish(job);
+  else
+    events_.push(now_ + run, EventKind::JobEnd, job);
+  return true;
+}
+
+void Simulation::end_job(JobId job, JobState state) {
+  outcomes_[job].state = state;
+  outcomes_[job].end = now_;
+  status_[job] = Status::Ended;
+  ++ended_;
+}
+
+void Simulation::finish(JobId job) {
+  if (status_[job] != Status::Running)
+    throw std::logic_error("job " + std::to_string(job) + " ended while not running");
+  cluster_.release(placements_[job]);
+  JobOutcome& o = outcomes_[job];
+  o.gpu_seconds = std::int64_t{workload_.requests[job].gpu_num} * (now_ - *o.start).sec();
+  Placement().swap(placements_[job]);
+  end_job(job, workload_.profiles[job].final_state);
+  emit(FactKind::Ended, job);
+}
+
+void Simulation::withdraw(JobId job) {
+  const Status s = status_[job];
+  if (s != Status::Pending && s != Status::Held) return;  // started (or ended) before its deadline
+  --pending_;
+  end_job(job, workload_.profiles[job].final_state);
+  emit(FactKind::Withdrawn, job);
+  if (s == Status::Pending) policy_->on_withdrawn(job);
+}
+
+Conservation Simulation::check_conservation() const {
+  Conservation c;
+  c.jobs = workload_.size();
+  c.ended = ended_;
+  c.integral_gpu_seconds = allocated_integral_;
+  for (std::size_t i = 0; i < status_.size(); ++i) {
+    if (status_[i] != Status::Ended)
+      throw std::logic_error("conservation: job " + std::string(workload_.names[static_cast<std::uint32_t>(i)]) +
+                             " never ended (the policy left it pending with nothing left to happen)");
+    c.job_gpu_seconds += outcomes_[i].gpu_seconds;
+  }
+  if (c.ended != c.jobs)
+    throw std::logic_error("conservation: " + std::to_string(c.ended) + " job ends for " +
+                           std::to_string(c.jobs) + " jobs");
+  if (cluster_.free_gpus() != cluster_.total_gpus())
+    throw std::logic_error("conservation: " + std::to_string(cluster_.allocated_gpus()) +
+                           " GPUs still allocated at the end of the run");
+  if (cluster_.free_cpus() != cluster_.total_cpus())
+    throw std::logic_error("conservation: " + std::to_string(cluster_.total_cpus() - cluster_.free_cpus()) +
+                           " CPU cores still allocated at the end of the run");
+  if (c.job_gpu_seconds != c.integral_gpu_seconds)
+    throw std::logic_error("conservation: jobs hold " + std::to_string(c.job_gpu_seconds) +
+                           " GPU-seconds but the allocation integral is " +
+                           std::to_string(c.integral_gpu_seconds));
+  return c;
+}
+
+}  // namespace acme

@@ -1,0 +1,43 @@
+// Metrics sinks: observers fed by the core. Model code never writes files; sinks do.
+//
+// A sink gets each Fact as it happens and the whole RunRecord at the end. The registry table in
+// sinks.cpp names every sink with a one-line description; `outputs` in the run configuration
+// picks which ones run. Every file a sink writes appears whole or not at all (written to a
+// temporary name, then renamed).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "sim/outcome.h"
+
+namespace acme {
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void on_fact(const Fact&) {}
+  virtual void finish(const RunRecord& run) = 0;
+};
+
+struct SinkSettings {
+  std::filesystem::path out_dir;
+  Time interval = Time::hours(1);  // time-series interval
+  int total_gpus = 0;
+};
+
+struct SinkEntry {
+  std::string_view name;
+  std::string_view description;
+  std::unique_ptr<Sink> (*make)(const SinkSettings&);
+};
+
+// The registry table, in output order.
+std::span<const SinkEntry> sink_table();
+
+// REQUIRES: `name` is in sink_table(); otherwise InputError listing the valid names.
+std::unique_ptr<Sink> make_sink(std::string_view name, const SinkSettings& settings);
+
+}  // namespace acme

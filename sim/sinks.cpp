@@ -1,0 +1,257 @@
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "sim/csv.h"
+#include "sim/error.h"
+#include "sim/metrics.h"
+#include "sim/sink.h"
+
+namespace acme {
+namespace {
+
+// jobs.csv: one row per job, in workload order.
+class JobsSink final : public Sink {
+ public:
+  explicit JobsSink(const SinkSettings& s) : path_(s.out_dir / "jobs.csv") {}
+  void finish(const RunRecord& run) override {
+    CsvWriter csv(path_);
+    for (std::string_view h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num",
+                               "submit_s", "start_s", "end_s", "queue_s", "run_s", "gpu_seconds",
+                               "replay_delay_s", "reject_reason"})
+      csv.text(h);
+    csv.end_row();
+    const Workload& w = run.workload;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      const JobRequest& r = w.requests[i];
+      const JobOutcome& o = run.outcomes[i];
+      csv.text(w.names[static_cast<std::uint32_t>(i)]).text(w.users[r.user]).text(name(r.type));
+      csv.text(name(o.state)).integer(r.gpu_num).integer(r.node_num).integer(r.cpu_num);
+      csv.integer(r.submit.sec());
+      if (o.start) csv.integer(o.start->sec()); else csv.blank();
+      if (o.end) csv.integer(o.end->sec()); else csv.blank();
+      if (o.start) csv.integer((*o.start - r.submit).sec()).integer((*o.end - *o.start).sec());
+      else csv.blank().blank();
+      csv.integer(o.gpu_seconds);
+      if (run.replay == ReplayMode::Recorded && o.start) csv.integer((*o.start - o.release).sec());
+      else csv.blank();
+      csv.text(describe(o.reject));
+      csv.end_row();
+    }
+    csv.commit();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// timeseries.csv: one row per interval [time_s, time_s + interval). The snapshot columns hold
+// the state at the instant time_s, after every event of that instant; gpus_allocated_mean is the
+// mean over the interval. Intervals are aligned to multiples of the interval since the epoch.
+class TimeseriesSink final : public Sink {
+ public:
+  explicit TimeseriesSink(const SinkSettings& s)
+      : path_(s.out_dir / "timeseries.csv"), interval_(s.interval.sec()), total_gpus_(s.total_gpus) {
+    for (std::string_view h : {"time_s", "gpus_total", "gpus_allocated", "jobs_running", "jobs_pending",
+                               "gpus_pending", "gpus_allocated_mean"})
+      rows_.text(h);
+    rows_.end_row();
+  }
+
+  void on_fact(const Fact& f) override {
+    const std::int64_t t = f.time.sec();
+    if (!started_) {
+      started_ = true;
+      row_start_ = floor_div(t, interval_) * interval_;
+      last_ = row_start_;
+    }
+    advance(t);
+    const std::int64_t g = f.request->gpu_num;
+    switch (f.kind) {
+      case FactKind::Queued: ++now_.pending; now_.gpus_pending += g; break;
+      case FactKind::Started: --now_.pending; now_.gpus_pending -= g; ++now_.running; now_.allocated += g; break;
+      case FactKind::Ended: --now_.running; now_.allocated -= g; break;
+      case FactKind::Withdrawn: --now_.pending; now_.gpus_pending -= g; break;
+      case FactKind::Rejected: break;
+    }
+  }
+
+  void finish(const RunRecord&) override {
+    if (started_) {  // the interval holding the last event
+      area_ += now_.allocated * (row_start_ + interval_ - last_);
+      emit_row();
+    }
+    rows_.commit();
+  }
+
+ private:
+  struct State {
+    std::int64_t allocated = 0, running = 0, pending = 0, gpus_pending = 0;
+  };
+  static std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b < 0); }
+
+  // Accounts time up to instant t, before the events of t are applied.
+  void advance(std::int64_t t) {
+    while (t >= row_start_ + interval_) {
+      area_ += now_.allocated * (row_start_ + interval_ - last_);
+      last_ = row_start_ + interval_;
+      emit_row();
+      row_start_ += interval_;
+      area_ = 0;
+      snapshot_taken_ = false;
+    }
+    if (!snapshot_taken_ && t > row_start_) take_snapshot();
+    area_ += now_.allocated * (t - last_);
+    last_ = t;
+  }
+  void take_snapshot() {
+    snapshot_ = now_;
+    snapshot_taken_ = true;
+  }
+  void emit_row() {
+    if (!snapshot_taken_) take_snapshot();
+    rows_.integer(row_start_).integer(total_gpus_).integer(snapshot_.allocated).integer(snapshot_.running);
+    rows_.integer(snapshot_.pending).integer(snapshot_.gpus_pending);
+    rows_.real(static_cast<double>(area_) / static_cast<double>(interval_));
+    rows_.end_row();
+  }
+
+  std::filesystem::path path_;
+  std::int64_t interval_;
+  std::int64_t total_gpus_;
+  CsvWriter rows_{path_};
+  bool started_ = false, snapshot_taken_ = false;
+  std::int64_t row_start_ = 0, last_ = 0, area_ = 0;
+  State now_, snapshot_;
+};
+
+void write_config_cells(CsvWriter& csv, const RunRecord& run) {
+  for (const auto& [key, value] : run.config) csv.text(value);
+}
+
+// summary.csv (one row) and summary_by_type.csv (one row per job type present).
+class SummarySink final : public Sink {
+ public:
+  explicit SummarySink(const SinkSettings& s) : dir_(s.out_dir) {}
+  void finish(const RunRecord& run) override {
+    const RunSummary sum = summarize(run);
+    {
+      CsvWriter csv(dir_ / "summary.csv");
+      for (const auto& [key, value] : run.config) csv.text(key);
+      for (std::string_view h : {"cluster_gpus", "window_start_s", "window_end_s", "rows_skipped"}) csv.text(h);
+      for (const StatColumn& c : stat_columns()) csv.text(c.name);
+      csv.end_row();
+      write_config_cells(csv, run);
+      csv.integer(run.cluster.total_gpus()).integer(sum.window_start.sec()).integer(sum.window_end.sec());
+      csv.integer(static_cast<std::int64_t>(run.workload.rows_skipped));
+      for (const StatColumn& c : stat_columns()) csv.text(c.format(sum.all));
+      csv.end_row();
+      csv.commit();
+    }
+    CsvWriter csv(dir_ / "summary_by_type.csv");
+    for (const auto& [key, value] : run.config) csv.text(key);
+    csv.text("type");
+    for (const StatColumn& c : stat_columns()) csv.text(c.name);
+    csv.end_row();
+    for (std::size_t t = 0; t < kJobTypeCount; ++t) {
+      if (sum.by_type[t].jobs == 0) continue;
+      write_config_cells(csv, run);
+      csv.text(kJobTypeNames[t]);
+      for (const StatColumn& c : stat_columns()) csv.text(c.format(sum.by_type[t]));
+      csv.end_row();
+    }
+    csv.commit();
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// run.json: the resolved configuration, version, workload provenance and conservation figures.
+class RunJsonSink final : public Sink {
+ public:
+  explicit RunJsonSink(const SinkSettings& s) : path_(s.out_dir / "run.json") {}
+  void finish(const RunRecord& run) override {
+    nlohmann::ordered_json j;
+    j["acmesim_version"] = ACMESIM_VERSION;
+    auto& config = j["config"];
+    for (const auto& [key, value] : run.config) config[key] = value;
+    j["workload"] = {{"source", run.workload.source},
+                     {"jobs", run.workload.size()},
+                     {"rows_skipped", run.workload.rows_skipped}};
+    j["cluster"] = {{"name", run.cluster.name}, {"nodes", run.cluster.nodes}, {"gpus", run.cluster.total_gpus()}};
+    j["conservation"] = {{"jobs", run.conservation.jobs},
+                         {"jobs_ended", run.conservation.ended},
+                         {"job_gpu_seconds", run.conservation.job_gpu_seconds},
+                         {"integral_gpu_seconds", run.conservation.integral_gpu_seconds},
+                         {"ok", true}};
+    OutputFile out(path_);
+    out.write(j.dump(2));
+    out.write("\n");
+    out.commit();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A table for people on stdout.
+class ConsoleSink final : public Sink {
+ public:
+  explicit ConsoleSink(const SinkSettings&) {}
+  void finish(const RunRecord& run) override {
+    const RunSummary sum = summarize(run);
+    std::printf("\n%-9s %9s %9s %10s %9s %9s %10s %12s %7s %12s %9s %9s %9s\n", "type", "jobs", "gpu_jobs",
+                "queue_mean", "queue_p50", "queue_p90", "queue_p99", "gpu_hours", "util%", "wasted_gpu_h",
+                "completed", "failed", "cancelled");
+    auto row = [](std::string_view label, const Stats& s) {
+      std::printf("%-9.*s %9llu %9llu %9.0fs %8llds %8llds %9llds %12.0f %7.2f %12.0f %9llu %9llu %9llu\n",
+                  static_cast<int>(label.size()), label.data(), static_cast<unsigned long long>(s.jobs),
+                  static_cast<unsigned long long>(s.gpu_jobs), s.queue_mean_s,
+                  static_cast<long long>(s.queue_p50_s), static_cast<long long>(s.queue_p90_s),
+                  static_cast<long long>(s.queue_p99_s), s.gpu_hours, s.gpu_util_pct, s.wasted_gpu_hours,
+                  static_cast<unsigned long long>(s.by_state[0]), static_cast<unsigned long long>(s.by_state[1]),
+                  static_cast<unsigned long long>(s.by_state[2]));
+    };
+    for (std::size_t t = 0; t < kJobTypeCount; ++t)
+      if (sum.by_type[t].jobs > 0) row(kJobTypeNames[t], sum.by_type[t]);
+    row("all", sum.all);
+    std::printf("\n%s on %s (%d GPUs), window %s .. %s, makespan %.1f days, %llu rejected, %llu rows skipped\n",
+                run.workload.source.c_str(), run.cluster.name.c_str(), run.cluster.total_gpus(),
+                format_timestamp(sum.window_start).c_str(), format_timestamp(sum.window_end).c_str(),
+                static_cast<double>(sum.all.makespan_s) / 86400.0,
+                static_cast<unsigned long long>(sum.all.by_state[static_cast<std::size_t>(JobState::Rejected)]),
+                static_cast<unsigned long long>(run.workload.rows_skipped));
+    std::fflush(stdout);
+  }
+};
+
+template <class S>
+std::unique_ptr<Sink> make(const SinkSettings& s) { return std::make_unique<S>(s); }
+
+constexpr SinkEntry kSinks[] = {
+    {"jobs", "jobs.csv: one row per job (request, state, times, queuing delay, GPU-seconds)", make<JobsSink>},
+    {"timeseries", "timeseries.csv: cluster state per interval (allocated GPUs, running and pending jobs)",
+     make<TimeseriesSink>},
+    {"summary", "summary.csv and summary_by_type.csv: run statistics with every configuration key",
+     make<SummarySink>},
+    {"run_json", "run.json: resolved configuration, version, workload provenance, conservation figures",
+     make<RunJsonSink>},
+    {"console", "a summary table per job type on standard output", make<ConsoleSink>},
+};
+
+}  // namespace
+
+std::span<const SinkEntry> sink_table() { return kSinks; }
+
+std::unique_ptr<Sink> make_sink(std::string_view name, const SinkSettings& settings) {
+  std::string valid;
+  for (const SinkEntry& e : kSinks) {
+    if (e.name == name) return e.make(settings);
+    valid += (valid.empty() ? "" : ", ") + std::string(e.name);
+  }
+  throw InputError("unknown output '" + std::string(name) + "' (valid: " + valid + ")");
+}
+
+}  // namespace acme

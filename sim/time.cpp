@@ -1,0 +1,86 @@
+#include "sim/time.h"
+
+#include <cstdio>
+
+namespace acme {
+namespace {
+
+bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
+  if (pos + n > s.size()) return false;
+  int v = 0;
+  for (std::size_t i = pos; i < pos + n; ++i) {
+    const char c = s[i];
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  out = v;
+  return true;
+}
+
+bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int days_in_month(int y, int m) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && leap(y) ? 29 : kDays[m - 1];
+}
+
+}  // namespace
+
+std::optional<Time> parse_timestamp(std::string_view s) {
+  int y, mo, d;
+  if (!digits(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
+      !digits(s, 8, 2, d))
+    return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo)) return std::nullopt;
+  const std::int64_t day = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  if (s.size() == 10) return Time::seconds(day * 86400);
+
+  int h, mi, se;
+  if (s.size() < 19 || (s[10] != ' ' && s[10] != 'T') || !digits(s, 11, 2, h) || s[13] != ':' ||
+      !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, se))
+    return std::nullopt;
+  if (h > 23 || mi > 59 || se > 59) return std::nullopt;
+  std::size_t pos = 19;
+  if (pos < s.size() && s[pos] == '.') {
+    ++pos;
+    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') ++pos;
+  }
+  int offset = 0;
+  if (pos < s.size() && s[pos] == 'Z') {
+    ++pos;
+  } else {
+    int oh, om;
+    if (pos + 6 != s.size() || (s[pos] != '+' && s[pos] != '-') || !digits(s, pos + 1, 2, oh) ||
+        s[pos + 3] != ':' || !digits(s, pos + 4, 2, om) || oh > 14 || om > 59)
+      return std::nullopt;
+    offset = (oh * 3600 + om * 60) * (s[pos] == '-' ? -1 : 1);
+    pos += 6;
+  }
+  if (pos != s.size()) return std::nullopt;
+  return Time::seconds(day * 86400 + h * 3600 + mi * 60 + se - offset);
+}
+
+std::string format_timestamp(Time t, int utc_offset_seconds) {
+  const std::int64_t local = t.sec() + utc_offset_seconds;
+  std::int64_t z = (local >= 0 ? local : local - 86399) / 86400;
+  const std::int64_t secs = local - z * 86400;
+  // civil_from_days (Howard Hinnant)
+  z += 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  const std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
+  const int off = utc_offset_seconds < 0 ? -utc_offset_seconds : utc_offset_seconds;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u %02d:%02d:%02d%c%02d:%02d",
+                static_cast<long long>(y), m, d, static_cast<int>(secs / 3600),
+                static_cast<int>(secs / 60 % 60), static_cast<int>(secs % 60),
+                utc_offset_seconds < 0 ? '-' : '+', off / 3600, off / 60 % 60);
+  return buf;
+}
+
+}  // namespace acme

@@ -1,0 +1,159 @@
+// The AcmeTrace reader on the published example rows of both schemas, and on bad input.
+#include <catch2/catch.hpp>
+
+#include "harness.h"
+#include "sim/error.h"
+
+namespace acme::test {
+namespace {
+
+// The example rows from the AcmeTrace README, exactly as published.
+const std::string kSeren =
+    "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n"
+    "5778432,u5907,1,8,128,Other,FAILED,2023-03-01 00:18:22+08:00,2023-03-01 00:18:54+08:00,2023-03-01 "
+    "00:20:51+08:00,117,32,936.0\n"
+    "5778469,u5907,1,8,128,Other,COMPLETED,2023-03-01 00:23:58+08:00,2023-03-01 00:24:11+08:00,2023-03-01 "
+    "01:09:04+08:00,2693,13,21544.0\n";
+
+const std::string kKalos =
+    "job_id,user,node_num,gpu_num,cpu_num,mem_per_pod_GB,shared_mem_per_pod,type,state,submit_time,start_time,"
+    "end_time,fail_time,stop_time,duration,queue,gpu_time\n"
+    "dlctk696s0jbvitv,uf794,8,64,960,1000,100.0,Other,FAILED,2023-05-17 11:00:58+00:00,2023-05-17 "
+    "11:01:08+00:00,2023-05-17 11:01:16+00:00,2023-05-17 11:01:16+00:00,,18,10.0,1152.0\n"
+    "dlc1t2ypl09b8qtp,uf794,8,64,960,1000,100.0,Other,CANCELLED,2023-05-17 11:28:42+00:00,2023-05-17 "
+    "11:28:54+00:00,2023-05-17 11:30:04+00:00,,2023-05-17 11:30:04+00:00,82,12.0,5248.0\n";
+
+std::string error_of(const std::string& text, TraceOptions opt = {}) {
+  try {
+    read_acme_trace_text(text, "t.csv", opt);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("The published Seren example rows read with times converted from +08:00", "[reader]") {
+  const Workload w = read_acme_trace_text(kSeren, "trace_seren.csv", {});
+  REQUIRE(w.size() == 2);
+  CHECK(w.names[0] == "5778432");
+  CHECK(w.users[w.requests[0].user] == "u5907");
+  CHECK(w.requests[0].gpu_num == 8);
+  CHECK(w.requests[0].node_num == 1);
+  CHECK(w.requests[0].cpu_num == 128);
+  CHECK(w.requests[0].type == JobType::Other);
+  CHECK(w.requests[0].submit == *parse_timestamp("2023-02-28 16:18:22+00:00"));
+  CHECK(w.profiles[0].final_state == JobState::Failed);
+  CHECK(w.profiles[0].run.sec() == 117);  // end - start, as the duration column says for Seren
+  CHECK(*w.profiles[0].recorded_start == *parse_timestamp("2023-03-01 00:18:54+08:00"));
+  CHECK(w.profiles[1].run.sec() == 2693);
+  CHECK(w.requests[0].user == w.requests[1].user);
+}
+
+TEST_CASE("The published Kalos example rows read with run time end - start, not its duration column",
+          "[reader]") {
+  const Workload w = read_acme_trace_text(kKalos, "trace_kalos.csv", {});
+  REQUIRE(w.size() == 2);
+  CHECK(w.names[1] == "dlc1t2ypl09b8qtp");
+  CHECK(w.requests[0].gpu_num == 64);
+  CHECK(w.requests[0].node_num == 8);
+  CHECK(w.requests[0].cpu_num == 960);
+  CHECK(w.profiles[0].run.sec() == 8);   // duration says 18: it includes the 10 s in the queue
+  CHECK(w.profiles[1].run.sec() == 70);  // duration says 82
+  CHECK(w.profiles[1].final_state == JobState::Cancelled);
+  CHECK_FALSE(w.profiles[1].cancel_pending_at.has_value());
+}
+
+TEST_CASE("Columns are found by name in any order, extra columns ignored, CRLF and a BOM accepted", "[reader]") {
+  const std::string text =
+      "\xEF\xBB\xBF" "extra,state,type,user,job_id,end_time,start_time,submit_time,cpu_num,gpu_num,node_num\r\n"
+      "x,COMPLETED,Eval,u1,7,2023-03-01 00:00:10Z,2023-03-01 00:00:05Z,2023-03-01 00:00:00Z,16,1,1";
+  const Workload w = read_acme_trace_text(text, "t.csv", {});
+  REQUIRE(w.size() == 1);
+  CHECK(w.names[0] == "7");
+  CHECK(w.profiles[0].run.sec() == 5);
+}
+
+TEST_CASE("A window selects jobs by submit time, from inclusive, to exclusive", "[reader]") {
+  TraceOptions opt;
+  opt.from = *parse_timestamp("2023-03-01 00:20:00+08:00");
+  opt.to = *parse_timestamp("2023-03-01 00:23:58+08:00");
+  CHECK(read_acme_trace_text(kSeren, "t.csv", opt).size() == 0);
+  opt.to = *parse_timestamp("2023-03-01 00:23:59+08:00");
+  CHECK(read_acme_trace_text(kSeren, "t.csv", opt).size() == 1);
+}
+
+TEST_CASE("RUNNING rows without an end run until the window's end", "[reader]") {
+  const std::string text =
+      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n"
+      "r1,u1,1,8,128,Pretrain,RUNNING,2023-08-30 00:00:00+00:00,2023-08-30 01:00:00+00:00,\n";
+  TraceOptions opt;
+  opt.to = *parse_timestamp("2023-09-01");
+  const Workload w = read_acme_trace_text(text, "t.csv", opt);
+  REQUIRE(w.size() == 1);
+  CHECK(w.profiles[0].final_state == JobState::Running);
+  CHECK(w.profiles[0].run.sec() == 47 * 3600);
+}
+
+TEST_CASE("CPU jobs read with an empty gpu_time and gpu_num 0", "[reader]") {
+  const std::string text =
+      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n"
+      "9,u1,1,0,4,CPU,COMPLETED,2023-03-01 00:00:00+08:00,2023-03-01 00:00:00+08:00,2023-03-01 00:00:14+08:00,14,0,\n";
+  const Workload w = read_acme_trace_text(text, "t.csv", {});
+  REQUIRE(w.size() == 1);
+  CHECK(w.requests[0].gpu_num == 0);
+  CHECK(w.requests[0].type == JobType::CPU);
+}
+
+TEST_CASE("Malformed input stops with one line naming file, line and column", "[reader]") {
+  const std::string header = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n";
+  const std::string good = "1,u1,1,8,128,Eval,COMPLETED,2023-03-01 00:00:00Z,2023-03-01 00:00:01Z,2023-03-01 00:00:09Z\n";
+  CHECK(error_of("") == "t.csv: empty file: expected an AcmeTrace header");
+  CHECK(error_of("job_id,user\n1,u\n") ==
+        "t.csv:1: header: missing required column 'node_num' (is this an AcmeTrace file?)");
+  CHECK(error_of(header + good + "2,u1,1,eight,128,Eval,COMPLETED,2023-03-01 00:00:00Z,,2023-03-01 00:00:09Z\n") ==
+        "t.csv:3: gpu_num: expected a whole number, got 'eight'");
+  CHECK(error_of(header + "2,u1,1,-8,128,Eval,COMPLETED,2023-03-01 00:00:00Z,,2023-03-01 00:00:09Z\n") ==
+        "t.csv:2: gpu_num: must be between 0 and 1000000, got -8");
+  CHECK(error_of(header + "2,u1,1,8,128,Eval,COMPLETED,2023-03-01 00:00:00Z,2023-03-01 00:00:05Z,2023-03-01 00:00:01Z\n") ==
+        "t.csv:2: end_time: before start_time");
+  CHECK(error_of(header + "2,u1,1,8,128,Eval,COMPLETED,2023-03-01 00:00:00,,2023-03-01 00:00:01Z\n") ==
+        "t.csv:2: submit_time: expected a timestamp like 2023-03-01 00:18:22+08:00, got '2023-03-01 00:00:00'");
+  CHECK(error_of(header + "2,u1,1,8,128,Eval,COMPLETED,2023-02-30 00:00:00Z,,2023-03-01 00:00:01Z\n").find(
+            "t.csv:2: submit_time:") == 0);
+  CHECK(error_of(header + "2,u1,1,8,128,Chat,COMPLETED,2023-03-01 00:00:00Z,,2023-03-01 00:00:01Z\n") ==
+        "t.csv:2: type: unknown job type 'Chat'");
+  CHECK(error_of(header + "2,u1,1,8,128,Eval,DONE,2023-03-01 00:00:00Z,,2023-03-01 00:00:01Z\n") ==
+        "t.csv:2: state: unknown job state 'DONE'");
+  CHECK(error_of(header + good + "3,u1,1,8") == "t.csv:3: expected at least 10 fields, found 4 (truncated line?)");
+  CHECK(error_of(header + "2,u1,1,8,128,Eval,COMPLETED,2023-03-01 00:00:00Z,,\n") == "t.csv:2: end_time: empty");
+}
+
+TEST_CASE("Lenient reading skips and counts malformed rows instead of stopping", "[reader]") {
+  const std::string text =
+      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n"
+      "1,u1,1,8,128,Eval,COMPLETED,2023-03-01 00:00:00Z,2023-03-01 00:00:01Z,2023-03-01 00:00:09Z\n"
+      "2,u1,1,x,128,Eval,COMPLETED,2023-03-01 00:00:00Z,2023-03-01 00:00:01Z,2023-03-01 00:00:09Z\n"
+      "3,u1,1,8,128,Eval,COMPLETED,2023-03-01 00:00:00Z,2023-03-01 00:00:01Z,2023-03-01 00:00:09Z\n";
+  TraceOptions opt;
+  opt.lenient = true;
+  const Workload w = read_acme_trace_text(text, "t.csv", opt);
+  CHECK(w.size() == 2);
+  CHECK(w.rows_skipped == 1);
+}
+
+TEST_CASE("Quoted fields may hold commas and doubled quotes", "[reader]") {
+  const std::string text =
+      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n"
+      "\"a,\"\"b\"\"\",\"u1\",1,8,128,Eval,COMPLETED,2023-03-01 00:00:00Z,2023-03-01 00:00:01Z,2023-03-01 00:00:09Z\n";
+  const Workload w = read_acme_trace_text(text, "t.csv", {});
+  REQUIRE(w.size() == 1);
+  CHECK(w.names[0] == "a,\"b\"");
+}
+
+TEST_CASE("A missing trace file is an error naming the file", "[reader]") {
+  CHECK_THROWS_WITH(read_acme_trace("/nonexistent/trace.csv", {}), "/nonexistent/trace.csv: cannot open the trace file");
+}
+
+}  // namespace acme::test

@@ -1,0 +1,29 @@
+#include <catch2/catch.hpp>
+
+#include "sim/time.h"
+
+namespace acme {
+
+TEST_CASE("Timestamps with offsets convert to the same UTC instant", "[time]") {
+  CHECK(parse_timestamp("2023-03-01 00:18:22+08:00") == parse_timestamp("2023-02-28 16:18:22+00:00"));
+  CHECK(parse_timestamp("2023-02-28T16:18:22Z") == parse_timestamp("2023-02-28 16:18:22+00:00"));
+  CHECK(parse_timestamp("1970-01-01 00:00:00+00:00")->sec() == 0);
+  CHECK(parse_timestamp("2023-03-01")->sec() == 1677628800);
+  CHECK(parse_timestamp("2023-03-01 00:00:00.75-01:30")->sec() == 1677628800 + 5400);
+  CHECK(parse_timestamp("2024-02-29")->sec() == 1709164800);
+}
+
+TEST_CASE("Impossible dates, missing offsets and stray text are refused", "[time]") {
+  for (const char* bad : {"2023-02-29", "2023-13-01", "2023-03-01 24:00:00+00:00", "2023-03-01 00:00:00",
+                          "2023-03-01 00:00:00+08", "2023-03-01 00:00:00+08:00x", "", "yesterday", "2023/03/01"})
+    CHECK_FALSE(parse_timestamp(bad).has_value());
+}
+
+TEST_CASE("Formatting inverts parsing in any offset", "[time]") {
+  const Time t = *parse_timestamp("2023-08-31 23:59:59+08:00");
+  CHECK(format_timestamp(t, 8 * 3600) == "2023-08-31 23:59:59+08:00");
+  CHECK(format_timestamp(t) == "2023-08-31 15:59:59+00:00");
+  CHECK(parse_timestamp(format_timestamp(t, -5 * 3600)) == t);
+}
+
+}  // namespace acme
