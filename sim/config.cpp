@@ -17,6 +17,12 @@ std::string resolve_path(const YamlValue& v) {
   return (std::filesystem::path(v.file()).parent_path() / s).lexically_normal().string();
 }
 
+// An empty value clears the bound: --set workload.from= replays from the first job.
+std::optional<Time> optional_time(const YamlValue& v) {
+  if (v.as_string().empty()) return std::nullopt;
+  return v.as_time();
+}
+
 std::string print_time(const std::optional<Time>& t) { return t ? format_timestamp(*t) : ""; }
 
 void check_outputs(const YamlValue& v, const std::string& list) {
@@ -47,11 +53,11 @@ const std::array<F, 13> kFields = {{
     {"workload.trace", "AcmeTrace CSV (trace_seren.csv or trace_kalos.csv schema); empty: none",
      [](RunConfig& c, const YamlValue& v) { c.workload_trace = resolve_path(v); },
      [](const RunConfig& c) { return c.workload_trace; }},
-    {"workload.from", "first submit time selected: 2023-03-01 (UTC) or 2023-03-01 00:00:00+08:00",
-     [](RunConfig& c, const YamlValue& v) { c.workload_from = v.as_time(); },
+    {"workload.from", "first submit time selected: 2023-03-01 (UTC) or 2023-03-01 00:00:00+08:00; empty: no bound",
+     [](RunConfig& c, const YamlValue& v) { c.workload_from = optional_time(v); },
      [](const RunConfig& c) { return print_time(c.workload_from); }},
     {"workload.to", "end of the selection (exclusive), same forms as workload.from",
-     [](RunConfig& c, const YamlValue& v) { c.workload_to = v.as_time(); },
+     [](RunConfig& c, const YamlValue& v) { c.workload_to = optional_time(v); },
      [](const RunConfig& c) { return print_time(c.workload_to); }},
     {"workload.lenient", "true: skip malformed trace rows and count them; false: stop at the first",
      [](RunConfig& c, const YamlValue& v) { c.workload_lenient = v.as_bool(); },
