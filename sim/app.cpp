@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -99,6 +100,12 @@ int run_command(const RunArgs& args) {
   run_with_progress(sim, workload.size(), args.progress && isatty(STDERR_FILENO));
   const double sim_s = seconds_since(t1);
   const Conservation conservation = sim.check_conservation();
+
+  std::array<std::size_t, 4> rejected{};
+  for (const JobOutcome& o : sim.outcomes()) ++rejected[static_cast<std::size_t>(o.reject)];
+  for (std::size_t r = 1; r < rejected.size(); ++r)
+    if (rejected[r] > 0)
+      log::warn("{} jobs rejected: {} (state REJECTED in jobs.csv)", rejected[r], describe(static_cast<RejectReason>(r)));
 
   const auto t2 = Clock::now();
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), describe(config), conservation};
