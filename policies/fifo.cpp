@@ -30,6 +30,6 @@ class FifoPolicy final : public Policy {
 
 }  // namespace
 
-std::unique_ptr<Policy> make_fifo_policy() { return std::make_unique<FifoPolicy>(); }
+std::unique_ptr<Policy> make_fifo_policy(Params&) { return std::make_unique<FifoPolicy>(); }
 
 }  // namespace acme

@@ -35,6 +35,6 @@ class GreedyPolicy final : public Policy {
 
 }  // namespace
 
-std::unique_ptr<Policy> make_greedy_policy() { return std::make_unique<GreedyPolicy>(); }
+std::unique_ptr<Policy> make_greedy_policy(Params&) { return std::make_unique<GreedyPolicy>(); }
 
 }  // namespace acme

@@ -15,6 +15,7 @@
 #include "sim/sink.h"
 #include "sim/topology.h"
 #include "workloads/acme_trace_writer.h"
+#include "workloads/estimates.h"
 #include "workloads/registry.h"
 #include "workloads/synthetic.h"
 
@@ -77,14 +78,18 @@ int run_command(const RunArgs& args) {
 
   // recorded replay has its own scheduler: start when recorded, else as soon as the job fits.
   const std::string policy_name = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
+  Params policy_params("policy", config.policy_params);
   std::unique_ptr<Policy> policy;
   try {
-    policy = make_policy(policy_name);
+    policy = make_policy(policy_name, policy_params);
   } catch (const InputError& e) {
+    if (std::string_view(e.what()).rfind("unknown policy", 0) != 0) throw;
     throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
   }
 
-  const Workload workload = load_workload(config, cluster);
+  Workload workload = load_workload(config, cluster);
+  Params estimate_params("estimate", config.estimate_params);
+  apply_estimates(workload, estimate_params, config.seed);
   const double load_s = seconds_since(t0);
   log::info("{}: {} jobs ({} rows skipped), loaded in {:.2f} s", workload.source, workload.size(),
             workload.rows_skipped, load_s);
@@ -108,7 +113,11 @@ int run_command(const RunArgs& args) {
       log::warn("{} jobs rejected: {} (state REJECTED in jobs.csv)", rejected[r], describe(static_cast<RejectReason>(r)));
 
   const auto t2 = Clock::now();
-  const RunRecord record{workload, cluster, config.replay, sim.outcomes(), describe(config), conservation};
+  auto described = describe(config);
+  for (const auto& kv : policy_params.resolved()) described.push_back(kv);
+  for (const auto& kv : estimate_params.resolved()) described.push_back(kv);
+  const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(described), conservation,
+                         sim.window_gpu_seconds()};
   for (auto& s : sinks) s->finish(record);
   log::info("simulated in {:.2f} s, outputs in {:.2f} s, {:.2f} s in all; conservation checked: {} GPU-seconds; "
             "outputs in {}",
@@ -118,9 +127,20 @@ int run_command(const RunArgs& args) {
 
 int list_command() {
   std::printf("Policies (policy.name):\n");
-  for (const PolicyEntry& e : policy_table())
+  for (const PolicyEntry& e : policy_table()) {
     std::printf("  %-12.*s %.*s\n", static_cast<int>(e.name.size()), e.name.data(),
                 static_cast<int>(e.description.size()), e.description.data());
+    Params params("policy", {});
+    e.make(params);
+    for (const Params::Doc& d : params.docs())
+      std::printf("      %s [%s]\n          %s\n", d.key.c_str(), d.fallback.c_str(), d.doc.c_str());
+  }
+  std::printf("\nRun-time estimates (estimate.*), seen by policies instead of true run times:\n");
+  Workload none;
+  Params estimates("estimate", {});
+  apply_estimates(none, estimates, 0);
+  for (const Params::Doc& d : estimates.docs())
+    std::printf("      %s [%s]\n          %s\n", d.key.c_str(), d.fallback.c_str(), d.doc.c_str());
   std::printf("\nWorkload sources (workload.source):\n");
   for (const WorkloadSourceEntry& e : workload_source_table())
     std::printf("  %-12.*s %.*s\n", static_cast<int>(e.name.size()), e.name.data(),

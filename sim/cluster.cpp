@@ -70,6 +70,12 @@ std::optional<Placement> Cluster::find_first_fit(const JobRequest& r) const {
   return p;
 }
 
+int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most) const {
+  Placement p;
+  collect(1, gpus, cpus, static_cast<std::size_t>(std::max(at_most, 0)), p);
+  return static_cast<int>(p.size());
+}
+
 void Cluster::update(int node) {
   std::size_t i = leaves_ + static_cast<std::size_t>(node);
   max_gpus_[i] = free_gpus_[static_cast<std::size_t>(node)];

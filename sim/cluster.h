@@ -57,6 +57,10 @@ class Cluster {
   // REQUIRES: never_fits(r) == RejectReason::None.
   std::optional<Placement> find_first_fit(const JobRequest& r) const;
 
+  // How many nodes have at least `gpus` GPUs and `cpus` cores free, counting up to `at_most`.
+  // O(at_most log n).
+  int count_nodes_with_room(int gpus, int cpus, int at_most) const;
+
   void allocate(const Placement& p);
   void release(const Placement& p);
 

@@ -10,13 +10,6 @@
 namespace acme {
 namespace {
 
-// A path from a file is relative to the file's folder; one from --set, to the current directory.
-std::string resolve_path(const YamlValue& v) {
-  const std::string s = v.as_string();
-  if (s.empty() || v.line() == 0 || std::filesystem::path(s).is_absolute()) return s;
-  return (std::filesystem::path(v.file()).parent_path() / s).lexically_normal().string();
-}
-
 // An empty value clears the bound: --set workload.from= replays from the first job.
 std::optional<Time> optional_time(const YamlValue& v) {
   if (v.as_string().empty()) return std::nullopt;
@@ -45,13 +38,13 @@ using F = Field<RunConfig>;
 
 const std::array<F, 13> kFields = {{
     {"cluster", "cluster description file (configs/clusters/*.yaml)",
-     [](RunConfig& c, const YamlValue& v) { c.cluster = resolve_path(v); },
+     [](RunConfig& c, const YamlValue& v) { c.cluster = v.as_path(); },
      [](const RunConfig& c) { return c.cluster; }},
     {"workload.source", "auto | acmetrace | synthetic; auto: acmetrace if workload.trace is set",
      [](RunConfig& c, const YamlValue& v) { c.workload_source = v.as_string(); },
      [](const RunConfig& c) { return c.workload_source; }},
     {"workload.trace", "AcmeTrace CSV (trace_seren.csv or trace_kalos.csv schema); empty: none",
-     [](RunConfig& c, const YamlValue& v) { c.workload_trace = resolve_path(v); },
+     [](RunConfig& c, const YamlValue& v) { c.workload_trace = v.as_path(); },
      [](const RunConfig& c) { return c.workload_trace; }},
     {"workload.from", "first submit time selected: 2023-03-01 (UTC) or 2023-03-01 00:00:00+08:00; empty: no bound",
      [](RunConfig& c, const YamlValue& v) { c.workload_from = optional_time(v); },
@@ -63,7 +56,7 @@ const std::array<F, 13> kFields = {{
      [](RunConfig& c, const YamlValue& v) { c.workload_lenient = v.as_bool(); },
      [](const RunConfig& c) { return std::string(c.workload_lenient ? "true" : "false"); }},
     {"workload.model", "synthetic workload model (configs/workloads/*.yaml)",
-     [](RunConfig& c, const YamlValue& v) { c.workload_model = resolve_path(v); },
+     [](RunConfig& c, const YamlValue& v) { c.workload_model = v.as_path(); },
      [](const RunConfig& c) { return c.workload_model; }},
     {"workload.load", "synthetic arrival-rate multiplier; 1.0 is the published rate",
      [](RunConfig& c, const YamlValue& v) { c.workload_load = v.as_double(1e-6, 1e6); },
@@ -111,7 +104,13 @@ RunConfig load_run_config(const std::string& path, std::span<const std::string> 
   if (!path.empty()) values = read_yaml_file(path);
   for (const std::string& o : overrides) values.push_back(yaml_override(o));
   RunConfig c;
-  apply_fields(run_config_fields(), values, c);
+  std::vector<YamlValue> own;
+  for (YamlValue& v : values) {
+    if (v.key().rfind("policy.", 0) == 0 && v.key() != "policy.name") c.policy_params.push_back(v);
+    else if (v.key().rfind("estimate.", 0) == 0) c.estimate_params.push_back(v);
+    else own.push_back(v);
+  }
+  apply_fields(run_config_fields(), own, c);
   for (const YamlValue& v : values)
     c.origin[v.key()] = v.line() ? v.file() + ":" + std::to_string(v.line()) : v.file();
 

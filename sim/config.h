@@ -31,7 +31,12 @@ struct RunConfig {
   std::string policy_name = "fifo";
   std::uint64_t seed = 1;
   Time metrics_interval = Time::hours(1);
-  std::string outputs = "jobs,timeseries,summary,run_json,console";
+  std::string outputs = "jobs,timeseries,summary,waste,run_json,console";
+
+  // Values under policy.* (but policy.name) and estimate.*, read by the policy and the estimate
+  // model through Params: each plugin knows its own keys.
+  std::vector<YamlValue> policy_params;
+  std::vector<YamlValue> estimate_params;
 
   // "file:line" of each key set from a file or --set, for errors found after loading.
   std::map<std::string, std::string> origin;

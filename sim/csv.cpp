@@ -91,11 +91,12 @@ CsvWriter& CsvWriter::blank() {
   return *this;
 }
 
-void CsvWriter::end_row() {
+CsvWriter& CsvWriter::end_row() {
   row_.push_back('\n');
   file_.write(row_);
   row_.clear();
   first_ = true;
+  return *this;
 }
 
 }  // namespace acme

@@ -39,7 +39,7 @@ class CsvWriter {
   CsvWriter& integer(std::int64_t v);
   CsvWriter& real(double v, int decimals = 3);
   CsvWriter& blank();
-  void end_row();
+  CsvWriter& end_row();
   void commit() { file_.commit(); }
 
  private:

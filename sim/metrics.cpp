@@ -71,14 +71,17 @@ RunSummary summarize(const RunRecord& run) {
       ++s.started;
       if (r.gpu_num > 0) a->queue.push_back((*o.start - r.submit).sec());
       a->gpu_seconds += o.gpu_seconds;
-      if (is_failure(o.state)) a->wasted += o.gpu_seconds;
-      const Time from = std::max(*o.start, out.window_start), to = std::min(*o.end, out.window_end);
-      if (to > from) a->alloc_in_window += std::int64_t{r.gpu_num} * (to - from).sec();
+      a->wasted += o.wasted_gpu_seconds;
+      s.preemptions += static_cast<std::uint64_t>(o.preemptions);
       if (run.replay == ReplayMode::Recorded && *o.start > o.release) {
         ++s.replay_delayed_jobs;
         a->delay_sum += (*o.start - o.release).sec();
       }
     }
+  }
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) {
+    by_type[t].alloc_in_window = run.window_gpu_seconds[t];
+    all.alloc_in_window += run.window_gpu_seconds[t];
   }
   const int gpus = run.cluster.total_gpus();
   all.finish(out.window_start, out.window_end, gpus);
@@ -111,8 +114,9 @@ std::span<const StatColumn> stat_columns() {
       {"gpu_hours", "GPU-hours held by jobs", [](const Stats& s) { return format_fixed(s.gpu_hours, 3); }},
       {"gpu_util_pct", "allocated GPU-time in the window over cluster GPUs x window, %",
        [](const Stats& s) { return format_fixed(s.gpu_util_pct, 3); }},
-      {"wasted_gpu_hours", "GPU-hours of jobs that ended FAILED, TIMEOUT or NODE_FAIL",
+      {"wasted_gpu_hours", "wasted GPU-hours: jobs that ended FAILED, TIMEOUT or NODE_FAIL, work lost to preemption",
        [](const Stats& s) { return format_fixed(s.wasted_gpu_hours, 3); }},
+      {"preemptions", "times jobs were stopped and requeued", [](const Stats& s) { return std::to_string(s.preemptions); }},
       {"makespan_s", "last end - first submit, s", [](const Stats& s) { return std::to_string(s.makespan_s); }},
       {"replay_delayed_jobs", "recorded replay: jobs that started later than recorded",
        [](const Stats& s) { return std::to_string(s.replay_delayed_jobs); }},

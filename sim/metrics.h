@@ -4,7 +4,8 @@
 //  - queuing delay: start - submit, over GPU jobs that started; percentiles are nearest-rank.
 //  - the window: [workload.from, workload.to) when given; otherwise from the first submit to
 //    the last job end. Utilization is allocated GPU-time inside the window over GPUs x window.
-//  - wasted GPU-time: GPU-time of jobs that ended FAILED, TIMEOUT or NODE_FAIL.
+//  - wasted GPU-time: GPU-time of jobs that ended FAILED, TIMEOUT or NODE_FAIL, plus work lost
+//    to preemption (wasted_by_cause.csv splits it by cause).
 //  - replay delay (recorded replay only): start - recorded start, for jobs that could not start
 //    on the modeled cluster when they started in the trace.
 #pragma once
@@ -28,6 +29,7 @@ struct Stats {
   double gpu_hours = 0;
   double gpu_util_pct = 0;
   double wasted_gpu_hours = 0;
+  std::uint64_t preemptions = 0;
   std::int64_t makespan_s = 0;
   std::uint64_t replay_delayed_jobs = 0;
   double replay_delay_mean_s = 0;

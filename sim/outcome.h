@@ -1,7 +1,9 @@
 // What happened to each job in a run, and the facts the core emits while it runs.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string_view>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,16 +21,27 @@ namespace acme {
 // policy decides when it starts.
 enum class ReplayMode : std::uint8_t { Recorded, Policy };
 
+// Why GPU-time was wasted. Every wasted GPU-second has exactly one cause.
+enum class WasteCause : std::uint8_t {
+  FailedJob,   // held by a job that ended FAILED, TIMEOUT or NODE_FAIL (and not already counted)
+  Preemption,  // work lost when a running job was stopped and requeued
+};
+inline constexpr std::size_t kWasteCauseCount = 2;
+inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames = {"failed_job", "preemption"};
+
 struct JobOutcome {
   Time release;                // when the job reached the scheduler
-  std::optional<Time> start;   // none if it never started
+  std::optional<Time> start;   // first start; none if it never started
   std::optional<Time> end;     // when it left the system (ended, withdrawn or rejected)
   JobState state = JobState::Completed;
   RejectReason reject = RejectReason::None;
-  std::int64_t gpu_seconds = 0;  // GPUs held x time held
+  std::int32_t preemptions = 0;          // times it was stopped and requeued
+  Time run_time;                         // time held, summed over its runs
+  std::int64_t gpu_seconds = 0;          // GPUs held x time held, summed over its runs
+  std::int64_t wasted_gpu_seconds = 0;   // the part of gpu_seconds that was wasted
 };
 
-enum class FactKind : std::uint8_t { Queued, Started, Ended, Withdrawn, Rejected };
+enum class FactKind : std::uint8_t { Queued, Started, Ended, Withdrawn, Rejected, Preempted };
 
 // One thing that happened, as the core tells sinks. `request` stays valid for the run.
 struct Fact {
@@ -44,6 +57,7 @@ struct Conservation {
   std::uint64_t ended = 0;
   std::int64_t job_gpu_seconds = 0;       // summed over jobs
   std::int64_t integral_gpu_seconds = 0;  // integral of allocated GPUs over time
+  std::array<std::int64_t, kWasteCauseCount> wasted_by_cause{};  // GPU-seconds
 };
 
 // Everything a sink may report once the run is over.
@@ -54,6 +68,7 @@ struct RunRecord {
   const std::vector<JobOutcome>& outcomes;
   std::vector<std::pair<std::string, std::string>> config;  // resolved configuration, key order
   Conservation conservation;
+  std::array<std::int64_t, kJobTypeCount> window_gpu_seconds{};  // see Simulation
 };
 
 }  // namespace acme

@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "sim/cluster.h"
 #include "sim/job.h"
@@ -24,12 +26,31 @@ class SchedulingPass {
   virtual ~SchedulingPass() = default;
   virtual Time now() const = 0;
   virtual const JobRequest& request(JobId job) const = 0;
+  virtual std::string_view user_name(JobId job) const = 0;
   virtual bool is_pending(JobId job) const = 0;
   virtual std::size_t pending_count() const = 0;
   virtual const Cluster& cluster() const = 0;
+  virtual bool is_running(JobId job) const = 0;
+  // Where the running job holds its resources. REQUIRES: is_running(job).
+  virtual const Placement& placement_of(JobId job) const = 0;
+  // Start of the running job's current run. REQUIRES: is_running(job).
+  virtual Time started_at(JobId job) const = 0;
+  // When the running job should end by its estimate: started_at + estimate - progress kept from
+  // earlier runs (at least now + 1 s); now + 1 s when it has no estimate or overran it.
+  virtual Time expected_end(JobId job) const = 0;
+
   // Starts the job now if it fits, placed by the run's placement strategy; returns whether it
   // started. REQUIRES: is_pending(job).
   virtual bool try_start(JobId job) = 0;
+  // Stops a running job and puts it back in the queue (the policy hears on_stopped, then
+  // on_queued). Kill loses the work of the current run (wasted, cause preemption); Suspend keeps
+  // it, as an ideal checkpoint-free suspension would. REQUIRES: is_running(job).
+  enum class Preempt : std::uint8_t { Kill, Suspend };
+  virtual void preempt(JobId job, Preempt how) = 0;
+
+  // ORACLE ONLY: the true run time the job still needs. A policy that calls this is an oracle
+  // and must say so in its name and description.
+  virtual Time oracle_remaining(JobId job) const = 0;
 };
 
 class Policy {
@@ -40,6 +61,8 @@ class Policy {
   // A pending job left the queue without starting (it was withdrawn). Default: nothing; a policy
   // that keeps its own queue may also skip jobs for which pass.is_pending() is false.
   virtual void on_withdrawn(JobId) {}
+  // A running job stopped (it ended, or was preempted: then on_queued follows).
+  virtual void on_stopped(JobId) {}
   // One pass: start what should start now.
   virtual void schedule(SchedulingPass& pass) = 0;
 };

@@ -38,6 +38,11 @@ class Rng {
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   // Exponential with the given mean.
   double exponential(double mean) { return -mean * std::log1p(-uniform()); }
+  // Standard normal (Box-Muller; one draw of two uniforms per call, so the stream stays simple).
+  double normal() {
+    const double u1 = 1.0 - uniform(), u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
 
  private:
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

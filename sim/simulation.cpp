@@ -11,12 +11,31 @@ class Simulation::Pass final : public SchedulingPass {
   explicit Pass(Simulation& sim) : sim_(sim) {}
   Time now() const override { return sim_.now_; }
   const JobRequest& request(JobId job) const override { return sim_.workload_.requests.at(job); }
+  std::string_view user_name(JobId job) const override {
+    return sim_.workload_.users[sim_.workload_.requests.at(job).user];
+  }
   bool is_pending(JobId job) const override {
     return job < sim_.status_.size() && sim_.status_[job] == Status::Pending;
   }
   std::size_t pending_count() const override { return sim_.pending_; }
   const Cluster& cluster() const override { return sim_.cluster_; }
+  bool is_running(JobId job) const override {
+    return job < sim_.status_.size() && sim_.status_[job] == Status::Running;
+  }
+  const Placement& placement_of(JobId job) const override { return sim_.placements_.at(job); }
+  Time started_at(JobId job) const override { return sim_.runs_.at(job).started; }
+  Time expected_end(JobId job) const override {
+    const Time progress = sim_.workload_.profiles[job].run - sim_.runs_[job].remaining;
+    const Time estimate = sim_.workload_.requests[job].estimate;
+    const Time end = sim_.runs_[job].started + estimate - progress;
+    return std::max(end, sim_.now_ + Time::seconds(1));
+  }
   bool try_start(JobId job) override { return sim_.try_start(job); }
+  void preempt(JobId job, Preempt how) override { sim_.preempt(job, how); }
+  Time oracle_remaining(JobId job) const override {
+    const Run& r = sim_.runs_.at(job);
+    return is_running(job) ? r.remaining - (sim_.now_ - r.started) : r.remaining;
+  }
 
  private:
   Simulation& sim_;
@@ -30,13 +49,15 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
       replay_(replay),
       status_(workload.size(), Status::Unreleased),
       outcomes_(workload.size()),
-      placements_(workload.size()) {
+      placements_(workload.size()),
+      runs_(workload.size()) {
   const std::size_t n = workload.size();
   release_order_.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const JobProfile& p = workload.profiles[i];
     const bool at_start = replay_ == ReplayMode::Recorded && p.recorded_start;
     outcomes_[i].release = at_start ? *p.recorded_start : workload.requests[i].submit;
+    runs_[i].remaining = p.run;
     release_order_[i] = static_cast<JobId>(i);
   }
   const auto earlier = [this](JobId a, JobId b) {
@@ -74,12 +95,20 @@ bool Simulation::step() {
   if (!t) return false;
   now_ = *t;
   allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
+  const Time from = std::max(last_change_, workload_.window_from.value_or(last_change_));
+  const Time to = std::min(now_, workload_.window_to.value_or(now_));
+  if (to > from)
+    for (std::size_t i = 0; i < kJobTypeCount; ++i) window_integral_[i] += allocated_by_type_[i] * (to - from).sec();
   last_change_ = now_;
 
   while (!events_.empty() && events_.top().time == now_) {
     const Event e = events_.pop();
     switch (e.kind) {
-      case EventKind::JobEnd: finish(e.job); break;
+      case EventKind::JobEnd:
+        // A run that was preempted left its end event behind: the tag tells it apart.
+        if (status_[e.job] == Status::Running && e.tag == static_cast<std::uint32_t>(outcomes_[e.job].preemptions))
+          finish(e.job);
+        break;
       case EventKind::QueueTimeout: withdraw(e.job); break;
     }
   }
@@ -135,15 +164,48 @@ bool Simulation::try_start(JobId job) {
   cluster_.allocate(*placement);
   status_[job] = Status::Running;
   --pending_;
-  outcomes_[job].start = now_;
+  JobOutcome& o = outcomes_[job];
+  if (!o.start) o.start = now_;
+  runs_[job].started = now_;
+  allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] += workload_.requests[job].gpu_num;
   placements_[job] = std::move(*placement);
   emit(FactKind::Started, job);
-  const Time run = workload_.profiles[job].run;
-  if (run == Time{})
-    finish(job);
-  else
-    events_.push(now_ + run, EventKind::JobEnd, job);
+  // A job of zero run time ends at this instant too, in a step of its own right after this one:
+  // ending it inside the pass would tell the policy it stopped before it heard that it started.
+  events_.push(now_ + runs_[job].remaining, EventKind::JobEnd, job, static_cast<std::uint32_t>(o.preemptions));
   return true;
+}
+
+void Simulation::stop_run(JobId job) {
+  cluster_.release(placements_[job]);
+  Placement().swap(placements_[job]);
+  allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] -= workload_.requests[job].gpu_num;
+  JobOutcome& o = outcomes_[job];
+  const Time held = now_ - runs_[job].started;
+  o.run_time += held;
+  o.gpu_seconds += std::int64_t{workload_.requests[job].gpu_num} * held.sec();
+}
+
+void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
+  if (job >= status_.size() || status_[job] != Status::Running)
+    throw std::logic_error("policy bug: asked to preempt job " + std::to_string(job) + ", which is not running");
+  stop_run(job);
+  JobOutcome& o = outcomes_[job];
+  Run& r = runs_[job];
+  const Time held = now_ - r.started;
+  if (how == SchedulingPass::Preempt::Kill) {
+    const std::int64_t lost = std::int64_t{workload_.requests[job].gpu_num} * held.sec();
+    o.wasted_gpu_seconds += lost;
+    wasted_[static_cast<std::size_t>(WasteCause::Preemption)] += lost;
+  } else {
+    r.remaining = r.remaining - held;
+  }
+  ++o.preemptions;
+  status_[job] = Status::Pending;
+  ++pending_;
+  emit(FactKind::Preempted, job);
+  policy_->on_stopped(job);
+  policy_->on_queued(job, workload_.requests[job]);
 }
 
 void Simulation::end_job(JobId job, JobState state) {
@@ -156,12 +218,16 @@ void Simulation::end_job(JobId job, JobState state) {
 void Simulation::finish(JobId job) {
   if (status_[job] != Status::Running)
     throw std::logic_error("job " + std::to_string(job) + " ended while not running");
-  cluster_.release(placements_[job]);
+  stop_run(job);
   JobOutcome& o = outcomes_[job];
-  o.gpu_seconds = std::int64_t{workload_.requests[job].gpu_num} * (now_ - *o.start).sec();
-  Placement().swap(placements_[job]);
-  end_job(job, workload_.profiles[job].final_state);
+  const JobState state = workload_.profiles[job].final_state;
+  if (is_failure(state)) {
+    wasted_[static_cast<std::size_t>(WasteCause::FailedJob)] += o.gpu_seconds - o.wasted_gpu_seconds;
+    o.wasted_gpu_seconds = o.gpu_seconds;
+  }
+  end_job(job, state);
   emit(FactKind::Ended, job);
+  policy_->on_stopped(job);
 }
 
 void Simulation::withdraw(JobId job) {
@@ -178,7 +244,10 @@ Conservation Simulation::check_conservation() const {
   c.jobs = workload_.size();
   c.ended = ended_;
   c.integral_gpu_seconds = allocated_integral_;
+  c.wasted_by_cause = wasted_;
+  std::int64_t wasted_jobs = 0;
   for (std::size_t i = 0; i < status_.size(); ++i) {
+    wasted_jobs += outcomes_[i].wasted_gpu_seconds;
     if (status_[i] != Status::Ended)
       throw std::logic_error("conservation: job " + std::string(workload_.names[static_cast<std::uint32_t>(i)]) +
                              " never ended (the policy left it pending with nothing left to happen)");
@@ -193,6 +262,11 @@ Conservation Simulation::check_conservation() const {
   if (cluster_.free_cpus() != cluster_.total_cpus())
     throw std::logic_error("conservation: " + std::to_string(cluster_.total_cpus() - cluster_.free_cpus()) +
                            " CPU cores still allocated at the end of the run");
+  std::int64_t wasted_causes = 0;
+  for (auto w : wasted_) wasted_causes += w;
+  if (wasted_jobs != wasted_causes || wasted_jobs > c.job_gpu_seconds)
+    throw std::logic_error("conservation: wasted GPU-seconds by job (" + std::to_string(wasted_jobs) +
+                           ") and by cause (" + std::to_string(wasted_causes) + ") disagree");
   if (c.job_gpu_seconds != c.integral_gpu_seconds)
     throw std::logic_error("conservation: jobs hold " + std::to_string(c.job_gpu_seconds) +
                            " GPU-seconds but the allocation integral is " +

@@ -3,7 +3,8 @@
 // A Simulation replays one Workload on one cluster under one Policy. Time advances from one
 // distinct timestamp to the next; at each, `step()` handles every event of that instant in
 // (kind, insertion) order (job ends, then withdrawals, then releases of new jobs) and then runs
-// exactly one scheduling pass. Tests drive it one step at a time; `run()` steps to the end.
+// exactly one scheduling pass. (A job that runs for zero seconds ends in one more step at the
+// same instant, so that instant gets a second pass.) Tests drive it one step at a time; `run()` steps to the end.
 //
 // Rules of the core:
 //  - A job is released at its submit time (ReplayMode::Policy) or at its recorded start time
@@ -13,11 +14,14 @@
 //  - A job with cancel_pending_at is withdrawn then if it is still pending; it ends in its
 //    profile's final state (CANCELLED for jobs cancelled while waiting) without having started.
 //  - A started job runs for its profile's run time and ends in its profile's final state.
+//  - A preempted job goes back to the queue; killed, it needs its whole run time again (the
+//    lost run is wasted GPU-time, cause preemption); suspended, only what is left.
 //
 // Cost: O(log r) per event with r running jobs, plus the policy's pass. Nothing is done per unit
 // of simulated time. Memory: O(jobs) for outcomes and placements.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -51,6 +55,11 @@ class Simulation {
   std::uint64_t jobs_ended() const { return ended_; }
   const Cluster& cluster() const { return cluster_; }
   const std::vector<JobOutcome>& outcomes() const { return outcomes_; }
+  const std::array<std::int64_t, kWasteCauseCount>& wasted_by_cause() const { return wasted_; }
+
+  // GPU-seconds held inside the workload's window [window_from, window_to), by job type; an
+  // unset bound does not clip.
+  const std::array<std::int64_t, kJobTypeCount>& window_gpu_seconds() const { return window_integral_; }
 
   // REQUIRES: done(). Checks that every job ended exactly once, that every GPU and core was given
   // back, and that GPU-seconds summed over jobs equal the integral of allocated GPUs over time.
@@ -66,6 +75,9 @@ class Simulation {
   void finish(JobId job);
   void withdraw(JobId job);
   bool try_start(JobId job);
+  void preempt(JobId job, SchedulingPass::Preempt how);
+  // Accounts the GPU-time of the current run of a running job and frees its resources.
+  void stop_run(JobId job);
   void end_job(JobId job, JobState state);
   void emit(FactKind kind, JobId job);
 
@@ -81,6 +93,14 @@ class Simulation {
   std::vector<Status> status_;
   std::vector<JobOutcome> outcomes_;
   std::vector<Placement> placements_;
+  struct Run {
+    Time started;    // start of the current run
+    Time remaining;  // run time still needed when it started
+  };
+  std::vector<Run> runs_;
+  std::array<std::int64_t, kWasteCauseCount> wasted_{};
+  std::array<std::int64_t, kJobTypeCount> allocated_by_type_{};   // GPUs held now
+  std::array<std::int64_t, kJobTypeCount> window_integral_{};     // GPU-seconds inside the window
   std::size_t pending_ = 0;
   std::uint64_t ended_ = 0;
 

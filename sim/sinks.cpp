@@ -19,7 +19,7 @@ class JobsSink final : public Sink {
     CsvWriter csv(path_);
     for (std::string_view h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num",
                                "submit_s", "start_s", "end_s", "queue_s", "run_s", "gpu_seconds",
-                               "replay_delay_s", "reject_reason"})
+                               "preemptions", "wasted_gpu_seconds", "replay_delay_s", "reject_reason"})
       csv.text(h);
     csv.end_row();
     const Workload& w = run.workload;
@@ -31,9 +31,9 @@ class JobsSink final : public Sink {
       csv.integer(r.submit.sec());
       if (o.start) csv.integer(o.start->sec()); else csv.blank();
       if (o.end) csv.integer(o.end->sec()); else csv.blank();
-      if (o.start) csv.integer((*o.start - r.submit).sec()).integer((*o.end - *o.start).sec());
+      if (o.start) csv.integer((*o.start - r.submit).sec()).integer(o.run_time.sec());
       else csv.blank().blank();
-      csv.integer(o.gpu_seconds);
+      csv.integer(o.gpu_seconds).integer(o.preemptions).integer(o.wasted_gpu_seconds);
       if (run.replay == ReplayMode::Recorded && o.start) csv.integer((*o.start - o.release).sec());
       else csv.blank();
       csv.text(describe(o.reject));
@@ -72,6 +72,7 @@ class TimeseriesSink final : public Sink {
       case FactKind::Queued: ++now_.pending; now_.gpus_pending += g; break;
       case FactKind::Started: --now_.pending; now_.gpus_pending -= g; ++now_.running; now_.allocated += g; break;
       case FactKind::Ended: --now_.running; now_.allocated -= g; break;
+      case FactKind::Preempted: --now_.running; now_.allocated -= g; ++now_.pending; now_.gpus_pending += g; break;
       case FactKind::Withdrawn: --now_.pending; now_.gpus_pending -= g; break;
       case FactKind::Rejected: break;
     }
@@ -168,6 +169,22 @@ class SummarySink final : public Sink {
   std::filesystem::path dir_;
 };
 
+// wasted_by_cause.csv: wasted GPU-hours by cause, one row per cause, every cause listed.
+class WasteSink final : public Sink {
+ public:
+  explicit WasteSink(const SinkSettings& s) : path_(s.out_dir / "wasted_by_cause.csv") {}
+  void finish(const RunRecord& run) override {
+    CsvWriter csv(path_);
+    csv.text("cause").text("gpu_hours").end_row();
+    for (std::size_t c = 0; c < kWasteCauseCount; ++c)
+      csv.text(kWasteCauseNames[c]).real(static_cast<double>(run.conservation.wasted_by_cause[c]) / 3600.0).end_row();
+    csv.commit();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
 // run.json: the resolved configuration, version, workload provenance and conservation figures.
 class RunJsonSink final : public Sink {
  public:
@@ -185,6 +202,12 @@ class RunJsonSink final : public Sink {
                          {"jobs_ended", run.conservation.ended},
                          {"job_gpu_seconds", run.conservation.job_gpu_seconds},
                          {"integral_gpu_seconds", run.conservation.integral_gpu_seconds},
+                         {"wasted_gpu_seconds_by_cause", [&] {
+                            nlohmann::ordered_json w;
+                            for (std::size_t c = 0; c < kWasteCauseCount; ++c)
+                              w[std::string(kWasteCauseNames[c])] = run.conservation.wasted_by_cause[c];
+                            return w;
+                          }()},
                          {"ok", true}};
     OutputFile out(path_);
     out.write(j.dump(2));
@@ -236,6 +259,7 @@ constexpr SinkEntry kSinks[] = {
      make<TimeseriesSink>},
     {"summary", "summary.csv and summary_by_type.csv: run statistics with every configuration key",
      make<SummarySink>},
+    {"waste", "wasted_by_cause.csv: wasted GPU-hours by cause (failed jobs, preemption)", make<WasteSink>},
     {"run_json", "run.json: resolved configuration, version, workload provenance, conservation figures",
      make<RunJsonSink>},
     {"console", "a summary table per job type on standard output", make<ConsoleSink>},

@@ -86,6 +86,12 @@ Time YamlValue::as_time() const {
        "(2023-03-01 00:00:00+08:00), got '" + s + "'");
 }
 
+std::string YamlValue::as_path() const {
+  const std::string s = as_string();
+  if (s.empty() || line_ == 0 || std::filesystem::path(s).is_absolute()) return s;
+  return (std::filesystem::path(file_).parent_path() / s).lexically_normal().string();
+}
+
 std::vector<double> YamlValue::as_numbers() const {
   if (!node_->IsSequence()) fail("expected a list of numbers");
   std::vector<double> out;

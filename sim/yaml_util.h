@@ -35,6 +35,8 @@ class YamlValue {
   double as_double(double min, double max) const;
   bool as_bool() const;
   Time as_time() const;  // see parse_timestamp
+  // A path: relative to the file's folder when read from a file; as given from --set.
+  std::string as_path() const;
   // A sequence of numbers, or of [number, number] pairs.
   std::vector<double> as_numbers() const;
   std::vector<std::pair<double, double>> as_pairs() const;

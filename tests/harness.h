@@ -9,7 +9,9 @@
 
 #include "policies/registry.h"
 #include "sim/simulation.h"
+#include "sim/sink.h"
 #include "workloads/acme_trace_reader.h"
+#include "workloads/estimates.h"
 
 namespace acme::test {
 
@@ -46,6 +48,42 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p;
+}
+
+inline const Time kGoldenBase = *parse_timestamp("2023-03-01 00:00:00+00:00");
+
+// Replays a golden trace (tests/golden/) and renders each job, in trace order, as
+// "job_id,state,start,end,queue_s,gpu_seconds,preemptions,wasted_gpu_seconds" with times in seconds
+// after kGoldenBase. `settings` are "policy.key=value" or "estimate.key=value" assignments.
+inline std::vector<std::string> replay_golden(const std::string& trace, const ClusterSpec& cluster,
+                                              const std::string& policy, ReplayMode mode,
+                                              const std::vector<std::string>& settings = {},
+                                              Sink* sink = nullptr) {
+  Workload w = read_acme_trace((source_dir() / "tests" / "golden" / trace).string(), {});
+  std::vector<YamlValue> policy_values, estimate_values;
+  for (const std::string& s : settings)
+    (s.rfind("policy.", 0) == 0 ? policy_values : estimate_values).push_back(yaml_override(s));
+  Params policy_params("policy", policy_values), estimate_params("estimate", estimate_values);
+  apply_estimates(w, estimate_params, 1);
+  Simulation sim(w, cluster, make_policy(policy, policy_params), mode);
+  if (sink) sim.add_sink(*sink);
+  sim.run();
+  const Conservation c = sim.check_conservation();
+  auto rel = [](const std::optional<Time>& t) { return t ? std::to_string((*t - kGoldenBase).sec()) : ""; };
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const JobOutcome& o = sim.outcomes()[i];
+    const std::string queue = o.start ? std::to_string((*o.start - w.requests[i].submit).sec()) : "";
+    out.push_back(std::string(w.names[static_cast<std::uint32_t>(i)]) + "," + std::string(name(o.state)) + "," +
+                  rel(o.start) + "," + rel(o.end) + "," + queue + "," + std::to_string(o.gpu_seconds) + "," +
+                  std::to_string(o.preemptions) + "," + std::to_string(o.wasted_gpu_seconds));
+  }
+  if (sink) sink->finish(RunRecord{w, cluster, mode, sim.outcomes(), {}, c, sim.window_gpu_seconds()});
+  return out;
+}
+
+inline std::vector<std::string> golden_expected(const std::string& file) {
+  return lines_of(read_file(source_dir() / "tests" / "golden" / file));
 }
 
 }  // namespace acme::test

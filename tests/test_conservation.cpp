@@ -38,7 +38,7 @@ TEST_CASE("Every policy conserves jobs and GPU-time and starts no job before its
   for (const PolicyEntry& entry : policy_table()) {
     for (ReplayMode mode : {ReplayMode::Policy, ReplayMode::Recorded}) {
       INFO("policy " << entry.name << ", replay " << (mode == ReplayMode::Policy ? "policy" : "recorded"));
-      Simulation sim(w, small_cluster(16), entry.make(), mode);
+      Simulation sim(w, small_cluster(16), make_policy(entry.name), mode);
       sim.run();
       const Conservation c = sim.check_conservation();
       CHECK(c.ended == w.size());
@@ -61,7 +61,7 @@ TEST_CASE("Every policy conserves jobs and GPU-time and starts no job before its
 TEST_CASE("Starting a job that is not pending is reported as a policy bug", "[contract]") {
   const Workload w = busy_workload(4);
   Simulation sim(w, small_cluster(16), std::make_unique<DoubleStarter>(), ReplayMode::Policy);
-  CHECK_THROWS_WITH(sim.run(), Catch::Contains("policy bug: asked to start job 0, which is not pending"));
+  CHECK_THROWS_WITH(sim.run(), Catch::Contains("policy bug: asked to start job") && Catch::Contains("which is not pending"));
 }
 
 TEST_CASE("A job left pending forever fails the end-of-run conservation check", "[contract]") {

@@ -1,0 +1,125 @@
+// EASY backfill over FIFO or priority order (policy.order).
+//
+// Jobs start in order while they fit. When the first one does not, it gets a reservation: the
+// earliest time (the shadow time) at which, by the running jobs' estimated ends, enough nodes
+// will have room for it. Later jobs, up to policy.depth of them, may then start now if they
+// fit and either end (by their estimate) before the shadow time or use only GPUs the reserved
+// job will not need then. Estimates come from the request (estimate.* in the configuration);
+// a job without one never ends before the shadow time. True run times are never used.
+//
+// A pass costs O(log q) per job started, plus O(r) for the shadow time over r running jobs and
+// O(depth) for the backfill scan: the whole queue is never rescanned.
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "policies/common.h"
+#include "policies/registry.h"
+
+namespace acme {
+namespace {
+
+class BackfillPolicy final : public Policy {
+ public:
+  explicit BackfillPolicy(Params& params)
+      : by_priority_(params.choice("order", "fifo", {"fifo", "priority"}, "queue order: fifo or priority") == "priority"),
+        ranking_(params),
+        depth_(static_cast<std::size_t>(params.number("depth", 256, 1, 1e9, "jobs behind the first blocked one "
+                                                                                "considered for backfill per pass"))) {}
+
+  void on_queued(JobId job, const JobRequest&) override { arrivals_.push_back(job); }
+  void on_stopped(JobId job) override {
+    if (auto it = expected_.find(job); it != expected_.end()) {
+      ends_.erase({it->second, job});
+      expected_.erase(it);
+    }
+  }
+
+  void schedule(SchedulingPass& pass) override {
+    for (JobId j : arrivals_)
+      queue_.insert({by_priority_ ? ranking_.key(pass, j) : 0.0, pass.request(j).submit, j});
+    arrivals_.clear();
+    for (drop_withdrawn(pass, queue_); !queue_.empty(); drop_withdrawn(pass, queue_)) {
+      if (!pass.try_start(queue_.begin()->job)) break;
+      started(pass, queue_.begin()->job);
+      queue_.erase(queue_.begin());
+    }
+    if (queue_.empty()) return;
+    const JobId head = queue_.begin()->job;
+    const Reservation res = reserve(pass, head);
+    std::int64_t spare = res.spare_gpus;
+    std::size_t scanned = 0;
+    for (auto it = std::next(queue_.begin()); it != queue_.end() && scanned < depth_; ++scanned) {
+      const JobId j = it->job;
+      const JobRequest& r = pass.request(j);
+      const bool ends_in_time = r.estimate > Time{} && pass.now() + r.estimate <= res.shadow;
+      const bool room = r.gpu_num <= pass.cluster().free_gpus() && r.cpu_num <= pass.cluster().free_cpus();
+      if (!pass.is_pending(j)) {
+        it = queue_.erase(it);  // withdrawn
+      } else if (room && (ends_in_time || r.gpu_num <= spare) && pass.try_start(j)) {
+        if (!ends_in_time) spare -= r.gpu_num;
+        started(pass, j);
+        it = queue_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+ private:
+  struct Reservation {
+    Time shadow = Time::max();
+    std::int64_t spare_gpus = 0;  // GPUs free at the shadow time beyond what the head needs
+  };
+
+  void started(const SchedulingPass& pass, JobId j) {
+    const Time end = pass.expected_end(j);
+    expected_[j] = end;
+    ends_.insert({end, j});
+  }
+
+  // Walks running jobs by expected end, freeing their GPUs and cores on a copy of the nodes they
+  // use, until enough nodes have room for the head.
+  Reservation reserve(const SchedulingPass& pass, JobId head) const {
+    const JobRequest& r = pass.request(head);
+    const Cluster& c = pass.cluster();
+    const std::int32_t gpus = even_share(r.gpu_num, r.node_num, 0), cpus = even_share(r.cpu_num, r.node_num, 0);
+    std::map<std::int32_t, std::pair<std::int32_t, std::int32_t>> changed;  // node -> free (gpus, cpus)
+    auto free_on = [&](std::int32_t n) {
+      auto it = changed.find(n);
+      return it != changed.end() ? it->second : std::make_pair(c.free_gpus_on(n), c.free_cpus_on(n));
+    };
+    std::int64_t fitting = c.count_nodes_with_room(gpus, cpus, r.node_num);  // nodes with room for a share
+    std::int64_t free_gpus = c.free_gpus();
+    Reservation res;
+    for (auto it = ends_.begin(); it != ends_.end() && fitting < r.node_num; ++it) {
+      for (const NodeShare& s : pass.placement_of(it->second)) {
+        auto before = free_on(s.node);
+        const bool was = before.first >= gpus && before.second >= cpus;
+        before.first += s.gpus;
+        before.second += s.cpus;
+        changed[s.node] = before;
+        fitting += !was && before.first >= gpus && before.second >= cpus;
+      }
+      free_gpus += pass.request(it->second).gpu_num;
+      res.shadow = it->first;
+    }
+    if (fitting < r.node_num) return Reservation{pass.now(), 0};  // no estimate frees room: protect the head
+    res.spare_gpus = free_gpus - r.gpu_num;
+    return res;
+  }
+
+  bool by_priority_;
+  PriorityRanking ranking_;
+  std::size_t depth_;
+  std::vector<JobId> arrivals_;
+  JobQueue queue_;
+  std::unordered_map<JobId, Time> expected_;
+  std::set<std::pair<Time, JobId>> ends_;
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> make_backfill_policy(Params& params) { return std::make_unique<BackfillPolicy>(params); }
+
+}  // namespace acme

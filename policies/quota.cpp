@@ -1,0 +1,205 @@
+// Quota: each group holds a guaranteed share of the cluster's GPUs.
+//
+// Groups are job types, or read from policy.user_groups (a CSV of user,group; users not in it
+// fall back to their job's type). policy.quota_pct.<group> is the group's guaranteed share of
+// the GPUs; the shares may not add up to more than 100, and what they leave is unassigned.
+// Within a group, jobs start in priority order (policy.type_priority, see PriorityRanking), then
+// submit order, and the group's first job that cannot start blocks the rest of the group, not
+// other groups. Groups are served in order of policy.group_priority.<group> (default: the
+// priority of the job type of that name).
+//
+// A job whose group stays within its quota starts if it fits; if it does not fit, GPUs lent to
+// borrowers are reclaimed by preempting (killing) borrower jobs, latest start first. A job that
+// would take its group beyond its quota borrows: it starts only while the GPUs lent out stay
+// within the idle quota of the groups that lend (policy.lend.<group>: 1 lends, 0 does not) plus
+// the unassigned GPUs. A borrower stays a borrower until it ends. So a group's own usage never
+// exceeds its quota; only borrowed GPUs go beyond.
+//
+// A pass costs O(groups) plus O(log q) per job started, plus the victims considered.
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "policies/common.h"
+#include "policies/registry.h"
+#include "sim/error.h"
+
+namespace acme {
+namespace {
+
+class QuotaPolicy final : public Policy {
+ public:
+  explicit QuotaPolicy(Params& params) : ranking_(params) {
+    std::vector<std::pair<std::string, double>> default_pct = {
+        {"Pretrain", 70}, {"SFT", 10}, {"MLLM", 5}, {"Other", 5}, {"Debug", 5}, {"Eval", 5}, {"CPU", 0}};
+    for (const auto& [name, pct] : params.table("quota_pct", default_pct, 0, 100,
+                                                "guaranteed share of the cluster's GPUs per group, %"))
+      group(name).quota_pct = pct;
+    for (const auto& [name, lend] : params.table("lend", {}, 0, 1, "1: the group lends its idle quota (default), 0: not"))
+      group(name).lends = lend > 0.5;
+    group_priority_ = params.table("group_priority", {}, -1e6, 1e6,
+                                   "order in which groups are served, higher first (default: the type's priority)");
+    const std::string map = params.path("user_groups", "CSV file of user,group; empty: groups are job types");
+    if (!map.empty()) read_user_groups(map);
+    double total = 0;
+    for (const auto& [name, g] : groups_) total += g.quota_pct;
+    if (total > 100.0 + 1e-9) throw InputError("policy.quota_pct: the quotas add up to " + std::to_string(total) + "%, over 100%");
+  }
+
+  void on_queued(JobId job, const JobRequest&) override { arrivals_.push_back(job); }
+  void on_stopped(JobId job) override {
+    auto it = running_.find(job);
+    if (it == running_.end()) return;
+    const Held h = it->second;
+    running_.erase(it);
+    if (h.borrowed) {
+      borrowed_ -= h.gpus;
+      borrowers_.erase({-static_cast<double>(h.start.sec()), h.start, job});
+    } else {
+      h.group->own -= h.gpus;
+    }
+  }
+
+  void schedule(SchedulingPass& pass) override {
+    if (!sized_) size_quotas(pass);
+    admit(pass);
+    for (Group* g : order_) {
+      for (;;) {
+        admit(pass);
+        drop_withdrawn(pass, g->queue);
+        if (g->queue.empty()) break;
+        const JobId job = g->queue.begin()->job;
+        const std::int64_t gpus = pass.request(job).gpu_num;
+        bool started = false, borrowed = false;
+        if (g->own + gpus <= g->quota) {
+          started = pass.try_start(job) || start_by_preempting(pass, job, borrower_list(pass, gpus), SchedulingPass::Preempt::Kill);
+        } else if (borrowed_ + gpus <= lendable()) {
+          started = borrowed = pass.try_start(job);
+        }
+        if (!started) break;
+        g->queue.erase(g->queue.begin());
+        running_[job] = Held{g, gpus, pass.now(), borrowed};
+        if (borrowed) {
+          borrowed_ += gpus;
+          borrowers_.insert({-static_cast<double>(pass.now().sec()), pass.now(), job});
+        } else {
+          g->own += gpus;
+        }
+      }
+    }
+  }
+
+ private:
+  struct Group {
+    std::string name;
+    double quota_pct = 0;
+    bool lends = true;
+    std::int64_t quota = 0;  // GPUs
+    std::int64_t own = 0;    // GPUs held by the group's jobs within its quota
+    JobQueue queue;
+  };
+  struct Held {
+    Group* group;
+    std::int64_t gpus;
+    Time start;
+    bool borrowed;
+  };
+
+  Group& group(const std::string& name) {
+    auto [it, inserted] = groups_.try_emplace(name);
+    if (inserted) it->second.name = name;
+    return it->second;
+  }
+
+  void read_user_groups(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path + ": cannot open the user-group map (policy.user_groups)");
+    std::string line;
+    for (std::size_t n = 1; std::getline(in, line); ++n) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty() || (n == 1 && line == "user,group")) continue;
+      const auto comma = line.find(',');
+      if (comma == std::string::npos || comma == 0 || comma + 1 == line.size())
+        throw InputError(path + ":" + std::to_string(n) + ": expected user,group");
+      user_group_[line.substr(0, comma)] = line.substr(comma + 1);
+    }
+  }
+
+  // Quotas in GPUs, fixed once the cluster is known; groups ordered for service.
+  void size_quotas(const SchedulingPass& pass) {
+    const std::int64_t total = pass.cluster().total_gpus();
+    std::int64_t assigned = 0;
+    for (auto& [name, g] : groups_) {
+      g.quota = static_cast<std::int64_t>(g.quota_pct / 100.0 * static_cast<double>(total));
+      assigned += g.quota;
+    }
+    unassigned_ = total - assigned;
+    sized_ = true;
+    reorder();
+  }
+
+  void reorder() {
+    order_.clear();
+    for (auto& [name, g] : groups_) order_.push_back(&g);
+    auto rank = [this](const Group* g) {
+      for (const auto& [n, p] : group_priority_)
+        if (n == g->name) return p;
+      if (auto t = parse_job_type(g->name)) return ranking_.type_priority(*t);
+      return 0.0;
+    };
+    std::stable_sort(order_.begin(), order_.end(), [&](const Group* a, const Group* b) { return rank(a) > rank(b); });
+  }
+
+  void admit(const SchedulingPass& pass) {
+    for (JobId j : arrivals_) {
+      std::string name(kJobTypeNames[static_cast<std::size_t>(pass.request(j).type)]);
+      if (!user_group_.empty())
+        if (auto it = user_group_.find(std::string(pass.user_name(j))); it != user_group_.end()) name = it->second;
+      if (!groups_.count(name)) {  // a group without a quota: it can only borrow
+        group(name);
+        reorder();
+      }
+      Group& g = groups_.at(name);
+      g.queue.insert({ranking_.key(pass, j), pass.request(j).submit, j});
+    }
+    arrivals_.clear();
+  }
+
+  // Idle quota of the lending groups plus the unassigned GPUs.
+  std::int64_t lendable() const {
+    std::int64_t idle = unassigned_;
+    for (const auto& [name, g] : groups_)
+      if (g.lends) idle += std::max<std::int64_t>(g.quota - g.own, 0);
+    return idle;
+  }
+
+  // Borrowers, latest start first, until they hold `gpus` GPUs (or all of them if fewer).
+  std::vector<JobId> borrower_list(const SchedulingPass& pass, std::int64_t gpus) const {
+    std::vector<JobId> out;
+    std::int64_t held = 0;
+    for (auto it = borrowers_.begin(); it != borrowers_.end() && held < gpus; ++it) {
+      out.push_back(it->job);
+      held += pass.request(it->job).gpu_num;
+    }
+    return out;
+  }
+
+  PriorityRanking ranking_;
+  std::vector<std::pair<std::string, double>> group_priority_;
+  std::map<std::string, Group> groups_;
+  std::vector<Group*> order_;
+  std::unordered_map<std::string, std::string> user_group_;
+  std::vector<JobId> arrivals_;
+  std::unordered_map<JobId, Held> running_;
+  JobQueue borrowers_;  // latest start first
+  std::int64_t borrowed_ = 0, unassigned_ = 0;
+  bool sized_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> make_quota_policy(Params& params) { return std::make_unique<QuotaPolicy>(params); }
+
+}  // namespace acme

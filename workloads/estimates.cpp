@@ -1,0 +1,57 @@
+#include "workloads/estimates.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <vector>
+
+#include "sim/error.h"
+#include "sim/random.h"
+
+namespace acme {
+
+void apply_estimates(Workload& w, Params& params, std::uint64_t seed) {
+  const std::string model = params.choice("model", "noisy", {"noisy", "limit", "percentile", "none"},
+                                          "how run-time estimates are made: noisy, limit, percentile or none");
+  const double factor = params.number("factor", 2.0, 0.01, 1e6, "noisy: mean overestimate factor");
+  const double sigma = params.number("sigma", 0.5, 0, 10, "noisy: log-normal scatter of the factor");
+  const double pct = params.number("percentile", 90, 0, 100, "percentile: which percentile of the type's run times");
+  const auto limits = params.table("limit_h",
+                                   {{"CPU", 24}, {"Eval", 24}, {"Pretrain", 336}, {"SFT", 72}, {"MLLM", 72},
+                                    {"Debug", 12}, {"Other", 72}},
+                                   0.001, 1e6, "limit: per-type limit, hours");
+  params.check_all_used();
+
+  std::array<Time, kJobTypeCount> per_type{};
+  if (model == "limit") {
+    for (const auto& [name, hours] : limits) {
+      const auto t = parse_job_type(name);
+      if (!t) throw InputError("estimate.limit_h." + name + ": unknown job type");
+      per_type[static_cast<std::size_t>(*t)] = Time::seconds(static_cast<std::int64_t>(std::ceil(hours * 3600)));
+    }
+  } else if (model == "percentile") {
+    std::array<std::vector<std::int64_t>, kJobTypeCount> runs;
+    for (std::size_t i = 0; i < w.size(); ++i)
+      runs[static_cast<std::size_t>(w.requests[i].type)].push_back(w.profiles[i].run.sec());
+    for (std::size_t t = 0; t < kJobTypeCount; ++t) {
+      auto& v = runs[t];
+      if (v.empty()) continue;
+      const std::size_t rank = std::min(v.size() - 1, static_cast<std::size_t>(std::ceil(pct / 100.0 * static_cast<double>(v.size()))) - (pct > 0 ? 1 : 0));
+      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(rank), v.end());
+      per_type[t] = Time::seconds(v[rank]);
+    }
+  }
+  Rng rng(seed ^ 0x65737469'6d617465ULL);  // "estimate": a stream apart from the workload's
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    Time e;
+    if (model == "noisy") {
+      const double s = static_cast<double>(w.profiles[i].run.sec()) * factor * std::exp(sigma * rng.normal());
+      e = Time::seconds(static_cast<std::int64_t>(std::ceil(s)));
+    } else if (model != "none") {
+      e = per_type[static_cast<std::size_t>(w.requests[i].type)];
+    }
+    w.requests[i].estimate = model == "none" ? Time{} : std::max(e, Time::seconds(1));
+  }
+}
+
+}  // namespace acme

@@ -1,0 +1,23 @@
+// Run-time estimates: what users tell the scheduler (JobRequest::estimate), since the traces
+// record none. Policies that plan ahead (backfill) see only these, never true run times.
+//
+// estimate.model (default noisy):
+//   noisy       true run time x estimate.factor x exp(estimate.sigma x N(0, 1)): users
+//               overestimate, with scatter; drawn from the run's seed, its own stream.
+//   limit       a fixed limit per job type, estimate.limit_h.<Type> hours.
+//   percentile  the estimate.percentile-th percentile of the run times of the job's type over
+//               the workload: the history a site would have.
+//   none        no estimate (0).
+// Estimates are at least 1 s. Cost: O(n), O(n log n) for percentile.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/job.h"
+#include "sim/params.h"
+
+namespace acme {
+
+void apply_estimates(Workload& workload, Params& params, std::uint64_t seed);
+
+}  // namespace acme
