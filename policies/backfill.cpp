@@ -9,7 +9,6 @@
 //
 // A pass costs O(log q) per job started, plus O(r) for the shadow time over r running jobs and
 // O(depth) for the backfill scan: the whole queue is never rescanned.
-#include <map>
 #include <optional>
 #include <vector>
 
@@ -46,14 +45,18 @@ class BackfillPolicy final : public Policy {
     }
     if (queue_.empty()) return;
     const JobId head = queue_.begin()->job;
-    const Reservation res = reserve(pass, head);
-    std::int64_t spare = res.spare_gpus;
+    std::optional<Reservation> res;  // made when the first candidate with room turns up
+    std::int64_t spare = 0;
     std::size_t scanned = 0;
     for (auto it = std::next(queue_.begin()); it != queue_.end() && scanned < depth_; ++scanned) {
       const JobId j = it->job;
       const JobRequest& r = pass.request(j);
-      const bool ends_in_time = r.estimate > Time{} && pass.now() + r.estimate <= res.shadow;
       const bool room = r.gpu_num <= pass.cluster().free_gpus() && r.cpu_num <= pass.cluster().free_cpus();
+      if (room && !res) {
+        res = reserve(pass, head);
+        spare = res->spare_gpus;
+      }
+      const bool ends_in_time = res && r.estimate > Time{} && pass.now() + r.estimate <= res->shadow;
       if (!pass.is_pending(j)) {
         it = queue_.erase(it);  // withdrawn
       } else if (room && (ends_in_time || r.gpu_num <= spare) && pass.try_start(j)) {
@@ -80,15 +83,24 @@ class BackfillPolicy final : public Policy {
 
   // Walks running jobs by expected end, freeing their GPUs and cores on a copy of the nodes they
   // use, until enough nodes have room for the head.
-  Reservation reserve(const SchedulingPass& pass, JobId head) const {
+  Reservation reserve(const SchedulingPass& pass, JobId head) {
     const JobRequest& r = pass.request(head);
     const Cluster& c = pass.cluster();
     const std::int32_t gpus = even_share(r.gpu_num, r.node_num, 0), cpus = even_share(r.cpu_num, r.node_num, 0);
-    std::map<std::int32_t, std::pair<std::int32_t, std::int32_t>> changed;  // node -> free (gpus, cpus)
+    // Free (GPUs, cores) of the nodes touched so far, on scratch space reset before returning.
+    if (free_.size() != static_cast<std::size_t>(c.node_count())) free_.assign(static_cast<std::size_t>(c.node_count()), {-1, -1});
     auto free_on = [&](std::int32_t n) {
-      auto it = changed.find(n);
-      return it != changed.end() ? it->second : std::make_pair(c.free_gpus_on(n), c.free_cpus_on(n));
+      const auto& f = free_[static_cast<std::size_t>(n)];
+      return f.first >= 0 ? f : std::make_pair(c.free_gpus_on(n), c.free_cpus_on(n));
     };
+    struct Reset {
+      std::vector<std::pair<std::int32_t, std::int32_t>>& free;
+      std::vector<std::int32_t>& touched;
+      ~Reset() {
+        for (auto n : touched) free[static_cast<std::size_t>(n)] = {-1, -1};
+        touched.clear();
+      }
+    } reset{free_, touched_};
     std::int64_t fitting = c.count_nodes_with_room(gpus, cpus, r.node_num);  // nodes with room for a share
     std::int64_t free_gpus = c.free_gpus();
     Reservation res;
@@ -98,7 +110,8 @@ class BackfillPolicy final : public Policy {
         const bool was = before.first >= gpus && before.second >= cpus;
         before.first += s.gpus;
         before.second += s.cpus;
-        changed[s.node] = before;
+        if (free_[static_cast<std::size_t>(s.node)].first < 0) touched_.push_back(s.node);
+        free_[static_cast<std::size_t>(s.node)] = before;
         fitting += !was && before.first >= gpus && before.second >= cpus;
       }
       free_gpus += pass.request(it->second).gpu_num;
@@ -116,6 +129,8 @@ class BackfillPolicy final : public Policy {
   JobQueue queue_;
   std::unordered_map<JobId, Time> expected_;
   std::set<std::pair<Time, JobId>> ends_;
+  std::vector<std::pair<std::int32_t, std::int32_t>> free_;
+  std::vector<std::int32_t> touched_;
 };
 
 }  // namespace

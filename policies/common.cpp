@@ -1,5 +1,7 @@
 #include "policies/common.h"
 
+#include <algorithm>
+
 #include "sim/error.h"
 
 namespace acme {
@@ -32,18 +34,53 @@ double PriorityRanking::key(const SchedulingPass& pass, JobId job) const {
 
 bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobId>& victims,
                          SchedulingPass::Preempt how) {
+  if (victims.empty()) return false;
   const JobRequest& r = pass.request(job);
-  std::int64_t gpus = pass.cluster().free_gpus(), cpus = pass.cluster().free_cpus();
-  for (JobId v : victims) {
-    gpus += pass.request(v).gpu_num;
-    cpus += pass.request(v).cpu_num;
+  const Cluster& c = pass.cluster();
+  const std::int32_t gpus = even_share(r.gpu_num, r.node_num, 0), cpus = even_share(r.cpu_num, r.node_num, 0);
+  const int ready = c.count_nodes_with_room(gpus, cpus, r.node_num);
+
+  struct Node {
+    std::int32_t free_gpus, free_cpus;
+    std::vector<JobId> victims;  // on this node, in order of preference
+  };
+  std::unordered_map<std::int32_t, Node> nodes;
+  for (JobId v : victims)
+    for (const NodeShare& s : pass.placement_of(v)) {
+      auto [it, added] = nodes.try_emplace(s.node, Node{c.free_gpus_on(s.node), c.free_cpus_on(s.node), {}});
+      it->second.victims.push_back(v);
+    }
+  // Each node without room: the victims to stop to open it, and the GPUs that costs.
+  struct Opening {
+    std::int64_t cost;
+    std::int32_t node;
+    std::size_t stop;  // how many of the node's victims
+  };
+  std::vector<Opening> openings;
+  for (auto& [id, n] : nodes) {
+    if (n.free_gpus >= gpus && n.free_cpus >= cpus) continue;  // counted in `ready`
+    std::int32_t g = n.free_gpus, k = n.free_cpus;
+    std::int64_t cost = 0;
+    std::size_t i = 0;
+    while (i < n.victims.size() && (g < gpus || k < cpus)) {
+      for (const NodeShare& s : pass.placement_of(n.victims[i]))
+        if (s.node == id) g += s.gpus, k += s.cpus, cost += s.gpus;
+      ++i;
+    }
+    if (g >= gpus && k >= cpus) openings.push_back({cost, id, i});
   }
-  if (gpus < r.gpu_num || cpus < r.cpu_num) return false;
-  for (JobId v : victims) {
-    pass.preempt(v, how);
-    if (pass.try_start(job)) return true;
+  if (ready + static_cast<std::int64_t>(openings.size()) < r.node_num) return false;
+  std::sort(openings.begin(), openings.end(),
+            [](const Opening& a, const Opening& b) { return a.cost != b.cost ? a.cost < b.cost : a.node < b.node; });
+  std::vector<JobId> stop;
+  for (std::size_t o = 0; o + ready < static_cast<std::size_t>(r.node_num); ++o) {
+    const Node& n = nodes.at(openings[o].node);
+    stop.insert(stop.end(), n.victims.begin(), n.victims.begin() + static_cast<std::ptrdiff_t>(openings[o].stop));
   }
-  return false;
+  std::sort(stop.begin(), stop.end());
+  stop.erase(std::unique(stop.begin(), stop.end()), stop.end());
+  for (JobId v : stop) pass.preempt(v, how);
+  return pass.try_start(job);
 }
 
 void drop_withdrawn(const SchedulingPass& pass, JobQueue& queue) {

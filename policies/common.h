@@ -38,8 +38,13 @@ class PriorityRanking {
   double aging_per_hour_;
 };
 
-// Preempts `victims`, in order, until `job` starts; returns whether it started. Does nothing when
-// the free GPUs and cores plus the victims' cannot cover the job. REQUIRES: pass.is_pending(job).
+// Starts `job` by preempting some of `victims` (running jobs, most expendable first); returns
+// whether it started. It plans before it stops anything: the job needs node_num nodes with
+// room for its share; nodes that have room already cost nothing; any other node is opened by
+// stopping its victims in order until it has room. The cheapest nodes (fewest GPUs stopped) are
+// chosen, and nothing is stopped when even all victims would not open enough nodes.
+// Cost: O(sum of the victims' placement sizes + n log n) over the n nodes they touch.
+// REQUIRES: pass.is_pending(job); every victim is running.
 bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobId>& victims,
                          SchedulingPass::Preempt how);
 

@@ -12,7 +12,8 @@
 // borrowers are reclaimed by preempting (killing) borrower jobs, latest start first. A job that
 // would take its group beyond its quota borrows: it starts only while the GPUs lent out stay
 // within the idle quota of the groups that lend (policy.lend.<group>: 1 lends, 0 does not) plus
-// the unassigned GPUs. A borrower stays a borrower until it ends. So a group's own usage never
+// the unassigned GPUs; a group whose first job is within its quota but waits for room lends
+// nothing more meanwhile. A borrower stays a borrower until it ends. So a group's own usage never
 // exceeds its quota; only borrowed GPUs go beyond.
 //
 // A pass costs O(groups) plus O(log q) per job started, plus the victims considered.
@@ -65,6 +66,7 @@ class QuotaPolicy final : public Policy {
   void schedule(SchedulingPass& pass) override {
     if (!sized_) size_quotas(pass);
     admit(pass);
+    for (auto& [name, g] : groups_) g.waiting = false;
     for (Group* g : order_) {
       for (;;) {
         admit(pass);
@@ -74,7 +76,8 @@ class QuotaPolicy final : public Policy {
         const std::int64_t gpus = pass.request(job).gpu_num;
         bool started = false, borrowed = false;
         if (g->own + gpus <= g->quota) {
-          started = pass.try_start(job) || start_by_preempting(pass, job, borrower_list(pass, gpus), SchedulingPass::Preempt::Kill);
+          started = pass.try_start(job) || start_by_preempting(pass, job, borrower_list(), SchedulingPass::Preempt::Kill);
+          g->waiting = !started;
         } else if (borrowed_ + gpus <= lendable()) {
           started = borrowed = pass.try_start(job);
         }
@@ -98,6 +101,7 @@ class QuotaPolicy final : public Policy {
     bool lends = true;
     std::int64_t quota = 0;  // GPUs
     std::int64_t own = 0;    // GPUs held by the group's jobs within its quota
+    bool waiting = false;    // its first job is within quota but could not start this pass
     JobQueue queue;
   };
   struct Held {
@@ -167,22 +171,20 @@ class QuotaPolicy final : public Policy {
     arrivals_.clear();
   }
 
-  // Idle quota of the lending groups plus the unassigned GPUs.
+  // Idle quota of the lending groups plus the unassigned GPUs. A group waiting for room within
+  // its quota lends nothing more until its job has started.
   std::int64_t lendable() const {
     std::int64_t idle = unassigned_;
     for (const auto& [name, g] : groups_)
-      if (g.lends) idle += std::max<std::int64_t>(g.quota - g.own, 0);
+      if (g.lends && !g.waiting) idle += std::max<std::int64_t>(g.quota - g.own, 0);
     return idle;
   }
 
-  // Borrowers, latest start first, until they hold `gpus` GPUs (or all of them if fewer).
-  std::vector<JobId> borrower_list(const SchedulingPass& pass, std::int64_t gpus) const {
+  // Borrowers, latest start first.
+  std::vector<JobId> borrower_list() const {
     std::vector<JobId> out;
-    std::int64_t held = 0;
-    for (auto it = borrowers_.begin(); it != borrowers_.end() && held < gpus; ++it) {
-      out.push_back(it->job);
-      held += pass.request(it->job).gpu_num;
-    }
+    out.reserve(borrowers_.size());
+    for (const QueueEntry& e : borrowers_) out.push_back(e.job);
     return out;
   }
 
