@@ -4,7 +4,7 @@
 // earliest time (the shadow time) at which, by the running jobs' estimated ends, enough nodes
 // will have room for it. Later jobs, up to policy.depth of them, may then start now if they
 // fit and either end (by their estimate) before the shadow time or use only GPUs the reserved
-// job will not need then. Estimates come from the request (estimate.* in the configuration);
+// job will not need then. Estimates are the users' (estimate.* in the configuration);
 // a job without one never ends before the shadow time. True run times are never used.
 //
 // A pass costs O(log q) per job started, plus O(r) for the shadow time over r running jobs and
@@ -56,7 +56,8 @@ class BackfillPolicy final : public Policy {
         res = reserve(pass, head);
         spare = res->spare_gpus;
       }
-      const bool ends_in_time = res && r.estimate > Time{} && pass.now() + r.estimate <= res->shadow;
+      const Time estimate = pass.estimate(j);
+      const bool ends_in_time = res && estimate > Time{} && pass.now() + estimate <= res->shadow;
       if (!pass.is_pending(j)) {
         it = queue_.erase(it);  // withdrawn
       } else if (room && (ends_in_time || r.gpu_num <= spare) && pass.try_start(j)) {

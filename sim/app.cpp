@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "policies/registry.h"
@@ -14,7 +15,9 @@
 #include "sim/simulation.h"
 #include "sim/sink.h"
 #include "sim/topology.h"
+#include "workloads/acme_trace_reader.h"
 #include "workloads/acme_trace_writer.h"
+#include "workloads/calibration.h"
 #include "workloads/estimates.h"
 #include "workloads/registry.h"
 #include "workloads/synthetic.h"
@@ -67,15 +70,8 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 }  // namespace
 
-int run_command(const RunArgs& args) {
-  const auto t0 = Clock::now();
-  const RunConfig config = load_run_config(args.config, args.overrides);
-  const ClusterSpec cluster = load_cluster_spec(config.cluster);
-  const Topology topology(cluster);
-  log::debug("cluster {}: {} nodes, {} GPUs; topology graph of {} vertices and {} edges under {} leaves",
-             cluster.name, cluster.nodes, cluster.total_gpus(), topology.vertex_count(), topology.edge_count(),
-             topology.leaf_count());
-
+RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
+                      const std::filesystem::path& out_dir, bool progress) {
   // recorded replay has its own scheduler: start when recorded, else as soon as the job fits.
   const std::string policy_name = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
   Params policy_params("policy", config.policy_params);
@@ -86,25 +82,21 @@ int run_command(const RunArgs& args) {
     if (std::string_view(e.what()).rfind("unknown policy", 0) != 0) throw;
     throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
   }
-
-  Workload workload = load_workload(config, cluster);
   Params estimate_params("estimate", config.estimate_params);
-  apply_estimates(workload, estimate_params, config.seed);
-  const double load_s = seconds_since(t0);
-  log::info("{}: {} jobs ({} rows skipped), loaded in {:.2f} s", workload.source, workload.size(),
-            workload.rows_skipped, load_s);
+  std::vector<Time> estimates = make_estimates(workload, estimate_params, config.seed);
 
-  std::filesystem::create_directories(args.out_dir);
-  const SinkSettings settings{args.out_dir, config.metrics_interval, cluster.total_gpus()};
+  std::filesystem::create_directories(out_dir);
+  const SinkSettings settings{out_dir, config.metrics_interval, cluster.total_gpus()};
   std::vector<std::unique_ptr<Sink>> sinks;
   for (const std::string& name : split_commas(config.outputs)) sinks.push_back(make_sink(name, settings));
 
-  Simulation sim(workload, cluster, std::move(policy), config.replay);
+  Simulation sim(workload, cluster, std::move(policy), config.replay, std::move(estimates));
   for (auto& s : sinks) sim.add_sink(*s);
+  RunReport report;
   const auto t1 = Clock::now();
-  run_with_progress(sim, workload.size(), args.progress && isatty(STDERR_FILENO));
-  const double sim_s = seconds_since(t1);
-  const Conservation conservation = sim.check_conservation();
+  run_with_progress(sim, workload.size(), progress);
+  report.simulate_s = seconds_since(t1);
+  report.conservation = sim.check_conservation();
 
   std::array<std::size_t, 4> rejected{};
   for (const JobOutcome& o : sim.outcomes()) ++rejected[static_cast<std::size_t>(o.reject)];
@@ -116,12 +108,28 @@ int run_command(const RunArgs& args) {
   auto described = describe(config);
   for (const auto& kv : policy_params.resolved()) described.push_back(kv);
   for (const auto& kv : estimate_params.resolved()) described.push_back(kv);
-  const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(described), conservation,
-                         sim.window_gpu_seconds()};
+  const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(described),
+                         report.conservation, sim.window_gpu_seconds()};
   for (auto& s : sinks) s->finish(record);
+  report.outputs_s = seconds_since(t2);
+  return report;
+}
+
+int run_command(const RunArgs& args) {
+  const auto t0 = Clock::now();
+  const RunConfig config = load_run_config(args.config, args.overrides);
+  const ClusterSpec cluster = load_cluster_spec(config.cluster);
+  const Topology topology(cluster);
+  log::debug("cluster {}: {} nodes, {} GPUs; topology graph of {} vertices and {} edges under {} leaves",
+             cluster.name, cluster.nodes, cluster.total_gpus(), topology.vertex_count(), topology.edge_count(),
+             topology.leaf_count());
+  const Workload workload = load_workload(config, cluster);
+  log::info("{}: {} jobs ({} rows skipped), loaded in {:.2f} s", workload.source, workload.size(),
+            workload.rows_skipped, seconds_since(t0));
+  const RunReport r = execute_run(config, cluster, workload, args.out_dir, args.progress && isatty(STDERR_FILENO));
   log::info("simulated in {:.2f} s, outputs in {:.2f} s, {:.2f} s in all; conservation checked: {} GPU-seconds; "
             "outputs in {}",
-            sim_s, seconds_since(t2), seconds_since(t0), conservation.job_gpu_seconds, args.out_dir);
+            r.simulate_s, r.outputs_s, seconds_since(t0), r.conservation.job_gpu_seconds, args.out_dir);
   return 0;
 }
 
@@ -136,9 +144,8 @@ int list_command() {
       std::printf("      %s [%s]\n          %s\n", d.key.c_str(), d.fallback.c_str(), d.doc.c_str());
   }
   std::printf("\nRun-time estimates (estimate.*), seen by policies instead of true run times:\n");
-  Workload none;
   Params estimates("estimate", {});
-  apply_estimates(none, estimates, 0);
+  make_estimates(Workload{}, estimates, 0);
   for (const Params::Doc& d : estimates.docs())
     std::printf("      %s [%s]\n          %s\n", d.key.c_str(), d.fallback.c_str(), d.doc.c_str());
   std::printf("\nWorkload sources (workload.source):\n");
@@ -169,11 +176,15 @@ int gen_command(const GenArgs& args) {
 
   const auto t0 = Clock::now();
   const ClusterSpec cluster = load_cluster_spec(cluster_file);
-  const Workload w = generate_workload(load_synthetic_model(model_file), *from, *to, args.load, args.seed,
-                                       cluster.gpus_per_node);
+  const SyntheticModel model = load_synthetic_model(model_file);
+  const auto t_gen = Clock::now();
+  const Workload w = generate_workload(model, *from, *to, args.load, args.seed, cluster.gpus_per_node);
+  const double gen_s = seconds_since(t_gen);
   // Start and end times are those of a replay on the cluster, so the trace is self-consistent.
+  const auto t_sim = Clock::now();
   Simulation sim(w, cluster, make_policy("greedy"), ReplayMode::Policy);
   sim.run();
+  const double sim_s = seconds_since(t_sim);
   sim.check_conservation();
   std::size_t rejected = 0;
   for (const JobOutcome& o : sim.outcomes()) rejected += o.state == JobState::Rejected;
@@ -182,8 +193,39 @@ int gen_command(const GenArgs& args) {
                      cluster_file + "; the model and the cluster disagree");
   write_acme_trace(args.output, args.cluster == "kalos" ? TraceSchema::Kalos : TraceSchema::Seren, w,
                    sim.outcomes());
-  log::info("wrote {} jobs ({}) to {} in {:.2f} s", w.size(), w.source, args.output, seconds_since(t0));
+  log::info("wrote {} jobs ({}) to {} in {:.2f} s (generated in {:.2f} s, replayed in {:.2f} s)", w.size(), w.source,
+            args.output, seconds_since(t0), gen_s, sim_s);
   return 0;
+}
+
+int calibrate_command(const CalibrateArgs& args) {
+  if (args.cluster != "seren" && args.cluster != "kalos")
+    throw InputError("--cluster: expected seren or kalos, got '" + args.cluster + "'");
+  const auto dir = configs_dir();
+  const std::string published_file = args.published_file.empty()
+                                         ? (dir / "workloads" / (args.cluster + ".published.yaml")).string()
+                                         : args.published_file;
+  const PublishedStats published = load_published_stats(published_file);
+  const Workload trace = read_acme_trace(args.trace, TraceOptions{});
+  const CalibrationReport report = calibrate(trace, published);
+  std::fputs(format_calibration_table(report).c_str(), stdout);
+  const std::filesystem::path out = args.out_dir;
+  write_calibration(report, out);
+
+  // The plots: Python with matplotlib, if present. The table and the exit code never depend on it.
+  const auto script = dir.parent_path() / "scripts" / "plot_calibration.py";
+  const std::string python = "/usr/bin/python3";
+  if (!std::filesystem::exists(python) || !std::filesystem::exists(script)) {
+    log::warn("plots skipped: {} or {} not found", python, script.string());
+  } else {
+    const std::string command = python + " '" + script.string() + "' '" + out.string() + "'";
+    if (std::system(command.c_str()) != 0) log::warn("plots skipped: {} failed (is python3-matplotlib installed?)", command);
+    else if (!args.keep_data) std::filesystem::remove_all(out / "data");
+  }
+  log::info("calibration of {} against {}: {} in {}", args.trace, published_file,
+            report.passed() ? "every statistic within tolerance" : std::to_string(report.failures()) + " statistics out of tolerance",
+            out.string());
+  return report.passed() ? 0 : 1;
 }
 
 std::string config_keys_help() {

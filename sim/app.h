@@ -3,11 +3,24 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/config.h"
+
 namespace acme {
+
+// One run from start to end, with the pieces a sweep may share passed in: simulates `workload`
+// (which it does not change) on `cluster` under config's policy and writes config's outputs to
+// `out_dir`. Safe to call from several threads at once on the same workload.
+struct RunReport {
+  Conservation conservation;
+  double simulate_s = 0, outputs_s = 0;
+};
+RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
+                      const std::filesystem::path& out_dir, bool progress);
 
 struct RunArgs {
   std::string config;
@@ -29,6 +42,16 @@ struct GenArgs {
   std::string cluster_file;  // default: configs/clusters/<cluster>.yaml
 };
 int gen_command(const GenArgs& args);
+
+struct CalibrateArgs {
+  std::string trace;              // an AcmeTrace CSV, either schema
+  std::string cluster = "seren";  // seren | kalos: picks the published statistics
+  std::string out_dir = "out/calibrate";
+  std::string published_file;     // default: configs/workloads/<cluster>.published.yaml
+  bool keep_data = false;         // keep <out>/data, the CDF tables the plots are drawn from
+};
+// Prints the table; returns 0 when every statistic is within tolerance, 1 otherwise.
+int calibrate_command(const CalibrateArgs& args);
 
 // Help text listing every run configuration key with its default and meaning.
 std::string config_keys_help();

@@ -49,7 +49,6 @@ struct JobRequest {
   std::int32_t cpu_num = 0;   // total CPU cores
   JobType type = JobType::Other;
   std::uint32_t user = 0;     // index into Workload::users
-  Time estimate;              // the user's run-time estimate (time limit); 0: none given
 };
 
 // What happens once the job runs; hidden from policies.

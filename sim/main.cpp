@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
       "      --set workload.from=2023-04-01 --set workload.to=2023-05-01 --out out/april\n"
       "  acmesim run configs/kalos.yaml --set workload.trace=trace_kalos.csv --set replay=recorded\n"
       "  acmesim gen --cluster seren --from 2023-03-01 --to 2023-09-01 -o seren6m.csv\n"
+      "  acmesim calibrate seren6m.csv --cluster seren --out out/calibrate   table, plots, exit 1 if off\n"
       "  acmesim list                                        policies, workload sources, outputs\n");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "more log lines on stderr");
@@ -45,6 +46,16 @@ int main(int argc, char** argv) {
   gen_cmd->add_option("--model", gen.model_file, "workload model (default configs/workloads/<cluster>.yaml)");
   gen_cmd->add_option("--cluster-file", gen.cluster_file, "cluster file (default configs/clusters/<cluster>.yaml)");
 
+  acme::CalibrateArgs cal;
+  CLI::App* cal_cmd = app.add_subcommand(
+      "calibrate", "compare a trace in the AcmeTrace schema with the published statistics; exit 1 if out of tolerance");
+  cal_cmd->add_option("trace", cal.trace, "trace file (AcmeTrace schema, real or synthetic)")->required();
+  cal_cmd->add_option("--cluster", cal.cluster, "seren or kalos: the published statistics")->capture_default_str();
+  cal_cmd->add_option("--out", cal.out_dir, "folder for calibration.csv and the plots")->capture_default_str();
+  cal_cmd->add_option("--published", cal.published_file,
+                      "published statistics (default configs/workloads/<cluster>.published.yaml)");
+  cal_cmd->add_flag("--keep-data", cal.keep_data, "keep <out>/data, the CDF tables behind the plots");
+
   CLI11_PARSE(app, argc, argv);
   acme::log::init(verbose);
   try {
@@ -54,6 +65,7 @@ int main(int argc, char** argv) {
     }
     if (*list_cmd) return acme::list_command();
     if (*gen_cmd) return acme::gen_command(gen);
+    if (*cal_cmd) return acme::calibrate_command(cal);
   } catch (const acme::InputError& e) {
     std::fprintf(stderr, "acmesim: error: %s\n", e.what());
     return 2;

@@ -30,6 +30,8 @@ class SchedulingPass {
   virtual bool is_pending(JobId job) const = 0;
   virtual std::size_t pending_count() const = 0;
   virtual const Cluster& cluster() const = 0;
+  // The user's run-time estimate (see workloads/estimates.h); 0: none given.
+  virtual Time estimate(JobId job) const = 0;
   virtual bool is_running(JobId job) const = 0;
   // Where the running job holds its resources. REQUIRES: is_running(job).
   virtual const Placement& placement_of(JobId job) const = 0;

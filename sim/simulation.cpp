@@ -19,6 +19,9 @@ class Simulation::Pass final : public SchedulingPass {
   }
   std::size_t pending_count() const override { return sim_.pending_; }
   const Cluster& cluster() const override { return sim_.cluster_; }
+  Time estimate(JobId job) const override {
+    return job < sim_.estimates_.size() ? sim_.estimates_[job] : Time{};
+  }
   bool is_running(JobId job) const override {
     return job < sim_.status_.size() && sim_.status_[job] == Status::Running;
   }
@@ -26,7 +29,7 @@ class Simulation::Pass final : public SchedulingPass {
   Time started_at(JobId job) const override { return sim_.runs_.at(job).started; }
   Time expected_end(JobId job) const override {
     const Time progress = sim_.workload_.profiles[job].run - sim_.runs_[job].remaining;
-    const Time estimate = sim_.workload_.requests[job].estimate;
+    const Time estimate = this->estimate(job);
     const Time end = sim_.runs_[job].started + estimate - progress;
     return std::max(end, sim_.now_ + Time::seconds(1));
   }
@@ -42,8 +45,9 @@ class Simulation::Pass final : public SchedulingPass {
 };
 
 Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
-                       std::unique_ptr<Policy> policy, ReplayMode replay)
+                       std::unique_ptr<Policy> policy, ReplayMode replay, std::vector<Time> estimates)
     : workload_(workload),
+      estimates_(std::move(estimates)),
       cluster_(cluster),
       policy_(std::move(policy)),
       replay_(replay),

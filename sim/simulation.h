@@ -36,9 +36,10 @@ namespace acme {
 
 class Simulation {
  public:
-  // `workload` must outlive the Simulation.
+  // `workload` must outlive the Simulation. `estimates` are the users' run-time estimates by
+  // JobId, what policies see instead of run times (empty: none).
   Simulation(const Workload& workload, const ClusterSpec& cluster, std::unique_ptr<Policy> policy,
-             ReplayMode replay);
+             ReplayMode replay, std::vector<Time> estimates = {});
   ~Simulation();
 
   // Sinks see every fact from now on. Not owned; must outlive the Simulation.
@@ -82,6 +83,7 @@ class Simulation {
   void emit(FactKind kind, JobId job);
 
   const Workload& workload_;
+  std::vector<Time> estimates_;
   Cluster cluster_;
   std::unique_ptr<Policy> policy_;
   ReplayMode replay_;

@@ -59,13 +59,12 @@ inline std::vector<std::string> replay_golden(const std::string& trace, const Cl
                                               const std::string& policy, ReplayMode mode,
                                               const std::vector<std::string>& settings = {},
                                               Sink* sink = nullptr) {
-  Workload w = read_acme_trace((source_dir() / "tests" / "golden" / trace).string(), {});
+  const Workload w = read_acme_trace((source_dir() / "tests" / "golden" / trace).string(), {});
   std::vector<YamlValue> policy_values, estimate_values;
   for (const std::string& s : settings)
     (s.rfind("policy.", 0) == 0 ? policy_values : estimate_values).push_back(yaml_override(s));
   Params policy_params("policy", policy_values), estimate_params("estimate", estimate_values);
-  apply_estimates(w, estimate_params, 1);
-  Simulation sim(w, cluster, make_policy(policy, policy_params), mode);
+  Simulation sim(w, cluster, make_policy(policy, policy_params), mode, make_estimates(w, estimate_params, 1));
   if (sink) sim.add_sink(*sink);
   sim.run();
   const Conservation c = sim.check_conservation();

@@ -39,8 +39,6 @@ Workload random_workload(std::uint64_t seed, int jobs) {
     }
     w.add("j" + std::to_string(i), r, p);
   }
-  Params estimates("estimate", {});
-  apply_estimates(w, estimates, seed);
   return w;
 }
 
@@ -69,7 +67,8 @@ struct Run {
 };
 
 Run run(const Workload& w, const std::string& policy, ReplayMode mode, int nodes) {
-  Simulation sim(w, small_cluster(nodes), make_policy(policy), mode);
+  Params estimates("estimate", {});
+  Simulation sim(w, small_cluster(nodes), make_policy(policy), mode, make_estimates(w, estimates, 7));
   Watcher watch(nodes * 8);
   sim.add_sink(watch);
   sim.run();

@@ -10,7 +10,7 @@
 
 namespace acme {
 
-void apply_estimates(Workload& w, Params& params, std::uint64_t seed) {
+std::vector<Time> make_estimates(const Workload& w, Params& params, std::uint64_t seed) {
   const std::string model = params.choice("model", "noisy", {"noisy", "limit", "percentile", "none"},
                                           "how run-time estimates are made: noisy, limit, percentile or none");
   const double factor = params.number("factor", 2.0, 0.01, 1e6, "noisy: mean overestimate factor");
@@ -42,6 +42,7 @@ void apply_estimates(Workload& w, Params& params, std::uint64_t seed) {
     }
   }
   Rng rng(seed ^ 0x65737469'6d617465ULL);  // "estimate": a stream apart from the workload's
+  std::vector<Time> out(w.size());
   for (std::size_t i = 0; i < w.size(); ++i) {
     Time e;
     if (model == "noisy") {
@@ -50,8 +51,9 @@ void apply_estimates(Workload& w, Params& params, std::uint64_t seed) {
     } else if (model != "none") {
       e = per_type[static_cast<std::size_t>(w.requests[i].type)];
     }
-    w.requests[i].estimate = model == "none" ? Time{} : std::max(e, Time::seconds(1));
+    out[i] = model == "none" ? Time{} : std::max(e, Time::seconds(1));
   }
+  return out;
 }
 
 }  // namespace acme

@@ -1,5 +1,5 @@
-// Run-time estimates: what users tell the scheduler (JobRequest::estimate), since the traces
-// record none. Policies that plan ahead (backfill) see only these, never true run times.
+// Run-time estimates: what users tell the scheduler (SchedulingPass::estimate), since the
+// traces record none. Policies that plan ahead (backfill) see only these, never true run times.
 //
 // estimate.model (default noisy):
 //   noisy       true run time x estimate.factor x exp(estimate.sigma x N(0, 1)): users
@@ -12,12 +12,14 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "sim/job.h"
 #include "sim/params.h"
 
 namespace acme {
 
-void apply_estimates(Workload& workload, Params& params, std::uint64_t seed);
+// The estimate of every job, by JobId.
+std::vector<Time> make_estimates(const Workload& workload, Params& params, std::uint64_t seed);
 
 }  // namespace acme
