@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 "$(dirname "$0")/setup.sh"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+mpi=(); command -v mpicc >/dev/null && mpi=(-DACMESIM_MPI=ON)  # sweeps across machines
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${mpi[@]}" "$@" >/dev/null
 cmake --build build -j "$(nproc)"

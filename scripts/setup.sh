@@ -2,7 +2,8 @@
 # Installs what acmesim needs from Debian's packages. Idempotent: returns at once when all is there.
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libboost-graph-dev nlohmann-json3-dev libyaml-cpp-dev
-          libspdlog-dev catch2 libbenchmark-dev libcli11-dev python3-matplotlib python3-pandas time)
+          libspdlog-dev catch2 libbenchmark-dev libcli11-dev python3-matplotlib python3-pandas time
+          openmpi-bin libopenmpi-dev jupyter-core jupyter-nbconvert python3-nbformat python3-ipykernel)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

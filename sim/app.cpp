@@ -86,11 +86,20 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   std::vector<Time> estimates = make_estimates(workload, estimate_params, config.seed);
 
   std::filesystem::create_directories(out_dir);
-  const SinkSettings settings{out_dir, config.metrics_interval, cluster.total_gpus()};
+  const SinkSettings settings{out_dir, config.metrics_interval, cluster.total_gpus(), cluster.nodes,
+                              cluster.gpus_per_node};
   std::vector<std::unique_ptr<Sink>> sinks;
   for (const std::string& name : split_commas(config.outputs)) sinks.push_back(make_sink(name, settings));
 
+  Params network_params("network", config.network_params);
+  const bool slowdown = network_params.flag("slowdown", config.replay == ReplayMode::Policy,
+                                            "multi-node jobs slow down by placement (default: on in replay policy)");
+  const NetworkModel network(cluster, network_params);
+  network_params.check_all_used();
+
   Simulation sim(workload, cluster, std::move(policy), config.replay, std::move(estimates));
+  sim.set_placement(config.placement);
+  if (slowdown) sim.set_network(&network);
   for (auto& s : sinks) sim.add_sink(*s);
   RunReport report;
   const auto t1 = Clock::now();
@@ -108,11 +117,37 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   auto described = describe(config);
   for (const auto& kv : policy_params.resolved()) described.push_back(kv);
   for (const auto& kv : estimate_params.resolved()) described.push_back(kv);
+  for (const auto& kv : network_params.resolved()) described.push_back(kv);
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(described),
                          report.conservation, sim.window_gpu_seconds()};
   for (auto& s : sinks) s->finish(record);
   report.outputs_s = seconds_since(t2);
   return report;
+}
+
+std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& config, const ClusterSpec& cluster) {
+  // The same plugins, built the same way, as execute_run: keep the two in step.
+  const std::string policy_name = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
+  Params policy_params("policy", config.policy_params);
+  try {
+    make_policy(policy_name, policy_params);
+  } catch (const InputError& e) {
+    if (std::string_view(e.what()).rfind("unknown policy", 0) != 0) throw;
+    throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
+  }
+  Params estimate_params("estimate", config.estimate_params);
+  make_estimates(Workload{}, estimate_params, config.seed);
+  Params network_params("network", config.network_params);
+  network_params.flag("slowdown", config.replay == ReplayMode::Policy,
+                      "multi-node jobs slow down by placement (default: on in replay policy)");
+  const NetworkModel network(cluster, network_params);
+  network_params.check_all_used();
+
+  auto described = describe(config);
+  for (const auto& kv : policy_params.resolved()) described.push_back(kv);
+  for (const auto& kv : estimate_params.resolved()) described.push_back(kv);
+  for (const auto& kv : network_params.resolved()) described.push_back(kv);
+  return described;
 }
 
 int run_command(const RunArgs& args) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/config.h"
@@ -21,6 +22,11 @@ struct RunReport {
 };
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
                       const std::filesystem::path& out_dir, bool progress);
+
+// Every key of a run with the value in force, as its outputs list them: the configuration, then
+// the keys its policy, estimate model and network model read, defaults included. Builds those
+// plugins as execute_run does, so a key none of them has is an InputError before any run starts.
+std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& config, const ClusterSpec& cluster);
 
 struct RunArgs {
   std::string config;
@@ -52,6 +58,25 @@ struct CalibrateArgs {
 };
 // Prints the table; returns 0 when every statistic is within tolerance, 1 otherwise.
 int calibrate_command(const CalibrateArgs& args);
+
+struct SweepArgs {
+  std::string file;      // a sweep file (sim/sweep.h, configs/README.md "Sweep files")
+  std::string out_dir;   // DIR: runs/<id>/, summary.csv, summary_by_type.csv
+  unsigned jobs = 0;     // worker threads per process; 0: the machine's cores over its processes
+  bool progress = true;  // a progress bar on stderr, when stderr is a terminal
+};
+// Runs every unfinished run of the sweep, split over the processes of an MPI job if launched by
+// one, then merges DIR/summary.csv. Returns 0 when every run finished, 1 when some failed.
+int sweep_command(const SweepArgs& args);
+
+struct CompareArgs {
+  std::string dir;                   // a sweep's output folder, or its summary.csv
+  std::vector<std::string> by;       // group by these columns
+  std::string baseline;              // default: the first group
+  std::vector<std::string> metrics;  // default: see sim/compare.h
+};
+// Prints means, 95% confidence intervals and ratios to the baseline (sim/compare.h).
+int compare_command(const CompareArgs& args);
 
 // Help text listing every run configuration key with its default and meaning.
 std::string config_keys_help();

@@ -36,7 +36,7 @@ void check_outputs(const YamlValue& v, const std::string& list) {
 
 using F = Field<RunConfig>;
 
-const std::array<F, 13> kFields = {{
+const std::array<F, 14> kFields = {{
     {"cluster", "cluster description file (configs/clusters/*.yaml)",
      [](RunConfig& c, const YamlValue& v) { c.cluster = v.as_path(); },
      [](const RunConfig& c) { return c.cluster; }},
@@ -72,6 +72,14 @@ const std::array<F, 13> kFields = {{
     {"policy.name", "scheduling policy (acmesim list); used when replay is policy",
      [](RunConfig& c, const YamlValue& v) { c.policy_name = v.as_string(); },
      [](const RunConfig& c) { return c.policy_name; }},
+    {"placement", "how jobs are placed on nodes: first_fit, best_fit or topology",
+     [](RunConfig& c, const YamlValue& v) {
+       const std::string s = v.as_string();
+       for (std::size_t i = 0; i < std::size(kPlacementNames); ++i)
+         if (kPlacementNames[i] == s) return void(c.placement = static_cast<PlacementStrategy>(i));
+       v.fail("expected first_fit, best_fit or topology, got '" + s + "'");
+     },
+     [](const RunConfig& c) { return std::string(kPlacementNames[static_cast<std::size_t>(c.placement)]); }},
     {"seed", "seed of every random draw of the run (synthetic workload)",
      [](RunConfig& c, const YamlValue& v) {
        c.seed = static_cast<std::uint64_t>(v.as_int(0, std::numeric_limits<std::int64_t>::max()));
@@ -103,11 +111,16 @@ RunConfig load_run_config(const std::string& path, std::span<const std::string> 
   std::vector<YamlValue> values;
   if (!path.empty()) values = read_yaml_file(path);
   for (const std::string& o : overrides) values.push_back(yaml_override(o));
+  return make_run_config(values);
+}
+
+RunConfig make_run_config(const std::vector<YamlValue>& values) {
   RunConfig c;
   std::vector<YamlValue> own;
-  for (YamlValue& v : values) {
+  for (const YamlValue& v : values) {
     if (v.key().rfind("policy.", 0) == 0 && v.key() != "policy.name") c.policy_params.push_back(v);
     else if (v.key().rfind("estimate.", 0) == 0) c.estimate_params.push_back(v);
+    else if (v.key().rfind("network.", 0) == 0) c.network_params.push_back(v);
     else own.push_back(v);
   }
   apply_fields(run_config_fields(), own, c);

@@ -29,14 +29,16 @@ struct RunConfig {
   double workload_load = 1.0;            // synthetic arrival-rate multiplier
   ReplayMode replay = ReplayMode::Policy;
   std::string policy_name = "fifo";
+  PlacementStrategy placement = PlacementStrategy::FirstFit;
   std::uint64_t seed = 1;
   Time metrics_interval = Time::hours(1);
   std::string outputs = "jobs,timeseries,summary,waste,run_json,console";
 
-  // Values under policy.* (but policy.name) and estimate.*, read by the policy and the estimate
-  // model through Params: each plugin knows its own keys.
+  // Values under policy.* (but policy.name), estimate.* and network.*, read by the policy, the
+  // estimate model and the network model through Params: each knows its own keys.
   std::vector<YamlValue> policy_params;
   std::vector<YamlValue> estimate_params;
+  std::vector<YamlValue> network_params;  // network.*: the slowdown model
 
   // "file:line" of each key set from a file or --set, for errors found after loading.
   std::map<std::string, std::string> origin;
@@ -48,6 +50,9 @@ std::span<const Field<RunConfig>> run_config_fields();
 // Reads `path` (may be empty: defaults only), then applies `overrides` ("key=value") in order.
 // Throws InputError naming the file (or --set), line and key of the first problem.
 RunConfig load_run_config(const std::string& path, std::span<const std::string> overrides);
+// The same from values already read, applied in order (a later value of a key wins); how a sweep
+// builds each run from its base file, its fixed settings and its axes.
+RunConfig make_run_config(const std::vector<YamlValue>& values);
 
 // The resolved configuration as (key, value) pairs in table order, for outputs.
 std::vector<std::pair<std::string, std::string>> describe(const RunConfig& c);

@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
       "  acmesim run configs/kalos.yaml --set workload.trace=trace_kalos.csv --set replay=recorded\n"
       "  acmesim gen --cluster seren --from 2023-03-01 --to 2023-09-01 -o seren6m.csv\n"
       "  acmesim calibrate seren6m.csv --cluster seren --out out/calibrate   table, plots, exit 1 if off\n"
+      "  acmesim sweep configs/sweeps/example.yaml --out out/sweep   many runs in parallel, one summary.csv\n"
+      "  acmesim compare out/sweep --by policy.name             means, 95% CIs and ratios over seeds\n"
       "  acmesim list                                        policies, workload sources, outputs\n");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "more log lines on stderr");
@@ -56,6 +58,29 @@ int main(int argc, char** argv) {
                       "published statistics (default configs/workloads/<cluster>.published.yaml)");
   cal_cmd->add_flag("--keep-data", cal.keep_data, "keep <out>/data, the CDF tables behind the plots");
 
+  acme::SweepArgs sweep;
+  CLI::App* sweep_cmd = app.add_subcommand(
+      "sweep", "run every run of a sweep file in parallel (and over MPI ranks under mpirun or srun), resumable; "
+               "exit 1 if a run failed");
+  sweep_cmd->add_option("sweep", sweep.file, "sweep file (YAML), e.g. configs/sweeps/example.yaml")->required();
+  sweep_cmd->add_option("--out", sweep.out_dir, "output folder: runs/<id>/, summary.csv, summary_by_type.csv")
+      ->required();
+  sweep_cmd->add_option("-j,--jobs", sweep.jobs, "worker threads per process (default: every core)");
+  bool sweep_quiet = false;
+  sweep_cmd->add_flag("-q,--quiet", sweep_quiet, "no progress bar");
+
+  acme::CompareArgs compare;
+  CLI::App* compare_cmd = app.add_subcommand(
+      "compare", "means with 95% confidence intervals over seeds, and ratios to a baseline, from a sweep's summary.csv");
+  compare_cmd->add_option("dir", compare.dir, "a sweep's output folder (or its summary.csv)")->required();
+  compare_cmd->add_option("--by", compare.by, "group by these columns, e.g. policy.name (comma-separated or repeated)")
+      ->required()
+      ->delimiter(',');
+  compare_cmd->add_option("--baseline", compare.baseline, "the baseline group, e.g. fifo (default: the first)");
+  compare_cmd->add_option("--metric", compare.metrics,
+                          "metrics (default queue_mean_s,queue_p90_s,gpu_util_pct,wasted_gpu_hours)")
+      ->delimiter(',');
+
   CLI11_PARSE(app, argc, argv);
   acme::log::init(verbose);
   try {
@@ -66,6 +91,11 @@ int main(int argc, char** argv) {
     if (*list_cmd) return acme::list_command();
     if (*gen_cmd) return acme::gen_command(gen);
     if (*cal_cmd) return acme::calibrate_command(cal);
+    if (*sweep_cmd) {
+      sweep.progress = !sweep_quiet;
+      return acme::sweep_command(sweep);
+    }
+    if (*compare_cmd) return acme::compare_command(compare);
   } catch (const acme::InputError& e) {
     std::fprintf(stderr, "acmesim: error: %s\n", e.what());
     return 2;

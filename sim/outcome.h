@@ -39,16 +39,20 @@ struct JobOutcome {
   Time run_time;                         // time held, summed over its runs
   std::int64_t gpu_seconds = 0;          // GPUs held x time held, summed over its runs
   std::int64_t wasted_gpu_seconds = 0;   // the part of gpu_seconds that was wasted
+  std::int32_t leaves_spanned = 0;       // leaf switches under its (last) placement
+  float slowdown = 1.0f;                 // run-time factor of its (last) placement
 };
 
 enum class FactKind : std::uint8_t { Queued, Started, Ended, Withdrawn, Rejected, Preempted };
 
-// One thing that happened, as the core tells sinks. `request` stays valid for the run.
+// One thing that happened, as the core tells sinks. `request` stays valid for the run;
+// `placement` (Started, Ended, Preempted: where the job held resources) only during the call.
 struct Fact {
   FactKind kind;
   Time time;
   JobId job;
   const JobRequest* request;
+  const Placement* placement = nullptr;
 };
 
 // The end-of-run conservation figures (see Simulation::check_conservation).

@@ -1,6 +1,7 @@
 #include "sim/simulation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -37,7 +38,9 @@ class Simulation::Pass final : public SchedulingPass {
   void preempt(JobId job, Preempt how) override { sim_.preempt(job, how); }
   Time oracle_remaining(JobId job) const override {
     const Run& r = sim_.runs_.at(job);
-    return is_running(job) ? r.remaining - (sim_.now_ - r.started) : r.remaining;
+    if (!is_running(job)) return r.remaining;
+    const double left = static_cast<double>(r.remaining.sec()) * r.slowdown - static_cast<double>((sim_.now_ - r.started).sec());
+    return Time::seconds(std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(left))));
   }
 
  private:
@@ -78,7 +81,7 @@ Simulation::~Simulation() = default;
 void Simulation::add_sink(Sink& sink) { sinks_.push_back(&sink); }
 
 void Simulation::emit(FactKind kind, JobId job) {
-  const Fact fact{kind, now_, job, &workload_.requests[job]};
+  const Fact fact{kind, now_, job, &workload_.requests[job], &placements_[job]};
   for (Sink* s : sinks_) s->on_fact(fact);
 }
 
@@ -163,26 +166,31 @@ bool Simulation::try_start(JobId job) {
   if (job >= status_.size() || status_[job] != Status::Pending)
     throw std::logic_error("policy bug: asked to start job " + std::to_string(job) +
                            ", which is not pending");
-  std::optional<Placement> placement = cluster_.find_first_fit(workload_.requests[job]);
+  const JobRequest& request = workload_.requests[job];
+  std::optional<Placement> placement = cluster_.find_placement(request, placement_);
   if (!placement) return false;
   cluster_.allocate(*placement);
   status_[job] = Status::Running;
   --pending_;
   JobOutcome& o = outcomes_[job];
   if (!o.start) o.start = now_;
-  runs_[job].started = now_;
+  Run& run = runs_[job];
+  run.started = now_;
+  o.leaves_spanned = cluster_.leaves_spanned(*placement);
+  run.slowdown = network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0;
+  o.slowdown = static_cast<float>(run.slowdown);
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] += workload_.requests[job].gpu_num;
   placements_[job] = std::move(*placement);
   emit(FactKind::Started, job);
   // A job of zero run time ends at this instant too, in a step of its own right after this one:
   // ending it inside the pass would tell the policy it stopped before it heard that it started.
-  events_.push(now_ + runs_[job].remaining, EventKind::JobEnd, job, static_cast<std::uint32_t>(o.preemptions));
+  const Time wall = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown)));
+  events_.push(now_ + wall, EventKind::JobEnd, job, static_cast<std::uint32_t>(o.preemptions));
   return true;
 }
 
 void Simulation::stop_run(JobId job) {
   cluster_.release(placements_[job]);
-  Placement().swap(placements_[job]);
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] -= workload_.requests[job].gpu_num;
   JobOutcome& o = outcomes_[job];
   const Time held = now_ - runs_[job].started;
@@ -201,13 +209,15 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
     const std::int64_t lost = std::int64_t{workload_.requests[job].gpu_num} * held.sec();
     o.wasted_gpu_seconds += lost;
     wasted_[static_cast<std::size_t>(WasteCause::Preemption)] += lost;
-  } else {
-    r.remaining = r.remaining - held;
+  } else {  // the work done, at the run's speed, is kept
+    const auto done = static_cast<std::int64_t>(static_cast<double>(held.sec()) / r.slowdown);
+    r.remaining = std::max(r.remaining - Time::seconds(done), Time{});
   }
   ++o.preemptions;
   status_[job] = Status::Pending;
   ++pending_;
   emit(FactKind::Preempted, job);
+  Placement().swap(placements_[job]);
   policy_->on_stopped(job);
   policy_->on_queued(job, workload_.requests[job]);
 }
@@ -231,6 +241,7 @@ void Simulation::finish(JobId job) {
   }
   end_job(job, state);
   emit(FactKind::Ended, job);
+  Placement().swap(placements_[job]);
   policy_->on_stopped(job);
 }
 
@@ -260,11 +271,11 @@ Conservation Simulation::check_conservation() const {
   if (c.ended != c.jobs)
     throw std::logic_error("conservation: " + std::to_string(c.ended) + " job ends for " +
                            std::to_string(c.jobs) + " jobs");
-  if (cluster_.free_gpus() != cluster_.total_gpus())
+  if (cluster_.allocated_gpus() != 0)
     throw std::logic_error("conservation: " + std::to_string(cluster_.allocated_gpus()) +
                            " GPUs still allocated at the end of the run");
-  if (cluster_.free_cpus() != cluster_.total_cpus())
-    throw std::logic_error("conservation: " + std::to_string(cluster_.total_cpus() - cluster_.free_cpus()) +
+  if (cluster_.allocated_cpus() != 0)
+    throw std::logic_error("conservation: " + std::to_string(cluster_.allocated_cpus()) +
                            " CPU cores still allocated at the end of the run");
   std::int64_t wasted_causes = 0;
   for (auto w : wasted_) wasted_causes += w;

@@ -28,6 +28,7 @@
 
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
+#include "sim/network.h"
 #include "sim/outcome.h"
 #include "sim/policy.h"
 #include "sim/sink.h"
@@ -44,6 +45,11 @@ class Simulation {
 
   // Sinks see every fact from now on. Not owned; must outlive the Simulation.
   void add_sink(Sink& sink);
+  // How jobs are placed (default first fit). Set before the first step.
+  void set_placement(PlacementStrategy strategy) { placement_ = strategy; }
+  // Multi-node jobs run slower by the model's slowdown (default: none). Not owned; must outlive
+  // the Simulation. Set before the first step.
+  void set_network(const NetworkModel* network) { network_ = network; }
 
   // Handles the next distinct timestamp; returns false (and does nothing) when no event is left.
   bool step();
@@ -87,6 +93,8 @@ class Simulation {
   Cluster cluster_;
   std::unique_ptr<Policy> policy_;
   ReplayMode replay_;
+  PlacementStrategy placement_ = PlacementStrategy::FirstFit;
+  const NetworkModel* network_ = nullptr;
   std::vector<Sink*> sinks_;
 
   std::vector<JobId> release_order_;
@@ -97,7 +105,8 @@ class Simulation {
   std::vector<Placement> placements_;
   struct Run {
     Time started;    // start of the current run
-    Time remaining;  // run time still needed when it started
+    Time remaining;  // work still needed when it started, in seconds at full speed
+    double slowdown = 1.0;  // of the current run
   };
   std::vector<Run> runs_;
   std::array<std::int64_t, kWasteCauseCount> wasted_{};

@@ -26,6 +26,8 @@ struct SinkSettings {
   std::filesystem::path out_dir;
   Time interval = Time::hours(1);  // time-series interval
   int total_gpus = 0;
+  int nodes = 0;
+  int gpus_per_node = 8;
 };
 
 struct SinkEntry {

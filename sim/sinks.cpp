@@ -1,6 +1,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <map>
+#include <vector>
 #include <string>
 
 #include "sim/csv.h"
@@ -19,7 +21,8 @@ class JobsSink final : public Sink {
     CsvWriter csv(path_);
     for (std::string_view h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num",
                                "submit_s", "start_s", "end_s", "queue_s", "run_s", "gpu_seconds",
-                               "preemptions", "wasted_gpu_seconds", "replay_delay_s", "reject_reason"})
+                               "preemptions", "wasted_gpu_seconds", "leaves_spanned", "slowdown", "replay_delay_s",
+                               "reject_reason"})
       csv.text(h);
     csv.end_row();
     const Workload& w = run.workload;
@@ -34,6 +37,7 @@ class JobsSink final : public Sink {
       if (o.start) csv.integer((*o.start - r.submit).sec()).integer(o.run_time.sec());
       else csv.blank().blank();
       csv.integer(o.gpu_seconds).integer(o.preemptions).integer(o.wasted_gpu_seconds);
+      if (o.start) csv.integer(o.leaves_spanned).real(o.slowdown, 3); else csv.blank().blank();
       if (run.replay == ReplayMode::Recorded && o.start) csv.integer((*o.start - o.release).sec());
       else csv.blank();
       csv.text(describe(o.reject));
@@ -49,12 +53,22 @@ class JobsSink final : public Sink {
 // timeseries.csv: one row per interval [time_s, time_s + interval). The snapshot columns hold
 // the state at the instant time_s, after every event of that instant; gpus_allocated_mean is the
 // mean over the interval. Intervals are aligned to multiples of the interval since the epoch.
+// Fragmentation (GPUs only; cores are not considered): gpus_free_unusable are free GPUs on nodes
+// with fewer free GPUs than the smallest per-node share of any pending job (0 when no GPU job
+// waits); gpus_blocked_by_fragmentation is the GPU demand of pending jobs for which enough GPUs
+// are free in total but not enough nodes have room for their share.
 class TimeseriesSink final : public Sink {
  public:
   explicit TimeseriesSink(const SinkSettings& s)
-      : path_(s.out_dir / "timeseries.csv"), interval_(s.interval.sec()), total_gpus_(s.total_gpus) {
+      : path_(s.out_dir / "timeseries.csv"),
+        interval_(s.interval.sec()),
+        total_gpus_(s.total_gpus),
+        node_free_(static_cast<std::size_t>(s.nodes), s.gpus_per_node),
+        nodes_by_free_(static_cast<std::size_t>(s.gpus_per_node) + 1, 0) {
+    nodes_by_free_.back() = s.nodes;
     for (std::string_view h : {"time_s", "gpus_total", "gpus_allocated", "jobs_running", "jobs_pending",
-                               "gpus_pending", "gpus_allocated_mean"})
+                               "gpus_pending", "gpus_free_unusable", "gpus_blocked_by_fragmentation",
+                               "gpus_allocated_mean"})
       rows_.text(h);
     rows_.end_row();
   }
@@ -67,13 +81,14 @@ class TimeseriesSink final : public Sink {
       last_ = row_start_;
     }
     advance(t);
-    const std::int64_t g = f.request->gpu_num;
+    const JobRequest& r = *f.request;
+    const std::int64_t g = r.gpu_num;
     switch (f.kind) {
-      case FactKind::Queued: ++now_.pending; now_.gpus_pending += g; break;
-      case FactKind::Started: --now_.pending; now_.gpus_pending -= g; ++now_.running; now_.allocated += g; break;
-      case FactKind::Ended: --now_.running; now_.allocated -= g; break;
-      case FactKind::Preempted: --now_.running; now_.allocated -= g; ++now_.pending; now_.gpus_pending += g; break;
-      case FactKind::Withdrawn: --now_.pending; now_.gpus_pending -= g; break;
+      case FactKind::Queued: wait(r, +1); break;
+      case FactKind::Started: wait(r, -1); ++now_.running; now_.allocated += g; hold(*f.placement, -1); break;
+      case FactKind::Ended: --now_.running; now_.allocated -= g; hold(*f.placement, +1); break;
+      case FactKind::Preempted: --now_.running; now_.allocated -= g; hold(*f.placement, +1); wait(r, +1); break;
+      case FactKind::Withdrawn: wait(r, -1); break;
       case FactKind::Rejected: break;
     }
   }
@@ -88,9 +103,24 @@ class TimeseriesSink final : public Sink {
 
  private:
   struct State {
-    std::int64_t allocated = 0, running = 0, pending = 0, gpus_pending = 0;
+    std::int64_t allocated = 0, running = 0, pending = 0, gpus_pending = 0, unusable = 0, blocked = 0;
   };
   static std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b < 0); }
+
+  void wait(const JobRequest& r, int sign) {
+    now_.pending += sign;
+    now_.gpus_pending += sign * r.gpu_num;
+    if (r.gpu_num == 0) return;
+    if ((waiting_[{r.gpu_num, r.node_num}] += sign) == 0) waiting_.erase({r.gpu_num, r.node_num});
+  }
+  void hold(const Placement& p, int sign) {
+    for (const NodeShare& s : p) {
+      auto& free = node_free_[static_cast<std::size_t>(s.node)];
+      --nodes_by_free_[static_cast<std::size_t>(free)];
+      free += sign * s.gpus;
+      ++nodes_by_free_[static_cast<std::size_t>(free)];
+    }
+  }
 
   // Accounts time up to instant t, before the events of t are applied.
   void advance(std::int64_t t) {
@@ -108,12 +138,26 @@ class TimeseriesSink final : public Sink {
   }
   void take_snapshot() {
     snapshot_ = now_;
+    // Nodes with at least k free GPUs, for every k.
+    std::vector<std::int64_t> at_least(nodes_by_free_.size() + 1, 0);
+    for (std::size_t k = nodes_by_free_.size(); k-- > 0;) at_least[k] = at_least[k + 1] + nodes_by_free_[k];
+    const std::int64_t free = total_gpus_ - now_.allocated;
+    std::size_t smallest = nodes_by_free_.size();
+    for (const auto& [shape, count] : waiting_) {
+      const auto [gpus, nodes] = shape;
+      const auto share = static_cast<std::size_t>(even_share(gpus, nodes, 0));
+      smallest = std::min(smallest, share);
+      if (gpus <= free && (share >= at_least.size() || at_least[share] < nodes)) snapshot_.blocked += gpus * count;
+    }
+    for (std::size_t k = 0; !waiting_.empty() && k < smallest && k < nodes_by_free_.size(); ++k)
+      snapshot_.unusable += static_cast<std::int64_t>(k) * nodes_by_free_[k];
     snapshot_taken_ = true;
   }
   void emit_row() {
     if (!snapshot_taken_) take_snapshot();
     rows_.integer(row_start_).integer(total_gpus_).integer(snapshot_.allocated).integer(snapshot_.running);
-    rows_.integer(snapshot_.pending).integer(snapshot_.gpus_pending);
+    rows_.integer(snapshot_.pending).integer(snapshot_.gpus_pending).integer(snapshot_.unusable);
+    rows_.integer(snapshot_.blocked);
     rows_.real(static_cast<double>(area_) / static_cast<double>(interval_));
     rows_.end_row();
   }
@@ -125,6 +169,9 @@ class TimeseriesSink final : public Sink {
   bool started_ = false, snapshot_taken_ = false;
   std::int64_t row_start_ = 0, last_ = 0, area_ = 0;
   State now_, snapshot_;
+  std::vector<std::int32_t> node_free_;        // free GPUs per node, as the facts tell
+  std::vector<std::int64_t> nodes_by_free_;    // [k]: nodes with exactly k free GPUs
+  std::map<std::pair<std::int64_t, std::int32_t>, std::int64_t> waiting_;  // (GPUs, nodes) -> pending GPU jobs
 };
 
 void write_config_cells(CsvWriter& csv, const RunRecord& run) {

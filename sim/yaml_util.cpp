@@ -116,6 +116,18 @@ std::vector<std::pair<std::string, double>> YamlValue::as_named_numbers() const 
   return out;
 }
 
+std::vector<YamlValue> YamlValue::items() const {
+  if (!node_->IsSequence()) fail("expected a list");
+  std::vector<YamlValue> out;
+  for (const auto& item : *node_) out.emplace_back(file_, line_, key_, std::make_shared<const YAML::Node>(item));
+  return out;
+}
+
+YamlValue YamlValue::derive(std::string key, std::optional<std::string> text) const {
+  if (!text) return YamlValue(file_, line_, std::move(key), node_);
+  return YamlValue(file_, line_, std::move(key), std::make_shared<const YAML::Node>(YAML::Node(*text)));
+}
+
 namespace {
 
 void flatten(const std::string& file, const YAML::Node& node, const std::string& prefix,

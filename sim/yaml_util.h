@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +43,11 @@ class YamlValue {
   std::vector<std::pair<double, double>> as_pairs() const;
   // A mapping from names to numbers, in file order.
   std::vector<std::pair<std::string, double>> as_named_numbers() const;
+  // A sequence's items, each a value with this value's file, line and key.
+  std::vector<YamlValue> items() const;
+  // A value from the same place (file and line) under another key, holding `text` if given:
+  // how a sweep turns its axis "grid.seed: [1, 2]" into the run keys "seed: 1" and "seed: 2".
+  YamlValue derive(std::string key, std::optional<std::string> text = std::nullopt) const;
 
   [[noreturn]] void fail(std::string_view message) const;
 

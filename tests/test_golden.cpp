@@ -5,6 +5,21 @@
 #include "sim/sink.h"
 
 namespace acme::test {
+namespace {
+
+// The rows of a timeseries.csv with time_s made relative to kGoldenBase (the header says "time").
+std::vector<std::string> relative_rows(const std::filesystem::path& file) {
+  auto rows = lines_of(read_file(file));
+  REQUIRE(rows.size() >= 2);
+  rows[0].replace(0, 6, "time");
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto comma = rows[i].find(',');
+    rows[i] = std::to_string(std::stoll(rows[i].substr(0, comma)) - kGoldenBase.sec()) + rows[i].substr(comma);
+  }
+  return rows;
+}
+
+}  // namespace
 
 TEST_CASE("FIFO holds every job behind a blocked head, as worked out by hand", "[golden]") {
   CHECK(replay_golden("six_jobs.csv", small_cluster(2), "fifo", ReplayMode::Policy) == golden_expected("six_jobs.fifo.expected"));
@@ -29,16 +44,17 @@ TEST_CASE("Recorded replay delays a job the modeled cluster cannot start and rej
 
 TEST_CASE("The time series of the FIFO scenario matches the hand-computed rows", "[golden]") {
   const auto dir = temp_dir("golden-ts");
-  auto sink = make_sink("timeseries", SinkSettings{dir, Time::seconds(50), 16});
+  auto sink = make_sink("timeseries", SinkSettings{dir, Time::seconds(50), 16, 2, 8});
   replay_golden("six_jobs.csv", small_cluster(2), "fifo", ReplayMode::Policy, {}, sink.get());
-  auto rows = lines_of(read_file(dir / "timeseries.csv"));
-  REQUIRE(rows.size() >= 2);
-  rows[0].replace(0, 6, "time");  // time_s holds epoch seconds: make them relative to the base
-  for (std::size_t i = 1; i < rows.size(); ++i) {
-    const auto comma = rows[i].find(',');
-    rows[i] = std::to_string(std::stoll(rows[i].substr(0, comma)) - kGoldenBase.sec()) + rows[i].substr(comma);
-  }
-  CHECK(rows == golden_expected("six_jobs.fifo.timeseries.expected"));
+  CHECK(relative_rows(dir / "timeseries.csv") == golden_expected("six_jobs.fifo.timeseries.expected"));
+}
+
+TEST_CASE("The time series counts free GPUs no waiting job can use and demand blocked by fragmentation",
+          "[golden]") {
+  const auto dir = temp_dir("golden-frag");
+  auto sink = make_sink("timeseries", SinkSettings{dir, Time::seconds(50), 16, 2, 8});
+  replay_golden("fragmentation.csv", small_cluster(2), "fifo", ReplayMode::Policy, {}, sink.get());
+  CHECK(relative_rows(dir / "timeseries.csv") == golden_expected("fragmentation.fifo.timeseries.expected"));
 }
 
 }  // namespace acme::test

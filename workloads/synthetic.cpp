@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <numeric>
 #include <string_view>
 
 #include "sim/csv.h"
@@ -20,18 +22,26 @@ Discrete::Discrete(const std::vector<std::pair<double, double>>& value_weight) {
   for (double& c : cumulative_) c /= total;
 }
 
-double Discrete::sample(Rng& rng) const {
-  const double u = rng.uniform();
+double Discrete::mean() const {
+  double m = 0, prev = 0;
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    m += values_[i] * (cumulative_[i] - prev);
+    prev = cumulative_[i];
+  }
+  return m;
+}
+
+std::size_t Discrete::index_at(double u) const {
   const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
-  return values_[std::min<std::size_t>(static_cast<std::size_t>(it - cumulative_.begin()), values_.size() - 1)];
+  return std::min<std::size_t>(static_cast<std::size_t>(it - cumulative_.begin()), values_.size() - 1);
 }
 
 LogCdf::LogCdf(std::vector<std::pair<double, double>> points) {
   for (const auto& [seconds, pct] : points) points_.emplace_back(std::log2(seconds), pct);
 }
 
-std::int64_t LogCdf::sample_seconds(Rng& rng) const {
-  const double u = rng.uniform() * points_.back().second;
+std::int64_t LogCdf::at(double unit) const {
+  const double u = unit * points_.back().second;
   const auto& first = points_.front();
   // Below the first point: linear from 0 s.
   // Rounding up keeps P(run <= 2^k) exactly as given, since the points are whole seconds.
@@ -46,16 +56,17 @@ std::int64_t LogCdf::sample_seconds(Rng& rng) const {
 
 namespace {
 
-std::vector<std::pair<double, double>> named_to_types(const YamlValue& v, bool states) {
+std::vector<std::pair<double, double>> named_to_enum(const YamlValue& v, bool states, bool allow_cpu) {
   std::vector<std::pair<double, double>> out;
   for (const auto& [name, weight] : v.as_named_numbers()) {
+    if (weight < 0) v.fail("negative weight for '" + name + "'");
     if (states) {
       const auto s = parse_job_state(name);
       if (!s) v.fail("unknown job state '" + name + "'");
       out.emplace_back(static_cast<double>(*s), weight);
     } else {
       const auto t = parse_job_type(name);
-      if (!t || *t == JobType::CPU) v.fail("unknown GPU job type '" + name + "'");
+      if (!t || (!allow_cpu && *t == JobType::CPU)) v.fail("unknown job type '" + name + "'");
       out.emplace_back(static_cast<double>(*t), weight);
     }
   }
@@ -68,29 +79,92 @@ JobType type_suffix(const YamlValue& v, std::string_view prefix) {
   return *t;
 }
 
+std::array<double, 2> logit_pair(const YamlValue& v) {
+  const auto n = v.as_numbers();
+  if (n.size() != 2) v.fail("expected [a, b]");
+  return {n[0], n[1]};
+}
+
+// Golden-ratio-like steps of the Kronecker sequences; 1 and these are independent over the
+// rationals, so the four sequences of a type are jointly equidistributed.
+constexpr double kAlphaSize = 0.41421356237309503;     // sqrt(2) - 1
+constexpr double kAlphaRun = 0.6180339887498949;       // (sqrt(5) - 1) / 2
+constexpr double kAlphaCouple = 0.7320508075688772;    // sqrt(3) - 1
+constexpr double kAlphaState = 0.6457513110645907;     // sqrt(7) - 2
+
+struct Kronecker {
+  double x = 0, alpha = 0;
+  double next() {
+    x += alpha;
+    if (x >= 1.0) x -= 1.0;
+    return x;
+  }
+};
+
+// A job before sorting.
+struct Draft {
+  std::int64_t submit;
+  std::int64_t run;
+  std::int32_t gpus;
+  std::int32_t cpus;
+  std::uint32_t user;
+  JobType type;
+  JobState state;
+  bool batchable;
+};
+
+struct Checkpoint {
+  std::int64_t time;
+  std::int32_t jobs;
+};
+
+double logistic(double z) { return 1.0 / (1.0 + std::exp(-z)); }
+
 }  // namespace
 
 SyntheticModel load_synthetic_model(const std::string& path) {
-  static constexpr std::string_view kMaps[] = {"gpu_type_mix_pct", "gpu_state_mix_pct", "cpu_state_mix_pct"};
+  static constexpr std::string_view kMaps[] = {"type_mix_pct", "cpu_state_mix_pct"};
   SyntheticModel m;
+  bool has_cpu_cdf = false;
   for (const YamlValue& v : read_yaml_file(path, kMaps)) {
     const std::string& k = v.key();
     if (k == "cluster") m.cluster = v.as_string();
     else if (k == "jobs_per_day") m.jobs_per_day = v.as_double(1e-9, 1e9);
-    else if (k == "cpu_job_share_pct") m.cpu_job_share_pct = v.as_double(0, 100);
     else if (k == "cpus_per_gpu") m.cpus_per_gpu = static_cast<int>(v.as_int(0, 1024));
-    else if (k == "gpu_type_mix_pct") m.gpu_type = Discrete(named_to_types(v, false));
-    else if (k.starts_with("gpu_sizes.")) m.gpu_sizes[static_cast<std::size_t>(type_suffix(v, "gpu_sizes."))] = Discrete(v.as_pairs());
-    else if (k.starts_with("duration_cdf.")) {
+    else if (k == "max_run_s") m.max_run_s = v.as_int(0, INT64_C(1) << 40);
+    else if (k == "type_mix_pct") m.type = Discrete(named_to_enum(v, false, true));
+    else if (k == "arrivals.utc_offset_hours") m.arrivals.utc_offset_hours = v.as_double(-14, 14);
+    else if (k == "arrivals.daily_amplitude") m.arrivals.daily_amplitude = v.as_double(0, 0.99);
+    else if (k == "arrivals.peak_hour") m.arrivals.peak_hour = v.as_double(0, 24);
+    else if (k == "arrivals.weekend_factor") m.arrivals.weekend_factor = v.as_double(0.01, 100);
+    else if (k == "arrivals.session_jobs_mean") m.arrivals.session_jobs_mean = v.as_double(1, 1e6);
+    else if (k == "arrivals.session_gap_s") m.arrivals.session_gap_s = v.as_double(0, 1e7);
+    else if (k == "eval_batch.share_of_eval_pct") m.eval_batch.share_of_eval_pct = v.as_double(0, 100);
+    else if (k == "eval_batch.jobs") m.eval_batch.jobs = Discrete(v.as_pairs());
+    else if (k == "eval_batch.checkpoint_after_s") m.eval_batch.checkpoint_after_s = v.as_int(0, INT64_C(1) << 40);
+    else if (k == "eval_batch.stagger_s") m.eval_batch.stagger_s = v.as_int(0, 86400);
+    else if (k.starts_with("gpu_sizes.")) {
+      const auto t = type_suffix(v, "gpu_sizes.");
+      if (t == JobType::CPU) v.fail("CPU jobs have no GPUs");
+      auto pairs = v.as_pairs();
+      for (const auto& [gpus, weight] : pairs)
+        if (gpus < 1 || gpus != std::floor(gpus) || weight < 0) v.fail("expected [gpus >= 1, weight >= 0] pairs");
+      m.gpu_sizes[static_cast<std::size_t>(t)] = Discrete(pairs);
+    } else if (k.starts_with("size_duration_coupling.")) {
+      m.coupling[static_cast<std::size_t>(type_suffix(v, "size_duration_coupling."))] = v.as_double(-1, 1);
+    } else if (k.starts_with("duration_cdf.")) {
       auto points = v.as_pairs();
       for (std::size_t i = 0; i < points.size(); ++i)
         if (points[i].first <= 0 || (i > 0 && (points[i].first <= points[i - 1].first || points[i].second < points[i - 1].second)))
           v.fail("CDF points must have increasing seconds > 0 and non-decreasing percentages");
       if (points.empty() || points.back().second <= 0) v.fail("a CDF needs points");
-      m.durations[static_cast<std::size_t>(type_suffix(v, "duration_cdf."))] = LogCdf(std::move(points));
+      const auto t = type_suffix(v, "duration_cdf.");
+      has_cpu_cdf |= t == JobType::CPU;
+      m.durations[static_cast<std::size_t>(t)] = LogCdf(std::move(points));
     }
-    else if (k == "gpu_state_mix_pct") m.gpu_states = Discrete(named_to_types(v, true));
-    else if (k == "cpu_state_mix_pct") m.cpu_states = Discrete(named_to_types(v, true));
+    else if (k == "gpu_state_logit.cancelled") m.cancel_logit = logit_pair(v);
+    else if (k == "gpu_state_logit.failed") m.fail_logit = logit_pair(v);
+    else if (k == "cpu_state_mix_pct") m.cpu_states = Discrete(named_to_enum(v, true, false));
     else if (k == "cpu_job_cpus") m.cpu_job_cpus = Discrete(v.as_pairs());
     else if (k == "users") m.users = static_cast<int>(v.as_int(1, 10'000'000));
     else if (k == "user_zipf_s") m.user_zipf_s = v.as_double(0, 10);
@@ -100,18 +174,34 @@ SyntheticModel load_synthetic_model(const std::string& path) {
     if (!ok) throw_input_error(path, 0, what, "missing");
   };
   need(m.jobs_per_day > 0, "jobs_per_day");
-  need(!m.gpu_type.empty(), "gpu_type_mix_pct");
-  need(!m.gpu_states.empty(), "gpu_state_mix_pct");
-  need(!m.cpu_states.empty(), "cpu_state_mix_pct");
-  need(!m.cpu_job_cpus.empty(), "cpu_job_cpus");
-  need(!m.durations[0].empty(), "duration_cdf.CPU");
-  // Every GPU type the mix can draw needs sizes and durations.
-  for (double v : m.gpu_type.values()) {
+  need(!m.type.empty(), "type_mix_pct");
+  for (double v : m.type.values()) {
     const auto t = static_cast<std::size_t>(v);
+    if (t == static_cast<std::size_t>(JobType::CPU)) {
+      need(!m.cpu_states.empty(), "cpu_state_mix_pct");
+      need(!m.cpu_job_cpus.empty(), "cpu_job_cpus");
+      need(has_cpu_cdf, "duration_cdf.CPU");
+      continue;
+    }
+    // Every GPU type the mix can draw needs sizes and durations.
     need(!m.gpu_sizes[t].empty(), "gpu_sizes." + std::string(kJobTypeNames[t]));
     need(!m.durations[t].empty(), "duration_cdf." + std::string(kJobTypeNames[t]));
   }
+  if (m.eval_batch.share_of_eval_pct > 0) need(!m.eval_batch.jobs.empty(), "eval_batch.jobs");
   return m;
+}
+
+double arrival_shape(const ArrivalModel& a, Time t) {
+  const double local = static_cast<double>(t.sec()) + a.utc_offset_hours * 3600.0;
+  const double day = std::floor(local / 86400.0);
+  const double hour = (local - day * 86400.0) / 3600.0;
+  // 1970-01-01 was a Thursday: day 0 -> 4 with Sunday as 0.
+  const std::int64_t dow = ((static_cast<std::int64_t>(day) + 4) % 7 + 7) % 7;
+  const bool weekend = dow == 0 || dow == 6;
+  const double week_norm = 7.0 / (5.0 + 2.0 * a.weekend_factor);
+  constexpr double kTwoPi = 6.283185307179586;
+  return (1.0 + a.daily_amplitude * std::cos(kTwoPi * (hour - a.peak_hour) / 24.0)) *
+         (weekend ? a.weekend_factor : 1.0) * week_norm;
 }
 
 Workload generate_workload(const SyntheticModel& m, Time from, Time to, double load, std::uint64_t seed,
@@ -125,39 +215,142 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
   std::vector<std::pair<double, double>> zipf;
   for (int u = 1; u <= m.users; ++u) zipf.emplace_back(u - 1, 1.0 / std::pow(u, m.user_zipf_s));
   const Discrete user_of(zipf);
-  std::string user = "u";
-  for (int u = 0; u < m.users; ++u) {
-    user.resize(1);
-    user += std::to_string(10000 + u);  // the trace's style: u5907
-    w.users.intern(user);
+  {
+    // User ids look like the trace's (u5907), four hex digits of a hash of the index, distinct.
+    std::vector<bool> taken(1 << 16);
+    std::string user;
+    for (int u = 0; u < m.users; ++u) {
+      std::uint64_t h = (static_cast<std::uint64_t>(u) + 1) * 0x9e3779b97f4a7c15ULL;
+      h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ULL;
+      auto id = static_cast<std::size_t>((h >> 40) & 0xffff);
+      while (taken[id]) id = (id + 1) & 0xffff;
+      taken[id] = true;
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "u%04zx", id);
+      user = buf;
+      if (m.users > 60000) user = "u" + std::to_string(u);  // more users than ids
+      w.users.intern(user);
+    }
   }
 
-  const double mean_gap = 86400.0 / (m.jobs_per_day * load);
-  double t = static_cast<double>(from.sec());
-  std::string name;
-  for (std::uint64_t n = 1;; ++n) {
-    t += rng.exponential(mean_gap);
-    const Time submit = Time::seconds(static_cast<std::int64_t>(std::floor(t)));
-    if (submit >= to) break;
+  std::array<std::array<Kronecker, 4>, kJobTypeCount> seq;
+  std::array<std::vector<Kronecker>, kJobTypeCount> run_by_size;    // independent run quantiles
+  std::array<std::vector<Kronecker>, kJobTypeCount> state_by_size;  // state quantiles
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) {
+    const double alphas[4] = {kAlphaSize, kAlphaRun, kAlphaCouple, kAlphaState};
+    for (int i = 0; i < 4; ++i) seq[t][i] = Kronecker{rng.uniform(), alphas[i]};
+    for (std::size_t k = 0; k < m.gpu_sizes[t].values().size(); ++k) {
+      run_by_size[t].push_back({rng.uniform(), kAlphaRun});
+      state_by_size[t].push_back({rng.uniform(), kAlphaState});
+    }
+  }
+
+  const ArrivalModel& a = m.arrivals;
+  const double session_rate = m.jobs_per_day * load / 86400.0 / a.session_jobs_mean;  // per second, mean
+  const double shape_max = (1.0 + a.daily_amplitude) * std::max(1.0, a.weekend_factor) * 7.0 /
+                           (5.0 + 2.0 * a.weekend_factor);
+  const double continue_p = 1.0 - 1.0 / a.session_jobs_mean;  // geometric session length
+  const double batch_share = m.eval_batch.share_of_eval_pct / 100.0;
+  const std::int64_t begin = from.sec(), end = to.sec();
+
+  std::vector<Draft> drafts;
+  drafts.reserve(static_cast<std::size_t>(m.jobs_per_day * load * static_cast<double>(end - begin) / 86400.0 * 1.05) + 16);
+  std::vector<Checkpoint> checkpoints;
+
+  double t = static_cast<double>(begin);
+  for (;;) {
+    t += rng.exponential(1.0 / (session_rate * shape_max));
+    if (t >= static_cast<double>(end)) break;
+    if (rng.uniform() * shape_max >= arrival_shape(a, Time::seconds(static_cast<std::int64_t>(t)))) continue;
+    const auto user = static_cast<std::uint32_t>(user_of.sample(rng));
+    double tj = t;
+    for (bool first = true;; first = false) {
+      if (!first) {
+        if (rng.uniform() >= continue_p) break;
+        tj += rng.exponential(a.session_gap_s);
+      }
+      const auto submit = static_cast<std::int64_t>(std::floor(tj));
+      if (submit >= end) break;
+      Draft d{};
+      d.submit = submit;
+      d.user = user;
+      d.type = static_cast<JobType>(m.type.sample(rng));
+      const auto ti = static_cast<std::size_t>(d.type);
+      if (d.type == JobType::CPU) {
+        d.cpus = static_cast<std::int32_t>(m.cpu_job_cpus.sample(rng));
+        d.state = static_cast<JobState>(m.cpu_states.sample(rng));
+        d.run = m.durations[ti].sample_seconds(rng);
+      } else {
+        auto& s = seq[ti];
+        // A coupled job takes size and run time from one quantile of its own sequence, so the
+        // coupled jobs (and their heavy tail) are spread as evenly as the others.
+        const double p = m.coupling[ti], uc = s[2].next();
+        const bool tied = uc < std::abs(p);
+        const double us = tied ? s[1].next() : s[0].next();
+        const std::size_t size_index = m.gpu_sizes[ti].index_at(us);
+        const double ud = tied ? (p >= 0 ? us : 1.0 - us) : run_by_size[ti][size_index].next();
+        const double ust = state_by_size[ti][size_index].next();
+        d.gpus = static_cast<std::int32_t>(m.gpu_sizes[ti].values()[size_index]);
+        d.cpus = d.gpus * m.cpus_per_gpu;
+        d.run = m.durations[ti].at(std::min(ud, 0.9999999999));
+        const double x = std::log2(static_cast<double>(d.gpus) * static_cast<double>(std::max<std::int64_t>(d.run, 1))) - 20.0;
+        const double pc = logistic(m.cancel_logit[0] + m.cancel_logit[1] * x);
+        const double pf = (1.0 - pc) * logistic(m.fail_logit[0] + m.fail_logit[1] * x);
+        d.state = ust < pc ? JobState::Cancelled : ust < pc + pf ? JobState::Failed : JobState::Completed;
+        if (d.type == JobType::Eval && batch_share > 0) d.batchable = rng.uniform() < batch_share;
+        if ((d.type == JobType::Pretrain || d.type == JobType::SFT) && batch_share > 0 &&
+            d.run >= m.eval_batch.checkpoint_after_s)
+          checkpoints.push_back({submit + m.eval_batch.checkpoint_after_s,
+                                 static_cast<std::int32_t>(m.eval_batch.jobs.sample(rng))});
+      }
+      if (m.max_run_s > 0) d.run = std::min(d.run, m.max_run_s);
+      drafts.push_back(d);
+    }
+  }
+
+  // Evaluation batches: each waiting Eval job joins the first checkpoint at or after its arrival
+  // that has room; the batch is submitted at the checkpoint, stagger_s apart.
+  if (!checkpoints.empty()) {
+    std::vector<std::uint32_t> tokens;
+    for (std::uint32_t i = 0; i < drafts.size(); ++i)
+      if (drafts[i].batchable) tokens.push_back(i);
+    std::stable_sort(tokens.begin(), tokens.end(),
+                     [&](std::uint32_t x, std::uint32_t y) { return drafts[x].submit < drafts[y].submit; });
+    std::stable_sort(checkpoints.begin(), checkpoints.end(),
+                     [](const Checkpoint& x, const Checkpoint& y) { return x.time < y.time; });
+    std::size_t next = 0, head = 0;  // tokens [head, next) wait, in arrival order
+    for (const Checkpoint& c : checkpoints) {
+      while (next < tokens.size() && drafts[tokens[next]].submit <= c.time) ++next;
+      for (std::int32_t k = 0; k < c.jobs && head < next; ++k, ++head) {
+        const std::int64_t at = c.time + k * m.eval_batch.stagger_s;
+        if (at < end) drafts[tokens[head]].submit = at;
+      }
+    }
+  }
+
+  std::vector<std::uint32_t> order(drafts.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t x, std::uint32_t y) { return drafts[x].submit < drafts[y].submit; });
+
+  w.requests.reserve(drafts.size());
+  w.profiles.reserve(drafts.size());
+  char name[24];
+  for (std::size_t n = 0; n < order.size(); ++n) {
+    const Draft& d = drafts[order[n]];
     JobRequest r;
     JobProfile p;
-    r.submit = submit;
-    r.user = static_cast<std::uint32_t>(user_of.sample(rng));
-    if (rng.uniform() * 100 < m.cpu_job_share_pct) {
-      r.type = JobType::CPU;
-      r.cpu_num = static_cast<std::int32_t>(m.cpu_job_cpus.sample(rng));
-      p.final_state = static_cast<JobState>(m.cpu_states.sample(rng));
-    } else {
-      r.type = static_cast<JobType>(m.gpu_type.sample(rng));
-      r.gpu_num = static_cast<std::int32_t>(m.gpu_sizes[static_cast<std::size_t>(r.type)].sample(rng));
-      r.node_num = (r.gpu_num + gpus_per_node - 1) / gpus_per_node;
-      r.cpu_num = r.gpu_num * m.cpus_per_gpu;
-      p.final_state = static_cast<JobState>(m.gpu_states.sample(rng));
-    }
-    p.run = Time::seconds(m.durations[static_cast<std::size_t>(r.type)].sample_seconds(rng));
-    p.recorded_start = submit;  // no history: a recorded replay starts jobs on submission
-    name = std::to_string(n);
-    w.add(name, r, p);
+    r.submit = Time::seconds(d.submit);
+    r.type = d.type;
+    r.user = d.user;
+    r.gpu_num = d.gpus;
+    r.cpu_num = d.cpus;
+    r.node_num = d.gpus > 0 ? (d.gpus + gpus_per_node - 1) / gpus_per_node : 1;
+    p.run = Time::seconds(d.run);
+    p.final_state = d.state;
+    p.recorded_start = r.submit;  // no history: a recorded replay starts jobs on submission
+    const auto len = std::snprintf(name, sizeof name, "%zu", n + 1);
+    w.add(std::string_view(name, static_cast<std::size_t>(len)), r, p);
   }
   return w;
 }

@@ -1,11 +1,30 @@
 // Synthetic workloads drawn from the published Acme statistics (configs/workloads/*.yaml).
 //
-// The model: jobs arrive as a Poisson process at jobs_per_day x load; each is a CPU job with
-// probability cpu_job_share_pct, else a GPU job of a type drawn from gpu_type_mix_pct; its GPU
-// count from that type's gpu_sizes, spread over ceil(gpus / gpus_per_node) nodes with
-// cpus_per_gpu cores per GPU; its run time from the type's duration CDF (points at 2^k seconds,
-// interpolated in log2 time, so the heavy tail stays); its final state from the state mix; its
-// user from a Zipf law over `users` users. Same model, window, load and seed: the same jobs.
+// The model, every parameter of which is a key of the model file (see configs/README.md):
+//  - Arrivals: users submit in sessions. Sessions start as a non-homogeneous Poisson process whose
+//    rate follows a daily cosine and a weekday/weekend factor, rescaled so that the weekly mean is
+//    jobs_per_day x load / session_jobs_mean; a session is one user (Zipf over `users`), a
+//    geometric number of jobs (mean session_jobs_mean) with exponential gaps (session_gap_s).
+//  - Each job's type is drawn from type_mix_pct (CPU jobs included). A GPU job's size comes from
+//    its type's gpu_sizes and its run time from its type's duration CDF (points at 2^k seconds,
+//    interpolated in log2 time, so the heavy tail stays; cut at max_run_s). With probability
+//    |size_duration_coupling| the run-time quantile is the size quantile (1 - it when negative):
+//    large jobs of a type run longer. It spans ceil(gpus / gpus_per_node) nodes with cpus_per_gpu
+//    cores per GPU.
+//  - Final state from the job's GPU-seconds g: P(CANCELLED) = logistic(a + b (log2 g - 20)), then
+//    P(FAILED | not cancelled) likewise (gpu_state_logit); CPU jobs from cpu_state_mix_pct.
+//  - Evaluation bursts: a share of the Eval jobs (eval_batch.share_of_eval_pct) wait for the next
+//    checkpoint of a Pretrain or SFT job (checkpoint_after_s into its run, if it runs that long,
+//    counted from its submit) and are submitted then, one batch of up to eval_batch.jobs jobs,
+//    stagger_s apart. Batched jobs are part of the Eval share, not extra; a job no checkpoint
+//    picks up keeps its own arrival time.
+//  - Per GPU type, the size, coupling and state quantiles, and per type and size the run-time
+//    quantile, come from Kronecker (quasi-random) sequences with random starts rather than
+//    independent uniforms: the sample then follows each published distribution closely even for
+//    rare types and over a few weeks, and each size class covers the heavy tail of run times in
+//    proportion, so a type's GPU-time stays near its expectation.
+// Same model, window, load and seed: the same jobs, in submit order.
+// Cost: O(n log n) for n jobs (one sort); about 0.1 us per job.
 #pragma once
 
 #include <array>
@@ -26,7 +45,11 @@ class Discrete {
   explicit Discrete(const std::vector<std::pair<double, double>>& value_weight);
   bool empty() const { return values_.empty(); }
   const std::vector<double>& values() const { return values_; }
-  double sample(Rng& rng) const;
+  double mean() const;
+  // The value at quantile u in [0, 1), and its index in values().
+  double at(double u) const { return values_[index_at(u)]; }
+  std::size_t index_at(double u) const;
+  double sample(Rng& rng) const { return at(rng.uniform()); }
 
  private:
   std::vector<double> values_, cumulative_;
@@ -38,21 +61,44 @@ class LogCdf {
   LogCdf() = default;
   explicit LogCdf(std::vector<std::pair<double, double>> points);
   bool empty() const { return points_.empty(); }
-  std::int64_t sample_seconds(Rng& rng) const;
+  // The run time at quantile u in [0, 1), whole seconds rounded up.
+  std::int64_t at(double u) const;
+  std::int64_t sample_seconds(Rng& rng) const { return at(rng.uniform()); }
 
  private:
   std::vector<std::pair<double, double>> points_;  // (log2 seconds, percent)
 };
 
+struct ArrivalModel {
+  double utc_offset_hours = 0;   // local time of the cluster, for the daily and weekly cycle
+  double daily_amplitude = 0;    // rate x (1 + a cos(2 pi (hour - peak_hour) / 24)), 0 <= a < 1
+  double peak_hour = 14;
+  double weekend_factor = 1;     // Saturday and Sunday rate over the weekday rate
+  double session_jobs_mean = 1;  // >= 1
+  double session_gap_s = 60;     // mean gap between jobs of a session
+};
+
+struct EvalBatchModel {
+  double share_of_eval_pct = 0;        // of Eval jobs that wait for a checkpoint
+  Discrete jobs;                       // jobs per batch (benchmark datasets)
+  std::int64_t checkpoint_after_s = 1800;
+  std::int64_t stagger_s = 1;
+};
+
 struct SyntheticModel {
   std::string cluster;
   double jobs_per_day = 0;
-  double cpu_job_share_pct = 0;
+  Discrete type;                                  // values: JobType, CPU included
   int cpus_per_gpu = 16;
-  Discrete gpu_type;                                   // values: JobType
-  std::array<Discrete, kJobTypeCount> gpu_sizes;       // GPUs per job, by type
-  std::array<LogCdf, kJobTypeCount> durations;         // by type (CPU for CPU jobs)
-  Discrete gpu_states, cpu_states;                     // values: JobState
+  std::int64_t max_run_s = 0;                     // 0: no cut
+  ArrivalModel arrivals;
+  EvalBatchModel eval_batch;
+  std::array<Discrete, kJobTypeCount> gpu_sizes;  // GPUs per job, by type
+  std::array<double, kJobTypeCount> coupling{};   // size_duration_coupling, in [-1, 1]
+  std::array<LogCdf, kJobTypeCount> durations;    // by type (CPU for CPU jobs)
+  std::array<double, 2> cancel_logit{-100, 0};    // (a, b)
+  std::array<double, 2> fail_logit{-100, 0};
+  Discrete cpu_states;                            // values: JobState
   Discrete cpu_job_cpus;
   int users = 1;
   double user_zipf_s = 1.0;
@@ -61,7 +107,10 @@ struct SyntheticModel {
 // Reads and checks a model file; InputError names file, line and key.
 SyntheticModel load_synthetic_model(const std::string& path);
 
-// Jobs submitted in [from, to). REQUIRES: from < to, load > 0, gpus_per_node > 0.
+// The arrival-rate factor at instant t (mean 1 over a week).
+double arrival_shape(const ArrivalModel& a, Time t);
+
+// Jobs submitted in [from, to), in submit order. REQUIRES: from < to, load > 0, gpus_per_node > 0.
 Workload generate_workload(const SyntheticModel& model, Time from, Time to, double load,
                            std::uint64_t seed, int gpus_per_node);
 

@@ -33,7 +33,8 @@ void BM_EventQueue(benchmark::State& state) {
 }
 BENCHMARK(BM_EventQueue)->Arg(1000)->Arg(100000);
 
-// First-fit placement and release of a job of `range(1)` GPUs on `range(0)` half-busy nodes.
+// Placement (strategy range(2): 0 first fit, 1 best fit, 2 topology), allocation and release of
+// a job of `range(1)` GPUs on `range(0)` nodes, every other one half busy.
 void BM_Placement(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   Cluster c(cluster_of(nodes));
@@ -41,14 +42,18 @@ void BM_Placement(benchmark::State& state) {
   JobRequest r;
   r.gpu_num = static_cast<std::int32_t>(state.range(1));
   r.node_num = std::max(1, r.gpu_num / 8);
+  const auto strategy = static_cast<PlacementStrategy>(state.range(2));
   for (auto _ : state) {
-    auto p = c.find_first_fit(r);
+    auto p = c.find_placement(r, strategy);
     c.allocate(*p);
     c.release(*p);
     benchmark::DoNotOptimize(p);
   }
+  state.SetLabel(std::string(kPlacementNames[state.range(2)]));
 }
-BENCHMARK(BM_Placement)->Args({302, 1})->Args({302, 8})->Args({302, 1024})->Args({10000, 8})->Args({10000, 1024});
+BENCHMARK(BM_Placement)
+    ->ArgsProduct({{302}, {1, 8, 1024}, {0, 1, 2}})
+    ->ArgsProduct({{10000}, {8, 1024}, {0, 1, 2}});
 
 // Parsing AcmeTrace rows (Seren schema), per row.
 void BM_TraceParse(benchmark::State& state) {

@@ -1,0 +1,40 @@
+// How placement slows a multi-node job: the network model (keys network.*).
+//
+// A job's recorded run time is taken to hold when each of its nodes gets `need_gbps` of network
+// bandwidth. Of its time, a share `comm_share` (by job type: pretraining high, evaluation none)
+// is communication, which stretches when the job gets less bandwidth and with every extra leaf
+// switch it spans:
+//
+//   bandwidth  = NICs per node x NIC speed, divided by the oversubscription when the job spans
+//                more than one leaf (its traffic then crosses the leaf uplinks)
+//   slowdown   = 1 + comm_share x (max(1, need_gbps / bandwidth) - 1)
+//                  + comm_share x leaf_penalty x (leaves spanned - 1)
+//
+// Single-node jobs talk over NVLink only: slowdown 1. The defaults and their reasoning are in
+// README.md ("The network model"). Contention between jobs is not modeled.
+#pragma once
+
+#include <array>
+
+#include "sim/cluster_spec.h"
+#include "sim/job.h"
+#include "sim/params.h"
+
+namespace acme {
+
+class NetworkModel {
+ public:
+  // Reads network.comm_share.<Type>, network.need_gbps.<Type> and network.leaf_penalty.
+  NetworkModel(const ClusterSpec& cluster, Params& params);
+
+  double slowdown(const JobRequest& r, int leaves_spanned) const;
+
+ private:
+  std::array<double, kJobTypeCount> comm_share_{};
+  std::array<double, kJobTypeCount> need_gbps_{};
+  double leaf_penalty_;
+  double node_gbps_;
+  double oversubscription_;
+};
+
+}  // namespace acme

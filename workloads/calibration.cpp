@@ -1,0 +1,300 @@
+#include "workloads/calibration.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string_view>
+
+#include "sim/csv.h"
+#include "sim/yaml_util.h"
+
+namespace acme {
+namespace {
+
+constexpr double kDaysPerMonth = 365.25 / 12;
+
+std::vector<std::pair<JobType, double>> named_types(const YamlValue& v) {
+  std::vector<std::pair<JobType, double>> out;
+  for (const auto& [name, value] : v.as_named_numbers()) {
+    const auto t = parse_job_type(name);
+    if (!t) v.fail("unknown job type '" + name + "'");
+    out.emplace_back(*t, value);
+  }
+  return out;
+}
+
+std::vector<std::pair<JobState, double>> named_states(const YamlValue& v) {
+  std::vector<std::pair<JobState, double>> out;
+  for (const auto& [name, value] : v.as_named_numbers()) {
+    const auto s = parse_job_state(name);
+    if (!s) v.fail("unknown job state '" + name + "'");
+    out.emplace_back(*s, value);
+  }
+  return out;
+}
+
+// Cumulative share (%) of weights at or below each x, for (value, weight) samples sorted by
+// value, and xs sorted.
+Points cdf_at(const std::vector<std::pair<double, double>>& samples, const std::vector<double>& xs) {
+  double total = 0;
+  for (const auto& s : samples) total += s.second;
+  Points out;
+  double acc = 0;
+  std::size_t i = 0;
+  for (double x : xs) {
+    while (i < samples.size() && samples[i].first <= x) acc += samples[i++].second;
+    out.emplace_back(x, total > 0 ? 100.0 * acc / total : 0.0);
+  }
+  return out;
+}
+
+std::string fmt(double v) { return format_fixed(v, 3); }
+
+}  // namespace
+
+PublishedStats load_published_stats(const std::string& path) {
+  static constexpr std::string_view kMaps[] = {"type_mix_pct", "gpu_time_share_pct", "size_share_le_pct",
+                                               "state_count_pct", "state_gpu_time_pct"};
+  PublishedStats p;
+  CalibrationTolerance& t = p.tolerance;
+  const std::pair<std::string_view, double*> tolerances[] = {
+      {"tolerance.type_mix_points", &t.type_mix_points},
+      {"tolerance.size_share_points", &t.size_share_points},
+      {"tolerance.gpu_time_share_relative_pct", &t.gpu_time_share_relative_pct},
+      {"tolerance.duration_cdf_points", &t.duration_cdf_points},
+      {"tolerance.duration_min_type_share_pct", &t.duration_min_type_share_pct},
+      {"tolerance.state_count_points", &t.state_count_points},
+      {"tolerance.state_gpu_time_points", &t.state_gpu_time_points},
+      {"tolerance.mean_gpus_relative_pct", &t.mean_gpus_relative_pct},
+      {"tolerance.gpu_jobs_per_month_relative_pct", &t.gpu_jobs_per_month_relative_pct},
+  };
+  for (const YamlValue& v : read_yaml_file(path, kMaps)) {
+    const std::string& k = v.key();
+    if (k == "cluster") p.cluster = v.as_string();
+    else if (k == "duration") {
+      const std::string d = v.as_string();
+      if (d != "run" && d != "end_minus_submit") v.fail("expected run or end_minus_submit");
+      p.duration_end_minus_submit = d == "end_minus_submit";
+    }
+    else if (k == "type_mix_pct") p.type_mix_pct = named_types(v);
+    else if (k == "gpu_time_share_pct") p.gpu_time_share_pct = named_types(v);
+    else if (k == "size_share_le_pct") {
+      for (const auto& [name, value] : v.as_named_numbers()) {
+        int n = 0;
+        if (std::sscanf(name.c_str(), "%d", &n) != 1 || n < 1) v.fail("expected GPU counts as keys, got '" + name + "'");
+        p.size_share_le_pct.emplace_back(n, value);
+      }
+    }
+    else if (k == "mean_gpus") p.mean_gpus = v.as_double(0, 1e6);
+    else if (k == "mean_gpus_full_trace") p.mean_gpus_full_trace = v.as_double(0, 1e6);
+    else if (k == "gpu_jobs_per_month") p.gpu_jobs_per_month = v.as_double(0, 1e12);
+    else if (k == "state_count_pct") p.state_count_pct = named_states(v);
+    else if (k == "state_gpu_time_pct") p.state_gpu_time_pct = named_states(v);
+    else if (k.starts_with("duration_cdf.")) {
+      const std::string group = k.substr(std::string_view("duration_cdf.").size());
+      if (group != "all" && !parse_job_type(group)) v.fail("expected all or a job type");
+      p.duration_cdf.emplace_back(group, v.as_pairs());
+    }
+    else if (k == "size_cdf_jobs") p.size_cdf_jobs = v.as_pairs();
+    else if (k == "size_cdf_gpu_time") p.size_cdf_gpu_time = v.as_pairs();
+    else if (k.starts_with("tolerance.")) {
+      const auto it = std::find_if(std::begin(tolerances), std::end(tolerances),
+                                   [&](const auto& e) { return e.first == k; });
+      if (it == std::end(tolerances)) v.fail("unknown key");
+      *it->second = v.as_double(0, 1e6);
+    }
+    else v.fail("unknown key");
+  }
+  if (p.type_mix_pct.empty()) throw_input_error(path, 0, "type_mix_pct", "missing");
+  return p;
+}
+
+bool CalibrationReport::passed() const { return failures() == 0; }
+
+std::size_t CalibrationReport::failures() const {
+  return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const CalibrationRow& r) { return r.gated && !r.pass; }));
+}
+
+CalibrationReport calibrate(const Workload& w, const PublishedStats& pub) {
+  const CalibrationTolerance& tol = pub.tolerance;
+  CalibrationReport rep;
+  rep.jobs = w.size();
+
+  std::array<double, kJobTypeCount> jobs_by_type{}, gpu_jobs_by_type{}, gpu_time_by_type{};
+  std::array<double, kJobStateCount> jobs_by_state{}, gpu_time_by_state{};
+  std::vector<std::pair<double, double>> sizes_jobs, sizes_time;
+  std::array<std::vector<std::pair<double, double>>, kJobTypeCount> durations_by_type;
+  std::vector<std::pair<double, double>> durations_all;
+  double gpus_sum = 0, gpu_time = 0;
+  std::optional<Time> first_submit, last_submit;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const JobRequest& r = w.requests[i];
+    const JobProfile& p = w.profiles[i];
+    jobs_by_type[static_cast<std::size_t>(r.type)] += 1;
+    if (r.gpu_num <= 0) continue;
+    ++rep.gpu_jobs;
+    if (!first_submit || r.submit < *first_submit) first_submit = r.submit;
+    if (!last_submit || r.submit > *last_submit) last_submit = r.submit;
+    const double run = p.recorded_start ? static_cast<double>(p.run.sec()) : 0.0;
+    const double g = run * r.gpu_num;
+    double duration = run;
+    if (pub.duration_end_minus_submit) {
+      const Time end = p.recorded_start ? *p.recorded_start + p.run : p.cancel_pending_at.value_or(r.submit);
+      duration = static_cast<double>((end - r.submit).sec());
+    }
+    const auto ti = static_cast<std::size_t>(r.type);
+    gpu_jobs_by_type[ti] += 1;
+    gpu_time_by_type[ti] += g;
+    JobState s = p.final_state;
+    if (s == JobState::Timeout || s == JobState::NodeFail) s = JobState::Failed;
+    jobs_by_state[static_cast<std::size_t>(s)] += 1;
+    gpu_time_by_state[static_cast<std::size_t>(s)] += g;
+    sizes_jobs.emplace_back(r.gpu_num, 1.0);
+    sizes_time.emplace_back(r.gpu_num, g);
+    durations_by_type[ti].emplace_back(duration, 1.0);
+    durations_all.emplace_back(duration, 1.0);
+    gpus_sum += r.gpu_num;
+    gpu_time += g;
+  }
+  std::sort(sizes_jobs.begin(), sizes_jobs.end());
+  std::sort(sizes_time.begin(), sizes_time.end());
+  std::sort(durations_all.begin(), durations_all.end());
+  for (auto& d : durations_by_type) std::sort(d.begin(), d.end());
+  const double jobs = static_cast<double>(rep.jobs), gpu_jobs = static_cast<double>(rep.gpu_jobs);
+  auto share = [](double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
+  auto points = [&](std::string name, double published, double trace, double tolerance, bool gated = true) {
+    CalibrationRow row{std::move(name), published, trace, trace - published, tolerance, gated, false};
+    row.pass = std::abs(row.difference) <= tolerance + 1e-9;
+    rep.rows.push_back(row);
+  };
+  auto relative = [&](std::string name, double published, double trace, double tolerance_pct, bool gated = true) {
+    CalibrationRow row{std::move(name), published, trace, published != 0 ? 100.0 * (trace - published) / published : 0.0,
+                       tolerance_pct, gated, false};
+    row.pass = std::abs(row.difference) <= tolerance_pct + 1e-9;
+    rep.rows.push_back(row);
+  };
+
+  for (const auto& [type, pct] : pub.type_mix_pct)
+    points("type mix % of jobs: " + std::string(name(type)), pct, share(jobs_by_type[static_cast<std::size_t>(type)], jobs),
+           tol.type_mix_points);
+
+  for (const auto& [n, pct] : pub.size_share_le_pct) {
+    double le = 0;
+    for (const auto& [gpus, one] : sizes_jobs) le += gpus <= n ? one : 0.0;
+    points("GPU jobs % with <= " + std::to_string(n) + " GPUs", pct, share(le, gpu_jobs), tol.size_share_points);
+  }
+
+  double covered = 0;
+  for (const auto& [type, pct] : pub.gpu_time_share_pct) covered += gpu_time_by_type[static_cast<std::size_t>(type)];
+  for (const auto& [type, pct] : pub.gpu_time_share_pct)
+    relative("GPU-time % by type: " + std::string(name(type)) + " (diff rel. %)", pct,
+             share(gpu_time_by_type[static_cast<std::size_t>(type)], covered), tol.gpu_time_share_relative_pct);
+
+  std::vector<double> fine;  // the trace's CDF for the plots: four points per doubling
+  for (int k = 0; k <= 84; ++k) fine.push_back(std::exp2(k / 4.0));
+  double gpu_pct = 0;
+  for (const auto& [type, pct] : pub.type_mix_pct) gpu_pct += type == JobType::CPU ? 0.0 : pct;
+  for (const auto& [group, pts] : pub.duration_cdf) {
+    const std::vector<std::pair<double, double>>* samples = &durations_all;
+    std::string note;
+    bool gated = true;
+    if (group != "all") {
+      const JobType t = *parse_job_type(group);
+      samples = &durations_by_type[static_cast<std::size_t>(t)];
+      // Per-type CDFs are gated only for types with enough of the published GPU jobs.
+      double type_pct = 0;
+      for (const auto& [type, pct] : pub.type_mix_pct) type_pct += type == t ? pct : 0.0;
+      if (gpu_pct <= 0 || 100.0 * type_pct / gpu_pct < tol.duration_min_type_share_pct) {
+        gated = false;
+        note = " (type < " + format_fixed(tol.duration_min_type_share_pct, 0) + "% of GPU jobs)";
+      }
+    }
+    std::vector<double> xs;
+    for (const auto& q : pts) xs.push_back(q.first);
+    const Points trace = cdf_at(*samples, xs);
+    for (std::size_t i = 0; i < pts.size(); ++i)
+      points("duration CDF % " + group + " <= " + format_fixed(pts[i].first, 0) + " s" + note, pts[i].second,
+             trace[i].second, tol.duration_cdf_points, gated);
+    rep.series.push_back({"duration", group, "published", pts});
+    rep.series.push_back({"duration", group, "trace", cdf_at(*samples, fine)});
+  }
+
+  for (const auto& [state, pct] : pub.state_count_pct)
+    points("state % of GPU jobs: " + std::string(name(state)), pct,
+           share(jobs_by_state[static_cast<std::size_t>(state)], gpu_jobs), tol.state_count_points);
+  for (const auto& [state, pct] : pub.state_gpu_time_pct)
+    points("state % of GPU-time: " + std::string(name(state)), pct,
+           share(gpu_time_by_state[static_cast<std::size_t>(state)], gpu_time), tol.state_gpu_time_points);
+
+  const double mean = gpu_jobs > 0 ? gpus_sum / gpu_jobs : 0.0;
+  if (pub.mean_gpus > 0) relative("mean GPUs per GPU job (diff rel. %)", pub.mean_gpus, mean, tol.mean_gpus_relative_pct);
+  if (pub.mean_gpus_full_trace > 0)
+    relative("mean GPUs per GPU job, full trace (diff rel. %)", pub.mean_gpus_full_trace, mean,
+             tol.mean_gpus_relative_pct, false);
+  if (pub.gpu_jobs_per_month > 0) {
+    const double days = first_submit ? static_cast<double>((*last_submit - *first_submit).sec()) / 86400.0 : 0.0;
+    relative("GPU jobs per month (diff rel. %)", pub.gpu_jobs_per_month, days > 0 ? gpu_jobs / days * kDaysPerMonth : 0.0,
+             tol.gpu_jobs_per_month_relative_pct);
+  }
+
+  std::vector<double> size_xs;
+  for (const auto& [gpus, one] : sizes_jobs) size_xs.push_back(gpus);
+  std::sort(size_xs.begin(), size_xs.end());
+  size_xs.erase(std::unique(size_xs.begin(), size_xs.end()), size_xs.end());
+  rep.series.push_back({"gpu_demand", "jobs", "published", pub.size_cdf_jobs});
+  rep.series.push_back({"gpu_demand", "jobs", "trace", cdf_at(sizes_jobs, size_xs)});
+  rep.series.push_back({"gpu_demand", "gpu_time", "published", pub.size_cdf_gpu_time});
+  rep.series.push_back({"gpu_demand", "gpu_time", "trace", cdf_at(sizes_time, size_xs)});
+  return rep;
+}
+
+std::string format_calibration_table(const CalibrationReport& rep) {
+  std::size_t width = 9;
+  for (const CalibrationRow& r : rep.rows) width = std::max(width, r.statistic.size());
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-*s %12s %12s %12s %10s  %s\n", static_cast<int>(width), "statistic", "published",
+                "trace", "difference", "tolerance", "result");
+  out += line;
+  for (const CalibrationRow& r : rep.rows) {
+    std::snprintf(line, sizeof line, "%-*s %12s %12s %12s %10s  %s\n", static_cast<int>(width), r.statistic.c_str(),
+                  fmt(r.published).c_str(), fmt(r.trace).c_str(), fmt(r.difference).c_str(), fmt(r.tolerance).c_str(),
+                  !r.gated ? "info" : r.pass ? "pass" : "FAIL");
+    out += line;
+  }
+  const std::size_t gated = static_cast<std::size_t>(std::count_if(rep.rows.begin(), rep.rows.end(), [](const CalibrationRow& r) { return r.gated; }));
+  std::snprintf(line, sizeof line, "%zu jobs, %zu GPU jobs: %zu of %zu statistics within tolerance%s\n", rep.jobs,
+                rep.gpu_jobs, gated - rep.failures(), gated, rep.passed() ? "" : " (FAILED)");
+  out += line;
+  return out;
+}
+
+void write_calibration(const CalibrationReport& rep, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir / "data");
+  CsvWriter table(dir / "calibration.csv");
+  for (std::string_view h : {"statistic", "published", "trace", "difference", "tolerance", "pass"}) table.text(h);
+  table.end_row();
+  for (const CalibrationRow& r : rep.rows) {
+    table.text(r.statistic).real(r.published).real(r.trace).real(r.difference).real(r.tolerance);
+    table.text(!r.gated ? "info" : r.pass ? "pass" : "fail");
+    table.end_row();
+  }
+  table.commit();
+  for (std::string_view figure : {"duration", "gpu_demand"}) {
+    CsvWriter data(dir / "data" / (std::string(figure == "duration" ? "duration_cdf" : "gpu_demand") + ".csv"));
+    for (std::string_view h : {"group", "source", "x", "pct"}) data.text(h);
+    data.end_row();
+    for (const CdfSeries& s : rep.series) {
+      if (s.figure != figure) continue;
+      for (const auto& [x, pct] : s.points) {
+        data.text(s.group).text(s.source).real(x, 3).real(pct, 4);
+        data.end_row();
+      }
+    }
+    data.commit();
+  }
+}
+
+}  // namespace acme
