@@ -19,6 +19,7 @@
 #include "workloads/acme_trace_writer.h"
 #include "workloads/calibration.h"
 #include "workloads/estimates.h"
+#include "workloads/evaluation.h"
 #include "workloads/registry.h"
 #include "workloads/synthetic.h"
 
@@ -70,7 +71,7 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 }  // namespace
 
-RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
+RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload_in,
                       const std::filesystem::path& out_dir, bool progress) {
   // recorded replay has its own scheduler: start when recorded, else as soon as the job fits.
   const std::string policy_name = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
@@ -82,6 +83,14 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
     if (std::string_view(e.what()).rfind("unknown policy", 0) != 0) throw;
     throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
   }
+  // eval: the Eval jobs rewritten (workloads/evaluation.h) into a copy of the shared workload, made
+  // only when something changes: one O(n) pass and the memory of a second workload (about 80 bytes
+  // a job) for the run's lifetime.
+  Params eval_params("eval", config.eval_params);
+  const std::optional<Workload> evaluated =
+      apply_evaluation(workload_in, config.eval_decoupled, eval_params, cluster.gpus_per_node);
+  eval_params.check_all_used();
+  const Workload& workload = evaluated ? *evaluated : workload_in;
   Params estimate_params("estimate", config.estimate_params);
   std::vector<Time> estimates = make_estimates(workload, estimate_params, config.seed);
 
@@ -118,6 +127,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   for (const auto& kv : policy_params.resolved()) described.push_back(kv);
   for (const auto& kv : estimate_params.resolved()) described.push_back(kv);
   for (const auto& kv : network_params.resolved()) described.push_back(kv);
+  for (const auto& kv : eval_params.resolved()) described.push_back(kv);
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(described),
                          report.conservation, sim.window_gpu_seconds()};
   for (auto& s : sinks) s->finish(record);
@@ -142,11 +152,15 @@ std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& co
                       "multi-node jobs slow down by placement (default: on in replay policy)");
   const NetworkModel network(cluster, network_params);
   network_params.check_all_used();
+  Params eval_params("eval", config.eval_params);
+  apply_evaluation(Workload{}, config.eval_decoupled, eval_params, cluster.gpus_per_node);
+  eval_params.check_all_used();
 
   auto described = describe(config);
   for (const auto& kv : policy_params.resolved()) described.push_back(kv);
   for (const auto& kv : estimate_params.resolved()) described.push_back(kv);
   for (const auto& kv : network_params.resolved()) described.push_back(kv);
+  for (const auto& kv : eval_params.resolved()) described.push_back(kv);
   return described;
 }
 

@@ -62,7 +62,7 @@ int calibrate_command(const CalibrateArgs& args);
 struct SweepArgs {
   std::string file;      // a sweep file (sim/sweep.h, configs/README.md "Sweep files")
   std::string out_dir;   // DIR: runs/<id>/, summary.csv, summary_by_type.csv
-  unsigned jobs = 0;     // worker threads per process; 0: the machine's cores over its processes
+  unsigned jobs = 0;     // worker threads per process; 0: the cores this process may use
   bool progress = true;  // a progress bar on stderr, when stderr is a terminal
 };
 // Runs every unfinished run of the sweep, split over the processes of an MPI job if launched by

@@ -1,4 +1,5 @@
 // The sweep and compare commands (declared in app.h).
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +22,19 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+// Worker threads for one process: the cores it may run on if it was given a share of the machine
+// (taskset, Slurm's cpusets, mpirun's binding), else the machine's cores over its processes.
+unsigned default_workers(int processes_on_machine) {
+  const unsigned online = std::max(1u, std::thread::hardware_concurrency());
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    const unsigned allowed = static_cast<unsigned>(CPU_COUNT(&set));
+    if (allowed > 0 && allowed < online) return allowed;
+  }
+  return std::max(1u, online / static_cast<unsigned>(std::max(1, processes_on_machine)));
+}
+
 int run_sweep_command(const SweepArgs& args, ProcessGroup& group) {
   const auto t0 = Clock::now();
   const Sweep sweep = load_sweep(args.file);
@@ -30,8 +44,7 @@ int run_sweep_command(const SweepArgs& args, ProcessGroup& group) {
   const std::vector<std::size_t> todo = unfinished_runs(sweep, out);
   group.barrier();  // every process has listed the unfinished runs before any run starts
   const std::vector<std::size_t> mine = share_of(sweep, todo, group.rank(), group.size());
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const unsigned workers = args.jobs ? args.jobs : std::max(1u, cores / static_cast<unsigned>(group.local_size()));
+  const unsigned workers = args.jobs ? args.jobs : default_workers(group.local_size());
   if (group.rank() == 0)
     log::info("{}: {} runs, {} already finished; {} to run on {} process{} x {} worker{}", args.file, sweep.runs.size(),
               sweep.runs.size() - todo.size(), todo.size(), group.size(), group.size() == 1 ? "" : "es", workers,
@@ -42,7 +55,7 @@ int run_sweep_command(const SweepArgs& args, ProcessGroup& group) {
   if (group.rank() == 0) {
     const auto t_merge = Clock::now();
     const MergeResult merged = merge_sweep(sweep, out);
-    log::info("{} runs ok, {} failed, {} missing; expanded and checked in {:.3f} s, ran in {:.1f} s, merged in "
+    log::info("{} runs ok, {} failed, {} missing; expanded and checked in {:.3f} s, ran in {:.2f} s, merged in "
               "{:.3f} s; {}",
               merged.ok, merged.failed, merged.missing, expand_s, ran.seconds, seconds_since(t_merge),
               (out / "summary.csv").string());

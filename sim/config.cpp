@@ -36,7 +36,7 @@ void check_outputs(const YamlValue& v, const std::string& list) {
 
 using F = Field<RunConfig>;
 
-const std::array<F, 14> kFields = {{
+const std::array<F, 15> kFields = {{
     {"cluster", "cluster description file (configs/clusters/*.yaml)",
      [](RunConfig& c, const YamlValue& v) { c.cluster = v.as_path(); },
      [](const RunConfig& c) { return c.cluster; }},
@@ -94,6 +94,14 @@ const std::array<F, 14> kFields = {{
        check_outputs(v, c.outputs);
      },
      [](const RunConfig& c) { return c.outputs; }},
+    {"eval", "coupled: evaluation jobs hold their GPUs through model loading and metrics (as traced); decoupled: see README",
+     [](RunConfig& c, const YamlValue& v) {
+       const std::string s = v.as_string();
+       if (s == "coupled") c.eval_decoupled = false;
+       else if (s == "decoupled") c.eval_decoupled = true;
+       else v.fail("expected coupled or decoupled, got '" + s + "'");
+     },
+     [](const RunConfig& c) { return std::string(c.eval_decoupled ? "decoupled" : "coupled"); }},
 }};
 
 }  // namespace
@@ -121,6 +129,7 @@ RunConfig make_run_config(const std::vector<YamlValue>& values) {
     if (v.key().rfind("policy.", 0) == 0 && v.key() != "policy.name") c.policy_params.push_back(v);
     else if (v.key().rfind("estimate.", 0) == 0) c.estimate_params.push_back(v);
     else if (v.key().rfind("network.", 0) == 0) c.network_params.push_back(v);
+    else if (v.key().rfind("eval.", 0) == 0) c.eval_params.push_back(v);
     else own.push_back(v);
   }
   apply_fields(run_config_fields(), own, c);

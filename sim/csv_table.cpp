@@ -27,7 +27,8 @@ CsvTable parse_csv(std::string_view text, const std::string& name) {
     } else {
       if (row.size() != table.header.size())
         throw_input_error(name, row_line, "",
-                          "expected " + std::to_string(table.header.size()) + " cells, got " + std::to_string(row.size()));
+                          "expected " + std::to_string(table.header.size()) + " cells, got " +
+                              std::to_string(row.size()));
       table.rows.push_back(std::move(row));
     }
     row.clear();

@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("sweep", sweep.file, "sweep file (YAML), e.g. configs/sweeps/example.yaml")->required();
   sweep_cmd->add_option("--out", sweep.out_dir, "output folder: runs/<id>/, summary.csv, summary_by_type.csv")
       ->required();
-  sweep_cmd->add_option("-j,--jobs", sweep.jobs, "worker threads per process (default: every core)");
+  sweep_cmd->add_option("-j,--jobs", sweep.jobs,
+                        "worker threads per process (default: the cores this process may use)");
   bool sweep_quiet = false;
   sweep_cmd->add_flag("-q,--quiet", sweep_quiet, "no progress bar");
 

@@ -114,7 +114,7 @@ std::span<const StatColumn> stat_columns() {
       {"gpu_hours", "GPU-hours held by jobs", [](const Stats& s) { return format_fixed(s.gpu_hours, 3); }},
       {"gpu_util_pct", "allocated GPU-time in the window over cluster GPUs x window, %",
        [](const Stats& s) { return format_fixed(s.gpu_util_pct, 3); }},
-      {"wasted_gpu_hours", "wasted GPU-hours: jobs that ended FAILED, TIMEOUT or NODE_FAIL, work lost to preemption",
+      {"wasted_gpu_hours", "wasted GPU-hours: failed jobs, work lost to preemption, idle evaluation GPUs",
        [](const Stats& s) { return format_fixed(s.wasted_gpu_hours, 3); }},
       {"preemptions", "times jobs were stopped and requeued", [](const Stats& s) { return std::to_string(s.preemptions); }},
       {"makespan_s", "last end - first submit, s", [](const Stats& s) { return std::to_string(s.makespan_s); }},

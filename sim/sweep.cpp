@@ -110,7 +110,8 @@ AxisGroup make_seeds(const std::map<std::string, YamlValue>& s) {
   const std::int64_t from = s.at("seeds.from").as_int(0, std::numeric_limits<std::int64_t>::max() / 2);
   const std::int64_t count = s.at("seeds.count").as_int(1, 1000000);
   Axis axis{"seed", s.at("seeds.from"), {}};
-  for (std::int64_t i = 0; i < count; ++i) axis.values.push_back(s.at("seeds.from").derive("seed", std::to_string(from + i)));
+  for (std::int64_t i = 0; i < count; ++i)
+    axis.values.push_back(s.at("seeds.from").derive("seed", std::to_string(from + i)));
   return {axis};
 }
 
@@ -264,9 +265,9 @@ class ProgressBar {
       const double left = elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_);
       constexpr int kWidth = 30;
       const int filled = static_cast<int>(kWidth * done_ / std::max<std::size_t>(total_, 1));
-      std::fprintf(stderr, "\r  [%s%s] %zu/%zu runs, %zu failed, %s elapsed, %s left ", std::string(filled, '#').c_str(),
-                   std::string(kWidth - filled, '.').c_str(), done_, total_, failed_, format_duration(elapsed).c_str(),
-                   format_duration(left).c_str());
+      std::fprintf(stderr, "\r  [%s%s] %zu/%zu runs, %zu failed, %s elapsed, %s left ",
+                   std::string(filled, '#').c_str(), std::string(kWidth - filled, '.').c_str(), done_, total_,
+                   failed_, format_duration(elapsed).c_str(), format_duration(left).c_str());
       drawn_ = true;
     }
   }

@@ -58,7 +58,8 @@ seeds: {from: 7, count: 3}
 )");
   const Sweep s = load_sweep(path);
   REQUIRE(s.runs.size() == 2 * 3 * 2 * 3);
-  CHECK(s.swept_keys == std::vector<std::string>{"policy.name", "workload.load", "workload.from", "workload.to", "seed"});
+  CHECK(s.swept_keys ==
+        std::vector<std::string>{"policy.name", "workload.load", "workload.from", "workload.to", "seed"});
   CHECK(s.runs[0].swept == std::vector<std::string>{"fifo", "1.0", "2023-06-01", "2023-06-02", "7"});
   CHECK(s.runs[1].swept == std::vector<std::string>{"fifo", "1.0", "2023-06-01", "2023-06-02", "8"});
   CHECK(s.runs[3].swept == std::vector<std::string>{"fifo", "1.0", "2023-06-08", "2023-06-09", "7"});
@@ -97,19 +98,21 @@ TEST_CASE("A bad key in a sweep is an error naming the sweep file, its line and 
   // Policy keys are checked by building each run's policy before any run starts.
   const std::string policy_key =
       write_sweep(dir, "policy_key.yaml", base + "grid:\n  policy.name: [backfill]\n  policy.dept: [1, 2]\n");
-  CHECK(sweep_error(policy_key).rfind(policy_key + ":4: policy.dept: not a key here (valid: policy.depth", 0) == 0);
+  CHECK(sweep_error(policy_key).rfind(policy_key + ":4: policy.dept: not a key here (valid: policy.order,", 0) == 0);
   const std::string policy = write_sweep(dir, "policy.yaml", base + "grid: {policy.name: [fifo, fido]}\n");
   CHECK(sweep_error(policy) == policy + ":2: policy.name: unknown policy 'fido' (valid: fifo, greedy, priority, quota, "
                                         "backfill, sjf, srtf)");
   const std::string top = write_sweep(dir, "top.yaml", base + "gird: {policy.name: [fifo]}\n");
-  CHECK(sweep_error(top) == top + ":2: gird.policy.name: unknown sweep key (valid: base, set, grid, zip, windows, seeds)");
+  CHECK(sweep_error(top) ==
+        top + ":2: gird.policy.name: unknown sweep key (valid: base, set, grid, zip, windows, seeds)");
   const std::string empty = write_sweep(dir, "empty.yaml", base + "grid: {policy.name: []}\n");
   CHECK(sweep_error(empty) == empty + ":2: grid.policy.name: an empty list gives no runs");
   const std::string none = write_sweep(dir, "none.yaml", base);
   CHECK(sweep_error(none) == none + ": no axis: a sweep needs at least one of grid, zip, windows or seeds");
-  const std::string zip =
-      write_sweep(dir, "zip.yaml", base + "zip:\n  workload.from: [2023-06-01, 2023-06-02]\n  workload.to: [2023-06-03]\n");
-  CHECK(sweep_error(zip) == zip + ":4: zip.workload.to: has 1 values, but zip.workload.from has 2 (zip axes move together)");
+  const std::string zip = write_sweep(
+      dir, "zip.yaml", base + "zip:\n  workload.from: [2023-06-01, 2023-06-02]\n  workload.to: [2023-06-03]\n");
+  CHECK(sweep_error(zip) ==
+        zip + ":4: zip.workload.to: has 1 values, but zip.workload.from has 2 (zip axes move together)");
   const std::string twice = write_sweep(dir, "twice.yaml", base + "grid: {seed: [1, 2]}\nseeds: [3, 4]\n");
   CHECK(sweep_error(twice) == twice + ":3: seeds: seed is swept twice (also at line 2)");
   const std::string repeated = write_sweep(dir, "repeated.yaml", base + "grid: {policy.name: [fifo, fifo]}\n");
@@ -149,6 +152,22 @@ TEST_CASE("A sweep gives byte-identical summaries with one worker and with two",
   CHECK(t.rows[2][*t.column("status")] == "ok");
   CHECK(fs::exists(one / "runs" / s.runs[2].id / "jobs.csv"));
   CHECK(fs::exists(one / "runs" / s.runs[2].id / "timeseries.csv"));
+}
+
+TEST_CASE("What a sweep resolves for a run is the configuration the run's summary.csv records", "[sweep]") {
+  // resolve_run (checked before the sweep starts, hashed into the id) and execute_run (which
+  // writes the outputs) build the same plugins the same way.
+  const Sweep s = load_sweep(small_sweep());
+  const auto dir = temp_dir("sweep-resolved");
+  run_sweep(s, dir, {2, false});
+  for (const SweepRun& run : s.runs) {
+    const CsvTable t = read_csv(dir / "runs" / run.id / "summary.csv");
+    REQUIRE(t.rows.size() == 1);
+    std::vector<std::pair<std::string, std::string>> recorded;
+    for (std::size_t c = 0; c < t.header.size(); ++c) recorded.emplace_back(t.header[c], t.rows[0][c]);
+    recorded.resize(std::min(recorded.size(), run.resolved.size()));
+    CHECK(recorded == run.resolved);
+  }
 }
 
 TEST_CASE("A failing run is reported with its error and the other runs finish", "[sweep]") {
@@ -230,7 +249,7 @@ TEST_CASE("compare gives means, t confidence intervals over seeds and ratios to 
   CHECK(*by_sjf.groups[0].metrics[0].ratio == Approx(0.5));
   const std::string table = format_comparison(c, {{"policy.name"}, "", {"queue_mean_s"}});
   CHECK(lines_of(table)[0] == "policy.name  runs  queue_mean_s  ratio");
-  CHECK(lines_of(table)[2] == "sjf             3   4 ± 4.968  2.000");
+  CHECK(lines_of(table)[2] == "sjf             3     4 ± 4.969  2.000");
   CHECK_THROWS_WITH(compare_runs(t, {{"policy"}, "", {}}), Catch::StartsWith("--by: no column 'policy'"));
   CHECK_THROWS_WITH(compare_runs(t, {{"policy.name"}, "srtf", {"queue_mean_s"}}),
                     "--baseline: no group 'srtf' (groups: fifo, sjf)");

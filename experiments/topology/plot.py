@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""Summarizes the runs of run.sh: queuing delay of large jobs, slowdown, fragmentation.
+
+Usage: plot.py RUNS_DIR OUT_DIR. Writes OUT_DIR/results.csv, results.md, placement.png.
+"""
+import pathlib
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+runs, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+
+
+def measure(folder):
+    jobs = pd.read_csv(folder / "jobs.csv")
+    ts = pd.read_csv(folder / "timeseries.csv")
+    summary = pd.read_csv(folder / "summary.csv").iloc[0]
+    gpu = jobs[(jobs.gpu_num > 0) & jobs.start_s.notna()]
+    large = gpu[gpu.gpu_num >= 64]
+    multi = gpu[gpu.node_num > 1]
+    return {
+        "queue_mean_s": summary.queue_mean_s,
+        "large_jobs": len(large),
+        "large_queue_mean_s": large.queue_s.mean(),
+        "large_queue_p90_s": large.queue_s.quantile(0.9),
+        "multi_node_slowdown_mean": multi.slowdown.mean(),
+        "multi_node_leaves_mean": multi.leaves_spanned.mean(),
+        "gpus_free_unusable_mean": ts.gpus_free_unusable.mean(),
+        "gpus_blocked_by_fragmentation_mean": ts.gpus_blocked_by_fragmentation.mean(),
+        "gpu_util_pct": summary.gpu_util_pct,
+    }
+
+
+rows = []
+for folder in sorted((runs / "placement").glob("*/*/*")):
+    rows.append({"study": "placement", "cluster": folder.parent.parent.name, "policy": folder.parent.name,
+                 "variant": folder.name, **measure(folder)})
+for folder in sorted((runs / "network").glob("*/*")):
+    rows.append({"study": "network", "cluster": "seren-workload", "policy": "fifo",
+                 "variant": f"{folder.parent.name} on {folder.name} network", **measure(folder)})
+data = pd.DataFrame(rows)
+data.to_csv(out / "results.csv", index=False, float_format="%.3f")
+
+cols = ["cluster", "policy", "variant", "large_jobs", "large_queue_mean_s", "large_queue_p90_s",
+        "multi_node_slowdown_mean", "multi_node_leaves_mean", "gpus_free_unusable_mean",
+        "gpus_blocked_by_fragmentation_mean", "gpu_util_pct"]
+with open(out / "results.md", "w") as md:
+    for study, part in data.groupby("study", sort=False):
+        md.write(f"\n### {study}\n\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n")
+        for _, r in part.iterrows():
+            md.write("| " + " | ".join(f"{r[c]:.2f}" if isinstance(r[c], float) else str(r[c]) for c in cols) + " |\n")
+
+place = data[data.study == "placement"]
+fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+for ax, (col, label) in zip(axes, [("large_queue_mean_s", "mean queuing delay of jobs >= 64 GPUs (h)"),
+                                    ("multi_node_slowdown_mean", "mean slowdown of multi-node jobs"),
+                                    ("gpus_blocked_by_fragmentation_mean", "GPUs blocked by fragmentation (mean)")]):
+    pivot = place.assign(run=place.cluster + "/" + place.policy).pivot(index="run", columns="variant", values=col)
+    if col.endswith("_s"):
+        pivot = pivot / 3600
+    pivot[["first_fit", "best_fit", "topology"]].plot.bar(ax=ax, rot=0)
+    ax.set_title(label)
+    ax.set_xlabel("")
+fig.tight_layout()
+fig.savefig(out / "placement.png", dpi=90)
+print((out / "results.md").read_text())

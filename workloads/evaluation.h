@@ -1,0 +1,138 @@
+// Evaluation of a checkpoint as trials, run coupled (as the traces record it) or decoupled (as
+// Acme runs it), after the NSDI '24 paper, section "evaluation" of workloads/data/acme_workload.json.
+//
+// Two levels:
+//  1. evaluate(): an exact, deterministic schedule of one evaluation (one trial per dataset of a
+//     catalogue, configs/eval/*.yaml) on `nodes` x `gpus_per_node` GPUs, phase by phase. This is
+//     what reproduces the paper's 1.3x (one node) and 1.8x (four nodes) makespan reductions
+//     (experiments/eval_decoupling/).
+//  2. transform_evaluation(): the same model folded into a cluster workload, for replays: every
+//     Eval job is a coupled trial; its shares of idle GPU-time, or its decoupled form, come from
+//     EvalShares (by default the shares of the catalogue's one-node coupled schedule).
+//
+// The trial model. A trial evaluates the model on one dataset on one GPU (a 7B model fits one
+// A100-80GB). Its phases:
+//   load        the model's weights into GPU memory: from remote storage (coupled), at
+//               storage_gbps shared equally by every GPU of the evaluation loading at that
+//               instant (fluid sharing, recomputed at every phase change); or from the node's host
+//               memory over PCIe at pcie_gbps per GPU (decoupled), after the node fetched the model
+//               once from remote storage (the nodes fetch at once, sharing storage_gbps).
+//   preprocess  dataset loading and prompt building; CPU-side, the GPU held and idle.
+//   infer       GPU inference: the only phase that uses the GPU.
+//   metric      metric computation (correctness tests, scoring) on CPU.
+// Coupled: each trial is a job holding its GPU through load, preprocess, infer and metric; trials
+// start in catalogue order on the lowest-numbered free GPU (list scheduling).
+// Decoupled: each dataset's GPU work (preprocess + infer) longer than the balance target
+// max(total GPU work / GPUs, split_min_s) is split into equal pieces no longer than the target;
+// the pieces are packed longest first (LPT) onto the GPU with the least work (ties: lowest
+// index); each GPU runs its pieces as one batch job that loads the model once from host memory
+// (short datasets are thereby batched); a piece's share of its dataset's metric becomes a CPU
+// task released when its inference ends, run first-come first-served by metric_workers_per_node
+// workers of the piece's node, holding no GPU. The GPU jobs start when their node's fetch ends.
+// The makespan is the end of the last phase of any kind.
+//
+// Cost: evaluate() is O(P^2 + P G) for P trials or pieces and G GPUs (microseconds for 63).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <optional>
+
+#include "sim/job.h"
+#include "sim/params.h"
+
+namespace acme {
+
+// One benchmark dataset: seconds of each phase of its trial on one GPU (load excluded: it
+// depends on where the model comes from and on contention).
+struct EvalDataset {
+  std::string name;
+  double preprocess_s = 0;
+  double infer_s = 0;
+  double metric_s = 0;
+};
+
+// A model and the datasets it is evaluated on (configs/eval/*.yaml). Every field states its
+// default; experiments/eval_decoupling/README.md derives the shipped catalogue.
+struct EvalCatalogue {
+  std::string model = "7B";
+  double model_gb = 14;               // weights, GB (7B parameters in fp16)
+  double storage_gbps = 10;           // remote storage bandwidth for the evaluation, Gb/s, shared
+  double pcie_gbps = 128;             // host memory to one GPU, Gb/s (PCIe 4.0 x16, effective)
+  int metric_workers_per_node = 16;   // decoupled: CPU metric tasks at once per node
+  double split_min_s = 600;           // decoupled: never split a dataset into pieces shorter
+  std::vector<EvalDataset> datasets;  // in submission order
+};
+
+// Reads and checks a catalogue; InputError names file, line and key.
+EvalCatalogue load_eval_catalogue(const std::string& path);
+
+enum class EvalMode : std::uint8_t { Coupled, Decoupled };
+enum class EvalPhase : std::uint8_t { Fetch, RemoteLoad, LocalLoad, Preprocess, Infer, Metric };
+inline constexpr const char* kEvalPhaseNames[] = {"fetch", "remote_load", "local_load", "preprocess", "infer",
+                                                  "metric"};
+
+// One phase of one trial (or piece) in a schedule. gpu is -1 for work that holds no GPU (a
+// node's fetch, a decoupled metric task).
+struct EvalSpan {
+  int dataset = -1;  // index into the catalogue; -1 for a node's fetch
+  int piece = 0;     // piece of a split dataset, 0-based
+  EvalPhase phase = EvalPhase::Infer;
+  int gpu = -1;      // global GPU index, node = gpu / gpus_per_node
+  int node = 0;
+  double start = 0, end = 0;  // seconds from the start of the evaluation
+};
+
+struct EvalSchedule {
+  std::vector<EvalSpan> spans;  // coupled: as phases end (ties: GPU order); decoupled: fetches,
+                                // then GPU by GPU, then metric tasks node by node
+  double makespan_s = 0;
+  double gpu_held_s = 0;        // GPU-seconds held by the evaluation's GPU jobs
+  double gpu_infer_s = 0;       // of which inferring
+  double gpu_idle_s() const { return gpu_held_s - gpu_infer_s; }
+  double phase_s[6] = {};       // seconds summed by phase (EvalPhase order), held or not
+};
+
+// The schedule of one evaluation of every dataset of `c`.
+// REQUIRES: nodes >= 1, gpus_per_node >= 1, c.datasets not empty, bandwidths > 0.
+EvalSchedule evaluate(const EvalCatalogue& c, int nodes, int gpus_per_node, EvalMode mode);
+
+// Shares of a coupled Eval job's run time, for the cluster-level transformation.
+struct EvalShares {
+  double remote_load = 0.0;  // loading the model from remote storage
+  double preprocess = 0.0;
+  double metric = 0.0;
+  double local_load = 0.0;   // what loading from host memory would take instead
+  double idle() const { return remote_load + preprocess + metric; }
+};
+
+// The shares of c's coupled schedule on one node: phase GPU-seconds over held GPU-seconds.
+EvalShares shares_of(const EvalCatalogue& c, int gpus_per_node);
+
+// The shares of the shipped catalogue (configs/eval/llm7b_63.yaml) on 8-GPU nodes, rounded to
+// 4 decimals; a test keeps them equal to shares_of() of that file.
+inline constexpr EvalShares kDefaultEvalShares{0.0310, 0.2680, 0.1843, 0.0006};
+
+// Returns a copy of `w` with every Eval job that asks for GPUs rewritten; other jobs unchanged.
+// Coupled: idle_share = shares.idle() (the GPUs wait through loading, preprocessing and metric
+//   computation; counted as wasted, cause eval_idle).
+// Decoupled: the GPU job runs ceil(run x (1 - remote_load - metric + local_load)) with
+//   idle_share = (local_load + preprocess) / that factor; a job that ended COMPLETED is followed
+//   (next JobId, same submit time, name "<name>#metric") by a CPU-only Eval job of
+//   ceil(run x metric) seconds on metric_cpus cores that holds no GPU. Submitting it with its GPU
+//   part rather than at that part's end keeps the workload independent of the schedule: the
+//   metric work overlaps the GPU part instead of following it (an approximation: it starts
+//   earlier than it could).
+// Cost: O(n) time and one copy of the workload.
+Workload transform_evaluation(const Workload& w, EvalMode mode, const EvalShares& shares, int metric_cpus);
+
+// The run's evaluation model: reads eval.* through `params` (eval.catalogue: a catalogue to take the
+// shares from instead of kDefaultEvalShares; eval.idle: count eval_idle waste in coupled mode;
+// eval.metric_cpus: cores of a decoupled metric job) and returns the transformed workload, or
+// nothing when the workload stays as it is (coupled with eval.idle false, or no Eval GPU job):
+// then the caller keeps using `w` and pays no copy. InputError for a bad catalogue.
+std::optional<Workload> apply_evaluation(const Workload& w, bool decoupled, Params& params, int gpus_per_node);
+
+}  // namespace acme
