@@ -27,7 +27,9 @@
 //                           then every other column of the runs' summary.csv
 //   DIR/summary_by_type.csv the same for the runs' summary_by_type.csv (a failed run: one row)
 // The merged files depend only on the sweep and the runs' outputs, never on the number of
-// workers or processes, nor on the order in which runs finished.
+// workers or processes, nor on the order in which runs finished. (Path columns, such as cluster,
+// hold paths as resolved from the sweep file's path as given: the same command from the same
+// folder gives the same bytes; run ids do not depend on it.)
 #pragma once
 
 #include <cstddef>
