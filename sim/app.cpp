@@ -58,27 +58,29 @@ std::filesystem::path configs_dir() {
   return "configs";
 }
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (pos <= s.size()) {
-    const std::size_t comma = std::min(s.find(',', pos), s.size());
-    out.push_back(s.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
-}
 
 }  // namespace
 
-RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload_in,
-                      const std::filesystem::path& out_dir, bool progress) {
+namespace {
+
+// A run's plugins, each built from its own configuration keys (which it checks): the policy,
+// the evaluation rewrite, the estimates, the network model, and the resolved configuration.
+struct Plugins {
+  std::unique_ptr<Policy> policy;
+  std::optional<Workload> evaluated;  // the workload with its Eval jobs rewritten, if they were
+  std::vector<Time> estimates;
+  std::optional<NetworkModel> network;  // set when network.slowdown is on
+  std::vector<std::pair<std::string, std::string>> described;
+};
+
+// `workload` may be null: the plugins are then only checked and described (for sweeps).
+Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const Workload* workload) {
+  Plugins p;
   // recorded replay has its own scheduler: start when recorded, else as soon as the job fits.
   const std::string policy_name = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
   Params policy_params("policy", config.policy_params);
-  std::unique_ptr<Policy> policy;
   try {
-    policy = make_policy(policy_name, policy_params);
+    p.policy = make_policy(policy_name, policy_params);
   } catch (const InputError& e) {
     if (std::string_view(e.what()).rfind("unknown policy", 0) != 0) throw;
     throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
@@ -86,13 +88,32 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   // eval: the Eval jobs rewritten (workloads/evaluation.h) into a copy of the shared workload, made
   // only when something changes: one O(n) pass and the memory of a second workload (about 80 bytes
   // a job) for the run's lifetime.
+  const Workload none;
+  const Workload& jobs = workload ? *workload : none;
   Params eval_params("eval", config.eval_params);
-  const std::optional<Workload> evaluated =
-      apply_evaluation(workload_in, config.eval_decoupled, eval_params, cluster.gpus_per_node);
+  p.evaluated = apply_evaluation(jobs, config.eval_decoupled, eval_params, cluster.gpus_per_node);
   eval_params.check_all_used();
-  const Workload& workload = evaluated ? *evaluated : workload_in;
   Params estimate_params("estimate", config.estimate_params);
-  std::vector<Time> estimates = make_estimates(workload, estimate_params, config.seed);
+  p.estimates = make_estimates(p.evaluated ? *p.evaluated : jobs, estimate_params, config.seed);
+  Params network_params("network", config.network_params);
+  const bool slowdown = network_params.flag("slowdown", config.replay == ReplayMode::Policy,
+                                            "multi-node jobs slow down by placement (default: on in replay policy)");
+  p.network.emplace(cluster, network_params);
+  network_params.check_all_used();
+  if (!slowdown) p.network.reset();
+
+  p.described = describe(config);
+  for (const Params* params : {&policy_params, &estimate_params, &network_params, &eval_params})
+    for (const auto& kv : params->resolved()) p.described.push_back(kv);
+  return p;
+}
+
+}  // namespace
+
+RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload_in,
+                      const std::filesystem::path& out_dir, bool progress) {
+  Plugins plugins = build_plugins(config, cluster, &workload_in);
+  const Workload& workload = plugins.evaluated ? *plugins.evaluated : workload_in;
 
   std::filesystem::create_directories(out_dir);
   const SinkSettings settings{out_dir, config.metrics_interval, cluster.total_gpus(), cluster.nodes,
@@ -100,15 +121,9 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   std::vector<std::unique_ptr<Sink>> sinks;
   for (const std::string& name : split_commas(config.outputs)) sinks.push_back(make_sink(name, settings));
 
-  Params network_params("network", config.network_params);
-  const bool slowdown = network_params.flag("slowdown", config.replay == ReplayMode::Policy,
-                                            "multi-node jobs slow down by placement (default: on in replay policy)");
-  const NetworkModel network(cluster, network_params);
-  network_params.check_all_used();
-
-  Simulation sim(workload, cluster, std::move(policy), config.replay, std::move(estimates));
+  Simulation sim(workload, cluster, std::move(plugins.policy), config.replay, std::move(plugins.estimates));
   sim.set_placement(config.placement);
-  if (slowdown) sim.set_network(&network);
+  if (plugins.network) sim.set_network(&*plugins.network);
   for (auto& s : sinks) sim.add_sink(*s);
   RunReport report;
   const auto t1 = Clock::now();
@@ -123,12 +138,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
       log::warn("{} jobs rejected: {} (state REJECTED in jobs.csv)", rejected[r], describe(static_cast<RejectReason>(r)));
 
   const auto t2 = Clock::now();
-  auto described = describe(config);
-  for (const auto& kv : policy_params.resolved()) described.push_back(kv);
-  for (const auto& kv : estimate_params.resolved()) described.push_back(kv);
-  for (const auto& kv : network_params.resolved()) described.push_back(kv);
-  for (const auto& kv : eval_params.resolved()) described.push_back(kv);
-  const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(described),
+  const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(plugins.described),
                          report.conservation, sim.window_gpu_seconds()};
   for (auto& s : sinks) s->finish(record);
   report.outputs_s = seconds_since(t2);
@@ -136,32 +146,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
 }
 
 std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& config, const ClusterSpec& cluster) {
-  // The same plugins, built the same way, as execute_run: keep the two in step.
-  const std::string policy_name = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
-  Params policy_params("policy", config.policy_params);
-  try {
-    make_policy(policy_name, policy_params);
-  } catch (const InputError& e) {
-    if (std::string_view(e.what()).rfind("unknown policy", 0) != 0) throw;
-    throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
-  }
-  Params estimate_params("estimate", config.estimate_params);
-  make_estimates(Workload{}, estimate_params, config.seed);
-  Params network_params("network", config.network_params);
-  network_params.flag("slowdown", config.replay == ReplayMode::Policy,
-                      "multi-node jobs slow down by placement (default: on in replay policy)");
-  const NetworkModel network(cluster, network_params);
-  network_params.check_all_used();
-  Params eval_params("eval", config.eval_params);
-  apply_evaluation(Workload{}, config.eval_decoupled, eval_params, cluster.gpus_per_node);
-  eval_params.check_all_used();
-
-  auto described = describe(config);
-  for (const auto& kv : policy_params.resolved()) described.push_back(kv);
-  for (const auto& kv : estimate_params.resolved()) described.push_back(kv);
-  for (const auto& kv : network_params.resolved()) described.push_back(kv);
-  for (const auto& kv : eval_params.resolved()) described.push_back(kv);
-  return described;
+  return build_plugins(config, cluster, nullptr).described;
 }
 
 int run_command(const RunArgs& args) {

@@ -19,10 +19,7 @@ std::optional<Time> optional_time(const YamlValue& v) {
 std::string print_time(const std::optional<Time>& t) { return t ? format_timestamp(*t) : ""; }
 
 void check_outputs(const YamlValue& v, const std::string& list) {
-  std::size_t pos = 0;
-  while (pos <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', pos), list.size());
-    const std::string item = list.substr(pos, comma - pos);
+  for (const std::string& item : split_commas(list)) {
     bool known = false;
     std::string valid;
     for (const SinkEntry& e : sink_table()) {
@@ -30,7 +27,6 @@ void check_outputs(const YamlValue& v, const std::string& list) {
       valid += (valid.empty() ? "" : ", ") + std::string(e.name);
     }
     if (!known) v.fail("unknown output '" + item + "' (valid: " + valid + ")");
-    pos = comma + 1;
   }
 }
 
@@ -105,6 +101,17 @@ const std::array<F, 15> kFields = {{
 }};
 
 }  // namespace
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const std::size_t comma = std::min(s.find(',', pos), s.size());
+    out.push_back(s.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return out;
+}
 
 std::string_view name(ReplayMode m) { return m == ReplayMode::Recorded ? "recorded" : "policy"; }
 

@@ -61,4 +61,7 @@ std::vector<std::pair<std::string, std::string>> describe(const RunConfig& c);
 
 std::string_view name(ReplayMode m);
 
+// "a,b,,c" -> {"a", "b", "", "c"}; "" -> {""}.
+std::vector<std::string> split_commas(const std::string& s);
+
 }  // namespace acme

@@ -169,16 +169,6 @@ SweepSpec read_sweep_file(const std::string& path) {
 
 // ---- Resolving one run ----------------------------------------------------------------------
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (pos <= s.size()) {
-    const std::size_t comma = std::min(s.find(',', pos), s.size());
-    out.push_back(s.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
-}
 
 // The merge reads every run's summary.csv; the console table of parallel runs would interleave.
 std::string sweep_outputs(const std::string& outputs) {
