@@ -68,6 +68,7 @@ namespace {
 struct Plugins {
   std::unique_ptr<Policy> policy;
   std::optional<Workload> evaluated;  // the workload with its Eval jobs rewritten, if they were
+  double eval_idle_share = 0;
   std::vector<Time> estimates;
   std::optional<NetworkModel> network;  // set when network.slowdown is on
   std::vector<std::pair<std::string, std::string>> described;
@@ -85,13 +86,14 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
     if (std::string_view(e.what()).rfind("unknown policy", 0) != 0) throw;
     throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
   }
-  // eval: the Eval jobs rewritten (workloads/evaluation.h) into a copy of the shared workload, made
-  // only when something changes: one O(n) pass and the memory of a second workload (about 80 bytes
-  // a job) for the run's lifetime.
+  // eval: decoupled, the Eval jobs are rewritten (workloads/evaluation.h) into a copy of the shared
+  // workload: one O(n) pass and the memory of a second workload for the run's lifetime.
   const Workload none;
   const Workload& jobs = workload ? *workload : none;
   Params eval_params("eval", config.eval_params);
-  p.evaluated = apply_evaluation(jobs, config.eval_decoupled, eval_params, cluster.gpus_per_node);
+  EvalSetup eval = apply_evaluation(jobs, config.eval_decoupled, eval_params, cluster.gpus_per_node);
+  p.evaluated = std::move(eval.rewritten);
+  p.eval_idle_share = eval.idle_share;
   eval_params.check_all_used();
   Params estimate_params("estimate", config.estimate_params);
   p.estimates = make_estimates(p.evaluated ? *p.evaluated : jobs, estimate_params, config.seed);
@@ -124,6 +126,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   Simulation sim(workload, cluster, std::move(plugins.policy), config.replay, std::move(plugins.estimates));
   sim.set_placement(config.placement);
   if (plugins.network) sim.set_network(&*plugins.network);
+  sim.set_idle_share(JobType::Eval, plugins.eval_idle_share);
   for (auto& s : sinks) sim.add_sink(*s);
   RunReport report;
   const auto t1 = Clock::now();

@@ -57,8 +57,6 @@ struct JobProfile {
   JobState final_state = JobState::Completed;
   std::optional<Time> recorded_start;     // trace start time; none if it never started
   std::optional<Time> cancel_pending_at;  // leaves the queue then if still pending
-  float idle_share = 0;                   // share of its run with its GPUs held idle (model
-                                          // loading, metric computation): wasted, cause eval_idle
 };
 
 // Strings stored back to back; ids are indices. Keeps a million job ids in one allocation.

@@ -25,7 +25,7 @@ enum class ReplayMode : std::uint8_t { Recorded, Policy };
 enum class WasteCause : std::uint8_t {
   FailedJob,   // held by a job that ended FAILED, TIMEOUT or NODE_FAIL (and not already counted)
   Preemption,  // work lost when a running job was stopped and requeued
-  EvalIdle,    // GPUs held idle inside a job that did not fail (JobProfile::idle_share)
+  EvalIdle,    // GPUs held idle inside a job that did not fail (Simulation::set_idle_share)
 };
 inline constexpr std::size_t kWasteCauseCount = 3;
 inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames = {"failed_job", "preemption",

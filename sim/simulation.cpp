@@ -238,7 +238,7 @@ void Simulation::finish(JobId job) {
   if (is_failure(state)) {
     wasted_[static_cast<std::size_t>(WasteCause::FailedJob)] += o.gpu_seconds - o.wasted_gpu_seconds;
     o.wasted_gpu_seconds = o.gpu_seconds;
-  } else if (const float idle = workload_.profiles[job].idle_share; idle > 0) {
+  } else if (const double idle = idle_share_[static_cast<std::size_t>(workload_.requests[job].type)]; idle > 0) {
     const auto idle_gpu_s = static_cast<std::int64_t>(static_cast<double>(o.gpu_seconds - o.wasted_gpu_seconds) * idle);
     wasted_[static_cast<std::size_t>(WasteCause::EvalIdle)] += idle_gpu_s;
     o.wasted_gpu_seconds += idle_gpu_s;

@@ -50,6 +50,9 @@ class Simulation {
   // Multi-node jobs run slower by the model's slowdown (default: none). Not owned; must outlive
   // the Simulation. Set before the first step.
   void set_network(const NetworkModel* network) { network_ = network; }
+  // Share of each run of a job of type `t` (that does not fail) during which its GPUs sit idle
+  // (model loading, metric computation in evaluation jobs): wasted, cause eval_idle. Default 0.
+  void set_idle_share(JobType t, double share) { idle_share_[static_cast<std::size_t>(t)] = share; }
 
   // Handles the next distinct timestamp; returns false (and does nothing) when no event is left.
   bool step();
@@ -95,6 +98,7 @@ class Simulation {
   ReplayMode replay_;
   PlacementStrategy placement_ = PlacementStrategy::FirstFit;
   const NetworkModel* network_ = nullptr;
+  std::array<double, kJobTypeCount> idle_share_{};
   std::vector<Sink*> sinks_;
 
   std::vector<JobId> release_order_;

@@ -161,27 +161,30 @@ TEST_CASE("Decoupled evaluation in a replay conserves GPU-seconds and moves metr
 
 TEST_CASE("Coupled evaluation reports its idle GPU-time as eval_idle waste", "[evaluation]") {
   const Workload base = mixed_workload();
-  const Workload w = transform_evaluation(base, EvalMode::Coupled, kDefaultEvalShares, 8);
-  REQUIRE(w.size() == base.size());
+  const Workload& w = base;
+  const double idle = eval_idle_share(EvalMode::Coupled, kDefaultEvalShares);
+  CHECK(idle == Approx(kDefaultEvalShares.idle()));
   Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
+  sim.set_idle_share(JobType::Eval, idle);
   sim.run();
   const Conservation c = sim.check_conservation();
   // e1: 1 GPU x 1000 s, e8: 8 GPUs x 500 s; efail FAILED counts as failed_job instead.
-  const float idle = w.profiles[1].idle_share;
-  CHECK(idle == Approx(kDefaultEvalShares.idle()));
   const auto expected = static_cast<std::int64_t>(1000.0 * idle) + static_cast<std::int64_t>(4000.0 * idle);
   CHECK(c.wasted_by_cause[static_cast<std::size_t>(WasteCause::EvalIdle)] == expected);
   CHECK(c.wasted_by_cause[static_cast<std::size_t>(WasteCause::FailedJob)] == 300);
 }
 
-TEST_CASE("A coupled run without eval_idle leaves the workload uncopied", "[evaluation]") {
+TEST_CASE("A coupled run never copies the workload; a decoupled one does", "[evaluation]") {
   const Workload w = mixed_workload();
   Params off("eval", {yaml_override("eval.idle=false")});
-  CHECK_FALSE(apply_evaluation(w, false, off, 8).has_value());
+  const EvalSetup coupled = apply_evaluation(w, false, off, 8);
+  CHECK_FALSE(coupled.rewritten.has_value());
+  CHECK(coupled.idle_share == 0);
   Params on("eval", {});
-  const auto t = apply_evaluation(w, true, on, 8);
-  REQUIRE(t.has_value());
-  CHECK(t->size() == w.size() + 2);
+  const EvalSetup decoupled = apply_evaluation(w, true, on, 8);
+  REQUIRE(decoupled.rewritten.has_value());
+  CHECK(decoupled.rewritten->size() == w.size() + 2);
+  CHECK(decoupled.idle_share == Approx(eval_idle_share(EvalMode::Decoupled, kDefaultEvalShares)));
 }
 
 }  // namespace acme::test

@@ -208,6 +208,11 @@ EvalShares shares_of(const EvalCatalogue& c, int gpus_per_node) {
           s.phase_s[idx(EvalPhase::Metric)] / held, local_per_trial * static_cast<double>(c.datasets.size()) / held};
 }
 
+double eval_idle_share(EvalMode mode, const EvalShares& shares) {
+  const double gpu_factor = 1 - shares.remote_load - shares.metric + shares.local_load;
+  return mode == EvalMode::Coupled ? shares.idle() : (shares.local_load + shares.preprocess) / gpu_factor;
+}
+
 Workload transform_evaluation(const Workload& w, EvalMode mode, const EvalShares& shares, int metric_cpus) {
   Workload out;
   out.users = w.users;
@@ -218,8 +223,6 @@ Workload transform_evaluation(const Workload& w, EvalMode mode, const EvalShares
   out.requests.reserve(w.size());
   out.profiles.reserve(w.size());
   const double gpu_factor = 1 - shares.remote_load - shares.metric + shares.local_load;
-  const auto idle = static_cast<float>(mode == EvalMode::Coupled ? shares.idle()
-                                                                  : (shares.local_load + shares.preprocess) / gpu_factor);
   for (std::size_t i = 0; i < w.size(); ++i) {
     const JobRequest& r = w.requests[i];
     JobProfile p = w.profiles[i];
@@ -228,7 +231,6 @@ Workload transform_evaluation(const Workload& w, EvalMode mode, const EvalShares
       out.add(name, r, p);
       continue;
     }
-    p.idle_share = idle;
     if (mode == EvalMode::Coupled) {
       out.add(name, r, p);
       continue;
@@ -245,13 +247,12 @@ Workload transform_evaluation(const Workload& w, EvalMode mode, const EvalShares
     mr.cpu_num = metric_cpus;
     JobProfile mp = w.profiles[i];
     mp.run = Time::seconds(metric_s);
-    mp.idle_share = 0;
     out.add(std::string(name) + "#metric", mr, mp);
   }
   return out;
 }
 
-std::optional<Workload> apply_evaluation(const Workload& w, bool decoupled, Params& params, int gpus_per_node) {
+EvalSetup apply_evaluation(const Workload& w, bool decoupled, Params& params, int gpus_per_node) {
   const std::string catalogue = params.path(
       "catalogue", "evaluation catalogue (configs/eval/*.yaml) for the eval shares; empty: the shipped 7B/63 shares");
   const bool idle = params.flag("idle", true, "coupled: count GPUs held during loading and metrics as eval_idle waste");
@@ -259,11 +260,14 @@ std::optional<Workload> apply_evaluation(const Workload& w, bool decoupled, Para
       "metric_cpus", 8, 1, 1 << 20, "decoupled: CPU cores of each evaluation's metric job"));
   const EvalShares shares = catalogue.empty() ? kDefaultEvalShares
                                               : shares_of(load_eval_catalogue(catalogue), std::max(1, gpus_per_node));
-  if (!decoupled && !idle) return std::nullopt;
+  const EvalMode mode = decoupled ? EvalMode::Decoupled : EvalMode::Coupled;
+  EvalSetup setup;
+  if (idle) setup.idle_share = eval_idle_share(mode, shares);
+  if (!decoupled) return setup;
   bool any = false;
   for (const JobRequest& r : w.requests) any |= r.type == JobType::Eval && r.gpu_num > 0;
-  if (!any) return std::nullopt;
-  return transform_evaluation(w, decoupled ? EvalMode::Decoupled : EvalMode::Coupled, shares, metric_cpus);
+  if (any) setup.rewritten = transform_evaluation(w, mode, shares, metric_cpus);
+  return setup;
 }
 
 }  // namespace acme

@@ -115,11 +115,14 @@ EvalShares shares_of(const EvalCatalogue& c, int gpus_per_node);
 // 4 decimals; a test keeps them equal to shares_of() of that file.
 inline constexpr EvalShares kDefaultEvalShares{0.0310, 0.2680, 0.1843, 0.0006};
 
+// The share of an Eval GPU job's run with its GPUs idle: coupled, shares.idle() (loading,
+// preprocessing and metric computation); decoupled, (local_load + preprocess) over the
+// decoupled run-time factor below. The simulator counts it as wasted, cause eval_idle.
+double eval_idle_share(EvalMode mode, const EvalShares& shares);
+
 // Returns a copy of `w` with every Eval job that asks for GPUs rewritten; other jobs unchanged.
-// Coupled: idle_share = shares.idle() (the GPUs wait through loading, preprocessing and metric
-//   computation; counted as wasted, cause eval_idle).
-// Decoupled: the GPU job runs ceil(run x (1 - remote_load - metric + local_load)) with
-//   idle_share = (local_load + preprocess) / that factor; a job that ended COMPLETED is followed
+// Coupled: nothing to rewrite (the jobs run as recorded).
+// Decoupled: the GPU job runs ceil(run x (1 - remote_load - metric + local_load)); a job that ended COMPLETED is followed
 //   (next JobId, same submit time, name "<name>#metric") by a CPU-only Eval job of
 //   ceil(run x metric) seconds on metric_cpus cores that holds no GPU. Submitting it with its GPU
 //   part rather than at that part's end keeps the workload independent of the schedule: the
@@ -129,10 +132,14 @@ inline constexpr EvalShares kDefaultEvalShares{0.0310, 0.2680, 0.1843, 0.0006};
 Workload transform_evaluation(const Workload& w, EvalMode mode, const EvalShares& shares, int metric_cpus);
 
 // The run's evaluation model: reads eval.* through `params` (eval.catalogue: a catalogue to take the
-// shares from instead of kDefaultEvalShares; eval.idle: count eval_idle waste in coupled mode;
-// eval.metric_cpus: cores of a decoupled metric job) and returns the transformed workload, or
-// nothing when the workload stays as it is (coupled with eval.idle false, or no Eval GPU job):
-// then the caller keeps using `w` and pays no copy. InputError for a bad catalogue.
-std::optional<Workload> apply_evaluation(const Workload& w, bool decoupled, Params& params, int gpus_per_node);
+// shares from instead of kDefaultEvalShares; eval.idle: count eval_idle waste; eval.metric_cpus:
+// cores of a decoupled metric job). Decoupled, it rewrites the workload into a copy (when it has
+// an Eval GPU job); coupled, the workload stays as it is and costs no copy. InputError for a bad
+// catalogue.
+struct EvalSetup {
+  std::optional<Workload> rewritten;  // decoupled: the workload to run instead
+  double idle_share = 0;              // for Simulation::set_idle_share(JobType::Eval, ...)
+};
+EvalSetup apply_evaluation(const Workload& w, bool decoupled, Params& params, int gpus_per_node);
 
 }  // namespace acme
