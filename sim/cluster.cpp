@@ -33,19 +33,7 @@ Cluster::Cluster(const ClusterSpec& spec)
                std::vector<std::uint64_t>((static_cast<std::size_t>(spec.nodes) + 63) / 64, 0)),
       by_free_count_(static_cast<std::size_t>(spec.gpus_per_node) + 1, 0),
       leaf_by_free_(static_cast<std::size_t>(leaves_) * (static_cast<std::size_t>(spec.gpus_per_node) + 1), 0) {
-  tree_size_ = 1;
-  while (tree_size_ < free_gpus_.size()) tree_size_ *= 2;
-  max_gpus_.assign(2 * tree_size_, -1);
-  max_cpus_.assign(2 * tree_size_, -1);
-  for (int n = 0; n < nodes_; ++n) {
-    max_gpus_[tree_size_ + static_cast<std::size_t>(n)] = gpus_per_node_;
-    max_cpus_[tree_size_ + static_cast<std::size_t>(n)] = cpus_per_node_;
-    index_add(n);
-  }
-  for (std::size_t i = tree_size_ - 1; i >= 1; --i) {
-    max_gpus_[i] = std::max(max_gpus_[2 * i], max_gpus_[2 * i + 1]);
-    max_cpus_[i] = std::max(max_cpus_[2 * i], max_cpus_[2 * i + 1]);
-  }
+  for (int n = 0; n < nodes_; ++n) index_add(n);
 }
 
 RejectReason Cluster::never_fits(const JobRequest& r) const {
@@ -69,15 +57,18 @@ void Cluster::index_remove(int node) {
   --leaf_by_free_[static_cast<std::size_t>(leaf_of(node)) * by_free_.size() + g];
 }
 
-void Cluster::collect(std::size_t idx, int gpus, int cpus, std::size_t want, Placement& out) const {
-  if (out.size() == want || max_gpus_[idx] < gpus || max_cpus_[idx] < cpus) return;
-  if (idx >= tree_size_) {
-    // A leaf passing both maxima has room for both: it is one node.
-    out.push_back({static_cast<std::int32_t>(idx - tree_size_), 0, 0});
-    return;
+void Cluster::scan_first(int gpus, int cpus, std::size_t want, Placement& out) const {
+  // The union of the buckets with at least `gpus` free GPUs, 64 nodes at a time, lowest first.
+  const std::size_t words = by_free_.empty() ? 0 : by_free_[0].size();
+  for (std::size_t w = 0; w < words && out.size() < want; ++w) {
+    std::uint64_t bits = 0;
+    for (std::size_t g = static_cast<std::size_t>(gpus); g < by_free_.size(); ++g) bits |= by_free_[g][w];
+    while (bits && out.size() < want) {
+      const int node = static_cast<int>(w * 64) + std::countr_zero(bits);
+      bits &= bits - 1;
+      if (free_cpus_[static_cast<std::size_t>(node)] >= cpus) out.push_back({node, 0, 0});
+    }
   }
-  collect(2 * idx, gpus, cpus, want, out);
-  collect(2 * idx + 1, gpus, cpus, want, out);
 }
 
 void Cluster::collect_best(int gpus, int cpus, std::size_t want, int only_leaf, Placement& out) const {
@@ -147,7 +138,7 @@ std::optional<Placement> Cluster::find_placement(const JobRequest& r, PlacementS
   if (!p || p->size() < want) {  // first fit, also when cores made a best or topology fit fail
     p.emplace();
     p->reserve(want);
-    collect(1, gpus, cpus, want, *p);
+    scan_first(gpus, cpus, want, *p);
     if (p->size() < want) return std::nullopt;
   }
   for (std::int32_t i = 0; i < r.node_num; ++i) {
@@ -159,7 +150,7 @@ std::optional<Placement> Cluster::find_placement(const JobRequest& r, PlacementS
 
 int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most) const {
   Placement p;
-  collect(1, gpus, cpus, static_cast<std::size_t>(std::max(at_most, 0)), p);
+  scan_first(gpus, cpus, static_cast<std::size_t>(std::max(at_most, 0)), p);
   return static_cast<int>(p.size());
 }
 
@@ -171,17 +162,6 @@ int Cluster::leaves_spanned(const Placement& p) const {
     count += !seen;
   }
   return count;
-}
-
-void Cluster::update(int node) {
-  const bool down = down_[static_cast<std::size_t>(node)];
-  std::size_t i = tree_size_ + static_cast<std::size_t>(node);
-  max_gpus_[i] = down ? -1 : free_gpus_[static_cast<std::size_t>(node)];
-  max_cpus_[i] = down ? -1 : free_cpus_[static_cast<std::size_t>(node)];
-  for (i /= 2; i >= 1; i /= 2) {
-    max_gpus_[i] = std::max(max_gpus_[2 * i], max_gpus_[2 * i + 1]);
-    max_cpus_[i] = std::max(max_cpus_[2 * i], max_cpus_[2 * i + 1]);
-  }
 }
 
 void Cluster::allocate(const Placement& p) {
@@ -203,7 +183,6 @@ void Cluster::allocate(const Placement& p) {
     free_gpus_total_ -= s.gpus;
     free_cpus_total_ -= s.cpus;
     index_add(s.node);
-    update(s.node);
   }
 }
 
@@ -219,7 +198,6 @@ void Cluster::release(const Placement& p) {
     free_gpus_total_ += s.gpus;
     free_cpus_total_ += s.cpus;
     index_add(s.node);
-    update(s.node);
   }
 }
 
@@ -233,7 +211,6 @@ void Cluster::take_down(int node) {
   free_gpus_total_ -= gpus_per_node_;
   free_cpus_total_ -= cpus_per_node_;
   ++down_nodes_;
-  update(node);
 }
 
 void Cluster::bring_up(int node) {
@@ -244,7 +221,6 @@ void Cluster::bring_up(int node) {
   free_cpus_total_ += cpus_per_node_;
   --down_nodes_;
   index_add(node);
-  update(node);
 }
 
 }  // namespace acme

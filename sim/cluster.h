@@ -11,12 +11,13 @@
 //  - topology: a multi-node job goes under as few leaf switches as possible (the leaf with the
 //    least room that still holds it, else the leaves with the most room first); within a leaf,
 //    and for single-node jobs, as best_fit.
-// Free capacity is indexed three ways, so placement never scans every node: a max-segment-tree
-// over nodes (first fit: O(k log n) for k nodes), per-count bitsets of nodes with exactly g
-// free GPUs (best fit: O(n / 64) words at worst), and per-leaf counts of nodes by free GPUs (topology: O(leaves x gpus per
-// node) to choose leaves, then the chosen leaves' nodes). allocate() and release() cost
-// O(k log n). No GPU or core is ever handed out twice: allocate() checks every share against
-// what is free and throws std::logic_error (a bug in the caller) if one does not fit.
+// Free capacity is indexed so that placement does not visit node after node: per-count bitsets
+// of the nodes with exactly g free GPUs (first and best fit scan 64 nodes a word, at worst
+// O(n / 64 x gpus per node) words, usually one or two), and per-leaf counts of nodes by free
+// GPUs (topology: O(leaves x gpus per node) to choose leaves, then the chosen leaves' words).
+// allocate() and release() cost O(k) for k nodes. No GPU or core is ever handed out twice:
+// allocate() checks every share against what is free and throws std::logic_error (a bug in the
+// caller) if one does not fit.
 //
 // A node can be taken down (a failure domain) and brought back: while down it offers nothing.
 #pragma once
@@ -79,7 +80,6 @@ class Cluster {
   }
 
   // How many nodes have at least `gpus` GPUs and `cpus` cores free, counting up to `at_most`.
-  // O(at_most log n).
   int count_nodes_with_room(int gpus, int cpus, int at_most) const;
   // Distinct leaf switches under the placement's nodes.
   int leaves_spanned(const Placement& p) const;
@@ -92,8 +92,8 @@ class Cluster {
   void bring_up(int node);
 
  private:
-  void update(int node);
-  void collect(std::size_t idx, int gpus, int cpus, std::size_t want, Placement& out) const;
+  // Appends to `out` the lowest-numbered nodes with room, until `want`.
+  void scan_first(int gpus, int cpus, std::size_t want, Placement& out) const;
   // Appends to `out` nodes of `candidates` order with room, until `want`; least free GPUs first.
   void collect_best(int gpus, int cpus, std::size_t want, int only_leaf, Placement& out) const;
   std::optional<Placement> topology_fit(int gpus, int cpus, int nodes) const;
@@ -110,8 +110,6 @@ class Cluster {
   int down_nodes_ = 0;
   std::vector<std::int32_t> free_gpus_, free_cpus_;
   std::vector<bool> down_;
-  std::size_t tree_size_;                              // power of two >= nodes_
-  std::vector<std::int32_t> max_gpus_, max_cpus_;      // segment tree, root at 1; -1: no node
   std::vector<std::vector<std::uint64_t>> by_free_;    // [g]: bitset of up nodes with exactly g free GPUs
   std::vector<std::int32_t> by_free_count_;            // [g]: how many
   std::vector<std::int32_t> leaf_by_free_;             // [leaf * (G + 1) + g]: count of such nodes

@@ -47,9 +47,8 @@ std::string format_fixed(double v, int decimals) {
   if (!std::isfinite(v)) return "";
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-  std::string s(buf, end);
-  if (s.front() == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
-  return s;
+  const bool negative_zero = buf[0] == '-' && std::string_view(buf + 1, end).find_first_not_of("0.") == std::string_view::npos;
+  return std::string(buf + negative_zero, end);
 }
 
 void CsvWriter::separate() {
@@ -82,7 +81,12 @@ CsvWriter& CsvWriter::integer(std::int64_t v) {
 
 CsvWriter& CsvWriter::real(double v, int decimals) {
   separate();
-  row_.append(format_fixed(v, decimals));
+  if (!std::isfinite(v)) return *this;
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+  // "-0.000" prints as "0.000".
+  const bool negative_zero = buf[0] == '-' && std::string_view(buf + 1, end).find_first_not_of("0.") == std::string_view::npos;
+  row_.append(buf + negative_zero, end);
   return *this;
 }
 
