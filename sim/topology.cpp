@@ -27,6 +27,7 @@ using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 
 struct Topology::Impl {
   Graph g;
+  int gpus_per_node = 0, nics_per_node = 0, nodes_per_leaf = 1;
   std::vector<Vertex> fabric_of_node;
   std::vector<int> leaf_of_node;
   int leaves = 0;
@@ -49,6 +50,9 @@ struct Topology::Impl {
 Topology::Topology(const ClusterSpec& spec) : impl_(std::make_unique<Impl>()) {
   Graph& g = impl_->g;
   impl_->nvlink_gbps = spec.nvlink_gbps;
+  impl_->gpus_per_node = spec.gpus_per_node;
+  impl_->nics_per_node = spec.nics_per_node;
+  impl_->nodes_per_leaf = spec.nodes_per_leaf;
   impl_->leaves = spec.leaves();
   std::vector<Vertex> leaves, spines;
   for (int l = 0; l < impl_->leaves; ++l) leaves.push_back(boost::add_vertex({VertexKind::Leaf, l}, g));
@@ -100,6 +104,63 @@ double Topology::bottleneck_gbps(int a, int b) const {
   for (std::size_t i = 1; i < p.size(); ++i)
     least = std::min(least, impl_->g[boost::edge(p[i - 1], p[i], impl_->g).first].gbps);
   return least;
+}
+
+std::vector<int> Topology::nodes_under(int leaf) const {
+  std::vector<int> out;
+  for (int n = leaf * impl_->nodes_per_leaf; n < node_count() && n < (leaf + 1) * impl_->nodes_per_leaf; ++n)
+    out.push_back(n);
+  return out;
+}
+
+namespace {
+
+std::string vertex_name(const Graph& g, Vertex v) {
+  static constexpr const char* kNames[] = {"gpu", "fabric", "nic", "leaf", "spine", "storage"};
+  const VertexProps& p = g[v];
+  if (p.kind == VertexKind::Gpu || p.kind == VertexKind::Fabric || p.kind == VertexKind::Nic)
+    return "node " + std::to_string(p.index) + " " + kNames[static_cast<int>(p.kind)];
+  return std::string(kNames[static_cast<int>(p.kind)]) + " " + std::to_string(p.index);
+}
+
+}  // namespace
+
+std::vector<Topology::Link> Topology::links_of(const std::vector<int>& nodes) const {
+  const Graph& g = impl_->g;
+  std::vector<Link> out;
+  std::vector<Vertex> leaves;
+  auto add = [&](Vertex a, Vertex b) {
+    out.push_back({vertex_name(g, a), vertex_name(g, b), g[boost::edge(a, b, g).first].gbps});
+  };
+  for (int n : nodes) {
+    const Vertex fabric = impl_->fabric_of_node.at(static_cast<std::size_t>(n));
+    for (auto [e, end] = boost::out_edges(fabric, g); e != end; ++e) {
+      const Vertex other = boost::target(*e, g);
+      add(fabric, other);
+      if (g[other].kind != VertexKind::Nic) continue;
+      for (auto [f, fend] = boost::out_edges(other, g); f != fend; ++f) {
+        const Vertex leaf = boost::target(*f, g);
+        if (g[leaf].kind != VertexKind::Leaf) continue;
+        add(other, leaf);
+        if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end()) leaves.push_back(leaf);
+      }
+    }
+  }
+  if (leaves.size() > 1)
+    for (Vertex leaf : leaves)
+      for (auto [e, end] = boost::out_edges(leaf, g); e != end; ++e)
+        if (g[boost::target(*e, g)].kind == VertexKind::Spine) add(leaf, boost::target(*e, g));
+  return out;
+}
+
+std::vector<int> Topology::nodes_in_domain(Domain domain, int index) const {
+  switch (domain) {
+    case Domain::Gpu: return {index / std::max(impl_->gpus_per_node, 1)};
+    case Domain::Nic: return {index / std::max(impl_->nics_per_node, 1)};
+    case Domain::Node: return {index};
+    case Domain::Leaf: return nodes_under(index);
+  }
+  return {};
 }
 
 }  // namespace acme

@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "sim/cluster_spec.h"
 
@@ -34,6 +36,24 @@ class Topology {
   int hop_count(int node_a, int node_b) const;
   // Smallest link bandwidth along that shortest path, Gb/s (the NVLink bandwidth when a == b).
   double bottleneck_gbps(int node_a, int node_b) const;
+  // Nodes cabled to a leaf switch, in increasing order.
+  std::vector<int> nodes_under(int leaf) const;
+
+  // A link of the graph, named by its two ends ("node 3 nic 1", "leaf 0", "spine 2", ...).
+  struct Link {
+    std::string from, to;
+    double gbps = 0;
+  };
+  // The network links a job placed on `nodes` uses: every NVLink of its nodes' GPUs, each
+  // node's NIC links (fabric to NIC, NIC to leaf), and, when the nodes sit under more than one
+  // leaf, those leaves' uplinks to the spines. O(links of the nodes and leaves).
+  std::vector<Link> links_of(const std::vector<int>& nodes) const;
+
+  // Failure domains: what a fault takes down, as the nodes it makes unavailable (for
+  // Cluster::take_down). A GPU (numbered node x gpus_per_node + i) or a NIC (node x
+  // nics_per_node + i) takes its node down, a node itself, a leaf switch every node under it.
+  enum class Domain { Gpu, Node, Nic, Leaf };
+  std::vector<int> nodes_in_domain(Domain domain, int index) const;
 
  private:
   struct Impl;
