@@ -48,6 +48,10 @@ class PriorityRanking {
 bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobId>& victims,
                          SchedulingPass::Preempt how);
 
+// How many victims, at most, a policy offers start_by_preempting for a job: enough to open its
+// nodes several times over, so that a pass costs O(nodes of the job), not O(running jobs).
+inline std::size_t victim_budget(const JobRequest& r) { return 8 * static_cast<std::size_t>(r.node_num) + 32; }
+
 // Removes from the front of `queue` the jobs that are no longer pending (withdrawn).
 void drop_withdrawn(const SchedulingPass& pass, JobQueue& queue);
 

@@ -69,7 +69,8 @@ class ShortestFirst final : public Policy {
   bool start_by_suspending(SchedulingPass& pass, JobId j, double remaining) {
     const Time end = pass.now() + Time::seconds(static_cast<std::int64_t>(remaining));
     std::vector<JobId> victims;
-    for (auto it = by_remaining_.rbegin(); it != by_remaining_.rend() && it->first > end; ++it)
+    const std::size_t budget = victim_budget(pass.request(j));
+    for (auto it = by_remaining_.rbegin(); it != by_remaining_.rend() && it->first > end && victims.size() < budget; ++it)
       victims.push_back(it->second);
     return start_by_preempting(pass, j, victims, SchedulingPass::Preempt::Suspend);
   }

@@ -46,7 +46,9 @@ class PriorityPolicy final : public Policy {
   // Running jobs ranked after `head`, lowest priority first, then latest start first.
   bool start_over_lower(SchedulingPass& pass, const QueueEntry& head) {
     std::vector<JobId> victims;
-    for (auto it = by_rank_.rbegin(); it != by_rank_.rend() && it->key > head.key; ++it) victims.push_back(it->job);
+    const std::size_t budget = victim_budget(pass.request(head.job));
+    for (auto it = by_rank_.rbegin(); it != by_rank_.rend() && it->key > head.key && victims.size() < budget; ++it)
+      victims.push_back(it->job);
     return start_by_preempting(pass, head.job, victims, SchedulingPass::Preempt::Kill);
   }
 

@@ -76,7 +76,8 @@ class QuotaPolicy final : public Policy {
         const std::int64_t gpus = pass.request(job).gpu_num;
         bool started = false, borrowed = false;
         if (g->own + gpus <= g->quota) {
-          started = pass.try_start(job) || start_by_preempting(pass, job, borrower_list(), SchedulingPass::Preempt::Kill);
+          started = pass.try_start(job) || start_by_preempting(pass, job, borrower_list(victim_budget(pass.request(job))),
+                                                                     SchedulingPass::Preempt::Kill);
           g->waiting = !started;
         } else if (borrowed_ + gpus <= lendable()) {
           started = borrowed = pass.try_start(job);
@@ -180,11 +181,10 @@ class QuotaPolicy final : public Policy {
     return idle;
   }
 
-  // Borrowers, latest start first.
-  std::vector<JobId> borrower_list() const {
+  // Up to `budget` borrowers, latest start first.
+  std::vector<JobId> borrower_list(std::size_t budget) const {
     std::vector<JobId> out;
-    out.reserve(borrowers_.size());
-    for (const QueueEntry& e : borrowers_) out.push_back(e.job);
+    for (auto it = borrowers_.begin(); it != borrowers_.end() && out.size() < budget; ++it) out.push_back(it->job);
     return out;
   }
 
