@@ -71,6 +71,7 @@ struct Plugins {
   double eval_idle_share = 0;
   std::vector<Time> estimates;
   std::optional<NetworkModel> network;  // set when network.slowdown is on
+  std::optional<FailureModel> failures;  // set when failures.enabled is on
   std::vector<std::pair<std::string, std::string>> described;
 };
 
@@ -104,9 +105,17 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   network_params.check_all_used();
   if (!slowdown) p.network.reset();
 
+  Params failure_params("failures", config.failure_params);
+  p.failures.emplace(failure_params, (configs_dir() / "failures" / "acme.yaml").string());
+  failure_params.check_all_used();
+  if (!p.failures->enabled()) p.failures.reset();
+
   p.described = describe(config);
   for (const Params* params : {&policy_params, &estimate_params, &network_params, &eval_params})
     for (const auto& kv : params->resolved()) p.described.push_back(kv);
+  // Listed only when on, so that the outputs of a run without failures stay as they were.
+  if (p.failures)
+    for (const auto& kv : failure_params.resolved()) p.described.push_back(kv);
   return p;
 }
 
@@ -126,6 +135,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   Simulation sim(workload, cluster, std::move(plugins.policy), config.replay, std::move(plugins.estimates));
   sim.set_placement(config.placement);
   if (plugins.network) sim.set_network(&*plugins.network);
+  if (plugins.failures) sim.set_failures(&*plugins.failures);
   sim.set_idle_share(JobType::Eval, plugins.eval_idle_share);
   for (auto& s : sinks) sim.add_sink(*s);
   RunReport report;
@@ -133,6 +143,8 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   run_with_progress(sim, workload.size(), progress);
   report.simulate_s = seconds_since(t1);
   report.conservation = sim.check_conservation();
+  if (plugins.failures)
+    log::info("failures injected: {} ({} took a node down)", sim.failures_injected(), sim.nodes_failed());
 
   std::array<std::size_t, 4> rejected{};
   for (const JobOutcome& o : sim.outcomes()) ++rejected[static_cast<std::size_t>(o.reject)];
@@ -184,6 +196,11 @@ int list_command() {
   Params estimates("estimate", {});
   make_estimates(Workload{}, estimates, 0);
   for (const Params::Doc& d : estimates.docs())
+    std::printf("      %s [%s]\n          %s\n", d.key.c_str(), d.fallback.c_str(), d.doc.c_str());
+  std::printf("\nInjected failures (failures.*):\n");
+  Params failures("failures", {});
+  FailureModel(failures, "");
+  for (const Params::Doc& d : failures.docs())
     std::printf("      %s [%s]\n          %s\n", d.key.c_str(), d.fallback.c_str(), d.doc.c_str());
   std::printf("\nWorkload sources (workload.source):\n");
   for (const WorkloadSourceEntry& e : workload_source_table())

@@ -41,6 +41,7 @@ struct RunConfig {
   std::vector<YamlValue> estimate_params;
   std::vector<YamlValue> network_params;  // network.*: the slowdown model
   std::vector<YamlValue> eval_params;     // eval.*: the evaluation model (workloads/evaluation.h)
+  std::vector<YamlValue> failure_params;  // failures.*: injected failures (sim/failures.h)
 
   // "file:line" of each key set from a file or --set, for errors found after loading.
   std::map<std::string, std::string> origin;

@@ -23,6 +23,10 @@ namespace acme {
 enum class EventKind : std::uint8_t {
   JobEnd = 0,        // a running job's run time is over: free its resources
   QueueTimeout = 1,  // a pending job is withdrawn (cancelled while waiting, as recorded)
+  Failure = 2,       // an injected failure stops a running job (after ends: a job that ends at
+                     // the instant it would fail has ended); tag as JobEnd's
+  NodeUp = 3,        // a node taken down by a failure is repaired; `job` holds the node index
+  Recovered = 4,     // a failed job's recovery delay is over: it is queued again
 };
 
 struct Event {

@@ -26,10 +26,12 @@ enum class WasteCause : std::uint8_t {
   FailedJob,   // held by a job that ended FAILED, TIMEOUT or NODE_FAIL (and not already counted)
   Preemption,  // work lost when a running job was stopped and requeued
   EvalIdle,    // GPUs held idle inside a job that did not fail (Simulation::set_idle_share)
+  FailureLost,      // compute since the last checkpoint, lost when an injected failure hit the run
+  CheckpointStall,  // GPUs stalled while a checkpoint was saved (sim/failures.h)
 };
-inline constexpr std::size_t kWasteCauseCount = 3;
-inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames = {"failed_job", "preemption",
-                                                                                   "eval_idle"};
+inline constexpr std::size_t kWasteCauseCount = 5;
+inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames = {
+    "failed_job", "preemption", "eval_idle", "failure_lost", "checkpoint_stall"};
 
 struct JobOutcome {
   Time release;                // when the job reached the scheduler
@@ -38,6 +40,7 @@ struct JobOutcome {
   JobState state = JobState::Completed;
   RejectReason reject = RejectReason::None;
   std::int32_t preemptions = 0;          // times it was stopped and requeued
+  std::int32_t failures = 0;             // injected failures that stopped a run (sim/failures.h)
   Time run_time;                         // time held, summed over its runs
   std::int64_t gpu_seconds = 0;          // GPUs held x time held, summed over its runs
   std::int64_t wasted_gpu_seconds = 0;   // the part of gpu_seconds that was wasted

@@ -6,6 +6,12 @@
 #include <string>
 
 namespace acme {
+namespace {
+
+// In a Failure event's tag, beside the start count: the failure takes the job's first node down.
+constexpr std::uint32_t kNodeFailureBit = 1u << 31;
+
+}  // namespace
 
 class Simulation::Pass final : public SchedulingPass {
  public:
@@ -113,10 +119,23 @@ bool Simulation::step() {
     switch (e.kind) {
       case EventKind::JobEnd:
         // A run that was preempted left its end event behind: the tag tells it apart.
-        if (status_[e.job] == Status::Running && e.tag == static_cast<std::uint32_t>(outcomes_[e.job].preemptions))
+        if (status_[e.job] == Status::Running && e.tag == runs_[e.job].starts)
           finish(e.job);
         break;
       case EventKind::QueueTimeout: withdraw(e.job); break;
+      case EventKind::Failure:
+        if (status_[e.job] == Status::Running &&
+            (e.tag & ~kNodeFailureBit) == runs_[e.job].starts)
+          fail(e.job, (e.tag & kNodeFailureBit) != 0);
+        break;
+      case EventKind::NodeUp: cluster_.bring_up(static_cast<int>(e.job)); break;
+      case EventKind::Recovered:
+        if (status_[e.job] == Status::Recovering) {
+          status_[e.job] = Status::Pending;
+          ++pending_;
+          policy_->on_queued(e.job, workload_.requests[e.job]);
+        }
+        break;
     }
   }
   while (next_release_ < release_order_.size() &&
@@ -176,6 +195,7 @@ bool Simulation::try_start(JobId job) {
   if (!o.start) o.start = now_;
   Run& run = runs_[job];
   run.started = now_;
+  ++run.starts;  // the tag of this run's end or failure event: an event of an earlier run is stale
   o.leaves_spanned = cluster_.leaves_spanned(*placement);
   run.slowdown = network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0;
   o.slowdown = static_cast<float>(run.slowdown);
@@ -184,8 +204,22 @@ bool Simulation::try_start(JobId job) {
   emit(FactKind::Started, job);
   // A job of zero run time ends at this instant too, in a step of its own right after this one:
   // ending it inside the pass would tell the policy it stopped before it heard that it started.
-  const Time wall = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown)));
-  events_.push(now_ + wall, EventKind::JobEnd, job, static_cast<std::uint32_t>(o.preemptions));
+  Time wall = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown)));
+  if (failures_ && failures_->enabled()) {
+    run.interval = failures_->checkpoint_interval(request.type);
+    run.stall = failures_->checkpoint_stall();
+    if (run.interval > Time{} && wall > Time{}) {
+      const std::int64_t saves = (wall.sec() - 1) / run.interval.sec();  // none at the very end
+      wall += Time::seconds(saves * run.stall.sec());
+    }
+    const std::optional<FailureDraw> f = failures_->draw(job, run.starts - 1, request.gpu_num, wall);
+    if (f) {
+      const std::uint32_t node_bit = f->infrastructure() ? kNodeFailureBit : 0;
+      events_.push(now_ + f->after, EventKind::Failure, job, run.starts | node_bit);
+      return true;
+    }
+  }
+  events_.push(now_ + wall, EventKind::JobEnd, job, run.starts);
   return true;
 }
 
@@ -210,7 +244,9 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
     o.wasted_gpu_seconds += lost;
     wasted_[static_cast<std::size_t>(WasteCause::Preemption)] += lost;
   } else {  // the work done, at the run's speed, is kept
-    const auto done = static_cast<std::int64_t>(static_cast<double>(held.sec()) / r.slowdown);
+    const RunSplit s = split(job, held);
+    waste(job, WasteCause::CheckpointStall, std::int64_t{workload_.requests[job].gpu_num} * s.stall.sec());
+    const auto done = static_cast<std::int64_t>(static_cast<double>(s.compute.sec()) / r.slowdown);
     r.remaining = std::max(r.remaining - Time::seconds(done), Time{});
   }
   ++o.preemptions;
@@ -234,6 +270,9 @@ void Simulation::finish(JobId job) {
     throw std::logic_error("job " + std::to_string(job) + " ended while not running");
   stop_run(job);
   JobOutcome& o = outcomes_[job];
+  if (runs_[job].interval > Time{})
+    waste(job, WasteCause::CheckpointStall,
+          std::int64_t{workload_.requests[job].gpu_num} * split(job, now_ - runs_[job].started).stall.sec());
   const JobState state = workload_.profiles[job].final_state;
   if (is_failure(state)) {
     wasted_[static_cast<std::size_t>(WasteCause::FailedJob)] += o.gpu_seconds - o.wasted_gpu_seconds;
@@ -247,6 +286,54 @@ void Simulation::finish(JobId job) {
   emit(FactKind::Ended, job);
   Placement().swap(placements_[job]);
   policy_->on_stopped(job);
+}
+
+void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
+  outcomes_[job].wasted_gpu_seconds += gpu_seconds;
+  wasted_[static_cast<std::size_t>(cause)] += gpu_seconds;
+}
+
+Simulation::RunSplit Simulation::split(JobId job, Time held) const {
+  const Run& r = runs_[job];
+  if (r.interval <= Time{}) return {Time{}, held, Time{}};
+  const std::int64_t cycle = r.interval.sec() + r.stall.sec();
+  const std::int64_t saves = held.sec() / cycle;
+  const std::int64_t partial = std::max<std::int64_t>(0, held.sec() - saves * cycle - r.interval.sec());
+  const Time stall = Time::seconds(saves * r.stall.sec() + partial);
+  return {stall, held - stall, Time::seconds(saves * r.interval.sec())};
+}
+
+void Simulation::fail(JobId job, bool take_node) {
+  const int node = placements_[job].empty() ? -1 : placements_[job].front().node;
+  Run& r = runs_[job];
+  const Time held = now_ - r.started;
+  stop_run(job);
+  const RunSplit s = split(job, held);
+  const std::int64_t gpus = workload_.requests[job].gpu_num;
+  waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
+  waste(job, WasteCause::FailureLost, gpus * (s.compute - s.saved).sec());
+  const auto kept = static_cast<std::int64_t>(static_cast<double>(s.saved.sec()) / r.slowdown);
+  r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
+  ++outcomes_[job].failures;
+  ++failures_injected_;
+  status_[job] = Status::Recovering;
+  emit(FactKind::Preempted, job);
+  Placement().swap(placements_[job]);
+  policy_->on_stopped(job);
+  events_.push(now_ + failures_->recovery_delay(), EventKind::Recovered, job);
+  if (!take_node || node < 0) return;
+  // The node fails under every job on it. Rare enough for a scan over all jobs.
+  for (std::size_t other = 0; other < status_.size(); ++other) {
+    if (status_[other] != Status::Running) continue;
+    for (const NodeShare& share : placements_[other])
+      if (share.node == node) {
+        fail(static_cast<JobId>(other), false);
+        break;
+      }
+  }
+  cluster_.take_down(node);
+  ++nodes_failed_;
+  events_.push(now_ + failures_->repair(), EventKind::NodeUp, static_cast<JobId>(node));
 }
 
 void Simulation::withdraw(JobId job) {

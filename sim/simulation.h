@@ -16,6 +16,12 @@
 //  - A started job runs for its profile's run time and ends in its profile's final state.
 //  - A preempted job goes back to the queue; killed, it needs its whole run time again (the
 //    lost run is wasted GPU-time, cause preemption); suspended, only what is left.
+//  - With a failure model (set_failures), each (re)start of a GPU job draws its failure; one that
+//    strikes before the run ends stops it (EventKind::Failure): the compute since its last
+//    checkpoint is wasted (failure_lost), an infrastructure failure also stops every other job on
+//    the job's first node and takes that node down for the repair time (EventKind::NodeUp), and
+//    the job is queued again after the recovery delay (EventKind::Recovered), to resume from its
+//    last checkpoint. Checkpoint saves stall the run (checkpoint_stall).
 //
 // Cost: O(log r) per event with r running jobs, plus the policy's pass. Nothing is done per unit
 // of simulated time. Memory: O(jobs) for outcomes and placements.
@@ -28,6 +34,7 @@
 
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
+#include "sim/failures.h"
 #include "sim/network.h"
 #include "sim/outcome.h"
 #include "sim/policy.h"
@@ -53,6 +60,12 @@ class Simulation {
   // Share of each run of a job of type `t` (that does not fail) during which its GPUs sit idle
   // (model loading, metric computation in evaluation jobs): wasted, cause eval_idle. Default 0.
   void set_idle_share(JobType t, double share) { idle_share_[static_cast<std::size_t>(t)] = share; }
+  // Injected failures and checkpoints (default: none). Not owned; must outlive the Simulation.
+  // Set before the first step.
+  void set_failures(const FailureModel* failures) { failures_ = failures; }
+  // Failures injected so far, and those of them that took a node down.
+  std::uint64_t failures_injected() const { return failures_injected_; }
+  std::uint64_t nodes_failed() const { return nodes_failed_; }
 
   // Handles the next distinct timestamp; returns false (and does nothing) when no event is left.
   bool step();
@@ -78,7 +91,7 @@ class Simulation {
 
  private:
   class Pass;
-  enum class Status : std::uint8_t { Unreleased, Pending, Held, Running, Ended };
+  enum class Status : std::uint8_t { Unreleased, Pending, Held, Running, Ended, Recovering };
 
   std::optional<Time> next_time() const;
   void release(JobId job);
@@ -89,6 +102,15 @@ class Simulation {
   // Accounts the GPU-time of the current run of a running job and frees its resources.
   void stop_run(JobId job);
   void end_job(JobId job, JobState state);
+  // An injected failure stops a running job; `take_node`: also fail its first node.
+  void fail(JobId job, bool take_node);
+  // How `held` seconds of the current run split: checkpoint stalls, compute, and the compute
+  // covered by completed saves.
+  struct RunSplit {
+    Time stall, compute, saved;
+  };
+  RunSplit split(JobId job, Time held) const;
+  void waste(JobId job, WasteCause cause, std::int64_t gpu_seconds);
   void emit(FactKind kind, JobId job);
 
   const Workload& workload_;
@@ -99,6 +121,9 @@ class Simulation {
   PlacementStrategy placement_ = PlacementStrategy::FirstFit;
   const NetworkModel* network_ = nullptr;
   std::array<double, kJobTypeCount> idle_share_{};
+  const FailureModel* failures_ = nullptr;
+  std::uint64_t failures_injected_ = 0;
+  std::uint64_t nodes_failed_ = 0;
   std::vector<Sink*> sinks_;
 
   std::vector<JobId> release_order_;
@@ -111,6 +136,9 @@ class Simulation {
     Time started;    // start of the current run
     Time remaining;  // work still needed when it started, in seconds at full speed
     double slowdown = 1.0;  // of the current run
+    std::uint32_t starts = 0;  // runs started so far: tags this run's events, keys failure draws
+    Time interval;          // compute between checkpoint saves in this run; zero: none
+    Time stall;             // per save
   };
   std::vector<Run> runs_;
   std::array<std::int64_t, kWasteCauseCount> wasted_{};

@@ -1,0 +1,117 @@
+#include "sim/failures.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/error.h"
+#include "sim/random.h"
+#include "sim/yaml_util.h"
+
+namespace acme {
+namespace {
+
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+FailureModel::FailureModel(Params& params, const std::string& default_table) {
+  enabled_ = params.flag("enabled", false, "inject failures from the failure table (configs/failures/)");
+  seed_ = static_cast<std::uint64_t>(
+      params.number("seed", 1, 0, 9.0e15, "seed of the failure generator, apart from the run's seed"));
+  std::string table = params.path("table", "the failure model (default configs/failures/acme.yaml)");
+  if (table.empty()) table = default_table;
+  const std::string recovery = params.choice("recovery", "manual", {"manual", "automatic"},
+                                             "detection and diagnosis before a failed job may restart");
+  const std::string mode = params.choice("checkpoint_mode", "sync", {"sync", "async"},
+                                         "sync saves stall the job save_time_s; async save_time_s / async_speedup");
+  const auto types = params.table("checkpoint", {{"Pretrain", 1}}, 0, 1,
+                                  "1: jobs of this type checkpoint (failures.checkpoint.<Type>)");
+  for (const auto& [name, on] : types) {
+    const auto t = parse_job_type(name);
+    if (!t) throw InputError("failures.checkpoint." + name + ": unknown job type");
+    checkpoints_[static_cast<std::size_t>(*t)] = on > 0;
+  }
+  double gpus = 0, utilization = 0, days = 0, jobs = 0, repair = 0, interval = 0, save = 0, speedup = 1;
+  double detect = 0, diagnose = 0;
+  const std::string prefix = "recovery." + recovery + ".";
+  // Off, the table is not read (the keys are still known, so that they can be set and checked).
+  for (const YamlValue& v : enabled_ ? read_yaml_file(table) : std::vector<YamlValue>{}) {
+    const std::string& k = v.key();
+    const auto dot = k.find('.');
+    const std::string head = k.substr(0, dot);
+    if (head == "infrastructure" || head == "framework" || head == "script") {
+      const std::vector<double> row = v.as_numbers();
+      if (row.size() != 4) v.fail("expected [count, avg_gpu_demand, avg_time_to_failure_min, gpu_time_share_pct]");
+      FailureReason r;
+      r.name = k.substr(dot + 1);
+      r.category = head == "infrastructure" ? FailureCategory::Infrastructure
+                   : head == "framework"    ? FailureCategory::Framework
+                                            : FailureCategory::Script;
+      r.count = row[0], r.avg_gpus = row[1], r.avg_ttf_min = row[2], r.gpu_time_share_pct = row[3];
+      reasons_.push_back(r);
+    } else if (k == "exposure.gpus") gpus = v.as_double(1, 1e9);
+    else if (k == "exposure.utilization") utilization = v.as_double(1e-6, 1);
+    else if (k == "exposure.days") days = v.as_double(1e-6, 1e6);
+    else if (k == "exposure.jobs") jobs = v.as_double(1, 1e12);
+    else if (k.rfind("recovery.", 0) == 0) {
+      const double minutes = v.as_double(0, 1e6);
+      if (k == prefix + "detection_min") detect = minutes;
+      else if (k == prefix + "diagnosis_min") diagnose = minutes;
+    } else if (k == "repair_s") repair = v.as_double(0, 1e9);
+    else if (k == "checkpoint_interval_s") interval = v.as_double(0, 1e9);
+    else if (k == "save_time_s") save = v.as_double(0, 1e9);
+    else if (k == "async_speedup") speedup = v.as_double(1, 1e6);
+    else v.fail("unknown key of a failure model");
+  }
+  if (enabled_ && (gpus * utilization * days <= 0 || jobs <= 0))
+    throw InputError(table + ": exposure.gpus, utilization, days and jobs are all needed");
+  const double gpu_seconds = gpus * utilization * days * 86400.0;
+  for (FailureReason& r : reasons_) {
+    if (r.category == FailureCategory::Infrastructure) r.per_gpu_rate = r.count / gpu_seconds;
+    else r.per_run_prob = std::min(1.0, r.count / jobs);
+  }
+  repair = params.number("repair_s", repair, 0, 1e9,
+                         "seconds an infrastructure failure keeps its node down (default: the table file's)");
+  interval = params.number("checkpoint_interval_s", interval, 0, 1e9,
+                           "seconds of compute between two checkpoints, 0: none (default: the table file's)");
+  save = params.number("save_time_s", save, 0, 1e9,
+                       "seconds of one synchronous checkpoint save (default: the table file's)");
+  recovery_ = Time::seconds(std::llround((detect + diagnose) * 60.0));
+  repair_ = Time::seconds(std::llround(repair));
+  interval_ = Time::seconds(std::llround(interval));
+  stall_ = Time::seconds(std::llround(mode == "sync" ? save : save / speedup));
+}
+
+std::optional<FailureDraw> FailureModel::draw(JobId job, std::uint32_t run, std::int32_t gpus, Time horizon) const {
+  if (!enabled_ || gpus <= 0) return std::nullopt;
+  Rng rng(mix(mix(seed_ ^ mix(job)) ^ run));
+  double best = std::numeric_limits<double>::infinity();
+  std::optional<FailureDraw> out;
+  for (std::size_t i = 0; i < reasons_.size(); ++i) {
+    const FailureReason& r = reasons_[i];
+    // Two uniforms per reason whatever the outcome, so that one reason's draw never shifts another's.
+    const double u = rng.uniform();
+    const double e = rng.exponential(1.0);
+    double t = std::numeric_limits<double>::infinity();
+    if (r.category == FailureCategory::Infrastructure) {
+      if (r.per_gpu_rate > 0) t = e / (r.per_gpu_rate * gpus);
+    } else if (u < r.per_run_prob) {
+      t = e * r.avg_ttf_min * 60.0;
+    }
+    if (t < best && t < 1e15) {  // beyond 30 million years: never
+      best = t;
+      const auto whole = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(t)));
+      out = FailureDraw{Time::seconds(whole), i, r.category};
+    }
+  }
+  if (!out || out->after >= horizon) return std::nullopt;
+  return out;
+}
+
+}  // namespace acme

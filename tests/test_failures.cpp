@@ -1,0 +1,195 @@
+// Injected failures, checkpoints and recovery (sim/failures.h) on small clusters.
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "harness.h"
+#include "sim/failures.h"
+
+namespace acme::test {
+namespace {
+
+const std::string kTable = (source_dir() / "configs" / "failures" / "acme.yaml").string();
+
+FailureModel model(const std::vector<std::string>& settings) {
+  std::vector<YamlValue> values{yaml_override("failures.enabled=true")};
+  for (const std::string& s : settings) values.push_back(yaml_override(s));
+  Params params("failures", values);
+  FailureModel m(params, kTable);
+  params.check_all_used();
+  return m;
+}
+
+// One job of `gpus` GPUs on `nodes` nodes running `run_s` seconds, submitted at 0.
+Workload one_job(JobType type, std::int32_t gpus, std::int32_t nodes, std::int64_t run_s, int copies = 1) {
+  Workload w;
+  for (int i = 0; i < copies; ++i) {
+    JobRequest r;
+    r.submit = Time::seconds(0);
+    r.gpu_num = gpus;
+    r.node_num = nodes;
+    r.cpu_num = gpus;
+    r.type = type;
+    JobProfile p;
+    p.run = Time::seconds(run_s);
+    p.final_state = JobState::Completed;
+    r.user = w.users.intern("u");
+    w.add("j" + std::to_string(i), r, p);
+  }
+  return w;
+}
+
+// The first run of `job` that the model makes fail within `horizon`, and its draw.
+std::pair<std::uint32_t, FailureDraw> first_failing_run(const FailureModel& m, JobId job, std::int32_t gpus,
+                                                        Time horizon) {
+  for (std::uint32_t run = 0;; ++run)
+    if (auto d = m.draw(job, run, gpus, horizon)) return {run, *d};
+}
+
+}  // namespace
+
+TEST_CASE("The failure table gives per-GPU hazards to infrastructure reasons and per-run odds to the rest",
+          "[failures]") {
+  const FailureModel m = model({});
+  REQUIRE(m.reasons().size() == 21);
+  const FailureReason& nvlink = m.reasons().front();
+  CHECK(nvlink.name == "NVLinkError");
+  CHECK(nvlink.per_gpu_rate == Approx(54.0 / (2416 * 0.9 * 90 * 86400.0)));
+  CHECK(m.reasons().back().per_run_prob == Approx(620.0 / 32850));
+  CHECK(m.recovery_delay() == Time::seconds(90 * 60));
+  CHECK(model({"failures.recovery=automatic"}).recovery_delay() == Time::seconds(7 * 60));
+  CHECK(m.checkpoint_interval(JobType::Pretrain) == Time::seconds(10800));
+  CHECK(m.checkpoint_interval(JobType::Eval) == Time{});
+  CHECK(m.checkpoint_stall() == Time::seconds(300));
+  CHECK(model({"failures.checkpoint_mode=async"}).checkpoint_stall() == Time::seconds(5));
+}
+
+TEST_CASE("A job hit by a failure loses exactly the progress since its last checkpoint", "[failures]") {
+  // Checkpoints every 1000 s of compute, saves of 100 s; a 64-GPU Pretrain job of 100000 s.
+  const FailureModel m = model({"failures.checkpoint_interval_s=1000", "failures.save_time_s=100",
+                                "failures.repair_s=500"});
+  const Workload w = one_job(JobType::Pretrain, 64, 8, 100000);
+  const Time wall = Time::seconds(100000 + 99 * 100);
+  const auto [run, draw] = first_failing_run(m, 0, 64, wall);
+  REQUIRE(run == 0);  // 64 GPUs for a day: the first run fails
+  Simulation sim(w, small_cluster(10), make_policy("fifo"), ReplayMode::Policy);
+  sim.set_failures(&m);
+  sim.run_until(Time::seconds(draw.after.sec()));
+  CHECK(sim.failures_injected() == 1);
+  const std::int64_t t = draw.after.sec();
+  const std::int64_t saves = t / 1100, partial = std::max<std::int64_t>(0, t - saves * 1100 - 1000);
+  const std::int64_t stall = saves * 100 + partial, lost = t - stall - saves * 1000;
+  const auto& wasted = sim.wasted_by_cause();
+  CHECK(wasted[static_cast<std::size_t>(WasteCause::FailureLost)] == 64 * lost);
+  CHECK(wasted[static_cast<std::size_t>(WasteCause::CheckpointStall)] == 64 * stall);
+  CHECK(sim.outcomes()[0].failures == 1);
+  sim.run();
+  sim.check_conservation();
+  CHECK(sim.outcomes()[0].state == JobState::Completed);
+}
+
+TEST_CASE("An infrastructure failure takes the job's first node down and brings it back after repair",
+          "[failures]") {
+  const FailureModel m = model({"failures.repair_s=500", "failures.recovery=automatic"});
+  // An 8-GPU job that fails at once in its first run with an infrastructure reason: find one.
+  JobId job = 0;
+  std::optional<FailureDraw> d;
+  for (; job < 100000; ++job)
+    if ((d = m.draw(job, 0, 8, Time::hours(1000))) && d->infrastructure()) break;
+  REQUIRE(d);
+  Workload w = one_job(JobType::SFT, 8, 1, d->after.sec() + 10000, static_cast<int>(job) + 1);
+  for (std::size_t i = 0; i < w.size(); ++i) w.requests[i].submit = Time::seconds(i == job ? 0 : 1'000'000'000);
+  Simulation sim(w, small_cluster(2), make_policy("fifo"), ReplayMode::Policy);
+  sim.set_failures(&m);
+  sim.run_until(d->after);
+  REQUIRE(sim.nodes_failed() == 1);
+  CHECK(sim.cluster().is_down(0));
+  CHECK(sim.cluster().free_gpus() == 8);
+  sim.run_until(d->after + Time::seconds(499));
+  CHECK(sim.cluster().is_down(0));
+  sim.run_until(d->after + Time::seconds(500));
+  CHECK_FALSE(sim.cluster().is_down(0));
+  sim.run();
+  const Conservation c = sim.check_conservation();
+  CHECK(c.job_gpu_seconds == c.integral_gpu_seconds);
+}
+
+TEST_CASE("GPU-seconds stay conserved and the same seed gives the same failures under fifo and backfill",
+          "[failures]") {
+  const FailureModel m = model({"failures.checkpoint_interval_s=3600", "failures.repair_s=1800"});
+  // Whole-node jobs only, so that no node failure stops a bystander and each job's runs depend
+  // on its own draws alone.
+  Workload w;
+  w.users.intern("u");
+  for (int i = 0; i < 60; ++i) {
+    JobRequest r;
+    r.submit = Time::seconds(600 * i);
+    r.type = i % 3 == 0 ? JobType::Pretrain : i % 3 == 1 ? JobType::SFT : JobType::Eval;
+    r.node_num = i % 3 == 0 ? 4 : 1;
+    r.gpu_num = 8 * r.node_num;
+    r.cpu_num = 64 * r.node_num;
+    JobProfile p;
+    p.run = Time::seconds(20000 + 7919 * (i % 11));
+    p.final_state = JobState::Completed;
+    w.add("j" + std::to_string(i), r, p);
+  }
+  // Per job, in order: the time from each start to the failure that stopped it.
+  struct Recorder : Sink {
+    explicit Recorder(std::size_t n) : started(n), failed(n) {}
+    void on_fact(const Fact& f) override {
+      if (f.kind == FactKind::Started) started[f.job] = f.time;
+      if (f.kind == FactKind::Preempted) failed[f.job].push_back((f.time - started[f.job]).sec());
+    }
+    void finish(const RunRecord&) override {}
+    std::vector<Time> started;
+    std::vector<std::vector<std::int64_t>> failed;
+  };
+  std::map<std::string, std::vector<std::vector<std::int64_t>>> failures_by_policy;
+  for (const std::string policy : {"fifo", "backfill"}) {
+    Simulation sim(w, small_cluster(8), make_policy(policy), ReplayMode::Policy);
+    Recorder recorder(w.size());
+    sim.add_sink(recorder);
+    sim.set_failures(&m);
+    sim.run();
+    const Conservation c = sim.check_conservation();
+    CHECK(c.job_gpu_seconds == c.integral_gpu_seconds);
+    CHECK(c.ended == w.size());
+    CHECK(sim.failures_injected() > 0);
+    failures_by_policy[policy] = recorder.failed;
+  }
+  CHECK(failures_by_policy["fifo"] == failures_by_policy["backfill"]);
+}
+
+}  // namespace acme::test
+
+namespace acme::test {
+
+TEST_CASE("A job stopped by a node failure under it reruns in full after recovery", "[failures]") {
+  const FailureModel m = model({"failures.repair_s=500", "failures.recovery=automatic"});
+  // A: 4 GPUs, hit by an infrastructure failure in its first run. B: 4 GPUs on the same node,
+  // long, with no failure of its own in its first run: its end event is pending when A's node
+  // fails, and must not end B's next run.
+  const Time horizon = Time::hours(1000);
+  JobId a = 0;
+  std::optional<FailureDraw> d;
+  for (; a < 100000; ++a)
+    if ((d = m.draw(a, 0, 4, horizon)) && d->infrastructure()) break;
+  REQUIRE(d);
+  const std::int64_t run_b = d->after.sec() + 100000;
+  JobId b = a + 1;
+  while (m.draw(b, 0, 4, Time::seconds(run_b))) ++b;
+  Workload w = one_job(JobType::SFT, 4, 1, d->after.sec() + 50000, static_cast<int>(b) + 1);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    w.requests[i].submit = Time::seconds(i == a || i == b ? 0 : 1'000'000'000);
+    if (i == b) w.profiles[i].run = Time::seconds(run_b);
+  }
+  Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
+  sim.set_failures(&m);
+  sim.run();
+  sim.check_conservation();
+  const JobOutcome& ob = sim.outcomes()[b];
+  CHECK(ob.failures >= 1);
+  CHECK(ob.run_time >= Time::seconds(run_b));  // the rerun is whole, not cut at the old end
+}
+
+}  // namespace acme::test
