@@ -38,7 +38,8 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
     checkpoints_[static_cast<std::size_t>(*t)] = on > 0;
   }
   double gpus = 0, utilization = 0, days = 0, jobs = 0, repair = 0, interval = 0, save = 0, speedup = 1;
-  double detect = 0, diagnose = 0;
+  double detect = 0, diagnose = 0, fit = 1;
+  std::vector<std::string> per_run;  // infrastructure reasons drawn per run, not per GPU
   const std::string prefix = "recovery." + recovery + ".";
   // Off, the table is not read (the keys are still known, so that they can be set and checked).
   for (const YamlValue& v : enabled_ ? read_yaml_file(table) : std::vector<YamlValue>{}) {
@@ -59,7 +60,10 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
     else if (k == "exposure.utilization") utilization = v.as_double(1e-6, 1);
     else if (k == "exposure.days") days = v.as_double(1e-6, 1e6);
     else if (k == "exposure.jobs") jobs = v.as_double(1, 1e12);
-    else if (k.rfind("recovery.", 0) == 0) {
+    else if (k == "exposure.fit") fit = v.as_double(1e-6, 1e6);
+    else if (k.rfind("per_run.", 0) == 0) {
+      if (v.as_double(0, 1) > 0) per_run.push_back(k.substr(8));
+    } else if (k.rfind("recovery.", 0) == 0) {
       const double minutes = v.as_double(0, 1e6);
       if (k == prefix + "detection_min") detect = minutes;
       else if (k == prefix + "diagnosis_min") diagnose = minutes;
@@ -71,10 +75,15 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
   }
   if (enabled_ && (gpus * utilization * days <= 0 || jobs <= 0))
     throw InputError(table + ": exposure.gpus, utilization, days and jobs are all needed");
-  const double gpu_seconds = gpus * utilization * days * 86400.0;
+  const double gpu_seconds = gpus * utilization * days * 86400.0 * fit;
+  for (const std::string& name : per_run)
+    if (std::none_of(reasons_.begin(), reasons_.end(), [&](const FailureReason& r) { return r.name == name; }))
+      throw InputError(table + ": per_run." + name + ": not a reason of the table");
   for (FailureReason& r : reasons_) {
-    if (r.category == FailureCategory::Infrastructure) r.per_gpu_rate = r.count / gpu_seconds;
-    else r.per_run_prob = std::min(1.0, r.count / jobs);
+    const bool by_run = r.category != FailureCategory::Infrastructure ||
+                        std::find(per_run.begin(), per_run.end(), r.name) != per_run.end();
+    if (by_run) r.per_run_prob = std::min(1.0, r.count / jobs);
+    else r.per_gpu_rate = r.count / gpu_seconds;
   }
   repair = params.number("repair_s", repair, 0, 1e9,
                          "seconds an infrastructure failure keeps its node down (default: the table file's)");
@@ -99,15 +108,20 @@ std::optional<FailureDraw> FailureModel::draw(JobId job, std::uint32_t run, std:
     const double u = rng.uniform();
     const double e = rng.exponential(1.0);
     double t = std::numeric_limits<double>::infinity();
-    if (r.category == FailureCategory::Infrastructure) {
-      if (r.per_gpu_rate > 0) t = e / (r.per_gpu_rate * gpus);
+    if (r.per_gpu_rate > 0) {
+      t = e / (r.per_gpu_rate * gpus);
     } else if (u < r.per_run_prob) {
-      t = e * r.avg_ttf_min * 60.0;
+      // The table counts runs that failed, so a reason that strikes strikes within the run: its
+      // exponential time (mean: the table's) is truncated to the run's horizon, by inverse CDF.
+      const double mean = r.avg_ttf_min * 60.0;
+      const double h = static_cast<double>(horizon.sec());
+      const double v = -std::expm1(-e);  // uniform in [0, 1)
+      t = horizon == Time::max() || h / mean > 700 ? e * mean : -mean * std::log1p(-v * -std::expm1(-h / mean));
     }
     if (t < best && t < 1e15) {  // beyond 30 million years: never
       best = t;
       const auto whole = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(t)));
-      out = FailureDraw{Time::seconds(whole), i, r.category};
+      out = FailureDraw{Time::seconds(whole), i, r.category, r.per_gpu_rate <= 0};
     }
   }
   if (!out || out->after >= horizon) return std::nullopt;

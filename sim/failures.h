@@ -4,8 +4,10 @@
 // Each run of a GPU job draws, for every reason r of the table, a time to failure:
 //   infrastructure reasons: exponential, rate G x lambda_r (a per-GPU hazard, G the job's GPUs),
 //                           lambda_r = count_r / (exposure GPUs x utilization x days);
-//   framework and script reasons: per job, with probability p_r = count_r / exposure jobs the
-//                           reason strikes, after an exponential time of mean avg_ttf_r (early).
+//   framework and script reasons (and infrastructure reasons listed under per_run in the table
+//                           file): per run, with probability p_r = count_r / exposure jobs the
+//                           reason strikes, after an exponential time of mean avg_ttf_r truncated
+//                           to the run's horizon (the table counts runs that did fail).
 // The run fails at the earliest of these. Draws come from their own generator keyed by
 // (failures.seed, job, run number), so the same job's n-th run meets the same failure under
 // every policy, whatever order the policy starts jobs in.
@@ -34,14 +36,16 @@ struct FailureReason {
   FailureCategory category = FailureCategory::Infrastructure;
   double count = 0, avg_gpus = 0, avg_ttf_min = 0, gpu_time_share_pct = 0;  // the table's row
   double per_gpu_rate = 0;  // infrastructure: failures per GPU-second
-  double per_run_prob = 0;  // framework, script: chance that it strikes a run
+  double per_run_prob = 0;  // framework, script, per_run: chance that it strikes a run
 };
 
 struct FailureDraw {
   Time after;            // from the start of the run
   std::size_t reason = 0;  // index into FailureModel::reasons()
-  bool infrastructure() const { return category == FailureCategory::Infrastructure; }
+  // A fault of hardware the job holds (a per-GPU infrastructure reason): takes its node down.
+  bool infrastructure() const { return category == FailureCategory::Infrastructure && !per_run; }
   FailureCategory category = FailureCategory::Infrastructure;
+  bool per_run = false;  // drawn per run (framework, script, the table's per_run reasons)
 };
 
 class FailureModel {

@@ -1,6 +1,7 @@
 // Injected failures, checkpoints and recovery (sim/failures.h) on small clusters.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include "harness.h"
@@ -54,7 +55,12 @@ TEST_CASE("The failure table gives per-GPU hazards to infrastructure reasons and
   REQUIRE(m.reasons().size() == 21);
   const FailureReason& nvlink = m.reasons().front();
   CHECK(nvlink.name == "NVLinkError");
-  CHECK(nvlink.per_gpu_rate == Approx(54.0 / (2416 * 0.9 * 90 * 86400.0)));
+  CHECK(nvlink.per_gpu_rate == Approx(54.0 / (2416 * 0.9 * 90 * 86400.0 * 1.2)));  // exposure.fit 1.2
+  const auto connection = std::find_if(m.reasons().begin(), m.reasons().end(),
+                                       [](const FailureReason& r) { return r.name == "ConnectionError"; });
+  REQUIRE(connection != m.reasons().end());  // per_run: drawn per run, not per GPU
+  CHECK(connection->per_gpu_rate == 0);
+  CHECK(connection->per_run_prob == Approx(147.0 / 32850));
   CHECK(m.reasons().back().per_run_prob == Approx(620.0 / 32850));
   CHECK(m.recovery_delay() == Time::seconds(90 * 60));
   CHECK(model({"failures.recovery=automatic"}).recovery_delay() == Time::seconds(7 * 60));
@@ -62,6 +68,25 @@ TEST_CASE("The failure table gives per-GPU hazards to infrastructure reasons and
   CHECK(m.checkpoint_interval(JobType::Eval) == Time{});
   CHECK(m.checkpoint_stall() == Time::seconds(300));
   CHECK(model({"failures.checkpoint_mode=async"}).checkpoint_stall() == Time::seconds(5));
+}
+
+TEST_CASE("Per-run reasons strike as often as the table counts them, however short the run", "[failures]") {
+  // The validation's count targets (experiments/failures/validate.cpp) rest on this: a framework,
+  // script or per_run reason strikes a run with probability count / jobs, its time truncated to
+  // the run. One-GPU runs of one minute: the per-GPU reasons all but never strike.
+  const FailureModel m = model({});
+  double expected = 0;
+  for (const FailureReason& r : m.reasons()) expected += r.per_run_prob;
+  constexpr int kRuns = 40000;
+  int failed = 0;
+  for (JobId job = 0; job < kRuns; ++job)
+    if (auto d = m.draw(job, 0, 1, Time::seconds(60))) {
+      ++failed;
+      CHECK(d->after < Time::seconds(60));
+      CHECK(d->per_run);
+      CHECK_FALSE(d->infrastructure());  // per-run draws take no node down
+    }
+  CHECK(failed == Approx(expected * kRuns).epsilon(0.06));  // about 2440 +- 50
 }
 
 TEST_CASE("A job hit by a failure loses exactly the progress since its last checkpoint", "[failures]") {

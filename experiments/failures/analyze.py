@@ -1,0 +1,78 @@
+"""Issue 6 experiment: tabulate the sweep (experiment.csv) and plot it (experiment.png).
+Usage: /usr/bin/python3 analyze.py SWEEP_DIR OUT_DIR"""
+import csv, math, os, sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+sweep, out = sys.argv[1], sys.argv[2]
+rows = []
+for r in csv.DictReader(open(os.path.join(sweep, "summary.csv"))):
+    d = os.path.join(sweep, "runs", r["run_id"])
+    waste = {w["cause"]: float(w["gpu_hours"]) for w in csv.DictReader(open(os.path.join(d, "wasted_by_cause.csv")))}
+    held = useful = 0.0
+    done = []
+    for j in csv.DictReader(open(os.path.join(d, "jobs.csv"))):
+        if j["type"] != "Pretrain" or not j["gpu_seconds"]:
+            continue
+        held += float(j["gpu_seconds"])
+        useful += float(j["gpu_seconds"]) - float(j["wasted_gpu_seconds"])
+        if j["state"] == "COMPLETED" and j["end_s"]:
+            done.append(float(j["end_s"]) - float(j["submit_s"]))
+    rows.append(dict(interval_min=int(r["failures.checkpoint_interval_s"]) // 60, mode=r["failures.checkpoint_mode"],
+                     recovery=r["failures.recovery"], failure_lost_gpu_h=waste["failure_lost"],
+                     checkpoint_stall_gpu_h=waste["checkpoint_stall"],
+                     wasted_failures_gpu_h=waste["failure_lost"] + waste["checkpoint_stall"],
+                     pretrain_goodput_pct=100 * useful / held, pretrain_completed=len(done),
+                     pretrain_mean_completion_h=sum(done) / len(done) / 3600))
+rows.sort(key=lambda x: (x["mode"], x["recovery"], x["interval_min"]))
+with open(os.path.join(out, "experiment.csv"), "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0]))
+    w.writeheader()
+    for x in rows:
+        w.writerow({k: (f"{v:.1f}" if isinstance(v, float) else v) for k, v in x.items()})
+
+# Young/Daly from the model's per-GPU hazard (configs/failures/acme.yaml) for the Pretrain jobs'
+# GPU-time-weighted mean size (configs/workloads/kalos.yaml).
+import re
+y = open("configs/failures/acme.yaml").read()
+infra = y.split("infrastructure:")[1].split("per_run:")[0]
+counts = {m.group(1): float(m.group(2)) for m in re.finditer(r"^\s+(\w+): \[(\d+)", infra, re.M)}
+per_gpu = sum(v for k, v in counts.items() if k != "ConnectionError")
+num = lambda k: float(re.search(rf"^\s+{k}: ([\d.]+)", y, re.M).group(1))
+exposure = num("gpus") * num("utilization") * num("days") * 86400 * num("fit")
+lam = per_gpu / exposure
+sizes = [(128, 3.7202), (256, 25.2434), (496, 2.7149), (504, 4.9139), (512, 30.5186), (1024, 20.3033)]
+g = sum(s * s * p for s, p in sizes) / sum(s * p for s, p in sizes)  # GPU-time-weighted (equal run times)
+mtbf = 1 / (lam * g)
+yd = {m: math.sqrt(2 * c * mtbf) / 60 for m, c in (("sync", 300), ("async", 300 / 58))}
+best = {}
+for x in rows:
+    k = (x["mode"], x["recovery"])
+    if k not in best or x["wasted_failures_gpu_h"] < best[k]["wasted_failures_gpu_h"]:
+        best[k] = x
+with open(os.path.join(out, "optimum.txt"), "w") as f:
+    f.write(f"per-GPU hazard {lam:.3g}/GPU-s; Pretrain GPU-time-weighted size {g:.0f} GPUs; MTBF {mtbf/3600:.1f} h\n")
+    for k, x in sorted(best.items()):
+        f.write(f"{k[0]} {k[1]}: least waste at {x['interval_min']} min ({x['wasted_failures_gpu_h']:.0f} GPU-h); "
+                f"Young/Daly {yd[k[0]]:.0f} min\n")
+
+fig, ax = plt.subplots(1, 3, figsize=(13, 3.8))
+for mode, ls in (("sync", "-"), ("async", "--")):
+    for rec, c in (("manual", "C0"), ("automatic", "C1")):
+        xs = [x for x in rows if x["mode"] == mode and x["recovery"] == rec]
+        iv = [x["interval_min"] for x in xs]
+        lab = f"{mode}, {rec}"
+        ax[0].plot(iv, [x["wasted_failures_gpu_h"] / 1000 for x in xs], ls, color=c, marker="o", ms=3, label=lab)
+        ax[1].plot(iv, [x["pretrain_goodput_pct"] for x in xs], ls, color=c, marker="o", ms=3, label=lab)
+        ax[2].plot(iv, [x["pretrain_mean_completion_h"] for x in xs], ls, color=c, marker="o", ms=3, label=lab)
+for m, ls in (("sync", "-"), ("async", "--")):
+    for a in ax:
+        a.axvline(yd[m], color="grey", ls=ls, lw=0.8)
+for a, t in zip(ax, ("wasted GPU-kh (failure_lost + checkpoint_stall)", "Pretrain goodput %",
+                     "Pretrain mean completion time (h)")):
+    a.set_xscale("log"); a.set_xlabel("checkpoint interval (min); grey: Young/Daly"); a.set_title(t, fontsize=9)
+ax[0].set_yscale("log")
+ax[0].legend(fontsize=7)
+fig.tight_layout()
+fig.savefig(os.path.join(out, "experiment.png"), dpi=80)

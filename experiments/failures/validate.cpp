@@ -1,0 +1,224 @@
+// Validation of the failure model (sim/failures.h) against the table it was derived from
+// (AcmeTrace, NSDI '24, Table 3): inject failures into a Kalos-like population like the one the
+// table was measured on and print the table back, reason by reason, beside the measured one.
+//
+// Population: the synthetic Kalos model (configs/workloads/kalos.yaml) over the trace's window
+// (2023-05-17 .. 2023-08-15, 90 days), generated at a load high enough that every type has more
+// jobs than the table's, then thinned at random to exactly 1300 Pretrain, 31000 Eval and 550 Debug
+// jobs (sizes and run times as the model draws them; every job set to complete, so that only
+// injected failures end runs early). FIFO on a cluster large enough that no job waits (2048 nodes
+// of 8 GPUs), default failure settings (manual recovery) but no checkpoints (every run is the job's
+// whole run time, as in the table, where a restart is a new job), REPLICAS failure seeds; counts are means per replica, average GPUs, time to failure and GPU-time shares pooled.
+//
+// Which reason struck: a failure stops a run with FactKind::Preempted at start + draw.after; the
+// draw is pure (FailureModel::draw), so the sink recomputes it from (job, run number, GPUs). A
+// Preempted fact that does not match the job's own draw is a bystander of a node failure.
+//
+// Usage: acmesim_failure_validation ROOT [REPLICAS]   (ROOT: the source tree)
+// Writes validation.csv to stdout, a summary (targets, bystanders, fitted exposure) to stderr.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "policies/registry.h"
+#include "sim/cluster_spec.h"
+#include "sim/failures.h"
+#include "sim/params.h"
+#include "sim/random.h"
+#include "sim/simulation.h"
+#include "sim/sink.h"
+#include "sim/yaml_util.h"
+#include "workloads/synthetic.h"
+
+namespace {
+
+using namespace acme;
+
+constexpr const char* kCategoryNames[] = {"Infrastructure", "Framework", "Script"};
+
+struct Tally {
+  double count = 0, gpus = 0, ttf_s = 0, gpu_s = 0;  // summed over failures
+};
+
+// Records each injected failure's reason from the model's (pure) draw.
+class ReasonSink final : public Sink {
+ public:
+  ReasonSink(const FailureModel& m, const Workload& w, std::vector<Tally>& t)
+      : model_(m), work_(w), tally_(t), start_(w.size()), starts_(w.size(), 0) {}
+  void on_fact(const Fact& f) override {
+    if (f.kind == FactKind::Started) {
+      start_[f.job] = f.time;
+      ++starts_[f.job];
+    } else if (f.kind == FactKind::Preempted) {
+      const std::int32_t gpus = work_.requests[f.job].gpu_num;
+      // Checkpoints are off, so every run is the job's whole run time (its horizon).
+      const auto d = model_.draw(f.job, starts_[f.job] - 1, gpus, work_.profiles[f.job].run);
+      if (!d || start_[f.job] + d->after != f.time) {
+        ++bystanders;
+        return;
+      }
+      Tally& t = tally_[d->reason];
+      t.count += 1;
+      t.gpus += gpus;
+      t.ttf_s += static_cast<double>(d->after.sec());
+      t.gpu_s += static_cast<double>(gpus) * static_cast<double>(d->after.sec());
+    }
+  }
+  void finish(const RunRecord&) override {}
+  std::uint64_t bystanders = 0;
+
+ private:
+  const FailureModel& model_;
+  const Workload& work_;
+  std::vector<Tally>& tally_;
+  std::vector<Time> start_;
+  std::vector<std::uint32_t> starts_;
+};
+
+FailureModel make_model(const std::string& table, int seed) {
+  std::vector<YamlValue> v{yaml_override("failures.enabled=true"),
+                           yaml_override("failures.seed=" + std::to_string(seed)),
+                           yaml_override("failures.checkpoint.Pretrain=0")};
+  Params p("failures", v);
+  FailureModel m(p, table);
+  p.check_all_used();
+  return m;
+}
+
+// The synthetic Kalos population, thinned to the table's job counts per type.
+Workload population(const std::string& root, double& gpu_seconds) {
+  const SyntheticModel model = load_synthetic_model(root + "/configs/workloads/kalos.yaml");
+  const Time from = *parse_timestamp("2023-05-17 00:00:00+00:00");
+  const Time to = *parse_timestamp("2023-08-15 00:00:00+00:00");
+  const Workload all = generate_workload(model, from, to, 2.5, 7, 8);
+  const std::pair<JobType, std::size_t> want[] = {
+      {JobType::Pretrain, 1300}, {JobType::Eval, 31000}, {JobType::Debug, 550}};
+  std::vector<JobId> keep;
+  Rng rng(11);
+  for (const auto& [type, n] : want) {
+    std::vector<JobId> ids;
+    for (JobId j = 0; j < all.size(); ++j)
+      if (all.requests[j].type == type && all.requests[j].gpu_num > 0) ids.push_back(j);
+    if (ids.size() < n) throw std::runtime_error("population: too few jobs of a type; raise the load");
+    for (std::size_t i = 0; i < n; ++i) {  // partial Fisher-Yates
+      const std::size_t k = i + static_cast<std::size_t>(rng.uniform() * static_cast<double>(ids.size() - i));
+      std::swap(ids[i], ids[std::min(k, ids.size() - 1)]);
+    }
+    keep.insert(keep.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  std::sort(keep.begin(), keep.end());  // submit order
+  Workload w;
+  w.source = "synthetic Kalos, thinned to 1300 Pretrain / 31000 Eval / 550 Debug";
+  gpu_seconds = 0;
+  for (JobId j : keep) {
+    JobRequest r = all.requests[j];
+    JobProfile p = all.profiles[j];
+    p.final_state = JobState::Completed;
+    p.cancel_pending_at.reset();
+    p.recorded_start.reset();
+    r.user = w.users.intern(all.users[r.user]);
+    gpu_seconds += static_cast<double>(r.gpu_num) * static_cast<double>(p.run.sec());
+    w.add("j" + std::to_string(j), r, p);
+  }
+  return w;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s ROOT [REPLICAS]\n", argv[0]);
+    return 2;
+  }
+  try {
+    const std::string root = argv[1];
+    const int replicas = argc >= 3 ? std::max(1, std::atoi(argv[2])) : 20;
+    const std::string table = root + "/configs/failures/acme.yaml";
+    double pop_gpu_s = 0;
+    const Workload w = population(root, pop_gpu_s);
+    ClusterSpec c;
+    c.name = "large";
+    c.nodes = 2048;
+    c.gpus_per_node = 8;
+    c.cpus_per_node = 1024;
+    c.nodes_per_leaf = 32;
+    c.spines = 8;
+    const FailureModel first = make_model(table, 1);
+    const std::size_t n = first.reasons().size();
+    std::vector<Tally> tally(n);
+    std::uint64_t bystanders = 0, injected = 0;
+    double run_gpu_s = 0;
+    for (int s = 1; s <= replicas; ++s) {
+      const FailureModel m = make_model(table, s);
+      Simulation sim(w, c, make_policy("fifo"), ReplayMode::Policy);
+      sim.set_failures(&m);
+      ReasonSink sink(m, w, tally);
+      sim.add_sink(sink);
+      sim.run();
+      bystanders += sink.bystanders;
+      injected += sim.failures_injected();
+      for (const JobOutcome& o : sim.outcomes()) run_gpu_s += static_cast<double>(o.gpu_seconds);
+    }
+    const double r = replicas;
+    double total_gpu_s = 0, measured_share_total = 0;
+    for (std::size_t i = 0; i < n; ++i) total_gpu_s += tally[i].gpu_s;
+    for (const FailureReason& x : first.reasons()) measured_share_total += x.gpu_time_share_pct;
+    std::printf("reason,category,measured_count,simulated_count,measured_avg_gpus,simulated_avg_gpus,"
+                "measured_ttf_min,simulated_ttf_min,measured_share_pct,simulated_share_pct\n");
+    double cat_meas[3] = {0, 0, 0}, cat_sim[3] = {0, 0, 0}, cat_ms[3] = {0, 0, 0}, cat_ss[3] = {0, 0, 0};
+    for (std::size_t i = 0; i < n; ++i) {
+      const FailureReason& x = first.reasons()[i];
+      const Tally& t = tally[i];
+      const auto k = static_cast<std::size_t>(x.category);
+      // Shares: of the failed GPU-time of the reasons in the table (measured: its 99.92% without "Others").
+      const double share = total_gpu_s > 0 ? 100.0 * t.gpu_s / total_gpu_s * measured_share_total / 100.0 : 0;
+      cat_meas[k] += x.count, cat_sim[k] += t.count / r, cat_ms[k] += x.gpu_time_share_pct, cat_ss[k] += share;
+      std::printf("%s,%s,%.0f,%.1f,%.0f,%.0f,%.1f,%.1f,%.2f,%.2f\n", x.name.c_str(), kCategoryNames[k], x.count,
+                  t.count / r, x.avg_gpus, t.count > 0 ? t.gpus / t.count : 0.0, x.avg_ttf_min,
+                  t.count > 0 ? t.ttf_s / t.count / 60.0 : 0.0, x.gpu_time_share_pct, share);
+    }
+    for (std::size_t k = 0; k < 3; ++k)
+      std::printf("ALL,%s,%.0f,%.1f,,,,,%.2f,%.2f\n", kCategoryNames[k], cat_meas[k], cat_sim[k], cat_ms[k], cat_ss[k]);
+
+    // The targets.
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return first.reasons()[a].gpu_time_share_pct > first.reasons()[b].gpu_time_share_pct;
+    });
+    int pass = 0, checks = 0;
+    std::fprintf(stderr, "population: %zu jobs, %.3g GPU-seconds of run time; replicas: %d\n", w.size(), pop_gpu_s,
+                 replicas);
+    std::fprintf(stderr, "per replica: %.1f failures injected, %.1f of them bystanders of node failures, "
+                 "%.3g GPU-seconds held\n", static_cast<double>(injected) / r, static_cast<double>(bystanders) / r,
+                 run_gpu_s / r);
+    for (std::size_t j = 0; j < 5; ++j) {
+      const std::size_t i = order[j];
+      const double m = first.reasons()[i].gpu_time_share_pct;
+      const double s = total_gpu_s > 0 ? tally[i].gpu_s / total_gpu_s * measured_share_total : 0;
+      const bool ok = std::abs(s - m) <= 0.25 * m;
+      pass += ok, ++checks;
+      std::fprintf(stderr, "share %-16s measured %6.2f%% simulated %6.2f%% (%+.0f%%) %s\n",
+                   first.reasons()[i].name.c_str(), m, s, 100 * (s - m) / m, ok ? "PASS" : "FAIL");
+    }
+    for (std::size_t k = 0; k < 3; ++k) {
+      const bool ok = std::abs(cat_sim[k] - cat_meas[k]) <= 0.2 * cat_meas[k];
+      pass += ok, ++checks;
+      std::fprintf(stderr, "count %-16s measured %6.0f simulated %8.1f (%+.0f%%) %s\n", kCategoryNames[k], cat_meas[k],
+                   cat_sim[k], 100 * (cat_sim[k] - cat_meas[k]) / cat_meas[k], ok ? "PASS" : "FAIL");
+    }
+    // The exposure that would make the infrastructure count match (counts are linear in 1/exposure).
+    const double scale = cat_sim[0] / cat_meas[0];
+    std::fprintf(stderr, "infrastructure count / measured = %.3f: an exposure %.3f x the file's would match\n", scale,
+                 scale);
+    std::fprintf(stderr, "targets met: %d of %d\n", pass, checks);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
