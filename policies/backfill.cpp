@@ -51,7 +51,7 @@ class BackfillPolicy final : public Policy {
     for (auto it = std::next(queue_.begin()); it != queue_.end() && scanned < depth_; ++scanned) {
       const JobId j = it->job;
       const JobRequest& r = pass.request(j);
-      const bool room = r.gpu_num <= pass.cluster().free_gpus() && r.cpu_num <= pass.cluster().free_cpus();
+      const bool room = may_fit(pass, j);
       if (room && !res) {
         res = reserve(pass, head);
         spare = res->spare_gpus;

@@ -52,6 +52,13 @@ bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobI
 // nodes several times over, so that a pass costs O(nodes of the job), not O(running jobs).
 inline std::size_t victim_budget(const JobRequest& r) { return 8 * static_cast<std::size_t>(r.node_num) + 32; }
 
+// Whether the cluster has, in total, the GPUs and cores the job asks for: a cheap test that lets
+// a pass skip the placement search for jobs that cannot start now.
+inline bool may_fit(const SchedulingPass& pass, JobId job) {
+  const JobRequest& r = pass.request(job);
+  return r.gpu_num <= pass.cluster().free_gpus() && r.cpu_num <= pass.cluster().free_cpus();
+}
+
 // Removes from the front of `queue` the jobs that are no longer pending (withdrawn).
 void drop_withdrawn(const SchedulingPass& pass, JobQueue& queue);
 

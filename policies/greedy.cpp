@@ -7,6 +7,7 @@
 // over without a placement search.
 #include <vector>
 
+#include "policies/common.h"
 #include "policies/registry.h"
 
 namespace acme {
@@ -21,10 +22,7 @@ class GreedyPolicy final : public Policy {
     for (std::size_t i = 0; i < queue_.size(); ++i) {
       const JobId job = queue_[i];
       if (!pass.is_pending(job)) continue;  // withdrawn while waiting
-      const Cluster& c = pass.cluster();
-      const JobRequest& r = pass.request(job);
-      const bool room = r.gpu_num <= c.free_gpus() && r.cpu_num <= c.free_cpus();
-      if (!room || !pass.try_start(job)) queue_[kept++] = job;
+      if (!may_fit(pass, job) || !pass.try_start(job)) queue_[kept++] = job;
     }
     queue_.resize(kept);
   }

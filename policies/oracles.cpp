@@ -41,9 +41,7 @@ class ShortestFirst final : public Policy {
         continue;
       }
       const bool first = !blocked;
-      const JobRequest& r = pass.request(j);
-      const bool room = r.gpu_num <= pass.cluster().free_gpus() && r.cpu_num <= pass.cluster().free_cpus();
-      bool started = room && pass.try_start(j);
+      bool started = may_fit(pass, j) && pass.try_start(j);
       if (!started && first && preemptive_) started = start_by_suspending(pass, j, it->key);
       if (started) {
         const Time end = pass.now() + pass.oracle_remaining(j);

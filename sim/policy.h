@@ -28,17 +28,15 @@ class SchedulingPass {
   virtual const JobRequest& request(JobId job) const = 0;
   virtual std::string_view user_name(JobId job) const = 0;
   virtual bool is_pending(JobId job) const = 0;
-  virtual std::size_t pending_count() const = 0;
   virtual const Cluster& cluster() const = 0;
   // The user's run-time estimate (see workloads/estimates.h); 0: none given.
   virtual Time estimate(JobId job) const = 0;
   virtual bool is_running(JobId job) const = 0;
   // Where the running job holds its resources. REQUIRES: is_running(job).
   virtual const Placement& placement_of(JobId job) const = 0;
-  // Start of the running job's current run. REQUIRES: is_running(job).
-  virtual Time started_at(JobId job) const = 0;
-  // When the running job should end by its estimate: started_at + estimate - progress kept from
-  // earlier runs (at least now + 1 s); now + 1 s when it has no estimate or overran it.
+  // When the running job should end by its estimate: its current run's start + estimate -
+  // progress kept from earlier runs (at least now + 1 s); now + 1 s when it has no estimate or
+  // overran it.
   virtual Time expected_end(JobId job) const = 0;
 
   // Starts the job now if it fits, placed by the run's placement strategy; returns whether it

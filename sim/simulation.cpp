@@ -24,7 +24,6 @@ class Simulation::Pass final : public SchedulingPass {
   bool is_pending(JobId job) const override {
     return job < sim_.status_.size() && sim_.status_[job] == Status::Pending;
   }
-  std::size_t pending_count() const override { return sim_.pending_; }
   const Cluster& cluster() const override { return sim_.cluster_; }
   Time estimate(JobId job) const override {
     return job < sim_.estimates_.size() ? sim_.estimates_[job] : Time{};
@@ -33,7 +32,6 @@ class Simulation::Pass final : public SchedulingPass {
     return job < sim_.status_.size() && sim_.status_[job] == Status::Running;
   }
   const Placement& placement_of(JobId job) const override { return sim_.placements_.at(job); }
-  Time started_at(JobId job) const override { return sim_.runs_.at(job).started; }
   Time expected_end(JobId job) const override {
     const Time progress = sim_.workload_.profiles[job].run - sim_.runs_[job].remaining;
     const Time estimate = this->estimate(job);
