@@ -34,6 +34,8 @@ class BackfillPolicy final : public Policy {
     }
   }
 
+  bool reads_estimates() const override { return true; }
+
   void schedule(SchedulingPass& pass) override {
     for (JobId j : arrivals_)
       queue_.insert({by_priority_ ? ranking_.key(pass, j) : 0.0, pass.request(j).submit, j});

@@ -97,7 +97,9 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   p.eval_idle_share = eval.idle_share;
   eval_params.check_all_used();
   Params estimate_params("estimate", config.estimate_params);
-  p.estimates = make_estimates(p.evaluated ? *p.evaluated : jobs, estimate_params, config.seed);
+  // The keys are read (and checked) either way; estimates are made only for a policy that reads them.
+  p.estimates = make_estimates(p.policy->reads_estimates() ? (p.evaluated ? *p.evaluated : jobs) : none,
+                               estimate_params, config.seed);
   Params network_params("network", config.network_params);
   const bool slowdown = network_params.flag("slowdown", config.replay == ReplayMode::Policy,
                                             "multi-node jobs slow down by placement (default: on in replay policy)");

@@ -29,10 +29,13 @@ Cluster::Cluster(const ClusterSpec& spec)
       free_gpus_(static_cast<std::size_t>(spec.nodes), spec.gpus_per_node),
       free_cpus_(static_cast<std::size_t>(spec.nodes), spec.cpus_per_node),
       down_(static_cast<std::size_t>(spec.nodes), false),
-      by_free_(static_cast<std::size_t>(spec.gpus_per_node) + 1,
-               std::vector<std::uint64_t>((static_cast<std::size_t>(spec.nodes) + 63) / 64, 0)),
-      by_free_count_(static_cast<std::size_t>(spec.gpus_per_node) + 1, 0),
+      exact_(static_cast<std::size_t>(spec.gpus_per_node) + 1, NodeSet(spec.nodes)),
+      at_least_(static_cast<std::size_t>(spec.gpus_per_node) + 1, NodeSet(spec.nodes)),
       leaf_by_free_(static_cast<std::size_t>(leaves_) * (static_cast<std::size_t>(spec.gpus_per_node) + 1), 0) {
+  core_levels_.push_back(0);
+  for (int c = 1; c < cpus_per_node_; c *= 2) core_levels_.push_back(c);
+  if (cpus_per_node_ > 0) core_levels_.push_back(cpus_per_node_);
+  cores_at_least_.assign(core_levels_.size(), NodeSet(nodes_));
   for (int n = 0; n < nodes_; ++n) index_add(n);
 }
 
@@ -44,65 +47,62 @@ RejectReason Cluster::never_fits(const JobRequest& r) const {
 }
 
 void Cluster::index_add(int node) {
-  const auto g = static_cast<std::size_t>(free_gpus_[static_cast<std::size_t>(node)]);
-  by_free_[g][static_cast<std::size_t>(node) / 64] |= std::uint64_t{1} << (node % 64);
-  ++by_free_count_[g];
-  ++leaf_by_free_[static_cast<std::size_t>(leaf_of(node)) * by_free_.size() + g];
+  const int g = free_gpus_[static_cast<std::size_t>(node)];
+  exact_[static_cast<std::size_t>(g)].insert(node);
+  for (int k = 0; k <= g; ++k) at_least_[static_cast<std::size_t>(k)].insert(node);
+  const int cores = free_cpus_[static_cast<std::size_t>(node)];
+  for (std::size_t i = 0; i < core_levels_.size() && core_levels_[i] <= cores; ++i) cores_at_least_[i].insert(node);
+  ++leaf_by_free_[static_cast<std::size_t>(leaf_of(node)) * exact_.size() + static_cast<std::size_t>(g)];
 }
 
 void Cluster::index_remove(int node) {
-  const auto g = static_cast<std::size_t>(free_gpus_[static_cast<std::size_t>(node)]);
-  by_free_[g][static_cast<std::size_t>(node) / 64] &= ~(std::uint64_t{1} << (node % 64));
-  --by_free_count_[g];
-  --leaf_by_free_[static_cast<std::size_t>(leaf_of(node)) * by_free_.size() + g];
+  const int g = free_gpus_[static_cast<std::size_t>(node)];
+  exact_[static_cast<std::size_t>(g)].erase(node);
+  for (int k = 0; k <= g; ++k) at_least_[static_cast<std::size_t>(k)].erase(node);
+  const int cores = free_cpus_[static_cast<std::size_t>(node)];
+  for (std::size_t i = 0; i < core_levels_.size() && core_levels_[i] <= cores; ++i) cores_at_least_[i].erase(node);
+  --leaf_by_free_[static_cast<std::size_t>(leaf_of(node)) * exact_.size() + static_cast<std::size_t>(g)];
+}
+
+const NodeSet& Cluster::with_cores(int cpus) const {
+  std::size_t i = 0;
+  while (i + 1 < core_levels_.size() && core_levels_[i + 1] <= cpus) ++i;
+  return cores_at_least_[i];
 }
 
 void Cluster::scan_first(int gpus, int cpus, std::size_t want, Placement& out) const {
-  // The union of the buckets with at least `gpus` free GPUs, 64 nodes at a time, lowest first.
-  const std::size_t words = by_free_.empty() ? 0 : by_free_[0].size();
-  for (std::size_t w = 0; w < words && out.size() < want; ++w) {
-    std::uint64_t bits = 0;
-    for (std::size_t g = static_cast<std::size_t>(gpus); g < by_free_.size(); ++g) bits |= by_free_[g][w];
-    while (bits && out.size() < want) {
-      const int node = static_cast<int>(w * 64) + std::countr_zero(bits);
-      bits &= bits - 1;
-      if (free_cpus_[static_cast<std::size_t>(node)] >= cpus) out.push_back({node, 0, 0});
-    }
-  }
+  const NodeSet& room = at_least_[static_cast<std::size_t>(gpus)];
+  const NodeSet& cores = with_cores(cpus);
+  for (int node = NodeSet::find_next_common(room, cores, 0); node != NodeSet::kNone && out.size() < want;
+       node = NodeSet::find_next_common(room, cores, node + 1))
+    if (free_cpus_[static_cast<std::size_t>(node)] >= cpus) out.push_back({node, 0, 0});
 }
 
 void Cluster::collect_best(int gpus, int cpus, std::size_t want, int only_leaf, Placement& out) const {
   const int first = only_leaf >= 0 ? only_leaf * nodes_per_leaf_ : 0;
   const int last = only_leaf >= 0 ? std::min(nodes_, first + nodes_per_leaf_) : nodes_;
-  for (std::size_t g = static_cast<std::size_t>(gpus); g < by_free_.size() && out.size() < want; ++g) {
-    const bool none = only_leaf >= 0 ? leaf_by_free_[static_cast<std::size_t>(only_leaf) * by_free_.size() + g] == 0
-                                     : by_free_count_[g] == 0;
+  for (std::size_t g = static_cast<std::size_t>(gpus); g < exact_.size() && out.size() < want; ++g) {
+    const bool none = only_leaf >= 0 ? leaf_by_free_[static_cast<std::size_t>(only_leaf) * exact_.size() + g] == 0
+                                     : exact_[g].size() == 0;
     if (none) continue;
-    const std::vector<std::uint64_t>& bits = by_free_[g];
-    for (int w = first / 64; w * 64 < last && out.size() < want; ++w) {
-      std::uint64_t word = bits[static_cast<std::size_t>(w)];
-      while (word && out.size() < want) {
-        const int node = w * 64 + std::countr_zero(word);
-        word &= word - 1;
-        if (node < first || node >= last) continue;
-        if (free_cpus_[static_cast<std::size_t>(node)] >= cpus) out.push_back({node, 0, 0});
-      }
-    }
+    const NodeSet& nodes = exact_[g];
+    const NodeSet& cores = with_cores(cpus);
+    for (int node = NodeSet::find_next_common(nodes, cores, first); node != NodeSet::kNone && node < last && out.size() < want;
+         node = NodeSet::find_next_common(nodes, cores, node + 1))
+      if (free_cpus_[static_cast<std::size_t>(node)] >= cpus) out.push_back({node, 0, 0});
   }
 }
 
-std::optional<Placement> Cluster::topology_fit(int gpus, int cpus, int nodes) const {
+bool Cluster::topology_fit(int gpus, int cpus, int nodes, Placement& p) const {
   // Nodes with room per leaf, by GPUs alone (cores are checked when nodes are picked).
   std::vector<std::pair<int, int>> room;  // (nodes with room, leaf)
-  const std::size_t width = by_free_.size();
+  const std::size_t width = exact_.size();
   for (int l = 0; l < leaves_; ++l) {
     int n = 0;
     for (std::size_t g = static_cast<std::size_t>(gpus); g < width; ++g)
       n += leaf_by_free_[static_cast<std::size_t>(l) * width + g];
     if (n > 0) room.emplace_back(n, l);
   }
-  Placement p;
-  p.reserve(static_cast<std::size_t>(nodes));
   // The tightest single leaf that holds the job...
   const auto one = std::min_element(room.begin(), room.end(), [&](auto a, auto b) {
     const bool fa = a.first >= nodes, fb = b.first >= nodes;
@@ -110,7 +110,7 @@ std::optional<Placement> Cluster::topology_fit(int gpus, int cpus, int nodes) co
   });
   if (one != room.end() && one->first >= nodes) {
     collect_best(gpus, cpus, static_cast<std::size_t>(nodes), one->second, p);
-    if (p.size() == static_cast<std::size_t>(nodes)) return p;
+    if (p.size() == static_cast<std::size_t>(nodes)) return true;
     p.clear();
   }
   // ...else the roomiest leaves first.
@@ -119,36 +119,34 @@ std::optional<Placement> Cluster::topology_fit(int gpus, int cpus, int nodes) co
     if (p.size() == static_cast<std::size_t>(nodes)) break;
     collect_best(gpus, cpus, static_cast<std::size_t>(nodes), leaf, p);
   }
-  if (p.size() < static_cast<std::size_t>(nodes)) return std::nullopt;
-  return p;
+  return p.size() == static_cast<std::size_t>(nodes);
 }
 
-std::optional<Placement> Cluster::find_placement(const JobRequest& r, PlacementStrategy strategy) const {
+bool Cluster::place(const JobRequest& r, PlacementStrategy strategy, Placement& out) const {
   const int gpus = even_share(r.gpu_num, r.node_num, 0);
   const int cpus = even_share(r.cpu_num, r.node_num, 0);
-  if (r.gpu_num > free_gpus_total_ || r.cpu_num > free_cpus_total_) return std::nullopt;
+  if (r.gpu_num > free_gpus_total_ || r.cpu_num > free_cpus_total_) return false;
+  if (at_least_[static_cast<std::size_t>(gpus)].size() < r.node_num || with_cores(cpus).size() < r.node_num)
+    return false;  // too few nodes with room
   const auto want = static_cast<std::size_t>(r.node_num);
-  std::optional<Placement> p;
-  if (strategy == PlacementStrategy::Topology && r.node_num > 1) {
-    p = topology_fit(gpus, cpus, r.node_num);
-  } else if (strategy != PlacementStrategy::FirstFit && gpus > 0) {
-    p.emplace();
-    collect_best(gpus, cpus, want, -1, *p);
-  }
-  if (!p || p->size() < want) {  // first fit, also when cores made a best or topology fit fail
-    p.emplace();
-    p->reserve(want);
-    scan_first(gpus, cpus, want, *p);
-    if (p->size() < want) return std::nullopt;
+  out.clear();
+  if (strategy == PlacementStrategy::Topology && r.node_num > 1) topology_fit(gpus, cpus, r.node_num, out);
+  else if (strategy != PlacementStrategy::FirstFit && gpus > 0) collect_best(gpus, cpus, want, -1, out);
+  if (out.size() < want) {  // first fit, also when cores made a best or topology fit fail
+    out.clear();
+    scan_first(gpus, cpus, want, out);
+    if (out.size() < want) return false;
   }
   for (std::int32_t i = 0; i < r.node_num; ++i) {
-    (*p)[static_cast<std::size_t>(i)].gpus = even_share(r.gpu_num, r.node_num, i);
-    (*p)[static_cast<std::size_t>(i)].cpus = even_share(r.cpu_num, r.node_num, i);
+    out[static_cast<std::size_t>(i)].gpus = even_share(r.gpu_num, r.node_num, i);
+    out[static_cast<std::size_t>(i)].cpus = even_share(r.cpu_num, r.node_num, i);
   }
-  return p;
+  return true;
 }
 
 int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most) const {
+  const int with_gpus = at_least_[static_cast<std::size_t>(std::max(gpus, 0))].size();
+  if (cpus <= 0) return std::min(with_gpus, std::max(at_most, 0));
   Placement p;
   scan_first(gpus, cpus, static_cast<std::size_t>(std::max(at_most, 0)), p);
   return static_cast<int>(p.size());

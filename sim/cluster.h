@@ -11,10 +11,15 @@
 //  - topology: a multi-node job goes under as few leaf switches as possible (the leaf with the
 //    least room that still holds it, else the leaves with the most room first); within a leaf,
 //    and for single-node jobs, as best_fit.
-// Free capacity is indexed so that placement does not visit node after node: per-count bitsets
-// of the nodes with exactly g free GPUs (first and best fit scan 64 nodes a word, at worst
-// O(n / 64 x gpus per node) words, usually one or two), and per-leaf counts of nodes by free
-// GPUs (topology: O(leaves x gpus per node) to choose leaves, then the chosen leaves' words).
+// Free capacity is indexed so that placement does not visit node after node: for every g, the
+// set of up nodes with exactly g free GPUs and the set with at least g; for CPU cores, the sets of
+// up nodes with at least 0, 1, 2, 4, ... free cores (sim/node_set.h, two-level bitsets); and
+// per-leaf counts of nodes by free GPUs. First fit walks the nodes in both the "at least" GPU set
+// of the job's per-node share and the core set just below its per-node cores: O(k + n / 4096)
+// for k nodes when cores are not scarce; a request fails in O(1) when too few nodes are in
+// either set. Best fit walks the "exactly" GPU sets from the share up. Topology also reads the
+// leaf counts: O(leaves x gpus per node) to choose leaves. allocate() and release() cost
+// O(k x (gpus per node + log cores per node)) for k nodes.
 // allocate() and release() cost O(k) for k nodes. No GPU or core is ever handed out twice:
 // allocate() checks every share against what is free and throws std::logic_error (a bug in the
 // caller) if one does not fit.
@@ -29,6 +34,7 @@
 
 #include "sim/cluster_spec.h"
 #include "sim/job.h"
+#include "sim/node_set.h"
 
 namespace acme {
 
@@ -72,9 +78,15 @@ class Cluster {
 
   RejectReason never_fits(const JobRequest& r) const;
 
-  // Nodes with room for the request now, chosen by `strategy`; nullopt if there are too few.
+  // Nodes with room for the request now, chosen by `strategy`, written to `out` (its capacity is
+  // reused: no allocation once warm); false, with `out` unspecified, if there are too few.
   // REQUIRES: never_fits(r) == RejectReason::None.
-  std::optional<Placement> find_placement(const JobRequest& r, PlacementStrategy strategy) const;
+  bool place(const JobRequest& r, PlacementStrategy strategy, Placement& out) const;
+  std::optional<Placement> find_placement(const JobRequest& r, PlacementStrategy strategy) const {
+    Placement p;
+    if (!place(r, strategy, p)) return std::nullopt;
+    return p;
+  }
   std::optional<Placement> find_first_fit(const JobRequest& r) const {
     return find_placement(r, PlacementStrategy::FirstFit);
   }
@@ -96,7 +108,7 @@ class Cluster {
   void scan_first(int gpus, int cpus, std::size_t want, Placement& out) const;
   // Appends to `out` nodes of `candidates` order with room, until `want`; least free GPUs first.
   void collect_best(int gpus, int cpus, std::size_t want, int only_leaf, Placement& out) const;
-  std::optional<Placement> topology_fit(int gpus, int cpus, int nodes) const;
+  bool topology_fit(int gpus, int cpus, int nodes, Placement& out) const;
   void index_add(int node);
   void index_remove(int node);
 
@@ -110,9 +122,13 @@ class Cluster {
   int down_nodes_ = 0;
   std::vector<std::int32_t> free_gpus_, free_cpus_;
   std::vector<bool> down_;
-  std::vector<std::vector<std::uint64_t>> by_free_;    // [g]: bitset of up nodes with exactly g free GPUs
-  std::vector<std::int32_t> by_free_count_;            // [g]: how many
-  std::vector<std::int32_t> leaf_by_free_;             // [leaf * (G + 1) + g]: count of such nodes
+  std::vector<NodeSet> exact_;               // [g]: up nodes with exactly g free GPUs
+  std::vector<NodeSet> at_least_;            // [g]: up nodes with at least g free GPUs
+  std::vector<std::int32_t> leaf_by_free_;   // [leaf * (G + 1) + g]: up nodes of the leaf with exactly g
+  std::vector<int> core_levels_;             // 0, 1, 2, 4, ... and cores per node: ascending
+  std::vector<NodeSet> cores_at_least_;      // [i]: up nodes with at least core_levels_[i] free cores
+  // The tightest core set that holds every node with `cpus` free cores.
+  const NodeSet& with_cores(int cpus) const;
 };
 
 }  // namespace acme

@@ -55,8 +55,8 @@ struct JobRequest {
 struct JobProfile {
   Time run;                               // run time once started
   JobState final_state = JobState::Completed;
-  std::optional<Time> recorded_start;     // trace start time; none if it never started
-  std::optional<Time> cancel_pending_at;  // leaves the queue then if still pending
+  OptionalTime recorded_start;     // trace start time; none if it never started
+  OptionalTime cancel_pending_at;  // leaves the queue then if still pending
 };
 
 // Strings stored back to back; ids are indices. Keeps a million job ids in one allocation.

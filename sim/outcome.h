@@ -35,8 +35,8 @@ inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames
 
 struct JobOutcome {
   Time release;                // when the job reached the scheduler
-  std::optional<Time> start;   // first start; none if it never started
-  std::optional<Time> end;     // when it left the system (ended, withdrawn or rejected)
+  OptionalTime start;          // first start; none if it never started
+  OptionalTime end;            // when it left the system (ended, withdrawn or rejected)
   JobState state = JobState::Completed;
   RejectReason reject = RejectReason::None;
   std::int32_t preemptions = 0;          // times it was stopped and requeued
@@ -51,7 +51,8 @@ struct JobOutcome {
 enum class FactKind : std::uint8_t { Queued, Started, Ended, Withdrawn, Rejected, Preempted };
 
 // One thing that happened, as the core tells sinks. `request` stays valid for the run;
-// `placement` (Started, Ended, Preempted: where the job held resources) only during the call.
+// `placement` (Started, Ended, Preempted: where the job held resources; null for other kinds)
+// only during the call.
 struct Fact {
   FactKind kind;
   Time time;

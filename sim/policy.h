@@ -65,6 +65,9 @@ class Policy {
   virtual void on_stopped(JobId) {}
   // One pass: start what should start now.
   virtual void schedule(SchedulingPass& pass) = 0;
+  // Whether the policy reads run-time estimates (SchedulingPass::estimate, expected_end); when
+  // not, the run does not make them.
+  virtual bool reads_estimates() const { return false; }
 };
 
 }  // namespace acme

@@ -31,7 +31,10 @@ class Simulation::Pass final : public SchedulingPass {
   bool is_running(JobId job) const override {
     return job < sim_.status_.size() && sim_.status_[job] == Status::Running;
   }
-  const Placement& placement_of(JobId job) const override { return sim_.placements_.at(job); }
+  const Placement& placement_of(JobId job) const override {
+    if (!is_running(job)) throw std::logic_error("policy bug: placement_of a job that is not running");
+    return sim_.placement_of(job);
+  }
   Time expected_end(JobId job) const override {
     const Time progress = sim_.workload_.profiles[job].run - sim_.runs_[job].remaining;
     const Time estimate = this->estimate(job);
@@ -60,7 +63,7 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
       replay_(replay),
       status_(workload.size(), Status::Unreleased),
       outcomes_(workload.size()),
-      placements_(workload.size()),
+      slot_(workload.size(), 0),
       runs_(workload.size()) {
   const std::size_t n = workload.size();
   release_order_.resize(n);
@@ -85,7 +88,8 @@ Simulation::~Simulation() = default;
 void Simulation::add_sink(Sink& sink) { sinks_.push_back(&sink); }
 
 void Simulation::emit(FactKind kind, JobId job) {
-  const Fact fact{kind, now_, job, &workload_.requests[job], &placements_[job]};
+  const bool holds = kind == FactKind::Started || kind == FactKind::Ended || kind == FactKind::Preempted;
+  const Fact fact{kind, now_, job, &workload_.requests[job], holds ? &placement_of(job) : nullptr};
   for (Sink* s : sinks_) s->on_fact(fact);
 }
 
@@ -184,9 +188,20 @@ bool Simulation::try_start(JobId job) {
     throw std::logic_error("policy bug: asked to start job " + std::to_string(job) +
                            ", which is not pending");
   const JobRequest& request = workload_.requests[job];
-  std::optional<Placement> placement = cluster_.find_placement(request, placement_);
-  if (!placement) return false;
-  cluster_.allocate(*placement);
+  if (!cluster_.place(request, placement_, scratch_)) return false;
+  cluster_.allocate(scratch_);
+  std::uint32_t slot;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(held_.size());
+    held_.emplace_back();
+    held_by_.push_back(job);
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    held_by_[slot] = job;
+  }
+  held_[slot].swap(scratch_);
+  slot_[job] = slot;
   status_[job] = Status::Running;
   --pending_;
   JobOutcome& o = outcomes_[job];
@@ -194,21 +209,19 @@ bool Simulation::try_start(JobId job) {
   Run& run = runs_[job];
   run.started = now_;
   ++run.starts;  // the tag of this run's end or failure event: an event of an earlier run is stale
-  o.leaves_spanned = cluster_.leaves_spanned(*placement);
+  o.leaves_spanned = cluster_.leaves_spanned(held_[slot]);
   run.slowdown = network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0;
   o.slowdown = static_cast<float>(run.slowdown);
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] += workload_.requests[job].gpu_num;
-  placements_[job] = std::move(*placement);
   emit(FactKind::Started, job);
   // A job of zero run time ends at this instant too, in a step of its own right after this one:
   // ending it inside the pass would tell the policy it stopped before it heard that it started.
   Time wall = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown)));
   if (failures_ && failures_->enabled()) {
-    run.interval = failures_->checkpoint_interval(request.type);
-    run.stall = failures_->checkpoint_stall();
-    if (run.interval > Time{} && wall > Time{}) {
-      const std::int64_t saves = (wall.sec() - 1) / run.interval.sec();  // none at the very end
-      wall += Time::seconds(saves * run.stall.sec());
+    const Time interval = checkpoint_interval(job);
+    if (interval > Time{} && wall > Time{}) {
+      const std::int64_t saves = (wall.sec() - 1) / interval.sec();  // none at the very end
+      wall += Time::seconds(saves * checkpoint_stall().sec());
     }
     const std::optional<FailureDraw> f = failures_->draw(job, run.starts - 1, request.gpu_num, wall);
     if (f) {
@@ -221,8 +234,18 @@ bool Simulation::try_start(JobId job) {
   return true;
 }
 
+Time Simulation::checkpoint_interval(JobId job) const {
+  return failures_ && failures_->enabled() ? failures_->checkpoint_interval(workload_.requests[job].type) : Time{};
+}
+
+Time Simulation::checkpoint_stall() const { return failures_ ? failures_->checkpoint_stall() : Time{}; }
+
+void Simulation::free_slot(JobId job) {
+  free_slots_.push_back(slot_[job]);
+}
+
 void Simulation::stop_run(JobId job) {
-  cluster_.release(placements_[job]);
+  cluster_.release(placement_of(job));
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] -= workload_.requests[job].gpu_num;
   JobOutcome& o = outcomes_[job];
   const Time held = now_ - runs_[job].started;
@@ -251,7 +274,7 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
   status_[job] = Status::Pending;
   ++pending_;
   emit(FactKind::Preempted, job);
-  Placement().swap(placements_[job]);
+  free_slot(job);
   policy_->on_stopped(job);
   policy_->on_queued(job, workload_.requests[job]);
 }
@@ -268,7 +291,7 @@ void Simulation::finish(JobId job) {
     throw std::logic_error("job " + std::to_string(job) + " ended while not running");
   stop_run(job);
   JobOutcome& o = outcomes_[job];
-  if (runs_[job].interval > Time{})
+  if (checkpoint_interval(job) > Time{})
     waste(job, WasteCause::CheckpointStall,
           std::int64_t{workload_.requests[job].gpu_num} * split(job, now_ - runs_[job].started).stall.sec());
   const JobState state = workload_.profiles[job].final_state;
@@ -282,7 +305,7 @@ void Simulation::finish(JobId job) {
   }
   end_job(job, state);
   emit(FactKind::Ended, job);
-  Placement().swap(placements_[job]);
+  free_slot(job);
   policy_->on_stopped(job);
 }
 
@@ -292,17 +315,18 @@ void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
 }
 
 Simulation::RunSplit Simulation::split(JobId job, Time held) const {
-  const Run& r = runs_[job];
-  if (r.interval <= Time{}) return {Time{}, held, Time{}};
-  const std::int64_t cycle = r.interval.sec() + r.stall.sec();
+  const Time interval = checkpoint_interval(job);
+  if (interval <= Time{}) return {Time{}, held, Time{}};
+  const Time per_save = checkpoint_stall();
+  const std::int64_t cycle = interval.sec() + per_save.sec();
   const std::int64_t saves = held.sec() / cycle;
-  const std::int64_t partial = std::max<std::int64_t>(0, held.sec() - saves * cycle - r.interval.sec());
-  const Time stall = Time::seconds(saves * r.stall.sec() + partial);
-  return {stall, held - stall, Time::seconds(saves * r.interval.sec())};
+  const std::int64_t partial = std::max<std::int64_t>(0, held.sec() - saves * cycle - interval.sec());
+  const Time stall = Time::seconds(saves * per_save.sec() + partial);
+  return {stall, held - stall, Time::seconds(saves * interval.sec())};
 }
 
 void Simulation::fail(JobId job, bool take_node) {
-  const int node = placements_[job].empty() ? -1 : placements_[job].front().node;
+  const int node = placement_of(job).empty() ? -1 : placement_of(job).front().node;
   Run& r = runs_[job];
   const Time held = now_ - r.started;
   stop_run(job);
@@ -316,16 +340,17 @@ void Simulation::fail(JobId job, bool take_node) {
   ++failures_injected_;
   status_[job] = Status::Recovering;
   emit(FactKind::Preempted, job);
-  Placement().swap(placements_[job]);
+  free_slot(job);
   policy_->on_stopped(job);
   events_.push(now_ + failures_->recovery_delay(), EventKind::Recovered, job);
   if (!take_node || node < 0) return;
-  // The node fails under every job on it. Rare enough for a scan over all jobs.
-  for (std::size_t other = 0; other < status_.size(); ++other) {
-    if (status_[other] != Status::Running) continue;
-    for (const NodeShare& share : placements_[other])
+  // The node fails under every job on it: a scan over the running jobs' slots.
+  for (std::size_t slot = 0; slot < held_.size(); ++slot) {
+    const JobId other = held_by_[slot];
+    if (status_[other] != Status::Running || slot_[other] != slot) continue;  // a free slot
+    for (const NodeShare& share : held_[slot])
       if (share.node == node) {
-        fail(static_cast<JobId>(other), false);
+        fail(other, false);
         break;
       }
   }

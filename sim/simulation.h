@@ -131,15 +131,24 @@ class Simulation {
   EventQueue events_;
   std::vector<Status> status_;
   std::vector<JobOutcome> outcomes_;
-  std::vector<Placement> placements_;
+  // Where running jobs hold resources: a pool of slots, reused so that starting a job does not
+  // allocate once the pool is warm. slot_[job] is valid while the job runs.
+  std::vector<Placement> held_;
+  std::vector<JobId> held_by_;          // [slot]: the job in it
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<std::uint32_t> slot_;     // [job]
+  Placement scratch_;                   // placement search buffer
+  const Placement& placement_of(JobId job) const { return held_[slot_[job]]; }
+  void free_slot(JobId job);
   struct Run {
     Time started;    // start of the current run
     Time remaining;  // work still needed when it started, in seconds at full speed
     double slowdown = 1.0;  // of the current run
     std::uint32_t starts = 0;  // runs started so far: tags this run's events, keys failure draws
-    Time interval;          // compute between checkpoint saves in this run; zero: none
-    Time stall;             // per save
   };
+  // Checkpointing of the job's runs: compute between saves (zero: none) and the stall per save.
+  Time checkpoint_interval(JobId job) const;
+  Time checkpoint_stall() const;
   std::vector<Run> runs_;
   std::array<std::int64_t, kWasteCauseCount> wasted_{};
   std::array<std::int64_t, kJobTypeCount> allocated_by_type_{};   // GPUs held now

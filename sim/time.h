@@ -32,6 +32,32 @@ class Time {
   std::int64_t s_ = 0;
 };
 
+// An optional Time in the space of one: the smallest int64 stands for "none". Used like
+// std::optional<Time> (which takes 16 bytes) where a million jobs each hold one or two.
+class OptionalTime {
+ public:
+  constexpr OptionalTime() = default;
+  constexpr OptionalTime(std::nullopt_t) {}
+  constexpr OptionalTime(Time t) : t_(t) {}
+  constexpr OptionalTime(const std::optional<Time>& t) : t_(t ? *t : kNone) {}
+
+  constexpr bool has_value() const { return t_ != kNone; }
+  constexpr explicit operator bool() const { return has_value(); }
+  // REQUIRES: has_value()
+  constexpr const Time& operator*() const { return t_; }
+  constexpr const Time* operator->() const { return &t_; }
+  constexpr Time value_or(Time fallback) const { return has_value() ? t_ : fallback; }
+  constexpr void reset() { t_ = kNone; }
+  constexpr operator std::optional<Time>() const {
+    return has_value() ? std::optional<Time>(t_) : std::nullopt;
+  }
+  constexpr bool operator==(const OptionalTime&) const = default;
+
+ private:
+  static constexpr Time kNone = Time::seconds(INT64_MIN);
+  Time t_ = kNone;
+};
+
 // Parses "YYYY-MM-DD HH:MM:SS+HH:MM" (also with 'T' for the space, 'Z' for +00:00, or fractional
 // seconds, which are dropped) and "YYYY-MM-DD" (midnight UTC). Returns nullopt on any other text,
 // on an impossible date or time, and on a timestamp without an offset: a time in an unknown zone
