@@ -36,6 +36,10 @@ Cluster::Cluster(const ClusterSpec& spec)
   for (int c = 1; c < cpus_per_node_; c *= 2) core_levels_.push_back(c);
   if (cpus_per_node_ > 0) core_levels_.push_back(cpus_per_node_);
   cores_at_least_.assign(core_levels_.size(), NodeSet(nodes_));
+  levels_upto_.resize(static_cast<std::size_t>(std::max(cpus_per_node_, 0)) + 1);
+  for (int c = 0; c <= cpus_per_node_; ++c)
+    levels_upto_[static_cast<std::size_t>(c)] =
+        static_cast<int>(std::upper_bound(core_levels_.begin(), core_levels_.end(), c) - core_levels_.begin());
   for (int n = 0; n < nodes_; ++n) index_add(n);
 }
 
@@ -64,10 +68,38 @@ void Cluster::index_remove(int node) {
   --leaf_by_free_[static_cast<std::size_t>(leaf_of(node)) * exact_.size() + static_cast<std::size_t>(g)];
 }
 
+void Cluster::change_free(int node, int gpus, int cpus) {
+  const auto n = static_cast<std::size_t>(node);
+  const int g0 = free_gpus_[n], g1 = g0 + gpus;
+  const int c0 = free_cpus_[n], c1 = c0 + cpus;
+  free_gpus_[n] = g1;
+  free_cpus_[n] = c1;
+  free_gpus_total_ += gpus;
+  free_cpus_total_ += cpus;
+  // Only the sets between the old and the new counts change.
+  if (g0 != g1) {
+    exact_[static_cast<std::size_t>(g0)].erase(node);
+    exact_[static_cast<std::size_t>(g1)].insert(node);
+    for (int k = std::min(g0, g1) + 1; k <= std::max(g0, g1); ++k) {
+      if (g1 > g0) at_least_[static_cast<std::size_t>(k)].insert(node);
+      else at_least_[static_cast<std::size_t>(k)].erase(node);
+    }
+    const std::size_t leaf = static_cast<std::size_t>(leaf_of(node)) * exact_.size();
+    --leaf_by_free_[leaf + static_cast<std::size_t>(g0)];
+    ++leaf_by_free_[leaf + static_cast<std::size_t>(g1)];
+  }
+  // The core sets of the levels in (min, max] of the old and new counts.
+  const int from = levels_upto_[static_cast<std::size_t>(std::min(c0, c1))];
+  const int to = levels_upto_[static_cast<std::size_t>(std::max(c0, c1))];
+  for (int i = from; i < to; ++i) {
+    if (c1 > c0) cores_at_least_[static_cast<std::size_t>(i)].insert(node);
+    else cores_at_least_[static_cast<std::size_t>(i)].erase(node);
+  }
+}
+
 const NodeSet& Cluster::with_cores(int cpus) const {
-  std::size_t i = 0;
-  while (i + 1 < core_levels_.size() && core_levels_[i + 1] <= cpus) ++i;
-  return cores_at_least_[i];
+  const int c = std::clamp(cpus, 0, cpus_per_node_);
+  return cores_at_least_[static_cast<std::size_t>(levels_upto_[static_cast<std::size_t>(c)] - 1)];
 }
 
 void Cluster::scan_first(int gpus, int cpus, std::size_t want, Placement& out) const {
@@ -175,12 +207,7 @@ void Cluster::allocate(const Placement& p) {
     for (std::size_t j = 0; j < i; ++j)
       if (p[i].node == p[j].node) throw std::logic_error("placement names node twice");
   for (const NodeShare& s : p) {
-    index_remove(s.node);
-    free_gpus_[static_cast<std::size_t>(s.node)] -= s.gpus;
-    free_cpus_[static_cast<std::size_t>(s.node)] -= s.cpus;
-    free_gpus_total_ -= s.gpus;
-    free_cpus_total_ -= s.cpus;
-    index_add(s.node);
+    change_free(s.node, -s.gpus, -s.cpus);
   }
 }
 
@@ -190,12 +217,7 @@ void Cluster::release(const Placement& p) {
         free_gpus_[static_cast<std::size_t>(s.node)] + s.gpus > gpus_per_node_ ||
         free_cpus_[static_cast<std::size_t>(s.node)] + s.cpus > cpus_per_node_)
       throw std::logic_error("release of resources that were not allocated on node " + std::to_string(s.node));
-    index_remove(s.node);
-    free_gpus_[static_cast<std::size_t>(s.node)] += s.gpus;
-    free_cpus_[static_cast<std::size_t>(s.node)] += s.cpus;
-    free_gpus_total_ += s.gpus;
-    free_cpus_total_ += s.cpus;
-    index_add(s.node);
+    change_free(s.node, s.gpus, s.cpus);
   }
 }
 

@@ -111,6 +111,8 @@ class Cluster {
   bool topology_fit(int gpus, int cpus, int nodes, Placement& out) const;
   void index_add(int node);
   void index_remove(int node);
+  // Adds `gpus` and `cpus` (negative: takes) to an up node's free counts, and to the indexes.
+  void change_free(int node, int gpus, int cpus);
 
   int nodes_;
   int gpus_per_node_;
@@ -127,6 +129,7 @@ class Cluster {
   std::vector<std::int32_t> leaf_by_free_;   // [leaf * (G + 1) + g]: up nodes of the leaf with exactly g
   std::vector<int> core_levels_;             // 0, 1, 2, 4, ... and cores per node: ascending
   std::vector<NodeSet> cores_at_least_;      // [i]: up nodes with at least core_levels_[i] free cores
+  std::vector<int> levels_upto_;             // [c]: how many levels are <= c cores
   // The tightest core set that holds every node with `cpus` free cores.
   const NodeSet& with_cores(int cpus) const;
 };

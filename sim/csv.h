@@ -11,6 +11,7 @@ namespace acme {
 
 // Writes to "<path>.tmp" and renames it to `path` on commit(); destroyed without commit() (say,
 // by an exception), it removes the temporary file, so no half-written output looks finished.
+// Writes go through stdio's buffer: callers with many small writes buffer them (CsvWriter).
 class OutputFile {
  public:
   explicit OutputFile(std::filesystem::path path);
@@ -22,30 +23,38 @@ class OutputFile {
   void commit();
 
  private:
-  void flush();
   std::filesystem::path path_, tmp_;
   std::FILE* file_ = nullptr;
-  std::string buffer_;
 };
 
 // RFC 4180 CSV, one row at a time: cells are separated by commas, rows end with '\n', and a text
 // cell is quoted only when it holds a comma, a quote or a line break. Numbers are printed with
-// std::to_chars, so output does not depend on the locale.
+// std::to_chars, so output does not depend on the locale. Cells are formatted straight into a
+// buffer that goes to the file every MiB or so: a cell costs tens of nanoseconds.
 class CsvWriter {
  public:
-  explicit CsvWriter(std::filesystem::path path) : file_(std::move(path)) {}
+  explicit CsvWriter(std::filesystem::path path);
 
   CsvWriter& text(std::string_view s);
   CsvWriter& integer(std::int64_t v);
   CsvWriter& real(double v, int decimals = 3);
   CsvWriter& blank();
   CsvWriter& end_row();
-  void commit() { file_.commit(); }
+  void commit();
 
  private:
-  void separate();
+  static constexpr std::size_t kFlushAt = 1 << 20;
+  // Room for `n` more bytes after the separator of a new cell; returns where to write.
+  char* cell(std::size_t n) {
+    if (len_ + n + 1 > buf_.size()) grow(n);
+    if (!first_) buf_[len_++] = ',';
+    first_ = false;
+    return buf_.data() + len_;
+  }
+  void grow(std::size_t n);
   OutputFile file_;
-  std::string row_;
+  std::string buf_;       // sized once; [0, len_) is written
+  std::size_t len_ = 0;
   bool first_ = true;
 };
 

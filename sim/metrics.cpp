@@ -8,11 +8,15 @@
 namespace acme {
 namespace {
 
-std::int64_t nearest_rank(const std::vector<std::int64_t>& sorted, int pct) {
-  if (sorted.empty()) return 0;
-  const std::size_t n = sorted.size();
-  const std::size_t rank = (n * static_cast<std::size_t>(pct) + 99) / 100;  // ceil(pct/100 * n)
-  return sorted[std::max<std::size_t>(rank, 1) - 1];
+// The nearest-rank percentile pct of `v`, which is partly reordered: `v` is partitioned so that
+// later calls with larger pct only search after this one's rank. O(n) per call, no full sort.
+std::int64_t nearest_rank(std::vector<std::int64_t>& v, std::size_t& searched_from, int pct) {
+  if (v.empty()) return 0;
+  const std::size_t rank = std::max<std::size_t>((v.size() * static_cast<std::size_t>(pct) + 99) / 100, 1) - 1;
+  const auto nth = v.begin() + static_cast<std::ptrdiff_t>(rank);
+  std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(searched_from), nth, v.end());
+  searched_from = rank;
+  return *nth;
 }
 
 struct Accumulator {
@@ -22,14 +26,14 @@ struct Accumulator {
   std::optional<Time> first_submit, last_end;
 
   void finish(Time w0, Time w1, int total_gpus) {
-    std::sort(queue.begin(), queue.end());
     std::int64_t sum = 0;
     for (auto q : queue) sum += q;
     s.queue_mean_s = queue.empty() ? 0 : static_cast<double>(sum) / static_cast<double>(queue.size());
-    s.queue_p50_s = nearest_rank(queue, 50);
-    s.queue_p90_s = nearest_rank(queue, 90);
-    s.queue_p99_s = nearest_rank(queue, 99);
-    s.queue_max_s = queue.empty() ? 0 : queue.back();
+    std::size_t searched_from = 0;
+    s.queue_p50_s = nearest_rank(queue, searched_from, 50);
+    s.queue_p90_s = nearest_rank(queue, searched_from, 90);
+    s.queue_p99_s = nearest_rank(queue, searched_from, 99);
+    s.queue_max_s = nearest_rank(queue, searched_from, 100);
     s.gpu_hours = static_cast<double>(gpu_seconds) / 3600.0;
     s.wasted_gpu_hours = static_cast<double>(wasted) / 3600.0;
     const double capacity = static_cast<double>(total_gpus) * static_cast<double>((w1 - w0).sec());

@@ -1,6 +1,7 @@
 #include "sim/time.h"
 
 #include <cstdio>
+#include <cstring>
 
 namespace acme {
 namespace {
@@ -24,15 +25,33 @@ int days_in_month(int y, int m) {
   return m == 2 && leap(y) ? 29 : kDays[m - 1];
 }
 
-}  // namespace
-
-std::optional<Time> parse_timestamp(std::string_view s) {
+// Days since the epoch of "YYYY-MM-DD" at the start of `s`, or nullopt if it is not a real date.
+std::optional<std::int64_t> parse_date(std::string_view s) {
   int y, mo, d;
   if (!digits(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
       !digits(s, 8, 2, d))
     return std::nullopt;
   if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo)) return std::nullopt;
-  const std::int64_t day = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  return days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+}
+
+}  // namespace
+
+std::optional<Time> parse_timestamp(std::string_view s) {
+  // Traces hold runs of timestamps of the same day: the last date parsed is remembered.
+  thread_local char last_date[10] = {};
+  thread_local std::int64_t last_day = 0;
+  thread_local bool remembered = false;
+  std::int64_t day;
+  if (remembered && s.size() >= 10 && std::memcmp(s.data(), last_date, 10) == 0) {
+    day = last_day;
+  } else {
+    const std::optional<std::int64_t> parsed = parse_date(s);
+    if (!parsed) return std::nullopt;
+    day = last_day = *parsed;
+    std::memcpy(last_date, s.data(), 10);
+    remembered = true;
+  }
   if (s.size() == 10) return Time::seconds(day * 86400);
 
   int h, mi, se;
