@@ -36,6 +36,7 @@ Cluster::Cluster(const ClusterSpec& spec)
   for (int c = 1; c < cpus_per_node_; c *= 2) core_levels_.push_back(c);
   if (cpus_per_node_ > 0) core_levels_.push_back(cpus_per_node_);
   cores_at_least_.assign(core_levels_.size(), NodeSet(nodes_));
+  leaf_seen_.assign(static_cast<std::size_t>(leaves_), 0);
   levels_upto_.resize(static_cast<std::size_t>(std::max(cpus_per_node_, 0)) + 1);
   for (int c = 0; c <= cpus_per_node_; ++c)
     levels_upto_[static_cast<std::size_t>(c)] =
@@ -186,11 +187,12 @@ int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most) const {
 
 int Cluster::leaves_spanned(const Placement& p) const {
   int count = 0;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    bool seen = false;
-    for (std::size_t j = 0; j < i && !seen; ++j) seen = leaf_of(p[j].node) == leaf_of(p[i].node);
+  for (const NodeShare& s : p) {
+    std::uint8_t& seen = leaf_seen_[static_cast<std::size_t>(leaf_of(s.node))];
     count += !seen;
+    seen = 1;
   }
+  for (const NodeShare& s : p) leaf_seen_[static_cast<std::size_t>(leaf_of(s.node))] = 0;
   return count;
 }
 

@@ -93,7 +93,7 @@ class Cluster {
 
   // How many nodes have at least `gpus` GPUs and `cpus` cores free, counting up to `at_most`.
   int count_nodes_with_room(int gpus, int cpus, int at_most) const;
-  // Distinct leaf switches under the placement's nodes.
+  // Distinct leaf switches under the placement's nodes. O(k) for k nodes.
   int leaves_spanned(const Placement& p) const;
 
   void allocate(const Placement& p);
@@ -130,6 +130,7 @@ class Cluster {
   std::vector<int> core_levels_;             // 0, 1, 2, 4, ... and cores per node: ascending
   std::vector<NodeSet> cores_at_least_;      // [i]: up nodes with at least core_levels_[i] free cores
   std::vector<int> levels_upto_;             // [c]: how many levels are <= c cores
+  mutable std::vector<std::uint8_t> leaf_seen_;  // all zero between calls of leaves_spanned
   // The tightest core set that holds every node with `cpus` free cores.
   const NodeSet& with_cores(int cpus) const;
 };

@@ -33,20 +33,21 @@ inline constexpr std::size_t kWasteCauseCount = 5;
 inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames = {
     "failed_job", "preemption", "eval_idle", "failure_lost", "checkpoint_stall"};
 
-struct JobOutcome {
+struct JobOutcome {  // 64 bytes: a million of them are kept
   Time release;                // when the job reached the scheduler
   OptionalTime start;          // first start; none if it never started
   OptionalTime end;            // when it left the system (ended, withdrawn or rejected)
-  JobState state = JobState::Completed;
-  RejectReason reject = RejectReason::None;
-  std::int32_t preemptions = 0;          // times it was stopped and requeued
-  std::int32_t failures = 0;             // injected failures that stopped a run (sim/failures.h)
   Time run_time;                         // time held, summed over its runs
   std::int64_t gpu_seconds = 0;          // GPUs held x time held, summed over its runs
   std::int64_t wasted_gpu_seconds = 0;   // the part of gpu_seconds that was wasted
-  std::int32_t leaves_spanned = 0;       // leaf switches under its (last) placement
+  std::int32_t preemptions = 0;          // times it was stopped and requeued
+  std::int32_t failures = 0;             // injected failures that stopped a run (sim/failures.h)
   float slowdown = 1.0f;                 // run-time factor of its (last) placement
+  std::int16_t leaves_spanned = 0;       // leaf switches under its (last) placement
+  JobState state = JobState::Completed;
+  RejectReason reject = RejectReason::None;
 };
+static_assert(sizeof(JobOutcome) == 64);
 
 enum class FactKind : std::uint8_t { Queued, Started, Ended, Withdrawn, Rejected, Preempted };
 

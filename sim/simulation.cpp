@@ -66,21 +66,21 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
       slot_(workload.size(), 0),
       runs_(workload.size()) {
   const std::size_t n = workload.size();
-  release_order_.resize(n);
+  bool sorted = true;
   for (std::size_t i = 0; i < n; ++i) {
     const JobProfile& p = workload.profiles[i];
     const bool at_start = replay_ == ReplayMode::Recorded && p.recorded_start;
     outcomes_[i].release = at_start ? *p.recorded_start : workload.requests[i].submit;
     runs_[i].remaining = p.run;
-    release_order_[i] = static_cast<JobId>(i);
+    sorted = sorted && (i == 0 || outcomes_[i - 1].release <= outcomes_[i].release);
   }
-  const auto earlier = [this](JobId a, JobId b) {
-    return outcomes_[a].release != outcomes_[b].release ? outcomes_[a].release < outcomes_[b].release
-                                                        : a < b;
-  };
-  if (!std::is_sorted(release_order_.begin(), release_order_.end(), earlier))
-    std::sort(release_order_.begin(), release_order_.end(), earlier);
-  if (n > 0) now_ = last_change_ = outcomes_[release_order_.front()].release;
+  if (!sorted) {  // else the release order is the JobId order, and no list is kept
+    release_order_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) release_order_[i] = static_cast<JobId>(i);
+    std::stable_sort(release_order_.begin(), release_order_.end(),
+                     [this](JobId a, JobId b) { return outcomes_[a].release < outcomes_[b].release; });
+  }
+  if (n > 0) now_ = last_change_ = outcomes_[released(0)].release;
 }
 
 Simulation::~Simulation() = default;
@@ -96,8 +96,8 @@ void Simulation::emit(FactKind kind, JobId job) {
 std::optional<Time> Simulation::next_time() const {
   std::optional<Time> t;
   if (!events_.empty()) t = events_.top().time;
-  if (next_release_ < release_order_.size()) {
-    const Time r = outcomes_[release_order_[next_release_]].release;
+  if (next_release_ < workload_.size()) {
+    const Time r = outcomes_[released(next_release_)].release;
     if (!t || r < *t) t = r;
   }
   return t;
@@ -140,9 +140,8 @@ bool Simulation::step() {
         break;
     }
   }
-  while (next_release_ < release_order_.size() &&
-         outcomes_[release_order_[next_release_]].release == now_)
-    release(release_order_[next_release_++]);
+  while (next_release_ < workload_.size() && outcomes_[released(next_release_)].release == now_)
+    release(released(next_release_++));
 
   Pass pass(*this);
   policy_->schedule(pass);
@@ -209,7 +208,9 @@ bool Simulation::try_start(JobId job) {
   Run& run = runs_[job];
   run.started = now_;
   ++run.starts;  // the tag of this run's end or failure event: an event of an earlier run is stale
-  o.leaves_spanned = cluster_.leaves_spanned(held_[slot]);
+  // Held in 16 bits; no real job spans more than 32,767 leaf switches, and the slowdown model
+  // saturates long before.
+  o.leaves_spanned = static_cast<std::int16_t>(std::min(cluster_.leaves_spanned(held_[slot]), 32767));
   run.slowdown = network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0;
   o.slowdown = static_cast<float>(run.slowdown);
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] += workload_.requests[job].gpu_num;

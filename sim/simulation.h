@@ -126,7 +126,8 @@ class Simulation {
   std::uint64_t nodes_failed_ = 0;
   std::vector<Sink*> sinks_;
 
-  std::vector<JobId> release_order_;
+  std::vector<JobId> release_order_;  // by (release, JobId); empty when that is JobId order
+  JobId released(std::size_t i) const { return release_order_.empty() ? static_cast<JobId>(i) : release_order_[i]; }
   std::size_t next_release_ = 0;
   EventQueue events_;
   std::vector<Status> status_;

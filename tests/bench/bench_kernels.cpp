@@ -1,14 +1,18 @@
-// Google Benchmark for the kernels: the event queue, placement, the trace parser, the generator.
+// Google Benchmark for the kernels: the event queue, placement, each policy's decisions, the trace
+// parser, the CSV writer and the generator. scripts/bench.sh runs them with the whole replays.
 #include <benchmark/benchmark.h>
 
+#include <filesystem>
 #include <string>
 
 #include "policies/registry.h"
 #include "sim/cluster.h"
+#include "sim/csv.h"
 #include "sim/event_queue.h"
 #include "sim/random.h"
 #include "sim/simulation.h"
 #include "workloads/acme_trace_reader.h"
+#include "workloads/estimates.h"
 #include "workloads/synthetic.h"
 
 namespace acme {
@@ -67,18 +71,66 @@ void BM_TraceParse(benchmark::State& state) {
 }
 BENCHMARK(BM_TraceParse);
 
-// Generating a day of synthetic Seren and replaying it under FIFO.
-void BM_GenerateAndReplayDay(benchmark::State& state) {
-  const SyntheticModel m = load_synthetic_model(ACMESIM_SOURCE_DIR "/configs/workloads/seren.yaml");
-  const ClusterSpec c = cluster_of(286);
-  for (auto _ : state) {
-    const Workload w = generate_workload(m, Time::seconds(1677628800), Time::seconds(1677628800 + 86400), 1.0, 1, 8);
-    Simulation sim(w, c, make_policy("fifo"), ReplayMode::Policy);
-    sim.run();
-    state.SetItemsProcessed(static_cast<std::int64_t>(w.size()));
-  }
+const SyntheticModel& seren_model() {
+  static const SyntheticModel m = load_synthetic_model(ACMESIM_SOURCE_DIR "/configs/workloads/seren.yaml");
+  return m;
 }
-BENCHMARK(BM_GenerateAndReplayDay)->Unit(benchmark::kMillisecond);
+constexpr Time kMarch1 = Time::seconds(1677628800);
+
+// Generating a day of synthetic Seren, per job.
+void BM_GenerateDay(benchmark::State& state) {
+  std::size_t jobs = 0;
+  for (auto _ : state) {
+    const Workload w = generate_workload(seren_model(), kMarch1, kMarch1 + Time::hours(24), 1.0, 1, 8);
+    jobs += w.size();
+    benchmark::DoNotOptimize(w.requests.data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(jobs));
+}
+BENCHMARK(BM_GenerateDay)->Unit(benchmark::kMillisecond);
+
+// Each policy's decisions: two days of synthetic Seren at twice the published load (a queue
+// forms), replayed on Seren's 286 nodes, per job. The workload is made once, outside the timing.
+void BM_PolicyReplay(benchmark::State& state, const char* policy) {
+  static const Workload w = generate_workload(seren_model(), kMarch1, kMarch1 + Time::hours(48), 2.0, 1, 8);
+  const ClusterSpec c = cluster_of(286);
+  std::vector<Time> estimates;  // the default noisy estimates, for policies that read them
+  if (make_policy(policy)->reads_estimates()) {
+    Params params("estimate", {});
+    estimates = make_estimates(w, params, 1);
+  }
+  for (auto _ : state) {
+    Simulation sim(w, c, make_policy(policy), ReplayMode::Policy, estimates);
+    sim.run();
+    benchmark::DoNotOptimize(sim.jobs_ended());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(w.size()));
+}
+BENCHMARK_CAPTURE(BM_PolicyReplay, fifo, "fifo")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PolicyReplay, greedy, "greedy")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PolicyReplay, priority, "priority")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PolicyReplay, quota, "quota")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PolicyReplay, backfill, "backfill")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PolicyReplay, sjf, "sjf")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PolicyReplay, srtf, "srtf")->Unit(benchmark::kMillisecond);
+
+// One jobs.csv-like row of 19 cells (4 text, 13 integers, 1 real, 1 blank), per row.
+void BM_CsvRow(benchmark::State& state) {
+  const auto path = std::filesystem::temp_directory_path() / "acmesim_bench_row.csv";
+  CsvWriter csv(path);
+  std::int64_t i = 0;
+  for (auto _ : state) {
+    csv.text("5778432").text("u5907").text("Pretrain").text("COMPLETED").integer(8).integer(1).integer(128);
+    csv.integer(1677628893 + i).integer(1677628900 + i).integer(1677629000 + i).integer(7).integer(100);
+    csv.integer(800).integer(0).integer(0).integer(1).real(1.0 + static_cast<double>(i % 7) / 100).blank().blank();
+    csv.end_row();
+    ++i;
+  }
+  csv.commit();
+  std::filesystem::remove(path);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CsvRow);
 
 }  // namespace
 }  // namespace acme

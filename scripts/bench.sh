@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The benchmark suite, one command: Google Benchmark kernels, then whole replays of AcmeTrace-schema
+# traces on one core (taskset -c 0), each policy with every output and with the summary only, at
+# 10k, 100k and 1M jobs on Seren (286 nodes) and 1M jobs on a 10,000-node cluster, and the
+# 1,000-run sweep. Prints a table and writes the numbers as CSV:
+#   $BENCH_OUT/kernels.csv  Google Benchmark's CSV (name, iterations, real_time, cpu_time, ...)
+#   $BENCH_OUT/replay.csv   case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mb,target_s
+# Usage: scripts/bench.sh [--smoke] [--no-build] [--runs N]
+#   --smoke     10k jobs only, one run each, kernels for a moment: what CI runs so that nothing rots
+#   --no-build  use build/ as it is
+#   --runs N    repetitions of each replay (default 3; the median and the fastest are reported)
+# Traces are generated once (acmesim gen, seed 1) and kept in $BENCH_DIR (default /tmp/acmesim-bench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+smoke=0 build=1 runs=3
+while [ $# -gt 0 ]; do
+  case $1 in
+    --smoke) smoke=1; runs=1 ;;
+    --no-build) build=0 ;;
+    --runs) runs=$2; shift ;;
+    *) echo "usage: scripts/bench.sh [--smoke] [--no-build] [--runs N]" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ $build = 1 ] && scripts/build.sh >/dev/null
+bin=build/acmesim
+dir=${BENCH_DIR:-/tmp/acmesim-bench}
+out=${BENCH_OUT:-$dir/results}
+mkdir -p "$dir" "$out"
+pin=(); command -v taskset >/dev/null && pin=(taskset -c 0)
+
+echo "== kernels (Google Benchmark) =="
+min_time=0.2; [ $smoke = 1 ] && min_time=0.01
+"${pin[@]}" build/acmesim_bench --benchmark_min_time="$min_time" --benchmark_out="$out/kernels.csv" \
+  --benchmark_out_format=csv
+
+# Traces: the first N jobs of a six-month Seren trace of about 1M jobs (load 1.25), and 1M jobs on
+# a 10,000-node cluster (the same model at 35x the load, over five days).
+seren_1m=$dir/seren_6m_1M.csv
+[ -s "$seren_1m" ] || $bin gen --cluster seren --from 2023-03-01 --to 2023-09-01 --load 1.25 --seed 1 -o "$seren_1m"
+first_jobs() {  # N -> a trace of the first N jobs
+  local f=$dir/seren_first_$1.csv
+  [ -s "$f" ] || head -n $(($1 + 1)) "$seren_1m" > "$f"
+  echo "$f"
+}
+big_cluster=$dir/cluster_10k.yaml
+sed 's/^nodes: .*/nodes: 10000/; s/^name: .*/name: big10k/' configs/clusters/seren.yaml > "$big_cluster"
+big_trace=$dir/big10k_1M.csv
+if [ $smoke = 0 ] && [ ! -s "$big_trace" ]; then
+  $bin gen --cluster seren --cluster-file "$big_cluster" --from 2023-03-01 --to 2023-03-06 --load 44 --seed 1 -o "$big_trace"
+fi
+
+echo "case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mb,target_s" > "$out/replay.csv"
+printf '\n== whole replays (one core, %s run(s) each) ==\n' "$runs"
+printf '%-10s %-18s %8s %6s %-8s %9s %9s %8s %8s\n' case policy jobs nodes outputs median_s min_s peak_MB target_s
+replay() {  # case label trace cluster jobs nodes outputs target -- settings...
+  local case=$1 label=$2 trace=$3 cluster=$4 jobs=$5 nodes=$6 outputs=$7 target=$8
+  shift 8
+  local walls=() peak=0
+  for _ in $(seq "$runs"); do
+    rm -rf "$dir/out"
+    /usr/bin/time -f '%e %M' -o "$dir/time.txt" "${pin[@]}" $bin run configs/seren.yaml -q \
+      --set cluster="$cluster" --set workload.trace="$trace" --set workload.from= --set workload.to= \
+      --set outputs="$outputs" --out "$dir/out" "$@" 2>/dev/null
+    read -r wall kb < "$dir/time.txt"
+    walls+=("$wall")
+    peak=$((kb / 1024))
+  done
+  local sorted median min
+  sorted=$(printf '%s\n' "${walls[@]}" | sort -g)
+  min=$(echo "$sorted" | head -1)
+  median=$(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p")
+  local shown=summary; [ "$outputs" = summary ] || shown=every
+  printf '%-10s %-18s %8s %6s %-8s %9s %9s %8s %8s\n' "$case" "$label" "$jobs" "$nodes" "$shown" "$median" "$min" "$peak" "$target"
+  echo "$case,$label,$jobs,$nodes,$shown,$runs,$median,$min,$peak,$target" >> "$out/replay.csv"
+}
+every=jobs,timeseries,summary,waste,run_json
+seren_cluster=configs/clusters/seren.yaml
+sizes=(10000 100000 1025054); [ $smoke = 1 ] && sizes=(10000)
+for n in "${sizes[@]}"; do
+  trace=$seren_1m; [ "$n" = 1025054 ] || trace=$(first_jobs "$n")
+  target_every=; target_summary=
+  [ "$n" = 1025054 ] && target_every=1.0 && target_summary=0.5
+  replay seren fifo "$trace" $seren_cluster "$n" 286 $every "$target_every" --set policy.name=fifo
+  replay seren fifo "$trace" $seren_cluster "$n" 286 summary "$target_summary" --set policy.name=fifo
+done
+# Every policy, evaluation decoupling and failure injection on the largest Seren trace: within 2x of FIFO.
+n=${sizes[-1]}; trace=$seren_1m; [ "$n" = 1025054 ] || trace=$(first_jobs "$n")
+for policy in greedy priority quota backfill sjf srtf; do
+  for outputs in $every summary; do
+    replay seren "$policy" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set policy.name=$policy
+  done
+done
+for outputs in $every summary; do
+  replay seren "fifo+eval_decoupled" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set eval=decoupled
+  replay seren "fifo+failures" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set failures.enabled=true
+  replay seren "fifo+topology" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set placement=topology
+done
+if [ $smoke = 0 ]; then
+  big_jobs=$(($(wc -l < "$big_trace") - 1))
+  for policy in fifo backfill; do
+    for outputs in $every summary; do
+      replay big10k "$policy" "$big_trace" "$big_cluster" "$big_jobs" 10000 $outputs "" --set policy.name=$policy
+    done
+  done
+  printf '\n== sweep: 1,000 one-month Kalos runs (configs/sweeps/kalos_1000.yaml, both cores) ==\n'
+  rm -rf "$dir/sweep"
+  /usr/bin/time -f '%e %M' -o "$dir/time.txt" $bin sweep configs/sweeps/kalos_1000.yaml --out "$dir/sweep" -q >/dev/null 2>&1
+  read -r wall kb < "$dir/time.txt"
+  printf 'sweep of 1000 runs: %s s (target 300 s)\n' "$wall"
+  echo "sweep,kalos_1000,1000,302,summary,1,$wall,$wall,$((kb / 1024)),300" >> "$out/replay.csv"
+fi
+printf '\nCSV: %s/kernels.csv, %s/replay.csv\n' "$out" "$out"
