@@ -111,7 +111,7 @@ class TimeseriesSink final : public Sink {
     now_.pending += sign;
     now_.gpus_pending += sign * r.gpu_num;
     if (r.gpu_num == 0) return;
-    if ((waiting_[{r.gpu_num, r.node_num}] += sign) == 0) waiting_.erase({r.gpu_num, r.node_num});
+    waiting_[{r.gpu_num, r.node_num}] += sign;  // shapes are few: kept at zero, not erased
   }
   void hold(const Placement& p, int sign) {
     for (const NodeShare& s : p) {
@@ -143,13 +143,16 @@ class TimeseriesSink final : public Sink {
     for (std::size_t k = nodes_by_free_.size(); k-- > 0;) at_least[k] = at_least[k + 1] + nodes_by_free_[k];
     const std::int64_t free = total_gpus_ - now_.allocated;
     std::size_t smallest = nodes_by_free_.size();
+    bool any_waiting = false;
     for (const auto& [shape, count] : waiting_) {
+      if (count == 0) continue;
+      any_waiting = true;
       const auto [gpus, nodes] = shape;
       const auto share = static_cast<std::size_t>(even_share(gpus, nodes, 0));
       smallest = std::min(smallest, share);
       if (gpus <= free && (share >= at_least.size() || at_least[share] < nodes)) snapshot_.blocked += gpus * count;
     }
-    for (std::size_t k = 0; !waiting_.empty() && k < smallest && k < nodes_by_free_.size(); ++k)
+    for (std::size_t k = 0; any_waiting && k < smallest && k < nodes_by_free_.size(); ++k)
       snapshot_.unusable += static_cast<std::int64_t>(k) * nodes_by_free_[k];
     snapshot_taken_ = true;
   }

@@ -18,6 +18,14 @@ bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
   return true;
 }
 
+// Two digits at `pos`, which the caller has checked are inside `s`.
+bool two_digits(std::string_view s, std::size_t pos, int& out) {
+  const unsigned hi = static_cast<unsigned char>(s[pos]) - '0';
+  const unsigned lo = static_cast<unsigned char>(s[pos + 1]) - '0';
+  out = static_cast<int>(hi * 10 + lo);
+  return hi <= 9 && lo <= 9;
+}
+
 bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 int days_in_month(int y, int m) {
@@ -55,8 +63,8 @@ std::optional<Time> parse_timestamp(std::string_view s) {
   if (s.size() == 10) return Time::seconds(day * 86400);
 
   int h, mi, se;
-  if (s.size() < 19 || (s[10] != ' ' && s[10] != 'T') || !digits(s, 11, 2, h) || s[13] != ':' ||
-      !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, se))
+  if (s.size() < 19 || (s[10] != ' ' && s[10] != 'T') || !two_digits(s, 11, h) || s[13] != ':' ||
+      !two_digits(s, 14, mi) || s[16] != ':' || !two_digits(s, 17, se))
     return std::nullopt;
   if (h > 23 || mi > 59 || se > 59) return std::nullopt;
   std::size_t pos = 19;
@@ -69,8 +77,8 @@ std::optional<Time> parse_timestamp(std::string_view s) {
     ++pos;
   } else {
     int oh, om;
-    if (pos + 6 != s.size() || (s[pos] != '+' && s[pos] != '-') || !digits(s, pos + 1, 2, oh) ||
-        s[pos + 3] != ':' || !digits(s, pos + 4, 2, om) || oh > 14 || om > 59)
+    if (pos + 6 != s.size() || (s[pos] != '+' && s[pos] != '-') || !two_digits(s, pos + 1, oh) ||
+        s[pos + 3] != ':' || !two_digits(s, pos + 4, om) || oh > 14 || om > 59)
       return std::nullopt;
     offset = (oh * 3600 + om * 60) * (s[pos] == '-' ? -1 : 1);
     pos += 6;
