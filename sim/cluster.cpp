@@ -214,6 +214,7 @@ void Cluster::allocate(const Placement& p) {
 }
 
 void Cluster::release(const Placement& p) {
+  ++room_freed_;
   for (const NodeShare& s : p) {
     if (down_[static_cast<std::size_t>(s.node)] ||
         free_gpus_[static_cast<std::size_t>(s.node)] + s.gpus > gpus_per_node_ ||
@@ -239,6 +240,7 @@ void Cluster::bring_up(int node) {
   const auto n = static_cast<std::size_t>(node);
   if (!down_[n]) return;
   down_[n] = false;
+  ++room_freed_;
   free_gpus_total_ += gpus_per_node_;
   free_cpus_total_ += cpus_per_node_;
   --down_nodes_;

@@ -70,6 +70,9 @@ class Cluster {
   int allocated_cpus() const { return total_cpus() - free_cpus_total_ - down_nodes_ * cpus_per_node_; }
   int total_cpus() const { return nodes_ * cpus_per_node_; }
   int free_cpus() const { return free_cpus_total_; }
+  // How many times room was given back (release(), bring_up()). Room only shrinks between two
+  // equal readings, so a policy that found no room for a job need not look again until it changes.
+  std::uint64_t room_freed() const { return room_freed_; }
   int free_gpus_on(int node) const { return free_gpus_[static_cast<std::size_t>(node)]; }
   int free_cpus_on(int node) const { return free_cpus_[static_cast<std::size_t>(node)]; }
   int leaf_of(int node) const { return node / nodes_per_leaf_; }
@@ -122,6 +125,7 @@ class Cluster {
   int free_gpus_total_;
   int free_cpus_total_;
   int down_nodes_ = 0;
+  std::uint64_t room_freed_ = 0;
   std::vector<std::int32_t> free_gpus_, free_cpus_;
   std::vector<bool> down_;
   std::vector<NodeSet> exact_;               // [g]: up nodes with exactly g free GPUs

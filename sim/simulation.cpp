@@ -345,16 +345,20 @@ void Simulation::fail(JobId job, bool take_node) {
   policy_->on_stopped(job);
   events_.push(now_ + failures_->recovery_delay(), EventKind::Recovered, job);
   if (!take_node || node < 0) return;
-  // The node fails under every job on it: a scan over the running jobs' slots.
+  // The node fails under every job on it (found by a scan over the running jobs' slots), in
+  // JobId order.
+  std::vector<JobId> on_node;
   for (std::size_t slot = 0; slot < held_.size(); ++slot) {
     const JobId other = held_by_[slot];
     if (status_[other] != Status::Running || slot_[other] != slot) continue;  // a free slot
     for (const NodeShare& share : held_[slot])
       if (share.node == node) {
-        fail(other, false);
+        on_node.push_back(other);
         break;
       }
   }
+  std::sort(on_node.begin(), on_node.end());
+  for (JobId other : on_node) fail(other, false);
   cluster_.take_down(node);
   ++nodes_failed_;
   events_.push(now_ + failures_->repair(), EventKind::NodeUp, static_cast<JobId>(node));
