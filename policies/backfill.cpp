@@ -58,19 +58,26 @@ class BackfillPolicy final : public Policy {
     std::optional<Reservation> res;  // made when the first candidate with room turns up
     std::int64_t spare = 0;
     std::size_t scanned = 0;
+    const Cluster& cluster = pass.cluster();
     for (auto it = std::next(queue_.begin()); it != queue_.end() && scanned < depth_; ++scanned) {
       const JobId j = it->job;
       const JobRequest& r = pass.request(j);
-      const bool room = may_fit(pass, j);
+      const bool room = r.gpu_num <= cluster.free_gpus() && r.cpu_num <= cluster.free_cpus();  // may_fit
       if (room && !res) {
         res = reserve(pass, head);
         spare = res->spare_gpus;
       }
-      const Time estimate = pass.estimate(j);
-      const bool ends_in_time = res && estimate > Time{} && pass.now() + estimate <= res->shadow;
       if (!pass.is_pending(j)) {
         it = queue_.erase(it);  // withdrawn
-      } else if (room && (ends_in_time || r.gpu_num <= spare) && pass.try_start(j)) {
+        continue;
+      }
+      if (!room) {
+        ++it;
+        continue;
+      }
+      const Time estimate = pass.estimate(j);
+      const bool ends_in_time = res && estimate > Time{} && pass.now() + estimate <= res->shadow;
+      if ((ends_in_time || r.gpu_num <= spare) && pass.try_start(j)) {
         if (!ends_in_time) spare -= r.gpu_num;
         started(pass, j);
         it = queue_.erase(it);

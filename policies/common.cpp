@@ -37,46 +37,52 @@ bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobI
   if (victims.empty()) return false;
   const JobRequest& r = pass.request(job);
   const Cluster& c = pass.cluster();
+  // Not even every victim stopped would free enough GPUs: nothing to plan.
+  std::int64_t could_free = c.free_gpus();
+  for (JobId v : victims) could_free += pass.request(v).gpu_num;
+  if (could_free < r.gpu_num) return false;
   const std::int32_t gpus = even_share(r.gpu_num, r.node_num, 0), cpus = even_share(r.cpu_num, r.node_num, 0);
   const int ready = c.count_nodes_with_room(gpus, cpus, r.node_num);
 
-  struct Node {
-    std::int32_t free_gpus, free_cpus;
-    std::vector<JobId> victims;  // on this node, in order of preference
+  // Every (node, victim) share, by node, each node's victims in order of preference. Scratch
+  // space kept between calls: a pass plans without allocating once warm.
+  struct Share {
+    std::int32_t node;
+    std::uint32_t rank;  // the victim's place in `victims`
+    std::int32_t gpus, cpus;
+    JobId victim;
   };
-  std::unordered_map<std::int32_t, Node> nodes;
-  for (JobId v : victims)
-    for (const NodeShare& s : pass.placement_of(v)) {
-      auto [it, added] = nodes.try_emplace(s.node, Node{c.free_gpus_on(s.node), c.free_cpus_on(s.node), {}});
-      it->second.victims.push_back(v);
-    }
-  // Each node without room: the victims to stop to open it, and the GPUs that costs.
+  thread_local std::vector<Share> shares;
+  shares.clear();
+  for (std::uint32_t i = 0; i < victims.size(); ++i)
+    for (const NodeShare& s : pass.placement_of(victims[i])) shares.push_back({s.node, i, s.gpus, s.cpus, victims[i]});
+  std::sort(shares.begin(), shares.end(),
+            [](const Share& a, const Share& b) { return a.node != b.node ? a.node < b.node : a.rank < b.rank; });
+  // Each node without room: the victims to stop to open it (a run of `shares`), and the GPUs that costs.
   struct Opening {
     std::int64_t cost;
     std::int32_t node;
-    std::size_t stop;  // how many of the node's victims
+    std::size_t first, stop;  // shares[first, first + stop)
   };
-  std::vector<Opening> openings;
-  for (auto& [id, n] : nodes) {
-    if (n.free_gpus >= gpus && n.free_cpus >= cpus) continue;  // counted in `ready`
-    std::int32_t g = n.free_gpus, k = n.free_cpus;
-    std::int64_t cost = 0;
-    std::size_t i = 0;
-    while (i < n.victims.size() && (g < gpus || k < cpus)) {
-      for (const NodeShare& s : pass.placement_of(n.victims[i]))
-        if (s.node == id) g += s.gpus, k += s.cpus, cost += s.gpus;
-      ++i;
+  thread_local std::vector<Opening> openings;
+  openings.clear();
+  for (std::size_t begin = 0, end = 0; begin < shares.size(); begin = end) {
+    const std::int32_t node = shares[begin].node;
+    for (end = begin; end < shares.size() && shares[end].node == node; ++end) {
     }
-    if (g >= gpus && k >= cpus) openings.push_back({cost, id, i});
+    std::int32_t g = c.free_gpus_on(node), k = c.free_cpus_on(node);
+    if (g >= gpus && k >= cpus) continue;  // counted in `ready`
+    std::int64_t cost = 0;
+    std::size_t i = begin;
+    for (; i < end && (g < gpus || k < cpus); ++i) g += shares[i].gpus, k += shares[i].cpus, cost += shares[i].gpus;
+    if (g >= gpus && k >= cpus) openings.push_back({cost, node, begin, i - begin});
   }
   if (ready + static_cast<std::int64_t>(openings.size()) < r.node_num) return false;
   std::sort(openings.begin(), openings.end(),
             [](const Opening& a, const Opening& b) { return a.cost != b.cost ? a.cost < b.cost : a.node < b.node; });
   std::vector<JobId> stop;
-  for (std::size_t o = 0; o + ready < static_cast<std::size_t>(r.node_num); ++o) {
-    const Node& n = nodes.at(openings[o].node);
-    stop.insert(stop.end(), n.victims.begin(), n.victims.begin() + static_cast<std::ptrdiff_t>(openings[o].stop));
-  }
+  for (std::size_t o = 0; o + ready < static_cast<std::size_t>(r.node_num); ++o)
+    for (std::size_t i = 0; i < openings[o].stop; ++i) stop.push_back(shares[openings[o].first + i].victim);
   std::sort(stop.begin(), stop.end());
   stop.erase(std::unique(stop.begin(), stop.end()), stop.end());
   for (JobId v : stop) pass.preempt(v, how);
