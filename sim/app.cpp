@@ -49,6 +49,17 @@ void run_with_progress(Simulation& sim, std::size_t jobs, bool show) {
   if (drawn) std::fprintf(stderr, "\r%*s\r", 80, "");
 }
 
+// Every file the sinks write (sim/sinks.cpp), finished or under its temporary name (sim/csv.h).
+constexpr const char* kOutputFiles[] = {"jobs.csv",           "timeseries.csv", "summary.csv", "summary_by_type.csv",
+                                        "wasted_by_cause.csv", "run.json"};
+
+// Removes the outputs of an earlier run from `dir`: the folder never holds files of two runs, and
+// a run killed before it writes its own leaves none that look finished.
+void remove_earlier_outputs(const std::filesystem::path& dir) {
+  for (const char* name : kOutputFiles)
+    for (const char* suffix : {"", ".tmp"}) std::filesystem::remove(dir / (std::string(name) + suffix));
+}
+
 std::filesystem::path configs_dir() {
   if (std::filesystem::is_directory("configs")) return "configs";
   std::error_code ec;
@@ -129,6 +140,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   const Workload& workload = plugins.evaluated ? *plugins.evaluated : workload_in;
 
   std::filesystem::create_directories(out_dir);
+  remove_earlier_outputs(out_dir);
   const SinkSettings settings{out_dir, config.metrics_interval, cluster.total_gpus(), cluster.nodes,
                               cluster.gpus_per_node};
   std::vector<std::unique_ptr<Sink>> sinks;

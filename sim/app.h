@@ -15,7 +15,8 @@ namespace acme {
 
 // One run from start to end, with the pieces a sweep may share passed in: simulates `workload`
 // (which it does not change) on `cluster` under config's policy and writes config's outputs to
-// `out_dir`. Safe to call from several threads at once on the same workload.
+// `out_dir`, after removing every output an earlier run left there (so that a killed run leaves no
+// finished-looking file). Safe to call from several threads at once on the same workload.
 struct RunReport {
   Conservation conservation;
   double simulate_s = 0, outputs_s = 0;

@@ -1,7 +1,10 @@
 #include "sim/cluster_spec.h"
 
 #include <array>
+#include <cstdint>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace acme {
 namespace {
@@ -41,7 +44,7 @@ std::span<const Field<ClusterSpec>> cluster_spec_fields() {
   static const std::array<Field<ClusterSpec>, 14> kFields = {
       text_field("name", "cluster name, used in outputs", &ClusterSpec::name),
       int_field("nodes", "number of GPU nodes", &ClusterSpec::nodes, 1, 1'000'000),
-      int_field("gpus_per_node", "GPUs per node", &ClusterSpec::gpus_per_node, 0, 64),
+      int_field("gpus_per_node", "GPUs per node", &ClusterSpec::gpus_per_node, 1, 64),
       text_field("gpu_model", "GPU model, informational", &ClusterSpec::gpu_model),
       int_field("gpu_memory_gb", "memory per GPU, GB", &ClusterSpec::gpu_memory_gb, 1, 1 << 20),
       real_field("nvlink_gbps", "NVLink bandwidth per GPU to the NVSwitch fabric, Gb/s",
@@ -61,7 +64,20 @@ std::span<const Field<ClusterSpec>> cluster_spec_fields() {
 
 ClusterSpec load_cluster_spec(const std::string& path) {
   ClusterSpec spec;
-  apply_fields(cluster_spec_fields(), read_yaml_file(path), spec);
+  const std::vector<YamlValue> values = read_yaml_file(path);
+  apply_fields(cluster_spec_fields(), values, spec);
+  // Totals are counted in int, and the topology graph holds a vertex per GPU.
+  auto check_total = [&](std::string_view per_node, std::int64_t total, std::int64_t max) {
+    if (total <= max) return;
+    std::size_t line = 0;
+    for (const YamlValue& v : values)
+      if (v.key() == "nodes") line = v.line();
+    throw_input_error(path, line, "nodes",
+                      "nodes x " + std::string(per_node) + " is " + std::to_string(total) + ", more than the " +
+                          std::to_string(max) + " a cluster may have");
+  };
+  check_total("gpus_per_node", std::int64_t{spec.nodes} * spec.gpus_per_node, kMaxClusterGpus);
+  check_total("cpus_per_node", std::int64_t{spec.nodes} * spec.cpus_per_node, std::numeric_limits<int>::max());
   return spec;
 }
 

@@ -4,6 +4,7 @@
 // and the NSDI '24 paper (see configs/clusters/); switch counts are assumptions stated there.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 
@@ -11,14 +12,17 @@
 
 namespace acme {
 
+// The most GPUs a cluster may have (the topology graph holds a vertex, some 150 bytes, per GPU).
+inline constexpr std::int64_t kMaxClusterGpus = 1'000'000;
+
 struct ClusterSpec {
   std::string name = "cluster";
   int nodes = 1;                  // GPU nodes; > 0
-  int gpus_per_node = 8;          // GPUs per node, 0..64
+  int gpus_per_node = 8;          // GPUs per node, 1..64; nodes x gpus_per_node <= kMaxClusterGpus
   std::string gpu_model = "A100-80GB";
   int gpu_memory_gb = 80;
   double nvlink_gbps = 4800;      // per GPU to the node's NVSwitch fabric (A100: 600 GB/s)
-  int cpus_per_node = 128;        // CPU cores per node; > 0
+  int cpus_per_node = 128;        // CPU cores per node; > 0; nodes x cpus_per_node < 2^31
   int host_memory_gb = 1024;
   int nics_per_node = 1;          // InfiniBand NICs per node; > 0
   double nic_gbps = 200;          // per NIC

@@ -1,5 +1,6 @@
 #include "sim/config.h"
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <limits>
@@ -19,14 +20,17 @@ std::optional<Time> optional_time(const YamlValue& v) {
 std::string print_time(const std::optional<Time>& t) { return t ? format_timestamp(*t) : ""; }
 
 void check_outputs(const YamlValue& v, const std::string& list) {
-  for (const std::string& item : split_commas(list)) {
+  const std::vector<std::string> items = split_commas(list);
+  for (auto item = items.begin(); item != items.end(); ++item) {
     bool known = false;
     std::string valid;
     for (const SinkEntry& e : sink_table()) {
-      known |= e.name == item;
+      known |= e.name == *item;
       valid += (valid.empty() ? "" : ", ") + std::string(e.name);
     }
-    if (!known) v.fail("unknown output '" + item + "' (valid: " + valid + ")");
+    if (!known) v.fail("unknown output '" + *item + "' (valid: " + valid + ")");
+    // Two sinks of one kind would write the same file at once.
+    if (std::find(items.begin(), item, *item) != item) v.fail("output '" + *item + "' is listed twice");
   }
 }
 
@@ -151,10 +155,23 @@ RunConfig make_run_config(const std::vector<YamlValue>& values) {
     fail("workload.to", "must be later than workload.from");
   if (c.workload_source == "auto") c.workload_source = c.workload_trace.empty() ? "synthetic" : "acmetrace";
   if (c.workload_source == "acmetrace" && c.workload_trace.empty())
-    fail("workload.trace", "the acmetrace source needs a trace file");
+    fail("workload.source", "acmetrace replays a trace file, but workload.trace is not set");
   if (c.workload_source == "synthetic" && (!c.workload_from || !c.workload_to))
     fail(c.workload_from ? "workload.to" : "workload.from",
          "a synthetic workload needs both workload.from and workload.to");
+  // Options that the run would ignore without a word: its outputs would misstate what it did.
+  if (c.workload_source == "synthetic" && !c.workload_trace.empty())
+    fail("workload.trace", "workload.source is synthetic, which reads no trace (leave it auto to replay the trace)");
+  if (c.workload_source == "acmetrace" && c.workload_load != 1.0)
+    fail("workload.load",
+         "scales synthetic arrivals only; a trace (workload.source acmetrace) is replayed as recorded");
+  if (c.replay == ReplayMode::Recorded && c.policy_name != "fifo" && c.policy_name != "greedy")
+    fail("policy.name", "replay: recorded starts jobs at their recorded start (greedy when they do not fit), "
+                        "so policy '" + c.policy_name + "' would not be used (use replay: policy)");
+  std::error_code ec;  // a name too long for the file system is no such file, not a crash
+  if (!std::filesystem::is_regular_file(c.cluster, ec)) fail("cluster", "no such file: " + c.cluster);
+  if (c.workload_source == "synthetic" && !std::filesystem::is_regular_file(c.workload_model, ec))
+    fail("workload.model", "no such file: " + c.workload_model);
   return c;
 }
 

@@ -67,6 +67,10 @@ class StringTable {
     return std::string_view(blob_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);
   }
   std::size_t size() const { return offsets_.size() - 1; }
+  void reserve(std::size_t strings, std::size_t bytes) {
+    offsets_.reserve(strings + 1);
+    blob_.reserve(bytes);
+  }
 
  private:
   std::string blob_;
@@ -103,6 +107,13 @@ struct Workload {
 
   std::size_t size() const { return requests.size(); }
   JobId add(std::string_view job_name, const JobRequest& r, const JobProfile& p);
+  // Room for `jobs` jobs whose names take `name_bytes` in all: a reader that can estimate its
+  // row count avoids growing (and for a moment holding twice) a million-job workload.
+  void reserve(std::size_t jobs, std::size_t name_bytes) {
+    requests.reserve(jobs);
+    profiles.reserve(jobs);
+    names.reserve(jobs, name_bytes);
+  }
 };
 
 }  // namespace acme

@@ -68,11 +68,11 @@ Time add_month(Time t, int offset) {
   char ym[32];
   std::snprintf(ym, sizeof ym, "%04d-%02d", year, month);
   s.replace(0, 7, ym);
-  return *parse_timestamp(s);
+  return parse_timestamp(s).value_or(Time::max());  // past the year 9999: no next month
 }
 
 // windows: {every: month | week | day, from: T, to: T} -> workload.from and workload.to axes.
-AxisGroup make_windows(const std::map<std::string, YamlValue>& w, const YamlValue& any) {
+AxisGroup make_windows(const std::map<std::string, YamlValue>& w, const YamlValue& any, std::size_t max_runs) {
   for (const char* key : {"windows.every", "windows.from", "windows.to"})
     if (!w.count(key)) any.fail(std::string("windows needs every, from and to; ") + key + " is missing");
   for (const auto& [key, v] : w)
@@ -89,6 +89,7 @@ AxisGroup make_windows(const std::map<std::string, YamlValue>& w, const YamlValu
     from_v.fail("monthly windows must start on day 1 to 28 of a month");
   Axis froms{"workload.from", from_v, {}}, tos{"workload.to", from_v, {}};
   for (Time t = from; t < to;) {
+    if (froms.values.size() == max_runs) w.at("windows.to").fail("more than " + std::to_string(max_runs) + " windows");
     const Time next = unit == "month" ? add_month(t, offset) : t + Time::hours(unit == "week" ? 7 * 24 : 24);
     froms.values.push_back(from_v.derive("workload.from", format_timestamp(t, offset)));
     tos.values.push_back(from_v.derive("workload.to", format_timestamp(std::min(next, to), offset)));
@@ -98,7 +99,7 @@ AxisGroup make_windows(const std::map<std::string, YamlValue>& w, const YamlValu
 }
 
 // seeds: [1, 2, 3] or {from: 1, count: 3} -> the seed axis.
-AxisGroup make_seeds(const std::map<std::string, YamlValue>& s) {
+AxisGroup make_seeds(const std::map<std::string, YamlValue>& s, std::size_t max_runs) {
   if (s.count("seeds")) {
     if (s.size() > 1) s.begin()->second.fail("seeds is either a list or {from, count}, not both");
     return {make_axis(s.at("seeds"), "seed")};
@@ -108,7 +109,7 @@ AxisGroup make_seeds(const std::map<std::string, YamlValue>& s) {
   const YamlValue& any = s.begin()->second;
   if (!s.count("seeds.from") || !s.count("seeds.count")) any.fail("seeds needs both from and count");
   const std::int64_t from = s.at("seeds.from").as_int(0, std::numeric_limits<std::int64_t>::max() / 2);
-  const std::int64_t count = s.at("seeds.count").as_int(1, 1000000);
+  const std::int64_t count = s.at("seeds.count").as_int(1, static_cast<std::int64_t>(max_runs));
   Axis axis{"seed", s.at("seeds.from"), {}};
   for (std::int64_t i = 0; i < count; ++i)
     axis.values.push_back(s.at("seeds.from").derive("seed", std::to_string(from + i)));
@@ -120,7 +121,7 @@ struct SweepSpec {
   std::vector<AxisGroup> groups;  // in sweep order, the first changing slowest
 };
 
-SweepSpec read_sweep_file(const std::string& path) {
+SweepSpec read_sweep_file(const std::string& path, std::size_t max_runs) {
   const std::vector<YamlValue> values = read_yaml_file(path);
   SweepSpec spec;
   std::vector<YamlValue> base, set;
@@ -130,7 +131,8 @@ SweepSpec read_sweep_file(const std::string& path) {
     const std::string& k = v.key();
     if (k == "base") {
       const std::string file = v.as_path();
-      if (!fs::is_regular_file(file)) v.fail("no such file: " + file);
+      std::error_code ec;  // a name too long for the file system is no such file, not a crash
+      if (!fs::is_regular_file(file, ec)) v.fail("no such file: " + file);
       base = read_yaml_file(file);
     } else if (starts_with(k, "set.")) {
       set.push_back(v.derive(k.substr(4)));
@@ -152,8 +154,8 @@ SweepSpec read_sweep_file(const std::string& path) {
     }
   }
   if (!zip.empty()) spec.groups.push_back(std::move(zip));
-  if (!windows.empty()) spec.groups.push_back(make_windows(windows, windows.begin()->second));
-  if (!seeds.empty()) spec.groups.push_back(make_seeds(seeds));
+  if (!windows.empty()) spec.groups.push_back(make_windows(windows, windows.begin()->second, max_runs));
+  if (!seeds.empty()) spec.groups.push_back(make_seeds(seeds, max_runs));
   if (spec.groups.empty())
     throw_input_error(path, 0, "", "no axis: a sweep needs at least one of grid, zip, windows or seeds");
 
@@ -162,6 +164,10 @@ SweepSpec read_sweep_file(const std::string& path) {
     for (const Axis& a : g)
       if (!swept.emplace(a.key, &a.origin).second)
         a.origin.fail(a.key + " is swept twice (also at line " + std::to_string(swept.at(a.key)->line()) + ")");
+  // The axis would win without a word: the fixed value would be silently ignored.
+  for (const YamlValue& v : set)
+    if (swept.count(v.key()))
+      v.fail("is fixed by set but also swept (at line " + std::to_string(swept.at(v.key())->line()) + ")");
   spec.fixed = std::move(base);
   spec.fixed.insert(spec.fixed.end(), set.begin(), set.end());
   return spec;
@@ -442,8 +448,8 @@ std::uint64_t fnv1a64(std::string_view bytes) {
   return h;
 }
 
-Sweep load_sweep(const std::string& path) {
-  const SweepSpec spec = read_sweep_file(path);
+Sweep load_sweep(const std::string& path, std::size_t max_runs) {
+  const SweepSpec spec = read_sweep_file(path, max_runs);
   Sweep sweep;
   sweep.file = path;
   for (const AxisGroup& g : spec.groups)
@@ -452,7 +458,7 @@ Sweep load_sweep(const std::string& path) {
   std::size_t total = 1;
   for (const AxisGroup& g : spec.groups) {
     total *= g.front().values.size();
-    if (total > 1000000) throw_input_error(path, 0, "", "more than a million runs");
+    if (total > max_runs) throw_input_error(path, 0, "", "more than " + std::to_string(max_runs) + " runs");
   }
   std::error_code ec;
   const fs::path sweep_dir = fs::weakly_canonical(fs::absolute(path).parent_path(), ec);

@@ -73,8 +73,10 @@ struct Sweep {
 
 // Reads, expands and validates a sweep file. Throws InputError naming file, line and key of the
 // first problem: an unknown key, an empty axis, zip lists of different lengths, a key swept
-// twice, two runs with the same configuration, or any run whose configuration is invalid.
-Sweep load_sweep(const std::string& path);
+// twice (or both fixed by set and swept), two runs with the same configuration, or any run whose
+// configuration is invalid.
+// More than `max_runs` runs (or windows, or seeds) is an error too, found before any is expanded.
+Sweep load_sweep(const std::string& path, std::size_t max_runs = 1000000);
 
 // "runs/<id>" and friends, relative to the output folder.
 std::filesystem::path run_dir(const std::filesystem::path& out_dir, const SweepRun& run);

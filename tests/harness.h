@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,9 +43,12 @@ inline std::vector<std::string> lines_of(const std::string& text) {
 
 inline std::filesystem::path source_dir() { return ACMESIM_SOURCE_DIR; }
 
-// A fresh, empty folder under the system temp folder.
+// A fresh, empty folder under the system temp folder. Its name holds a hash of the current folder
+// (ctest runs the tests in the build's tests folder), so that two builds tested at the same time
+// do not write into each other's folders.
 inline std::filesystem::path temp_dir(const std::string& name) {
-  const auto p = std::filesystem::temp_directory_path() / ("acmesim-test-" + name);
+  const std::size_t build = std::hash<std::string>{}(std::filesystem::current_path().string()) % 1000000;
+  const auto p = std::filesystem::temp_directory_path() / ("acmesim-test-" + std::to_string(build) + "-" + name);
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p;

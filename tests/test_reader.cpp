@@ -109,7 +109,7 @@ TEST_CASE("CPU jobs read with an empty gpu_time and gpu_num 0", "[reader]") {
 TEST_CASE("Malformed input stops with one line naming file, line and column", "[reader]") {
   const std::string header = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n";
   const std::string good = "1,u1,1,8,128,Eval,COMPLETED,2023-03-01 00:00:00Z,2023-03-01 00:00:01Z,2023-03-01 00:00:09Z\n";
-  CHECK(error_of("") == "t.csv: empty file: expected an AcmeTrace header");
+  CHECK(error_of("") == "t.csv:1: header: empty file: expected an AcmeTrace header");
   CHECK(error_of("job_id,user\n1,u\n") ==
         "t.csv:1: header: missing required column 'node_num' (is this an AcmeTrace file?)");
   CHECK(error_of(header + good + "2,u1,1,eight,128,Eval,COMPLETED,2023-03-01 00:00:00Z,,2023-03-01 00:00:09Z\n") ==
@@ -126,7 +126,8 @@ TEST_CASE("Malformed input stops with one line naming file, line and column", "[
         "t.csv:2: type: unknown job type 'Chat'");
   CHECK(error_of(header + "2,u1,1,8,128,Eval,DONE,2023-03-01 00:00:00Z,,2023-03-01 00:00:01Z\n") ==
         "t.csv:2: state: unknown job state 'DONE'");
-  CHECK(error_of(header + good + "3,u1,1,8") == "t.csv:3: expected at least 10 fields, found 4 (truncated line?)");
+  CHECK(error_of(header + good + "3,u1,1,8") ==
+        "t.csv:3: cpu_num: missing: the line has 4 fields, the header 10 (truncated line?)");
   CHECK(error_of(header + "2,u1,1,8,128,Eval,COMPLETED,2023-03-01 00:00:00Z,,\n") == "t.csv:2: end_time: empty");
 }
 

@@ -1,10 +1,17 @@
 #include "workloads/acme_trace_reader.h"
 
+#include <algorithm>
 #include <array>
+#include <bit>
+#include <cerrno>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/error.h"
@@ -13,10 +20,12 @@
 namespace acme {
 namespace {
 
-// Yields the lines of a FILE* one at a time through a fixed buffer; '\r' before '\n' is dropped.
+// Yields the lines of a FILE* one at a time through a fixed buffer of 1 MiB; '\r' before '\n' is
+// dropped. A line that does not fit the buffer is an error (no AcmeTrace row is near that long):
+// memory stays bounded on any input, a binary file without line breaks included.
 class LineReader {
  public:
-  explicit LineReader(std::FILE* f) : file_(f), buf_(kChunk) {}
+  LineReader(std::FILE* f, std::string_view name) : file_(f), name_(name), buf_(kChunk) {}
 
   bool next(std::string_view& line) {
     for (;;) {
@@ -47,12 +56,18 @@ class LineReader {
     std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
-    if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);  // a line longer than the buffer
+    if (end_ == buf_.size())
+      throw_input_error(name_, number_ + 1, number_ == 0 ? "header" : "",
+                        "line longer than 1 MiB (is this an AcmeTrace CSV file?)");
     const std::size_t got = std::fread(buf_.data() + end_, 1, buf_.size() - end_, file_);
     end_ += got;
+    // A read error must not pass for the end of the file: the rows after it would be lost.
+    if (got == 0 && std::ferror(file_))
+      throw_input_error(name_, 0, "", std::string("cannot read the file: ") + std::strerror(errno));
     if (got == 0) eof_ = true;
   }
   std::FILE* file_;
+  std::string_view name_;
   std::vector<char> buf_;
   std::size_t begin_ = 0, end_ = 0, number_ = 0;
   bool eof_ = false;
@@ -68,6 +83,31 @@ struct RowError {
   std::string message;
 };
 
+// A field that cannot be split off its line: the field's position and the message.
+struct SplitError {
+  std::size_t field;
+  std::string message;
+};
+
+// `s` quoted for a message: control bytes shown as \xNN and anything past 40 bytes cut, so that a
+// binary or runaway field still makes a short one-line message.
+std::string shown(std::string_view s) {
+  constexpr std::size_t kMax = 40;
+  std::string out = "'";
+  for (const char c : s.substr(0, kMax)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out.push_back(c);
+      continue;
+    }
+    char hex[5];
+    std::snprintf(hex, sizeof hex, "\\x%02x", u);
+    out += hex;
+  }
+  out += s.size() > kMax ? "'..." : "'";
+  return out;
+}
+
 // Splits a CSV line into fields. Quoted fields may hold commas and doubled quotes; those are
 // unescaped into `scratch`, which must outlive the fields.
 void split(std::string_view line, std::vector<std::string_view>& out, std::string& scratch) {
@@ -80,7 +120,7 @@ void split(std::string_view line, std::vector<std::string_view>& out, std::strin
       const std::size_t begin = scratch.size();
       ++i;
       for (;;) {
-        if (i >= line.size()) throw RowError{"", "a quoted field is not closed on its line"};
+        if (i >= line.size()) throw SplitError{out.size(), "a quoted field is not closed on its line"};
         if (line[i] == '"') {
           if (i + 1 < line.size() && line[i + 1] == '"') {
             scratch.push_back('"');
@@ -93,7 +133,7 @@ void split(std::string_view line, std::vector<std::string_view>& out, std::strin
         scratch.push_back(line[i++]);
       }
       out.emplace_back(scratch.data() + begin, scratch.size() - begin);
-      if (i < line.size() && line[i] != ',') throw RowError{"", "text after a closing quote"};
+      if (i < line.size() && line[i] != ',') throw SplitError{out.size() - 1, "text after a closing quote"};
     } else {
       const std::size_t comma = line.find(',', i);
       const std::size_t end = comma == std::string_view::npos ? line.size() : comma;
@@ -113,9 +153,10 @@ std::int32_t parse_count(std::string_view s, std::string_view column) {
     ++p;
     while (p != s.data() + s.size() && *p == '0') ++p;
   }
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-    throw RowError{column, "expected a whole number, got '" + std::string(s) + "'"};
-  if (v < 0 || v > 1'000'000) throw RowError{column, "must be between 0 and 1000000, got " + std::string(s)};
+  if ((ec != std::errc() && ec != std::errc::result_out_of_range) || p != s.data() + s.size() || s.empty())
+    throw RowError{column, "expected a whole number, got " + shown(s)};
+  if (ec != std::errc() || v < 0 || v > 1'000'000)
+    throw RowError{column, "must be between 0 and 1000000, got " + std::string(s)};
   return static_cast<std::int32_t>(v);
 }
 
@@ -125,8 +166,88 @@ std::optional<Time> parse_time(std::string_view s, std::string_view column, bool
     return std::nullopt;
   }
   if (auto t = parse_timestamp(s)) return t;
-  throw RowError{column, "expected a timestamp like 2023-03-01 00:18:22+08:00, got '" + std::string(s) + "'"};
+  throw RowError{column, "expected a timestamp like 2023-03-01 00:18:22+08:00, got " + shown(s)};
 }
+
+// A selected row's job id, for finding ids used twice: its 64-bit hash, job and line (lines past
+// 2^32, in a file of 400 GB, are kept as 4294967295).
+struct IdRef {
+  std::uint64_t hash;
+  JobId job;
+  std::uint32_t line;
+};
+
+// The job ids of the selected rows, to find ids used twice, cheaply on millions of rows. Rows are
+// appended in order (16 bytes each, no allocation per row), and each id's hash sets a bit of a
+// filter of 16 to 32 bits a row (at most 4 MiB for a million rows); a row whose bit was set already
+// is a suspect. At the end, only the rows that share a suspect's hash are sorted and their ids
+// compared. (A hash table as large as the ids would miss the caches on nearly every row.)
+class IdIndex {
+ public:
+  // Loads the filter word of `hash` into the cache ahead of add().
+  void prefetch(std::uint64_t hash) const { __builtin_prefetch(&bits_[(hash & mask_) / 64]); }
+
+  void add(std::uint64_t hash, JobId job, std::size_t line) {
+    rows_.push_back({hash, job, static_cast<std::uint32_t>(std::min<std::size_t>(line, UINT32_MAX))});
+    if (rows_.size() * 16 <= mask_) return mark(hash);
+    bits_.assign(bits_.size() * 2, 0);  // grown: every row again
+    mask_ = bits_.size() * 64 - 1;
+    suspects_.clear();
+    for (const IdRef& r : rows_) mark(r.hash);
+  }
+
+  // Each row whose id an earlier row has, with the first row of that id, by the later row's line.
+  std::vector<std::pair<IdRef, IdRef>> duplicates(const StringTable& names) const {
+    std::vector<std::uint64_t> suspects = suspects_;
+    std::sort(suspects.begin(), suspects.end());
+    // The suspects' hashes in a filter of their own (other bits of the hash), so that most rows
+    // are passed over without a binary search.
+    std::vector<std::uint64_t> filter(std::bit_ceil(suspects.size() / 4 + 1));
+    const std::uint64_t mask = filter.size() * 64 - 1;
+    auto bit = [&](std::uint64_t hash) {
+      return std::pair{((hash >> 32) & mask) / 64, std::uint64_t{1} << (hash >> 32) % 64};
+    };
+    for (std::uint64_t h : suspects) filter[bit(h).first] |= bit(h).second;
+    std::vector<IdRef> same;  // rows with a suspect's hash, by hash, then in file order
+    for (const IdRef& r : rows_)
+      if ((filter[bit(r.hash).first] & bit(r.hash).second) &&
+          std::binary_search(suspects.begin(), suspects.end(), r.hash))
+        same.push_back(r);
+    std::stable_sort(same.begin(), same.end(), [](const IdRef& a, const IdRef& b) { return a.hash < b.hash; });
+    std::vector<std::pair<IdRef, IdRef>> out;
+    for (std::size_t first = 0, i = 1; i < same.size(); ++i) {
+      if (same[i].hash != same[first].hash) first = i;
+      for (std::size_t k = first; k < i; ++k)
+        if (names[same[k].job] == names[same[i].job]) {
+          out.emplace_back(same[i], same[k]);
+          break;
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first.line < b.first.line; });
+    return out;
+  }
+
+ private:
+  void mark(std::uint64_t hash) {
+    std::uint64_t& word = bits_[(hash & mask_) / 64];
+    const std::uint64_t bit = std::uint64_t{1} << hash % 64;
+    if (word & bit) suspects_.push_back(hash);
+    word |= bit;
+  }
+  std::vector<IdRef> rows_;
+  std::vector<std::uint64_t> bits_ = std::vector<std::uint64_t>(64);
+  std::uint64_t mask_ = 64 * 64 - 1;     // bits_ holds mask_ + 1 bits, a power of two
+  std::vector<std::uint64_t> suspects_;  // hashes whose bit another row had set
+};
+
+// A count of rows with something worth a warning, and the first line it was seen on.
+struct Oddity {
+  std::uint64_t rows = 0;
+  std::size_t first_line = 0;
+  void saw(std::size_t line) {
+    if (rows++ == 0) first_line = line;
+  }
+};
 
 class TraceParser {
  public:
@@ -136,14 +257,19 @@ class TraceParser {
     w_.window_to = opt.to;
   }
 
-  Workload parse(LineReader& lines) {
+  // `file_bytes`, if known, sizes the workload up front when every row is read (no window).
+  Workload parse(LineReader& lines, std::uintmax_t file_bytes = 0) {
+    // AcmeTrace rows take 100 to 130 bytes: 80 a row over-reserves, which costs address space only.
+    if (file_bytes > 0 && !opt_.from && !opt_.to) w_.reserve(file_bytes / 80, file_bytes / 10);
     std::string_view line;
-    if (!lines.next(line)) throw_input_error(name_, 0, "", "empty file: expected an AcmeTrace header");
+    if (!lines.next(line)) throw_input_error(name_, 1, "header", "empty file: expected an AcmeTrace header");
     read_header(line);
+    std::uint64_t rows = 0;
     while (lines.next(line)) {
       if (line.empty()) continue;
+      ++rows;
       try {
-        read_row(line);
+        read_row(line, lines.number());
       } catch (const RowError& e) {
         if (!opt_.lenient) throw_input_error(name_, lines.number(), e.column, e.message);
         if (++w_.rows_skipped <= 5)
@@ -151,23 +277,42 @@ class TraceParser {
                     e.message);
       }
     }
-    if (w_.rows_skipped > 5) log::warn("{}: {} malformed rows skipped in all", name_, w_.rows_skipped);
+    if (rows == 0) throw_input_error(name_, 1, "header", "no job rows after the header");
     finish_open_jobs();
+    drop_duplicates();
+    if (w_.rows_skipped > 5) log::warn("{}: {} malformed rows skipped in all", name_, w_.rows_skipped);
+    if (w_.size() == 0 && w_.rows_skipped == 0)
+      log::warn("{}: none of its {} rows is submitted within the window: the run has no jobs", name_, rows);
+    if (uneven_.rows > 0)
+      log::warn("{}: {} jobs have a gpu_num that node_num does not divide (first on line {}): their GPUs are "
+                "spread as evenly as possible, the first nodes one more",
+                name_, uneven_.rows, uneven_.first_line);
+    if (unordered_.rows > 0)
+      log::warn("{}: {} rows are submitted before a row above them (first on line {}): jobs are released in "
+                "submit-time order all the same",
+                name_, unordered_.rows, unordered_.first_line);
     return std::move(w_);
   }
 
  private:
   void read_header(std::string_view line) {
     if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);  // UTF-8 byte-order mark
+    if (line.find('\0') != std::string_view::npos)
+      throw_input_error(name_, 1, "header", "binary data (a NUL byte): not a CSV text file");
     try {
       split(line, fields_, scratch_);
-    } catch (const RowError& e) {
+    } catch (const SplitError& e) {
       throw_input_error(name_, 1, "header", e.message);
     }
+    header_.assign(fields_.begin(), fields_.end());
     index_.fill(SIZE_MAX);
     for (std::size_t i = 0; i < fields_.size(); ++i)
-      for (std::size_t c = 0; c < kCols; ++c)
-        if (fields_[i] == kColNames[c]) index_[c] = i;
+      for (std::size_t c = 0; c < kCols; ++c) {
+        if (fields_[i] != kColNames[c]) continue;
+        if (index_[c] != SIZE_MAX)
+          throw_input_error(name_, 1, "header", "column '" + std::string(kColNames[c]) + "' appears twice");
+        index_[c] = i;
+      }
     for (std::size_t c = 0; c < kCols; ++c) {
       if (index_[c] == SIZE_MAX)
         throw_input_error(name_, 1, "header", "missing required column '" + std::string(kColNames[c]) +
@@ -177,30 +322,50 @@ class TraceParser {
   }
 
   std::string_view field(Col c) const { return fields_[index_[c]]; }
+  // The header's name of the i-th field of a row.
+  std::string_view column_name(std::size_t i) const {
+    return i < header_.size() ? std::string_view(header_[i]) : std::string_view("(past the header's columns)");
+  }
 
-  void read_row(std::string_view line) {
-    split(line, fields_, scratch_);
-    if (fields_.size() < min_fields_)
-      throw RowError{"", "expected at least " + std::to_string(min_fields_) + " fields, found " +
-                             std::to_string(fields_.size()) + " (truncated line?)"};
+  void read_row(std::string_view line, std::size_t number) {
+    try {
+      split(line, fields_, scratch_);
+    } catch (const SplitError& e) {
+      throw RowError{column_name(e.field), e.message};
+    }
+    if (line.find('\0') != std::string_view::npos)
+      for (std::size_t i = 0; i < fields_.size(); ++i)
+        if (fields_[i].find('\0') != std::string_view::npos)
+          throw RowError{column_name(i), "binary data (a NUL byte): not a CSV text file"};
+    if (fields_.size() < min_fields_) {
+      std::size_t missing = kCols;  // the first required column past the line's end
+      for (std::size_t c = 0; c < kCols; ++c)
+        if (index_[c] >= fields_.size() && (missing == kCols || index_[c] < index_[missing])) missing = c;
+      throw RowError{kColNames[missing], "missing: the line has " + std::to_string(fields_.size()) +
+                                             " fields, the header " + std::to_string(header_.size()) +
+                                             " (truncated line?)"};
+    }
     const Time submit = *parse_time(field(kSubmit), kColNames[kSubmit], true);
     if ((opt_.from && submit < *opt_.from) || (opt_.to && submit >= *opt_.to)) return;
+    const std::string_view id = field(kJobId);
+    const std::uint64_t hash = std::hash<std::string_view>{}(id);
+    ids_.prefetch(hash);  // its filter word loads while the rest of the row is parsed
 
     JobRequest r;
     JobProfile p;
     r.submit = submit;
     const auto type = parse_job_type(field(kType));
-    if (!type) throw RowError{kColNames[kType], "unknown job type '" + std::string(field(kType)) + "'"};
+    if (!type) throw RowError{kColNames[kType], "unknown job type " + shown(field(kType))};
     r.type = *type;
     const auto state = parse_job_state(field(kState));
     if (!state || *state == JobState::Rejected)
-      throw RowError{kColNames[kState], "unknown job state '" + std::string(field(kState)) + "'"};
+      throw RowError{kColNames[kState], "unknown job state " + shown(field(kState))};
     p.final_state = *state;
     r.gpu_num = field(kGpuNum).empty() && r.type == JobType::CPU ? 0 : parse_count(field(kGpuNum), kColNames[kGpuNum]);
     r.cpu_num = parse_count(field(kCpuNum), kColNames[kCpuNum]);
     r.node_num = field(kNodeNum).empty() ? 0 : parse_count(field(kNodeNum), kColNames[kNodeNum]);
     if (r.node_num == 0) r.node_num = r.gpu_num > 0 ? (r.gpu_num + 7) / 8 : 1;
-    if (field(kJobId).empty()) throw RowError{kColNames[kJobId], "empty"};
+    if (id.empty()) throw RowError{kColNames[kJobId], "empty"};
 
     const std::optional<Time> start = parse_time(field(kStart), kColNames[kStart], false);
     const std::optional<Time> end = parse_time(field(kEnd), kColNames[kEnd], p.final_state != JobState::Running);
@@ -209,6 +374,9 @@ class TraceParser {
     if (end && *end < submit) throw RowError{kColNames[kEnd], "before submit_time"};
     if (end) latest_ = std::max(latest_, *end);
     latest_ = std::max(latest_, start.value_or(submit));
+    if (r.gpu_num % r.node_num != 0) uneven_.saw(number);
+    if (w_.size() > 0 && submit < last_submit_) unordered_.saw(number);
+    last_submit_ = std::max(last_submit_, submit);
 
     if (!start || (p.final_state == JobState::Cancelled && end && *start == *end)) {
       p.cancel_pending_at = end;  // none for RUNNING rows without start: set at the horizon
@@ -219,7 +387,36 @@ class TraceParser {
       else open_.push_back(static_cast<JobId>(w_.size()));
     }
     r.user = w_.users.intern(field(kUser));
-    w_.add(field(kJobId), r, p);
+    ids_.add(hash, w_.add(id, r, p), number);
+  }
+
+  // A row whose job id an earlier selected row has is an error naming both lines (the first such
+  // row in the file), or, lenient, skipped and counted like any malformed row.
+  void drop_duplicates() {
+    const std::vector<std::pair<IdRef, IdRef>> dups = ids_.duplicates(w_.names);
+    if (dups.empty()) return;
+    auto message = [&](const std::pair<IdRef, IdRef>& d) {
+      return "duplicate job id " + shown(w_.names[d.first.job]) + ", also on line " + std::to_string(d.second.line);
+    };
+    if (!opt_.lenient) throw_input_error(name_, dups.front().first.line, kColNames[kJobId], message(dups.front()));
+    for (std::size_t i = 0; i < dups.size() && w_.rows_skipped + i < 5; ++i)
+      log::warn("{}:{}: {}: {} (row skipped: workload.lenient is on)", name_, dups[i].first.line, kColNames[kJobId],
+                message(dups[i]));
+    w_.rows_skipped += dups.size();
+    std::vector<bool> drop(w_.size());
+    for (const auto& d : dups) drop[d.first.job] = true;
+    Workload kept;
+    kept.source = w_.source;
+    kept.rows_skipped = w_.rows_skipped;
+    kept.window_from = w_.window_from;
+    kept.window_to = w_.window_to;
+    for (JobId j = 0; j < w_.size(); ++j) {
+      if (drop[j]) continue;
+      JobRequest r = w_.requests[j];
+      r.user = kept.users.intern(w_.users[r.user]);
+      kept.add(w_.names[j], r, w_.profiles[j]);
+    }
+    w_ = std::move(kept);
   }
 
   // RUNNING jobs without an end run (or wait) until the horizon.
@@ -235,12 +432,15 @@ class TraceParser {
   std::string name_;
   TraceOptions opt_;
   Workload w_;
+  std::vector<std::string> header_;
   std::array<std::size_t, kCols> index_{};
   std::size_t min_fields_ = 0;
   std::vector<std::string_view> fields_;
   std::string scratch_;
   std::vector<JobId> open_;
-  Time latest_;
+  IdIndex ids_;
+  Oddity uneven_, unordered_;
+  Time latest_, last_submit_;
 };
 
 }  // namespace
@@ -248,8 +448,10 @@ class TraceParser {
 Workload read_acme_trace(const std::string& path, const TraceOptions& options) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw_input_error(path, 0, "", "cannot open the trace file");
-  LineReader lines(f.get());
-  return TraceParser(path, options).parse(lines);
+  LineReader lines(f.get(), path);
+  std::error_code ec;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+  return TraceParser(path, options).parse(lines, ec ? 0 : bytes);
 }
 
 Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options) {
@@ -257,7 +459,7 @@ Workload read_acme_trace_text(std::string_view text, std::string_view name, cons
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(
       copy.empty() ? std::tmpfile() : fmemopen(copy.data(), copy.size(), "rb"), &std::fclose);
   if (!f) throw_input_error(name, 0, "", "cannot read the text");
-  LineReader lines(f.get());
+  LineReader lines(f.get(), name);
   return TraceParser(name, options).parse(lines);
 }
 

@@ -13,11 +13,19 @@
 //  - gpu_num empty: 0 for CPU jobs, an error otherwise. node_num empty or 0: 1 for CPU-only jobs,
 //    ceil(gpu_num / 8) otherwise. gpu_time and every other column are not read.
 //  - end before start or before submit, a start before submit, a negative or non-numeric number,
-//    an unknown type or state: an error "file:line: column: what".
+//    an unknown type or state, a field missing from a truncated line, a NUL byte (a binary file),
+//    a job id already used by a selected row: an error "file:line: column: what" (a duplicate
+//    also names the line of the first).
+//  - An empty file, or a header without rows, is an error; so is a line longer than 1 MiB.
+//  - Accepted with a warning (one per file, with a count and the first line): gpu_num not a
+//    multiple of node_num (spread as evenly as possible, sim/cluster.h), rows out of submit order
+//    (jobs are released in submit order all the same), a window that selects no row.
 //
 // The window [from, to) selects rows by submit time. The file streams through a 1 MiB buffer:
-// memory grows with the jobs selected, not with the file. With `lenient`, a malformed row is
-// skipped, counted in Workload::rows_skipped and reported (the first few with their message).
+// memory grows with the jobs selected, not with the file (duplicate ids are looked for among the
+// selected rows: 16 bytes a row, and 2 to 4 of a filter, while reading). With `lenient`, a
+// malformed row (of two with one id, the later) is skipped, counted in Workload::rows_skipped
+// and reported (the first few with their message); a line longer than 1 MiB still stops reading.
 #pragma once
 
 #include <optional>
