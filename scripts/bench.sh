@@ -5,25 +5,27 @@
 # 1,000-run sweep. Prints a table and writes the numbers as CSV:
 #   $BENCH_OUT/kernels.csv  Google Benchmark's CSV (name, iterations, real_time, cpu_time, ...)
 #   $BENCH_OUT/replay.csv   case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mb,target_s
-# Usage: scripts/bench.sh [--smoke] [--no-build] [--runs N]
-#   --smoke     10k jobs only, one run each, kernels for a moment: what CI runs so that nothing rots
-#   --no-build  use build/ as it is
+# Usage: scripts/bench.sh [--smoke] [--no-build] [--build-dir DIR] [--runs N]
+#   --smoke     10k jobs of a 3-day trace, one run each, kernels for a moment: what CI runs (ctest
+#               bench_script_smoke) so that nothing rots
+#   --no-build  use the build folder as it is (default build/; --build-dir another)
 #   --runs N    repetitions of each replay (default 3; the median and the fastest are reported)
 # Traces are generated once (acmesim gen, seed 1) and kept in $BENCH_DIR (default /tmp/acmesim-bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-smoke=0 build=1 runs=3
+smoke=0 build=1 runs=3 bin_dir=build
 while [ $# -gt 0 ]; do
   case $1 in
     --smoke) smoke=1; runs=1 ;;
     --no-build) build=0 ;;
+    --build-dir) bin_dir=$2; build=0; shift ;;
     --runs) runs=$2; shift ;;
-    *) echo "usage: scripts/bench.sh [--smoke] [--no-build] [--runs N]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [--smoke] [--no-build] [--build-dir DIR] [--runs N]" >&2; exit 2 ;;
   esac
   shift
 done
 [ $build = 1 ] && scripts/build.sh >/dev/null
-bin=build/acmesim
+bin=$bin_dir/acmesim
 dir=${BENCH_DIR:-/tmp/acmesim-bench}
 out=${BENCH_OUT:-$dir/results}
 mkdir -p "$dir" "$out"
@@ -31,15 +33,19 @@ pin=(); command -v taskset >/dev/null && pin=(taskset -c 0)
 
 echo "== kernels (Google Benchmark) =="
 min_time=0.2; [ $smoke = 1 ] && min_time=0.01
-"${pin[@]}" build/acmesim_bench --benchmark_min_time="$min_time" --benchmark_out="$out/kernels.csv" \
+"${pin[@]}" "$bin_dir/acmesim_bench" --benchmark_min_time="$min_time" --benchmark_out="$out/kernels.csv" \
   --benchmark_out_format=csv
 
 # Traces: the first N jobs of a six-month Seren trace of about 1M jobs (load 1.25), and 1M jobs on
 # a 10,000-node cluster (the same model at 35x the load, over five days).
 seren_1m=$dir/seren_6m_1M.csv
+if [ $smoke = 1 ]; then
+  seren_1m=$dir/seren_3d_smoke.csv  # about 17k jobs: only its first 10k are replayed
+  [ -s "$seren_1m" ] || $bin gen --cluster seren --from 2023-03-01 --to 2023-03-04 --load 1.25 --seed 1 -o "$seren_1m"
+fi
 [ -s "$seren_1m" ] || $bin gen --cluster seren --from 2023-03-01 --to 2023-09-01 --load 1.25 --seed 1 -o "$seren_1m"
 first_jobs() {  # N -> a trace of the first N jobs
-  local f=$dir/seren_first_$1.csv
+  local f=$dir/$(basename "$seren_1m" .csv)_first_$1.csv
   [ -s "$f" ] || head -n $(($1 + 1)) "$seren_1m" > "$f"
   echo "$f"
 }
@@ -52,7 +58,7 @@ fi
 
 echo "case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mb,target_s" > "$out/replay.csv"
 printf '\n== whole replays (one core, %s run(s) each) ==\n' "$runs"
-printf '%-10s %-18s %8s %6s %-8s %9s %9s %8s %8s\n' case policy jobs nodes outputs median_s min_s peak_MB target_s
+printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s\n' case policy jobs nodes outputs median_s min_s peak_MB target_s
 replay() {  # case label trace cluster jobs nodes outputs target -- settings...
   local case=$1 label=$2 trace=$3 cluster=$4 jobs=$5 nodes=$6 outputs=$7 target=$8
   shift 8
@@ -71,7 +77,7 @@ replay() {  # case label trace cluster jobs nodes outputs target -- settings...
   min=$(echo "$sorted" | head -1)
   median=$(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p")
   local shown=summary; [ "$outputs" = summary ] || shown=every
-  printf '%-10s %-18s %8s %6s %-8s %9s %9s %8s %8s\n' "$case" "$label" "$jobs" "$nodes" "$shown" "$median" "$min" "$peak" "$target"
+  printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s\n' "$case" "$label" "$jobs" "$nodes" "$shown" "$median" "$min" "$peak" "$target"
   echo "$case,$label,$jobs,$nodes,$shown,$runs,$median,$min,$peak,$target" >> "$out/replay.csv"
 }
 every=jobs,timeseries,summary,waste,run_json
