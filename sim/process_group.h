@@ -33,7 +33,7 @@ class ProcessGroup {
 
  private:
   int rank_ = 0, size_ = 1, local_size_ = 1;
-  bool joined_ = false;
+  [[maybe_unused]] bool joined_ = false;  // MPI_Init was ours to call (process_group_mpi.cpp only)
 };
 
 // True if the environment says an MPI launcher started this process.

@@ -130,16 +130,22 @@ YamlValue YamlValue::derive(std::string key, std::optional<std::string> text) co
 
 namespace {
 
+// Aliases (&a, *a) let a file of a few lines name one mapping twice at each of 30 levels: a
+// billion keys. The largest real file (configs/workloads/*.yaml) has about a hundred.
+constexpr std::size_t kMaxKeys = 10000;
+
 void flatten(const std::string& file, const YAML::Node& node, const std::string& prefix,
-             std::span<const std::string_view> leaf_maps, std::vector<YamlValue>& out) {
+             std::span<const std::string_view> leaf_maps, std::vector<YamlValue>& out, std::size_t& keys) {
   for (const auto& kv : node) {
     const std::string key = prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar();
     const YAML::Node& value = kv.second;
+    const std::size_t line = static_cast<std::size_t>(kv.first.Mark().line + 1);
+    if (++keys > kMaxKeys)
+      throw_input_error(file, line, key, "more than " + std::to_string(kMaxKeys) + " keys (a mapping repeated through aliases?)");
     const bool keep_whole = std::find(leaf_maps.begin(), leaf_maps.end(), key) != leaf_maps.end();
     if (value.IsMap() && !keep_whole) {
-      flatten(file, value, key, leaf_maps, out);
+      flatten(file, value, key, leaf_maps, out, keys);
     } else {
-      const std::size_t line = static_cast<std::size_t>(kv.first.Mark().line + 1);
       out.emplace_back(file, line, key, std::make_shared<const YAML::Node>(value));
     }
   }
@@ -149,7 +155,8 @@ void flatten(const std::string& file, const YAML::Node& node, const std::string&
 
 std::vector<YamlValue> read_yaml_file(const std::string& path,
                                       std::span<const std::string_view> leaf_maps) {
-  if (!std::filesystem::is_regular_file(path)) throw_input_error(path, 0, "", "no such file");
+  std::error_code ec;  // a name too long for the file system is no such file, not a crash
+  if (!std::filesystem::is_regular_file(path, ec)) throw_input_error(path, 0, "", "no such file");
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
@@ -159,7 +166,8 @@ std::vector<YamlValue> read_yaml_file(const std::string& path,
   if (root.IsNull()) return {};
   if (!root.IsMap()) throw_input_error(path, 1, "", "expected a mapping of keys to values");
   std::vector<YamlValue> out;
-  flatten(path, root, "", leaf_maps, out);
+  std::size_t keys = 0;
+  flatten(path, root, "", leaf_maps, out, keys);
   return out;
 }
 

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz/ with clang into build-fuzz/ (ACMESIM_FUZZ=ON:
+# libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer) and runs each for the given seconds,
+# from its seed corpus tests/fuzz/corpus/<target>/ plus what earlier runs here added to
+# build-fuzz/corpus/<target>/. An InputError is the readers' answer to bad input; a crash, a
+# sanitizer report, any other exception, a timeout or running out of memory is a finding: its
+# input is left in build-fuzz/artifacts/<target>/ and the script exits 1 once every target has run.
+# Usage: scripts/fuzz.sh [seconds-per-target] [target...]   (default 20 s; targets: trace_reader
+#        run_config sweep)
+# Long runs, one target per core in the background (the corpus keeps growing in build-fuzz/):
+#   nohup scripts/fuzz.sh 3600 sweep > fuzz-sweep.log 2>&1 &
+# A finding, replayed (the file is printed with the report): build-fuzz/tests/fuzz/fuzz_<target> FILE
+# Add it to tests/fuzz/corpus/<target>/ once fixed, so that every later run tries it first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+"$(dirname "$0")/setup.sh"
+seconds=${1:-20}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(trace_reader run_config sweep)
+
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACMESIM_FUZZ=ON \
+  -DACMESIM_WERROR=ON -DACMESIM_TESTS=OFF -DACMESIM_BENCHMARKS=OFF >/dev/null
+cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
+
+# Inputs the size of a few trace rows or a configuration file; one input should take milliseconds.
+declare -A dictionary=([trace_reader]=trace_reader.dict [run_config]=yaml.dict [sweep]=yaml.dict)
+failed=()
+export TMPDIR="$PWD/build-fuzz/tmp"  # the targets' temporary files, and what a crash leaves of them
+for target in "${targets[@]}"; do
+  corpus=build-fuzz/corpus/$target artifacts=build-fuzz/artifacts/$target log=build-fuzz/logs/$target.log
+  mkdir -p "$corpus" "$artifacts" "$TMPDIR" build-fuzz/logs
+  if build-fuzz/tests/fuzz/fuzz_"$target" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+       -rss_limit_mb=2048 -print_final_stats=1 -dict=tests/fuzz/"${dictionary[$target]}" \
+       -artifact_prefix="$artifacts/" "$corpus" tests/fuzz/corpus/"$target" >"$log" 2>&1; then
+    echo "fuzz $target: $(grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' "$log" | tr '\n' ' ')"
+  else
+    failed+=("$target")
+    tail -n 60 "$log" >&2
+    echo "fuzz $target: FOUND A PROBLEM (log $log, input in $artifacts/)" >&2
+  fi
+done
+[ ${#failed[@]} -eq 0 ] || { echo "fuzz: findings in ${failed[*]}" >&2; exit 1; }
