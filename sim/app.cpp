@@ -186,6 +186,8 @@ int run_command(const RunArgs& args) {
   log::debug("cluster {}: {} nodes, {} GPUs; topology graph of {} vertices and {} edges under {} leaves",
              cluster.name, cluster.nodes, cluster.total_gpus(), topology.vertex_count(), topology.edge_count(),
              topology.leaf_count());
+  // Before the (long) load: a run killed at any point after this leaves no earlier run's files.
+  if (std::filesystem::is_directory(args.out_dir)) remove_earlier_outputs(args.out_dir);
   const Workload workload = load_workload(config, cluster);
   log::info("{}: {} jobs ({} rows skipped), loaded in {:.2f} s", workload.source, workload.size(),
             workload.rows_skipped, seconds_since(t0));
