@@ -130,12 +130,15 @@ YamlValue YamlValue::derive(std::string key, std::optional<std::string> text) co
 
 namespace {
 
-// Aliases (&a, *a) let a file of a few lines name one mapping twice at each of 30 levels: a
-// billion keys. The largest real file (configs/workloads/*.yaml) has about a hundred.
+// Aliases (&a, *a) let a file of a few lines name one mapping twice at each of 30 levels (a
+// billion keys), or put a mapping inside itself (no end). Real files have about a hundred keys
+// (configs/workloads/*.yaml), four levels deep at most.
 constexpr std::size_t kMaxKeys = 10000;
+constexpr int kMaxDepth = 32;
 
 void flatten(const std::string& file, const YAML::Node& node, const std::string& prefix,
-             std::span<const std::string_view> leaf_maps, std::vector<YamlValue>& out, std::size_t& keys) {
+             std::span<const std::string_view> leaf_maps, std::vector<YamlValue>& out, std::size_t& keys,
+             int depth) {
   for (const auto& kv : node) {
     const std::string key = prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar();
     const YAML::Node& value = kv.second;
@@ -144,7 +147,10 @@ void flatten(const std::string& file, const YAML::Node& node, const std::string&
       throw_input_error(file, line, key, "more than " + std::to_string(kMaxKeys) + " keys (a mapping repeated through aliases?)");
     const bool keep_whole = std::find(leaf_maps.begin(), leaf_maps.end(), key) != leaf_maps.end();
     if (value.IsMap() && !keep_whole) {
-      flatten(file, value, key, leaf_maps, out, keys);
+      if (depth == kMaxDepth)
+        throw_input_error(file, line, key, "mappings nested more than " + std::to_string(kMaxDepth) +
+                                               " deep (a mapping inside itself through an alias?)");
+      flatten(file, value, key, leaf_maps, out, keys, depth + 1);
     } else {
       out.emplace_back(file, line, key, std::make_shared<const YAML::Node>(value));
     }
@@ -167,7 +173,7 @@ std::vector<YamlValue> read_yaml_file(const std::string& path,
   if (!root.IsMap()) throw_input_error(path, 1, "", "expected a mapping of keys to values");
   std::vector<YamlValue> out;
   std::size_t keys = 0;
-  flatten(path, root, "", leaf_maps, out, keys);
+  flatten(path, root, "", leaf_maps, out, keys, 1);
   return out;
 }
 

@@ -69,6 +69,21 @@ TEST_CASE("Unknown keys and values of the wrong type name the key and where it w
   CHECK(error_of([&] { load_run_config(list, {}); }) == list + ":1: expected a mapping of keys to values");
 }
 
+TEST_CASE("YAML aliases that multiply a mapping or put it inside itself are refused", "[bad-configs]") {
+  const auto dir = temp_dir("bad-config-aliases");
+  std::string bomb = "a0: &a0 {x: 1, y: 1}\n";
+  for (int i = 1; i < 30; ++i)
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " {p: *a" + std::to_string(i - 1) + ", q: *a" +
+            std::to_string(i - 1) + "}\n";
+  const std::string bombs = write(dir / "bomb.yaml", bomb);
+  CHECK(error_of([&] { load_run_config(bombs, {}); }).find("more than 10000 keys (a mapping repeated through aliases?)") !=
+        std::string::npos);
+  const std::string cycle = write(dir / "cycle.yaml", "a: &a {x: 1}\nb: &b {p: *b}\n");
+  const std::string error = error_of([&] { load_run_config(cycle, {}); });
+  CHECK(error.rfind(cycle + ":2: b.p.p.p", 0) == 0);
+  CHECK(error.find("mappings nested more than 32 deep (a mapping inside itself through an alias?)") != std::string::npos);
+}
+
 TEST_CASE("Missing files name the file and the key that points to it", "[bad-configs]") {
   CHECK(error_of([] { load_run_config("/no/such.yaml", {}); }) == "/no/such.yaml: no such file");
   CHECK(run_error({"cluster=/no/cluster.yaml"}) == "--set: cluster: no such file: /no/cluster.yaml");
