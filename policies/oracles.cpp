@@ -4,10 +4,14 @@
 // sjf: pending jobs by true run time, shortest first; each starts if it fits (later ones may
 // overtake a blocked one), scanning at most policy.depth jobs past the first blocked one.
 // srtf: the same order by true remaining time; in addition, when the shortest pending job does
-// not fit, running jobs with longer remaining time are suspended (their progress is kept) to
-// make room, longest remaining first; they rejoin the queue at the next pass.
+// not fit, running jobs with more work left are suspended (their progress is kept) to make room,
+// latest end first; they rejoin the queue at the next pass. Work left is compared at full speed
+// on both sides: a running job slowed down by the network ends later than its work alone says,
+// and comparing its end with a queued job's work would suspend it for a job no shorter, which
+// then loses to it in turn, pass after pass.
 // A pass costs O(log q) per job started plus O(depth), plus the victims considered (srtf); after
 // a pass that started nothing, with no arrival, withdrawal, stop or freed room since, O(1).
+#include <cmath>
 #include <vector>
 
 #include "policies/common.h"
@@ -28,7 +32,7 @@ class ShortestFirst final : public Policy {
   void on_stopped(JobId job) override {
     changed_ = true;
     if (auto it = running_.find(job); it != running_.end()) {
-      by_remaining_.erase({it->second, job});
+      by_remaining_.erase({it->second.end, job});
       running_.erase(it);
     }
   }
@@ -54,7 +58,7 @@ class ShortestFirst final : public Policy {
       if (started) {
         changed_ = true;
         const Time end = pass.now() + pass.oracle_remaining(j);
-        running_[j] = end;
+        running_[j] = Running{pass.now(), end, Time::seconds(static_cast<std::int64_t>(it->key))};
         by_remaining_.insert({end, j});
         it = queue_.erase(it);
       } else {
@@ -72,15 +76,26 @@ class ShortestFirst final : public Policy {
     arrivals_.clear();
   }
 
-  // Suspends running jobs that will end after `j` would (longest remaining first) to start it.
-  bool start_by_suspending(SchedulingPass& pass, JobId j, double remaining) {
-    const Time end = pass.now() + Time::seconds(static_cast<std::int64_t>(remaining));
+  // Suspends running jobs with more work left than `j` (latest end first) to start it. Work runs
+  // at most at full speed, so a job with more work left than `j` also ends after now + its work.
+  bool start_by_suspending(SchedulingPass& pass, JobId j, double work) {
+    const Time now = pass.now(), left = Time::seconds(static_cast<std::int64_t>(work));
     std::vector<JobId> victims;
     const std::size_t budget = victim_budget(pass.request(j));
-    for (auto it = by_remaining_.rbegin(); it != by_remaining_.rend() && it->first > end && victims.size() < budget; ++it)
-      victims.push_back(it->second);
+    for (auto it = by_remaining_.rbegin(); it != by_remaining_.rend() && it->first > now + left && victims.size() < budget; ++it)
+      if (running_.at(it->second).work_left(now) > left) victims.push_back(it->second);
     return start_by_preempting(pass, j, victims, SchedulingPass::Preempt::Suspend);
   }
+
+  // A running job: its work left at full speed falls from `work` at `start` to none at `end`.
+  struct Running {
+    Time start, end, work;
+    Time work_left(Time now) const {
+      if (now >= end) return Time{};
+      const double share = static_cast<double>((end - now).sec()) / static_cast<double>((end - start).sec());
+      return Time::seconds(static_cast<std::int64_t>(std::ceil(share * static_cast<double>(work.sec()))));
+    }
+  };
 
   bool preemptive_;
   std::size_t depth_;
@@ -88,7 +103,7 @@ class ShortestFirst final : public Policy {
   bool changed_ = false;         // since the last pass: a withdrawal, a start or a stop
   std::uint64_t room_seen_ = 0;  // Cluster::room_freed() at the last pass
   JobQueue queue_;
-  std::unordered_map<JobId, Time> running_;
+  std::unordered_map<JobId, Running> running_;
   std::set<std::pair<Time, JobId>> by_remaining_;  // running jobs by true end
 };
 

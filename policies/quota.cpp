@@ -14,7 +14,9 @@
 // within the idle quota of the groups that lend (policy.lend.<group>: 1 lends, 0 does not) plus
 // the unassigned GPUs; a group whose first job is within its quota but waits for room lends
 // nothing more meanwhile. A borrower stays a borrower until it ends. So a group's own usage never
-// exceeds its quota; only borrowed GPUs go beyond.
+// exceeds its quota; only borrowed GPUs go beyond. A job larger than both its group's quota and
+// everything that can ever be lent to it (the lending groups' quotas plus the unassigned GPUs)
+// could never start: it is refused on arrival (see Policy::refuses).
 //
 // A pass costs O(groups) plus O(log q) per job started, plus the victims considered.
 #include <algorithm>
@@ -49,6 +51,13 @@ class QuotaPolicy final : public Policy {
     if (total > 100.0 + 1e-9) throw InputError("policy.quota_pct: the quotas add up to " + std::to_string(total) + "%, over 100%");
   }
 
+  bool refuses(const JobRequest& request, std::string_view user, const Cluster& cluster) override {
+    if (!sized_) size_quotas(cluster.total_gpus());
+    const auto it = groups_.find(group_name(request, user));
+    const std::int64_t quota = it == groups_.end() ? 0 : it->second.quota;
+    return request.gpu_num > quota && request.gpu_num > most_lendable_;
+  }
+
   void on_queued(JobId job, const JobRequest&) override { arrivals_.push_back(job); }
   void on_stopped(JobId job) override {
     auto it = running_.find(job);
@@ -64,7 +73,7 @@ class QuotaPolicy final : public Policy {
   }
 
   void schedule(SchedulingPass& pass) override {
-    if (!sized_) size_quotas(pass);
+    if (!sized_) size_quotas(pass.cluster().total_gpus());
     admit(pass);
     for (auto& [name, g] : groups_) g.waiting = false;
     for (Group* g : order_) {
@@ -133,14 +142,15 @@ class QuotaPolicy final : public Policy {
   }
 
   // Quotas in GPUs, fixed once the cluster is known; groups ordered for service.
-  void size_quotas(const SchedulingPass& pass) {
-    const std::int64_t total = pass.cluster().total_gpus();
-    std::int64_t assigned = 0;
+  void size_quotas(std::int64_t total) {
+    std::int64_t assigned = 0, lent = 0;
     for (auto& [name, g] : groups_) {
       g.quota = static_cast<std::int64_t>(g.quota_pct / 100.0 * static_cast<double>(total));
       assigned += g.quota;
+      if (g.lends) lent += g.quota;
     }
     unassigned_ = total - assigned;
+    most_lendable_ = unassigned_ + lent;
     sized_ = true;
     reorder();
   }
@@ -157,11 +167,16 @@ class QuotaPolicy final : public Policy {
     std::stable_sort(order_.begin(), order_.end(), [&](const Group* a, const Group* b) { return rank(a) > rank(b); });
   }
 
+  // The job's group: its user's, from policy.user_groups, else its job type.
+  std::string_view group_name(const JobRequest& request, std::string_view user) const {
+    if (!user_group_.empty())
+      if (auto it = user_group_.find(std::string(user)); it != user_group_.end()) return it->second;
+    return kJobTypeNames[static_cast<std::size_t>(request.type)];
+  }
+
   void admit(const SchedulingPass& pass) {
     for (JobId j : arrivals_) {
-      std::string name(kJobTypeNames[static_cast<std::size_t>(pass.request(j).type)]);
-      if (!user_group_.empty())
-        if (auto it = user_group_.find(std::string(pass.user_name(j))); it != user_group_.end()) name = it->second;
+      const std::string name(group_name(pass.request(j), pass.user_name(j)));
       if (!groups_.count(name)) {  // a group without a quota: it can only borrow
         group(name);
         reorder();
@@ -190,13 +205,14 @@ class QuotaPolicy final : public Policy {
 
   PriorityRanking ranking_;
   std::vector<std::pair<std::string, double>> group_priority_;
-  std::map<std::string, Group> groups_;
+  std::map<std::string, Group, std::less<>> groups_;
   std::vector<Group*> order_;
   std::unordered_map<std::string, std::string> user_group_;
   std::vector<JobId> arrivals_;
   std::unordered_map<JobId, Held> running_;
   JobQueue borrowers_;  // latest start first
   std::int64_t borrowed_ = 0, unassigned_ = 0;
+  std::int64_t most_lendable_ = 0;  // what lendable() gives when every lending group is idle
   bool sized_ = false;
 };
 

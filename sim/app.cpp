@@ -160,7 +160,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   if (plugins.failures)
     log::info("failures injected: {} ({} took a node down)", sim.failures_injected(), sim.nodes_failed());
 
-  std::array<std::size_t, 4> rejected{};
+  std::array<std::size_t, kRejectReasons> rejected{};
   for (const JobOutcome& o : sim.outcomes()) ++rejected[static_cast<std::size_t>(o.reject)];
   for (std::size_t r = 1; r < rejected.size(); ++r)
     if (rejected[r] > 0)

@@ -14,6 +14,7 @@ std::string_view describe(RejectReason r) {
     case RejectReason::GpusExceedNode: return "needs more GPUs per node than a node has";
     case RejectReason::NodesExceedCluster: return "needs more nodes than the cluster has";
     case RejectReason::CpusExceedNode: return "needs more CPU cores per node than a node has";
+    case RejectReason::PolicyLimit: return "needs more GPUs than the scheduling policy can ever give it";
   }
   return "";
 }

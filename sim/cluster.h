@@ -47,7 +47,10 @@ struct NodeShare {
 using Placement = std::vector<NodeShare>;
 
 // Why a job can never run on a cluster, even an empty one.
-enum class RejectReason : std::uint8_t { None, GpusExceedNode, NodesExceedCluster, CpusExceedNode };
+// Why a job was refused when it arrived. PolicyLimit: the run's policy can never start it (see
+// Policy::refuses), though it fits the cluster.
+enum class RejectReason : std::uint8_t { None, GpusExceedNode, NodesExceedCluster, CpusExceedNode, PolicyLimit };
+inline constexpr std::size_t kRejectReasons = 5;
 std::string_view describe(RejectReason r);
 
 enum class PlacementStrategy : std::uint8_t { FirstFit, BestFit, Topology };

@@ -133,7 +133,7 @@ std::span<const StatColumn> stat_columns() {
       {"jobs_timeout", "jobs that ended TIMEOUT", state_count<4>},
       {"jobs_node_fail", "jobs that ended NODE_FAIL", state_count<5>},
       {"jobs_running", "jobs still running when the trace ended (cut off at its horizon)", state_count<6>},
-      {"jobs_rejected", "jobs that can never fit on the modeled cluster", state_count<7>},
+      {"jobs_rejected", "jobs refused on arrival: they can never fit on the modeled cluster or never be started by the policy", state_count<7>},
   };
   return kColumns;
 }

@@ -65,6 +65,10 @@ class Policy {
   virtual void on_stopped(JobId) {}
   // One pass: start what should start now.
   virtual void schedule(SchedulingPass& pass) = 0;
+  // Whether this policy can never start the job on this cluster, whatever else runs or ends (the
+  // quota policy: more GPUs than the job's group may ever hold). Such a job is rejected when it
+  // arrives (RejectReason::PolicyLimit) rather than left waiting forever. Default: never.
+  virtual bool refuses(const JobRequest&, std::string_view /*user*/, const Cluster&) { return false; }
   // Whether the policy reads run-time estimates (SchedulingPass::estimate, expected_end); when
   // not, the run does not make them.
   virtual bool reads_estimates() const { return false; }

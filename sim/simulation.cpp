@@ -162,6 +162,8 @@ void Simulation::release(JobId job) {
   const JobProfile& p = workload_.profiles[job];
   JobOutcome& o = outcomes_[job];
   o.reject = cluster_.never_fits(r);
+  if (o.reject == RejectReason::None && policy_->refuses(r, workload_.users[r.user], cluster_))
+    o.reject = RejectReason::PolicyLimit;
   if (o.reject != RejectReason::None) {
     status_[job] = Status::Ended;
     o.state = JobState::Rejected;

@@ -10,7 +10,8 @@
 //  - A job is released at its submit time (ReplayMode::Policy) or at its recorded start time
 //    (ReplayMode::Recorded; a job recorded as never started is released at submit time and held
 //    until it is withdrawn at its recorded end).
-//  - A released job that can never fit is rejected at once, with a reason.
+//  - A released job that can never fit, or that the policy can never start, is rejected at once,
+//    with a reason.
 //  - A job with cancel_pending_at is withdrawn then if it is still pending; it ends in its
 //    profile's final state (CANCELLED for jobs cancelled while waiting) without having started.
 //  - A started job runs for its profile's run time and ends in its profile's final state.

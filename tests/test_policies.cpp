@@ -112,6 +112,33 @@ TEST_CASE("Every policy keeps the contract on random workloads", "[contract]") {
   }
 }
 
+TEST_CASE("Quota refuses on arrival a job larger than its quota and all that may be lent to it", "[quota]") {
+  // One node of 8 GPUs: Pretrain's 70% is 5 GPUs, Eval's 5% is 0, 3 are unassigned. With
+  // Pretrain not lending, an Eval job may borrow at most the 3 unassigned GPUs.
+  const Workload w = read_acme_trace_text(
+      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n"
+      "big,u1,1,8,16,Eval,COMPLETED,2023-03-01 00:00:00Z,2023-03-01 00:00:00Z,2023-03-01 01:00:00Z\n"
+      "small,u1,1,3,16,Eval,COMPLETED,2023-03-01 00:00:00Z,2023-03-01 00:00:00Z,2023-03-01 01:00:00Z\n"
+      "own,u2,1,5,16,Pretrain,COMPLETED,2023-03-01 00:00:00Z,2023-03-01 00:00:00Z,2023-03-01 01:00:00Z\n",
+      "t.csv", {});
+  for (const char* lend : {"0", "1"}) {
+    Params params("policy", {yaml_override(std::string("policy.lend.Pretrain=") + lend)});
+    Simulation sim(w, small_cluster(1), make_policy("quota", params), ReplayMode::Policy);
+    sim.run();
+    CHECK_NOTHROW(sim.check_conservation());
+    const auto& o = sim.outcomes();
+    if (lend == std::string("0")) {
+      CHECK(o[0].state == JobState::Rejected);
+      CHECK(o[0].reject == RejectReason::PolicyLimit);
+      CHECK(o[0].end.value_or(Time{}) == w.requests[0].submit);
+    } else {  // Pretrain's 5 idle GPUs may be lent: 8 can be borrowed, so it waits its turn
+      CHECK(o[0].state == JobState::Completed);
+    }
+    CHECK(o[1].state == JobState::Completed);
+    CHECK(o[2].state == JobState::Completed);
+  }
+}
+
 TEST_CASE("Quota keeps every group within its quota except for borrowed GPUs", "[contract][quota]") {
   // Track each group's GPUs over time from the jobs' runs: own use may exceed the quota only by
   // what the cluster lends, which is bounded by the other groups' idle quota.
