@@ -98,7 +98,7 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
 }
 
 std::optional<FailureDraw> FailureModel::draw(JobId job, std::uint32_t run, std::int32_t gpus, Time horizon) const {
-  if (!enabled_ || gpus <= 0 || run >= kMaxFailingRuns) return std::nullopt;
+  if (!enabled_ || gpus <= 0) return std::nullopt;
   Rng rng(mix(mix(seed_ ^ mix(job)) ^ run));
   double best = std::numeric_limits<double>::infinity();
   std::optional<FailureDraw> out;

@@ -10,10 +10,10 @@
 //                           to the run's horizon (the table counts runs that did fail).
 // The run fails at the earliest of these. Draws come from their own generator keyed by
 // (failures.seed, job, run number), so the same job's n-th run meets the same failure under
-// every policy, whatever order the policy starts jobs in. The runs (starts, after preemptions too)
-// of a job past its first kMaxFailingRuns draw no failure: a job that cannot checkpoint and is
-// expected to fail many times per run (a long run on many GPUs) would otherwise restart forever,
-// and the simulation would never end.
+// every policy, whatever order the policy starts jobs in. A job that failures have stopped
+// kMaxFailures times (its own or its node's) runs on without failing: a job that cannot
+// checkpoint and is expected to fail many times per run (a long run on many GPUs) would otherwise
+// restart forever, and the simulation would never end. Preemptions do not count.
 //
 // Checkpointing (job types in failures.checkpoint_types, default Pretrain): every
 // checkpoint_interval_s of compute the job saves, stalling save_time_s (sync) or
@@ -51,7 +51,7 @@ struct FailureDraw {
   bool per_run = false;  // drawn per run (framework, script, the table's per_run reasons)
 };
 
-inline constexpr std::uint32_t kMaxFailingRuns = 100;
+inline constexpr std::int32_t kMaxFailures = 100;
 
 class FailureModel {
  public:

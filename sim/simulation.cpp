@@ -220,7 +220,7 @@ bool Simulation::try_start(JobId job) {
   // A job of zero run time ends at this instant too, in a step of its own right after this one:
   // ending it inside the pass would tell the policy it stopped before it heard that it started.
   Time wall = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown)));
-  if (failures_ && failures_->enabled()) {
+  if (failures_ && failures_->enabled() && o.failures < kMaxFailures) {
     const Time interval = checkpoint_interval(job);
     if (interval > Time{} && wall > Time{}) {
       const std::int64_t saves = (wall.sec() - 1) / interval.sec();  // none at the very end
