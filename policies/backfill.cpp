@@ -8,8 +8,9 @@
 // a job without one never ends before the shadow time. True run times are never used.
 //
 // A pass costs O(log q) per job started, plus O(r) for the shadow time over r running jobs and
-// O(depth) for the backfill scan: the whole queue is never rescanned. A pass after one that
-// started nothing, with no arrival, withdrawal or freed room between them, costs O(1).
+// O(depth) for the backfill scan: the whole queue is never rescanned. The shadow time is kept
+// until the head, the running jobs or the free room change. A pass after one that started
+// nothing, with no arrival, withdrawal or freed room between them, costs O(1).
 #include <optional>
 #include <vector>
 
@@ -31,6 +32,7 @@ class BackfillPolicy final : public Policy {
   void on_withdrawn(JobId) override { changed_ = true; }
   void on_stopped(JobId job) override {
     changed_ = true;
+    ++running_changes_;
     if (auto it = expected_.find(job); it != expected_.end()) {
       ends_.erase({it->second, job});
       expected_.erase(it);
@@ -61,22 +63,21 @@ class BackfillPolicy final : public Policy {
     const Cluster& cluster = pass.cluster();
     for (auto it = std::next(queue_.begin()); it != queue_.end() && scanned < depth_; ++scanned) {
       const JobId j = it->job;
-      const JobRequest& r = pass.request(j);
-      const bool room = r.gpu_num <= cluster.free_gpus() && r.cpu_num <= cluster.free_cpus();  // may_fit
-      if (room && !res) {
-        res = reserve(pass, head);
-        spare = res->spare_gpus;
-      }
       if (!pass.is_pending(j)) {
         it = queue_.erase(it);  // withdrawn
         continue;
       }
-      if (!room) {
+      const JobRequest& r = pass.request(j);
+      if (!cluster.fits_now(r)) {
         ++it;
         continue;
       }
+      if (!res) {
+        res = reservation(pass, head);
+        spare = res->spare_gpus;
+      }
       const Time estimate = pass.estimate(j);
-      const bool ends_in_time = res && estimate > Time{} && pass.now() + estimate <= res->shadow;
+      const bool ends_in_time = estimate > Time{} && pass.now() + estimate <= res->shadow;
       if ((ends_in_time || r.gpu_num <= spare) && pass.try_start(j)) {
         if (!ends_in_time) spare -= r.gpu_num;
         started(pass, j);
@@ -91,13 +92,30 @@ class BackfillPolicy final : public Policy {
   struct Reservation {
     Time shadow = Time::max();
     std::int64_t spare_gpus = 0;  // GPUs free at the shadow time beyond what the head needs
+    bool no_room = false;         // no estimate frees room for the head: the shadow time is now
   };
 
   void started(const SchedulingPass& pass, JobId j) {
     changed_ = true;  // the reservation may differ with this job running
+    ++running_changes_;
     const Time end = pass.expected_end(j);
     expected_[j] = end;
     ends_.insert({end, j});
+  }
+
+  // The head's reservation: the last one made if the head, the running jobs and the cluster's
+  // room are the same as then (room that shrank with no job starting means a node went down, and
+  // its jobs stopped first).
+  Reservation reservation(const SchedulingPass& pass, JobId head) {
+    const std::uint64_t room = pass.cluster().room_freed();
+    if (!cached_ || cached_head_ != head || cached_changes_ != running_changes_ || cached_room_ != room) {
+      cached_ = reserve(pass, head);
+      cached_head_ = head;
+      cached_changes_ = running_changes_;
+      cached_room_ = room;
+    }
+    if (cached_->no_room) return Reservation{pass.now(), 0};
+    return *cached_;
   }
 
   // Walks running jobs by expected end, freeing their GPUs and cores on a copy of the nodes they
@@ -136,7 +154,7 @@ class BackfillPolicy final : public Policy {
       free_gpus += pass.request(it->second).gpu_num;
       res.shadow = it->first;
     }
-    if (fitting < r.node_num) return Reservation{pass.now(), 0};  // no estimate frees room: protect the head
+    if (fitting < r.node_num) return Reservation{Time::max(), 0, true};  // protect the head
     res.spare_gpus = free_gpus - r.gpu_num;
     return res;
   }
@@ -152,6 +170,10 @@ class BackfillPolicy final : public Policy {
   std::set<std::pair<Time, JobId>> ends_;
   std::vector<std::pair<std::int32_t, std::int32_t>> free_;
   std::vector<std::int32_t> touched_;
+  std::uint64_t running_changes_ = 0;  // jobs started or stopped so far
+  std::optional<Reservation> cached_;
+  JobId cached_head_ = 0;
+  std::uint64_t cached_changes_ = 0, cached_room_ = 0;
 };
 
 }  // namespace

@@ -179,11 +179,14 @@ bool Cluster::place(const JobRequest& r, PlacementStrategy strategy, Placement& 
 }
 
 int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most) const {
-  const int with_gpus = at_least_[static_cast<std::size_t>(std::max(gpus, 0))].size();
-  if (cpus <= 0) return std::min(with_gpus, std::max(at_most, 0));
-  Placement p;
-  scan_first(gpus, cpus, static_cast<std::size_t>(std::max(at_most, 0)), p);
-  return static_cast<int>(p.size());
+  const NodeSet& room = at_least_[static_cast<std::size_t>(std::max(gpus, 0))];
+  if (cpus <= 0) return std::min(room.size(), std::max(at_most, 0));
+  const NodeSet& cores = with_cores(cpus);
+  int count = 0;
+  for (int node = NodeSet::find_next_common(room, cores, 0); node != NodeSet::kNone && count < at_most;
+       node = NodeSet::find_next_common(room, cores, node + 1))
+    count += free_cpus_[static_cast<std::size_t>(node)] >= cpus;
+  return count;
 }
 
 int Cluster::leaves_spanned(const Placement& p) const {

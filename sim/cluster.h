@@ -99,6 +99,14 @@ class Cluster {
 
   // How many nodes have at least `gpus` GPUs and `cpus` cores free, counting up to `at_most`.
   int count_nodes_with_room(int gpus, int cpus, int at_most) const;
+  // Whether place() would succeed now, whatever the strategy, without choosing nodes: a policy
+  // may test this before work that only matters for a job that can start.
+  // REQUIRES: never_fits(r) == RejectReason::None.
+  bool fits_now(const JobRequest& r) const {
+    return r.gpu_num <= free_gpus_total_ && r.cpu_num <= free_cpus_total_ &&
+           count_nodes_with_room(even_share(r.gpu_num, r.node_num, 0), even_share(r.cpu_num, r.node_num, 0),
+                                 r.node_num) >= r.node_num;
+  }
   // Distinct leaf switches under the placement's nodes. O(k) for k nodes.
   int leaves_spanned(const Placement& p) const;
 
