@@ -157,6 +157,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   run_with_progress(sim, workload.size(), progress);
   report.simulate_s = seconds_since(t1);
   report.conservation = sim.check_conservation();
+  sim.free_run_state();
   if (plugins.failures)
     log::info("failures injected: {} ({} took a node down)", sim.failures_injected(), sim.nodes_failed());
 

@@ -375,6 +375,16 @@ void Simulation::withdraw(JobId job) {
   if (s == Status::Pending) policy_->on_withdrawn(job);
 }
 
+void Simulation::free_run_state() {
+  std::vector<Run>().swap(runs_);
+  std::vector<Time>().swap(estimates_);
+  std::vector<std::uint32_t>().swap(slot_);
+  std::vector<Placement>().swap(held_);
+  std::vector<JobId>().swap(held_by_);
+  std::vector<std::uint32_t>().swap(free_slots_);
+  std::vector<JobId>().swap(release_order_);
+}
+
 Conservation Simulation::check_conservation() const {
   Conservation c;
   c.jobs = workload_.size();

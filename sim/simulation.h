@@ -89,6 +89,10 @@ class Simulation {
   // back, and that GPU-seconds summed over jobs equal the integral of allocated GPUs over time.
   // Throws std::logic_error naming the first violation.
   Conservation check_conservation() const;
+  // REQUIRES: done(). Frees what only a running simulation needs (per-job run state, placements,
+  // estimates), so that writing the outputs needs no more memory than the run did; outcomes(),
+  // wasted_by_cause() and window_gpu_seconds() stay. Only they may be used afterwards.
+  void free_run_state();
 
  private:
   class Pass;
