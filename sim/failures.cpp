@@ -1,6 +1,7 @@
 #include "sim/failures.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -16,6 +17,33 @@ std::uint64_t mix(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
+}
+
+// exposure.gpu_demand: [[GPUs, jobs], ...], the GPU demands of the population the table counts.
+std::vector<std::pair<double, double>> gpu_demand(const YamlValue& v) {
+  const std::vector<std::pair<double, double>> out = v.as_pairs();
+  for (const auto& [gpus, jobs] : out)
+    if (!(gpus >= 1 && jobs > 0)) v.fail("expected [GPUs >= 1, jobs > 0] pairs");
+  if (out.empty()) v.fail("expected at least one [GPUs, jobs] pair");
+  return out;
+}
+
+// Fits a per-run reason to the population: chance c x G^beta, beta such that the struck jobs'
+// mean GPUs is the table's (the mean grows with beta; bisection), c such that the expected
+// count over the population is the table's.
+void scale_by_gpus(FailureReason& r, const std::vector<std::pair<double, double>>& population) {
+  auto moment = [&](double k) {
+    double sum = 0;
+    for (const auto& [gpus, jobs] : population) sum += jobs * std::pow(gpus, k);
+    return sum;
+  };
+  double lo = -30, hi = 30;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2;
+    (moment(mid + 1) / moment(mid) < r.avg_gpus ? lo : hi) = mid;
+  }
+  r.gpu_exponent = (lo + hi) / 2;
+  r.per_run_prob = r.count / moment(r.gpu_exponent);
 }
 
 }  // namespace
@@ -61,6 +89,7 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
     else if (k == "exposure.days") days = v.as_double(1e-6, 1e6);
     else if (k == "exposure.jobs") jobs = v.as_double(1, 1e12);
     else if (k == "exposure.fit") fit = v.as_double(1e-6, 1e6);
+    else if (k == "exposure.gpu_demand") population_ = gpu_demand(v);
     else if (k.rfind("per_run.", 0) == 0) {
       if (v.as_double(0, 1) > 0) per_run.push_back(k.substr(8));
     } else if (k.rfind("recovery.", 0) == 0) {
@@ -82,8 +111,20 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
   for (FailureReason& r : reasons_) {
     const bool by_run = r.category != FailureCategory::Infrastructure ||
                         std::find(per_run.begin(), per_run.end(), r.name) != per_run.end();
-    if (by_run) r.per_run_prob = std::min(1.0, r.count / jobs);
-    else r.per_gpu_rate = r.count / gpu_seconds;
+    if (!by_run) r.per_gpu_rate = r.count / gpu_seconds;
+    else if (population_.empty()) r.per_run_prob = std::min(1.0, r.count / jobs);
+    else scale_by_gpus(r, population_);
+    per_gpu_rate_sum_ += r.per_gpu_rate;
+  }
+  for (std::size_t b = 0; b < per_run_none_at_least_.size(); ++b) {
+    double none = 1.0;
+    for (const FailureReason& r : reasons_)
+      if (r.per_gpu_rate <= 0) {
+        const auto low = static_cast<std::int32_t>(std::uint32_t{1} << b);
+        const auto high = static_cast<std::int32_t>(std::min<std::uint64_t>((std::uint64_t{2} << b) - 1, INT32_MAX));
+        none *= 1.0 - std::max(r.per_run_chance(low), r.per_run_chance(high));
+      }
+    per_run_none_at_least_[b] = none;
   }
   repair = params.number("repair_s", repair, 0, 1e9,
                          "seconds an infrastructure failure keeps its node down (default: the table file's)");
@@ -97,28 +138,42 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
   stall_ = Time::seconds(std::llround(mode == "sync" ? save : save / speedup));
 }
 
+double FailureModel::strike_probability(const FailureReason& r, std::int32_t gpus, double horizon_s) {
+  if (r.per_gpu_rate <= 0) return r.per_run_chance(gpus);
+  return -std::expm1(-r.per_gpu_rate * gpus * horizon_s);  // 1 when the horizon is infinite
+}
+
 std::optional<FailureDraw> FailureModel::draw(JobId job, std::uint32_t run, std::int32_t gpus, Time horizon) const {
-  if (!enabled_ || gpus <= 0) return std::nullopt;
+  if (!enabled_ || gpus <= 0 || reasons_.empty()) return std::nullopt;
   Rng rng(mix(mix(seed_ ^ mix(job)) ^ run));
+  const double h = horizon == Time::max() ? std::numeric_limits<double>::infinity() : static_cast<double>(horizon.sec());
+  // Most runs meet no failure: one uniform against a lower bound of the chance that none strikes
+  // settles them, the exact chance the rest.
+  const double u = rng.uniform();
+  const auto bucket = static_cast<std::size_t>(std::bit_width(static_cast<std::uint32_t>(gpus)) - 1);
+  if (u < per_run_none_at_least_[bucket] * std::exp(-per_gpu_rate_sum_ * gpus * h)) return std::nullopt;
+  // Some reason strikes. Each, in table order, strikes with its chance given that none before it
+  // did and that it or a later one does (exact for independent reasons); after the first, with
+  // its plain chance. Then each struck reason picks its moment, and the earliest wins.
+  std::vector<double> later_none(reasons_.size() + 1, 1.0);  // [i]: no reason from i on strikes
+  for (std::size_t i = reasons_.size(); i-- > 0;)
+    later_none[i] = later_none[i + 1] * (1.0 - strike_probability(reasons_[i], gpus, h));
+  if (u < later_none[0]) return std::nullopt;
+  bool struck = false;
   double best = std::numeric_limits<double>::infinity();
   std::optional<FailureDraw> out;
   for (std::size_t i = 0; i < reasons_.size(); ++i) {
     const FailureReason& r = reasons_[i];
-    // Two uniforms per reason whatever the outcome, so that one reason's draw never shifts another's.
-    const double u = rng.uniform();
-    const double e = rng.exponential(1.0);
-    double t = std::numeric_limits<double>::infinity();
-    if (r.per_gpu_rate > 0) {
-      t = e / (r.per_gpu_rate * gpus);
-    } else if (u < r.per_run_prob) {
-      // The table counts runs that failed, so a reason that strikes strikes within the run: its
-      // exponential time (mean: the table's) is truncated to the run's horizon, by inverse CDF.
-      const double mean = r.avg_ttf_min * 60.0;
-      const double h = static_cast<double>(horizon.sec());
-      const double v = -std::expm1(-e);  // uniform in [0, 1)
-      t = horizon == Time::max() || h / mean > 700 ? e * mean : -mean * std::log1p(-v * -std::expm1(-h / mean));
-    }
-    if (t < best && t < 1e15) {  // beyond 30 million years: never
+    const double q = strike_probability(r, gpus, h);
+    const double chance = struck ? q : q / std::max(1.0 - later_none[i], 1e-300);
+    if (!(rng.uniform() < chance)) continue;
+    struck = true;
+    // The table's mean time to failure of the runs that failed: an exponential of that mean,
+    // truncated to the run's horizon, by inverse CDF.
+    const double mean = r.avg_ttf_min * 60.0;
+    const double v = rng.uniform();
+    const double t = h / mean > 700 ? -mean * std::log1p(-v) : -mean * std::log1p(-v * -std::expm1(-h / mean));
+    if (t < best) {
       best = t;
       const auto whole = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(t)));
       out = FailureDraw{Time::seconds(whole), i, r.category, r.per_gpu_rate <= 0};

@@ -1,14 +1,20 @@
 // Failure injection from the measured failure table (keys failures.*; the table and every
 // number of the model in configs/failures/acme.yaml; derivation in experiments/failures/README.md).
 //
-// Each run of a GPU job draws, for every reason r of the table, a time to failure:
-//   infrastructure reasons: exponential, rate G x lambda_r (a per-GPU hazard, G the job's GPUs),
-//                           lambda_r = count_r / (exposure GPUs x utilization x days);
+// Each run of a GPU job, of horizon T (its wall time), draws which reasons strike it:
+//   infrastructure reasons: with probability 1 - exp(-G x lambda_r x T) (a per-GPU hazard, G the
+//                           job's GPUs), lambda_r = count_r / (exposure GPUs x utilization x days);
 //   framework and script reasons (and infrastructure reasons listed under per_run in the table
-//                           file): per run, with probability p_r = count_r / exposure jobs the
-//                           reason strikes, after an exponential time of mean avg_ttf_r truncated
-//                           to the run's horizon (the table counts runs that did fail).
-// The run fails at the earliest of these. Draws come from their own generator keyed by
+//                           file): with probability p_r(G) = c_r x G^beta_r per run, where
+//                           beta_r makes the mean GPUs of the struck jobs of the exposure's
+//                           population (exposure.gpu_demand) the table's avg_gpus_r, and c_r
+//                           makes their expected count count_r (without exposure.gpu_demand:
+//                           beta_r = 0, c_r = count_r / exposure jobs).
+// A reason that strikes does so after an exponential time of the table's mean time to failure
+// avg_ttf_r, truncated to the horizon (the table's means are those of runs that did fail: the
+// hazard is not constant over a run; failures come early). The run fails at the earliest.
+// Whether any reason strikes is settled first by one uniform (most runs: none), so a run costs a
+// few instructions unless it fails. Draws come from their own generator keyed by
 // (failures.seed, job, run number), so the same job's n-th run meets the same failure under
 // every policy, whatever order the policy starts jobs in. A job that failures have stopped
 // kMaxFailures times (its own or its node's) runs on without failing: a job that cannot
@@ -20,7 +26,9 @@
 // save_time_s / async_speedup (async); a failed run resumes from its last completed save.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,7 +47,13 @@ struct FailureReason {
   FailureCategory category = FailureCategory::Infrastructure;
   double count = 0, avg_gpus = 0, avg_ttf_min = 0, gpu_time_share_pct = 0;  // the table's row
   double per_gpu_rate = 0;  // infrastructure: failures per GPU-second
-  double per_run_prob = 0;  // framework, script, per_run: chance that it strikes a run
+  // Framework, script and per_run reasons: the chance that the reason strikes a run of G GPUs,
+  // min(1, per_run_prob x G^gpu_exponent) (see FailureModel).
+  double per_run_prob = 0;
+  double gpu_exponent = 0;
+  double per_run_chance(std::int32_t gpus) const {
+    return std::min(1.0, per_run_prob * std::pow(static_cast<double>(gpus), gpu_exponent));
+  }
 };
 
 struct FailureDraw {
@@ -65,6 +79,8 @@ class FailureModel {
   std::optional<FailureDraw> draw(JobId job, std::uint32_t run, std::int32_t gpus, Time horizon) const;
 
   const std::vector<FailureReason>& reasons() const { return reasons_; }
+  // exposure.gpu_demand: the (GPUs, jobs) the per-run reasons were fitted to; empty if not given.
+  const std::vector<std::pair<double, double>>& population() const { return population_; }
   Time recovery_delay() const { return recovery_; }  // detection + diagnosis
   Time repair() const { return repair_; }            // an infrastructure failure's node downtime
   // Compute between two saves for jobs of type `t`; zero: that type does not checkpoint.
@@ -75,6 +91,12 @@ class FailureModel {
   bool enabled_ = false;
   std::uint64_t seed_ = 1;
   std::vector<FailureReason> reasons_;
+  std::vector<std::pair<double, double>> population_;
+  double per_gpu_rate_sum_ = 0.0;  // of the per-GPU reasons
+  // [b]: a lower bound on the chance that no per-run reason strikes a run of 2^b .. 2^(b+1) - 1
+  // GPUs (each reason's chance is monotone in G, so largest at an end of the range).
+  std::array<double, 32> per_run_none_at_least_{};
+  static double strike_probability(const FailureReason& r, std::int32_t gpus, double horizon_s);
   Time recovery_, repair_, interval_, stall_;
   std::array<bool, kJobTypeCount> checkpoints_{};
 };
