@@ -1,9 +1,9 @@
 #include "workloads/synthetic.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <numeric>
 #include <string_view>
 
 #include "sim/csv.h"
@@ -112,6 +112,29 @@ struct Draft {
   JobState state;
   bool batchable;
 };
+
+// Draft indices by submit time (all in [begin, end)), ties in draft order. For windows under
+// 136 years (2^32 s), two stable counting passes over 16-bit digits of the offset: about 20
+// instructions a job where a comparison sort took 400 or more.
+std::vector<std::uint32_t> by_submit(const std::vector<Draft>& drafts, std::int64_t begin, std::int64_t end) {
+  const auto n = static_cast<std::uint32_t>(drafts.size());
+  std::vector<std::uint32_t> keys(n), order(n), tmp(n);
+  for (std::uint32_t i = 0; i < n; ++i) tmp[i] = i;
+  if (end - begin > INT64_C(0xffffffff)) {
+    std::stable_sort(tmp.begin(), tmp.end(), [&](std::uint32_t x, std::uint32_t y) { return drafts[x].submit < drafts[y].submit; });
+    return tmp;
+  }
+  for (std::uint32_t i = 0; i < n; ++i) keys[i] = static_cast<std::uint32_t>(drafts[i].submit - begin);
+  std::vector<std::uint32_t> count(65537);
+  for (const int shift : {0, 16}) {
+    std::fill(count.begin(), count.end(), 0u);
+    for (std::uint32_t i : tmp) ++count[((keys[i] >> shift) & 0xffff) + 1];
+    for (std::size_t d = 1; d < count.size(); ++d) count[d] += count[d - 1];
+    for (std::uint32_t i : tmp) order[count[(keys[i] >> shift) & 0xffff]++] = i;
+    tmp.swap(order);
+  }
+  return tmp;
+}
 
 struct Checkpoint {
   std::int64_t time;
@@ -328,10 +351,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
     }
   }
 
-  std::vector<std::uint32_t> order(drafts.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t x, std::uint32_t y) { return drafts[x].submit < drafts[y].submit; });
+  const std::vector<std::uint32_t> order = by_submit(drafts, begin, end);
 
   w.requests.reserve(drafts.size());
   w.profiles.reserve(drafts.size());
@@ -349,8 +369,8 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
     p.run = Time::seconds(d.run);
     p.final_state = d.state;
     p.recorded_start = r.submit;  // no history: a recorded replay starts jobs on submission
-    const auto len = std::snprintf(name, sizeof name, "%zu", n + 1);
-    w.add(std::string_view(name, static_cast<std::size_t>(len)), r, p);
+    const char* name_end = std::to_chars(name, name + sizeof name, n + 1).ptr;
+    w.add(std::string_view(name, static_cast<std::size_t>(name_end - name)), r, p);
   }
   return w;
 }
