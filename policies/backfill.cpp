@@ -33,9 +33,9 @@ class BackfillPolicy final : public Policy {
   void on_stopped(JobId job) override {
     changed_ = true;
     ++running_changes_;
-    if (auto it = expected_.find(job); it != expected_.end()) {
-      ends_.erase({it->second, job});
-      expected_.erase(it);
+    if (job < expected_.size() && expected_[job]) {
+      ends_.erase({*expected_[job], job});
+      expected_[job] = OptionalTime{};
     }
   }
 
@@ -99,6 +99,7 @@ class BackfillPolicy final : public Policy {
     changed_ = true;  // the reservation may differ with this job running
     ++running_changes_;
     const Time end = pass.expected_end(j);
+    if (j >= expected_.size()) expected_.resize(std::max<std::size_t>(j + 1, 2 * expected_.size()));
     expected_[j] = end;
     ends_.insert({end, j});
   }
@@ -166,7 +167,7 @@ class BackfillPolicy final : public Policy {
   bool changed_ = false;         // since the last pass: a withdrawal, a start or a stop
   std::uint64_t room_seen_ = 0;  // Cluster::room_freed() at the last pass
   JobQueue queue_;
-  std::unordered_map<JobId, Time> expected_;
+  std::vector<OptionalTime> expected_;  // [job]: a running job's expected end
   std::set<std::pair<Time, JobId>> ends_;
   std::vector<std::pair<std::int32_t, std::int32_t>> free_;
   std::vector<std::int32_t> touched_;

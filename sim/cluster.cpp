@@ -182,6 +182,9 @@ int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most) const {
   const NodeSet& room = at_least_[static_cast<std::size_t>(std::max(gpus, 0))];
   if (cpus <= 0) return std::min(room.size(), std::max(at_most, 0));
   const NodeSet& cores = with_cores(cpus);
+  // When `cpus` is a level of the core sets, a member of `cores` has room for it: count by words.
+  const int level = core_levels_[static_cast<std::size_t>(levels_upto_[static_cast<std::size_t>(std::min(cpus, cpus_per_node_))] - 1)];
+  if (level == cpus) return NodeSet::count_common(room, cores, std::max(at_most, 0));
   int count = 0;
   for (int node = NodeSet::find_next_common(room, cores, 0); node != NodeSet::kNone && count < at_most;
        node = NodeSet::find_next_common(room, cores, node + 1))

@@ -62,6 +62,18 @@ class NodeSet {
     return kNone;
   }
 
+  // How many members `a` and `b` have in common, counting up to `at_most` (popcounts over the
+  // words where both have members). REQUIRES: same n.
+  static int count_common(const NodeSet& a, const NodeSet& b, int at_most) {
+    int count = 0;
+    for (std::size_t s = 0; s < a.summary_.size() && count < at_most; ++s)
+      for (std::uint64_t words = a.summary_[s] & b.summary_[s]; words && count < at_most; words &= words - 1) {
+        const std::size_t w = s * 64 + static_cast<std::size_t>(std::countr_zero(words));
+        count += std::popcount(a.words_[w] & b.words_[w]);
+      }
+    return count < at_most ? count : at_most;
+  }
+
   // The smallest member of both `a` and `b` that is >= `from`, or kNone. REQUIRES: same n.
   static int find_next_common(const NodeSet& a, const NodeSet& b, int from) {
     if (from < 0) from = 0;
