@@ -53,6 +53,7 @@ class QuotaPolicy final : public Policy {
 
   bool refuses(const JobRequest& request, std::string_view user, const Cluster& cluster) override {
     if (!sized_) size_quotas(cluster.total_gpus());
+    if (request.gpu_num <= most_lendable_) return false;  // most jobs: no need to find the group
     const auto it = groups_.find(group_name(request, user));
     const std::int64_t quota = it == groups_.end() ? 0 : it->second.quota;
     return request.gpu_num > quota && request.gpu_num > most_lendable_;
