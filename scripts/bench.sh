@@ -4,7 +4,7 @@
 # 10k, 100k and 1M jobs on Seren (286 nodes) and 1M jobs on a 10,000-node cluster, and the
 # 1,000-run sweep. Prints a table and writes the numbers as CSV:
 #   $BENCH_OUT/kernels.csv  Google Benchmark's CSV (name, iterations, real_time, cpu_time, ...)
-#   $BENCH_OUT/replay.csv   case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mb,target_s
+#   $BENCH_OUT/replay.csv   case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mib,target_s
 # Usage: scripts/bench.sh [--smoke] [--no-build] [--build-dir DIR] [--runs N]
 #   --smoke     10k jobs of a 3-day trace, one run each, kernels for a moment: what CI runs (ctest
 #               bench_script_smoke) so that nothing rots
@@ -56,9 +56,9 @@ if [ $smoke = 0 ] && [ ! -s "$big_trace" ]; then
   $bin gen --cluster seren --cluster-file "$big_cluster" --from 2023-03-01 --to 2023-03-06 --load 44 --seed 1 -o "$big_trace"
 fi
 
-echo "case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mb,target_s" > "$out/replay.csv"
+echo "case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mib,target_s" > "$out/replay.csv"
 printf '\n== whole replays (one core, %s run(s) each) ==\n' "$runs"
-printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s\n' case policy jobs nodes outputs median_s min_s peak_MB target_s
+printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s\n' case policy jobs nodes outputs median_s min_s peak_MiB target_s
 replay() {  # case label trace cluster jobs nodes outputs target -- settings...
   local case=$1 label=$2 trace=$3 cluster=$4 jobs=$5 nodes=$6 outputs=$7 target=$8
   shift 8

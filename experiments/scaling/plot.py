@@ -22,8 +22,8 @@ for col, (axis, label, log) in enumerate(axes_spec):
     top2.set_ylim(0, max(rows.us_per_job.max() * 1.3, 1))
     top2.set_ylabel("µs per job", color="tab:orange")
     top.set_ylabel("wall time, s")
-    bottom.plot(rows.value, rows.peak_mb, "o-", color="tab:green")
-    bottom.set_ylabel("peak memory, MB")
+    bottom.plot(rows.value, rows.peak_mib, "o-", color="tab:green")
+    bottom.set_ylabel("peak memory, MiB")
     for a in (top, bottom):
         a.set_xlabel(label)
         if log:

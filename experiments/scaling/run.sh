@@ -28,13 +28,13 @@ measure() {  # axis value trace cluster -> one CSV row (best of 3 runs)
   span=$(/usr/bin/python3 -c "import csv; r = next(csv.DictReader(open('$dir/out-scaling/summary.csv')));
 print(round((int(r['window_end_s']) - int(r['window_start_s'])) / 86400, 1))")
   echo "$axis,$value,$jobs,$(grep -m1 '^nodes:' "$cluster" | awk '{print $2}'),$span,$best,$((kb / 1024))" >> "$here/results.csv"
-  echo "  $axis=$value: $jobs jobs, ${span} days, $best s, $((kb / 1024)) MB"
+  echo "  $axis=$value: $jobs jobs, ${span} days, $best s, $((kb / 1024)) MiB"
 }
 
 seren=configs/clusters/seren.yaml
 full=$dir/seren_6m_1M.csv
 [ -s "$full" ] || $bin gen --cluster seren --from 2023-03-01 --to 2023-09-01 --load 1.25 --seed 1 -o "$full"
-echo "axis,value,jobs,nodes,simulated_days,wall_s,peak_mb" > "$here/results.csv"
+echo "axis,value,jobs,nodes,simulated_days,wall_s,peak_mib" > "$here/results.csv"
 
 echo "1. jobs"
 for n in 10000 30000 100000 300000 1025054; do
