@@ -56,7 +56,7 @@ class QuotaPolicy final : public Policy {
     if (request.gpu_num <= most_lendable_) return false;  // most jobs: no need to find the group
     const auto it = groups_.find(group_name(request, user));
     const std::int64_t quota = it == groups_.end() ? 0 : it->second.quota;
-    return request.gpu_num > quota && request.gpu_num > most_lendable_;
+    return request.gpu_num > quota;
   }
 
   void on_queued(JobId job, const JobRequest&) override { arrivals_.push_back(job); }

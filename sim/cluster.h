@@ -46,9 +46,8 @@ struct NodeShare {
 };
 using Placement = std::vector<NodeShare>;
 
-// Why a job can never run on a cluster, even an empty one.
-// Why a job was refused when it arrived. PolicyLimit: the run's policy can never start it (see
-// Policy::refuses), though it fits the cluster.
+// Why a job was refused when it arrived: it can never run on the cluster, even an empty one, or
+// (PolicyLimit) it fits the cluster but the run's policy can never start it (Policy::refuses).
 enum class RejectReason : std::uint8_t { None, GpusExceedNode, NodesExceedCluster, CpusExceedNode, PolicyLimit };
 inline constexpr std::size_t kRejectReasons = 5;
 std::string_view describe(RejectReason r);
