@@ -18,9 +18,7 @@ class Simulation::Pass final : public SchedulingPass {
   explicit Pass(Simulation& sim) : sim_(sim) {}
   Time now() const override { return sim_.now_; }
   const JobRequest& request(JobId job) const override { return sim_.workload_.requests.at(job); }
-  std::string_view user_name(JobId job) const override {
-    return sim_.workload_.users[sim_.workload_.requests.at(job).user];
-  }
+  std::string_view user_name(JobId job) const override { return sim_.user_name(sim_.workload_.requests.at(job)); }
   bool is_pending(JobId job) const override {
     return job < sim_.status_.size() && sim_.status_[job] == Status::Pending;
   }
@@ -157,12 +155,16 @@ void Simulation::run_until(Time t) {
   for (auto next = next_time(); next && *next <= t; next = next_time()) step();
 }
 
+std::string_view Simulation::user_name(const JobRequest& r) const {
+  return r.user < workload_.users.size() ? workload_.users[r.user] : std::string_view{};
+}
+
 void Simulation::release(JobId job) {
   const JobRequest& r = workload_.requests[job];
   const JobProfile& p = workload_.profiles[job];
   JobOutcome& o = outcomes_[job];
   o.reject = cluster_.never_fits(r);
-  if (o.reject == RejectReason::None && policy_->refuses(r, workload_.users[r.user], cluster_))
+  if (o.reject == RejectReason::None && policy_->refuses(r, user_name(r), cluster_))
     o.reject = RejectReason::PolicyLimit;
   if (o.reject != RejectReason::None) {
     status_[job] = Status::Ended;

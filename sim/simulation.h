@@ -100,6 +100,8 @@ class Simulation {
 
   std::optional<Time> next_time() const;
   void release(JobId job);
+  // The user's name; empty for a workload built without a user table (tests).
+  std::string_view user_name(const JobRequest& r) const;
   void finish(JobId job);
   void withdraw(JobId job);
   bool try_start(JobId job);
