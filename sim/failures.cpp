@@ -155,17 +155,19 @@ std::optional<FailureDraw> FailureModel::draw(JobId job, std::uint32_t run, std:
   // Some reason strikes. Each, in table order, strikes with its chance given that none before it
   // did and that it or a later one does (exact for independent reasons); after the first, with
   // its plain chance. Then each struck reason picks its moment, and the earliest wins.
+  std::vector<double> q(reasons_.size());                    // [i]: reason i strikes
   std::vector<double> later_none(reasons_.size() + 1, 1.0);  // [i]: no reason from i on strikes
-  for (std::size_t i = reasons_.size(); i-- > 0;)
-    later_none[i] = later_none[i + 1] * (1.0 - strike_probability(reasons_[i], gpus, h));
+  for (std::size_t i = reasons_.size(); i-- > 0;) {
+    q[i] = strike_probability(reasons_[i], gpus, h);
+    later_none[i] = later_none[i + 1] * (1.0 - q[i]);
+  }
   if (u < later_none[0]) return std::nullopt;
   bool struck = false;
   double best = std::numeric_limits<double>::infinity();
   std::optional<FailureDraw> out;
   for (std::size_t i = 0; i < reasons_.size(); ++i) {
     const FailureReason& r = reasons_[i];
-    const double q = strike_probability(r, gpus, h);
-    const double chance = struck ? q : q / std::max(1.0 - later_none[i], 1e-300);
+    const double chance = struck ? q[i] : q[i] / std::max(1.0 - later_none[i], 1e-300);
     if (!(rng.uniform() < chance)) continue;
     struck = true;
     // The table's mean time to failure of the runs that failed: an exponential of that mean,

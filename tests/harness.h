@@ -9,12 +9,29 @@
 #include <vector>
 
 #include "policies/registry.h"
+#include "sim/error.h"
 #include "sim/simulation.h"
 #include "sim/sink.h"
 #include "workloads/acme_trace_reader.h"
 #include "workloads/estimates.h"
 
 namespace acme::test {
+
+// The message of the InputError that `f()` throws, or "no error".
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// The reader's error for the trace `text` (named t.csv), or "no error".
+inline std::string trace_error(const std::string& text, TraceOptions opt = {}) {
+  return error_of([&] { read_acme_trace_text(text, "t.csv", opt); });
+}
 
 inline ClusterSpec small_cluster(int nodes, int gpus_per_node = 8, int cpus_per_node = 64) {
   ClusterSpec c;

@@ -24,23 +24,10 @@ std::string seren() { return (source_dir() / "configs/seren.yaml").string(); }
 // The error of loading seren.yaml with `sets`, then (if that passes) of resolving the run's
 // plugins on its cluster, as `acmesim run` does before it simulates.
 std::string run_error(std::vector<std::string> sets) {
-  try {
+  return error_of([&] {
     const RunConfig c = load_run_config(seren(), sets);
     resolve_run(c, load_cluster_spec(c.cluster));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  });
 }
 
 std::string write(const fs::path& path, const std::string& text) {

@@ -98,15 +98,6 @@ void check_same_jobs(const Workload& a, const Workload& b) {
   }
 }
 
-std::string error_of(const std::string& text, TraceOptions opt = {}) {
-  try {
-    read_acme_trace_text(text, "t.csv", opt);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 // "t.csv:<line>: <field>: <what>" on one line of printable text.
 void check_one_line_with_place(const std::string& message) {
   INFO(message);
@@ -224,7 +215,7 @@ TEST_CASE("Bad traces stop with one line naming file, line and field", "[bad-inp
   };
   for (const auto& [text, message] : cases) {
     INFO(text.substr(0, 200));
-    const std::string e = error_of(text);
+    const std::string e = trace_error(text);
     CHECK(e == message);
     check_one_line_with_place(e);
   }
@@ -235,7 +226,7 @@ TEST_CASE("Random bytes, alone or after a good header, stop with one printable l
   for (int n = 0; n < 20; ++n) {
     std::string noise(4096, '\0');
     for (char& c : noise) c = static_cast<char>(bits() & 0xff);
-    const std::string alone = error_of(noise), after_header = error_of(kHeader + noise);
+    const std::string alone = trace_error(noise), after_header = trace_error(kHeader + noise);
     check_one_line_with_place(alone);
     CHECK(alone.rfind("t.csv:1: header: ", 0) == 0);
     check_one_line_with_place(after_header);
