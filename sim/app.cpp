@@ -253,7 +253,7 @@ int gen_command(const GenArgs& args) {
   const double gen_s = seconds_since(t_gen);
   // Start and end times are those of a replay on the cluster, so the trace is self-consistent.
   const auto t_sim = Clock::now();
-  Simulation sim(w, cluster, make_policy("greedy"), ReplayMode::Policy);
+  Simulation sim(w, cluster, make_policy(args.policy), ReplayMode::Policy);
   sim.run();
   const double sim_s = seconds_since(t_sim);
   sim.check_conservation();

@@ -47,6 +47,7 @@ struct GenArgs {
   std::string output;
   std::string model_file;    // default: configs/workloads/<cluster>.yaml
   std::string cluster_file;  // default: configs/clusters/<cluster>.yaml
+  std::string policy = "greedy";  // the policy of the replay that sets start and end times
 };
 int gen_command(const GenArgs& args);
 

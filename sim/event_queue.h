@@ -27,6 +27,7 @@ enum class EventKind : std::uint8_t {
                      // the instant it would fail has ended); tag as JobEnd's
   NodeUp = 3,        // a node taken down by a failure is repaired; `job` holds the node index
   Recovered = 4,     // a failed job's recovery delay is over: it is queued again
+  Release = 5,       // a job that waited for another (Workload::after) is submitted
 };
 
 struct Event {

@@ -1,5 +1,8 @@
 #include "sim/job.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace acme {
 
 std::optional<JobType> parse_job_type(std::string_view s) {
@@ -35,7 +38,17 @@ JobId Workload::add(std::string_view job_name, const JobRequest& r, const JobPro
   names.add(job_name);
   requests.push_back(r);
   profiles.push_back(p);
+  if (!after.empty()) after.push_back(kNoJob);
   return static_cast<JobId>(requests.size() - 1);
+}
+
+JobId Workload::add_after(JobId predecessor, std::string_view job_name, const JobRequest& r, const JobProfile& p) {
+  if (predecessor >= requests.size())
+    throw std::logic_error("Workload::add_after: job " + std::to_string(predecessor) + " is not in the workload yet");
+  if (after.empty()) after.assign(requests.size(), kNoJob);
+  const JobId job = add(job_name, r, p);
+  after[job] = predecessor;
+  return job;
 }
 
 }  // namespace acme

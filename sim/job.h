@@ -16,6 +16,7 @@ namespace acme {
 
 // A job's index in its Workload: dense, 0-based, stable for the whole run.
 using JobId = std::uint32_t;
+inline constexpr JobId kNoJob = 0xffffffffu;
 
 // The job types of AcmeTrace. CPU jobs use no GPU.
 enum class JobType : std::uint8_t { CPU, Eval, Pretrain, SFT, MLLM, Debug, Other };
@@ -57,6 +58,10 @@ struct JobProfile {
   JobState final_state = JobState::Completed;
   OptionalTime recorded_start;     // trace start time; none if it never started
   OptionalTime cancel_pending_at;  // leaves the queue then if still pending
+  // Share of each run that does not fail during which the GPUs sit idle (model loading, metric
+  // computation inside evaluation jobs): wasted, cause eval_idle. 0: the job type's share
+  // (Simulation::set_idle_share).
+  float idle_share = 0.0f;
 };
 
 // Strings stored back to back; ids are indices. Keeps a million job ids in one allocation.
@@ -100,6 +105,11 @@ struct Workload {
   StringTable names;  // the trace's job_id
   UserTable users;
 
+  // Empty, or one entry per job: the job it waits for (kNoJob: none). Such a job is submitted
+  // when that one ends, whatever its end (its request's submit time is then not used); it must
+  // come later in the workload than the job it waits for.
+  std::vector<JobId> after;
+
   std::string source;                // where the jobs came from, for run.json
   std::uint64_t rows_skipped = 0;    // malformed rows skipped in lenient mode
   std::optional<Time> window_from;   // the selection window, if any
@@ -107,6 +117,9 @@ struct Workload {
 
   std::size_t size() const { return requests.size(); }
   JobId add(std::string_view job_name, const JobRequest& r, const JobProfile& p);
+  // add(), for a job submitted when `predecessor` (an earlier job) ends.
+  JobId add_after(JobId predecessor, std::string_view job_name, const JobRequest& r, const JobProfile& p);
+  bool waits(JobId job) const { return !after.empty() && after[job] != kNoJob; }
   // Room for `jobs` jobs whose names take `name_bytes` in all: a reader that can estimate its
   // row count avoids growing (and for a moment holding twice) a million-job workload.
   void reserve(std::size_t jobs, std::size_t name_bytes) {

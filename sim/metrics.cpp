@@ -52,7 +52,7 @@ RunSummary summarize(const RunRecord& run) {
   RunSummary out;
   std::optional<Time> first, last;
   for (std::size_t i = 0; i < w.size(); ++i) {
-    const Time submit = w.requests[i].submit;
+    const Time submit = submitted(w, run.outcomes, static_cast<JobId>(i));
     if (!first || submit < *first) first = submit;
     if (const auto& e = run.outcomes[i].end; e && (!last || *e > *last)) last = *e;
   }
@@ -64,16 +64,17 @@ RunSummary summarize(const RunRecord& run) {
   for (std::size_t i = 0; i < w.size(); ++i) {
     const JobRequest& r = w.requests[i];
     const JobOutcome& o = run.outcomes[i];
+    const Time submit = submitted(w, run.outcomes, static_cast<JobId>(i));
     for (Accumulator* a : {&all, &by_type[static_cast<std::size_t>(r.type)]}) {
       Stats& s = a->s;
       ++s.jobs;
       ++s.by_state[static_cast<std::size_t>(o.state)];
       if (r.gpu_num > 0) ++s.gpu_jobs;
-      if (!a->first_submit || r.submit < *a->first_submit) a->first_submit = r.submit;
+      if (!a->first_submit || submit < *a->first_submit) a->first_submit = submit;
       if (o.end && (!a->last_end || *o.end > *a->last_end)) a->last_end = o.end;
       if (!o.start) continue;
       ++s.started;
-      if (r.gpu_num > 0) a->queue.push_back((*o.start - r.submit).sec());
+      if (r.gpu_num > 0) a->queue.push_back((*o.start - submit).sec());
       a->gpu_seconds += o.gpu_seconds;
       a->wasted += o.wasted_gpu_seconds;
       s.preemptions += static_cast<std::uint64_t>(o.preemptions);

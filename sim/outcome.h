@@ -49,6 +49,12 @@ struct JobOutcome {  // 64 bytes: a million of them are kept
 };
 static_assert(sizeof(JobOutcome) == 64);
 
+// When the job was submitted: its request's submit time or, for a job that waited for another
+// (Workload::after), when that one ended.
+inline Time submitted(const Workload& w, const std::vector<JobOutcome>& outcomes, JobId job) {
+  return w.waits(job) ? outcomes[job].release : w.requests[job].submit;
+}
+
 enum class FactKind : std::uint8_t { Queued, Started, Ended, Withdrawn, Rejected, Preempted };
 
 // One thing that happened, as the core tells sinks. `request` stays valid for the run;

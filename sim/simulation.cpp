@@ -64,7 +64,23 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
       slot_(workload.size(), 0),
       runs_(workload.size()) {
   const std::size_t n = workload.size();
-  bool sorted = true;
+  const bool dependencies = !workload.after.empty();
+  if (dependencies) {
+    if (workload.after.size() != n) throw std::logic_error("Workload::after: one entry per job expected");
+    followers_begin_.assign(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const JobId before = workload.after[i];
+      if (before == kNoJob) continue;
+      if (before >= i) throw std::logic_error("Workload::after: a job may only wait for an earlier one");
+      ++followers_begin_[before + 1];
+    }
+    for (std::size_t i = 0; i < n; ++i) followers_begin_[i + 1] += followers_begin_[i];
+    followers_.resize(followers_begin_[n]);
+    std::vector<std::uint32_t> fill(followers_begin_.begin(), followers_begin_.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      if (workload.after[i] != kNoJob) followers_[fill[workload.after[i]]++] = static_cast<JobId>(i);
+  }
+  bool sorted = !dependencies;
   for (std::size_t i = 0; i < n; ++i) {
     const JobProfile& p = workload.profiles[i];
     const bool at_start = replay_ == ReplayMode::Recorded && p.recorded_start;
@@ -72,13 +88,16 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
     runs_[i].remaining = p.run;
     sorted = sorted && (i == 0 || outcomes_[i - 1].release <= outcomes_[i].release);
   }
+  timed_releases_ = n;
   if (!sorted) {  // else the release order is the JobId order, and no list is kept
-    release_order_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) release_order_[i] = static_cast<JobId>(i);
+    release_order_.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!workload.waits(static_cast<JobId>(i))) release_order_.push_back(static_cast<JobId>(i));
     std::stable_sort(release_order_.begin(), release_order_.end(),
                      [this](JobId a, JobId b) { return outcomes_[a].release < outcomes_[b].release; });
+    timed_releases_ = release_order_.size();
   }
-  if (n > 0) now_ = last_change_ = outcomes_[released(0)].release;
+  if (timed_releases_ > 0) now_ = last_change_ = outcomes_[released(0)].release;
 }
 
 Simulation::~Simulation() = default;
@@ -94,7 +113,7 @@ void Simulation::emit(FactKind kind, JobId job) {
 std::optional<Time> Simulation::next_time() const {
   std::optional<Time> t;
   if (!events_.empty()) t = events_.top().time;
-  if (next_release_ < workload_.size()) {
+  if (next_release_ < timed_releases_) {
     const Time r = outcomes_[released(next_release_)].release;
     if (!t || r < *t) t = r;
   }
@@ -136,9 +155,10 @@ bool Simulation::step() {
           policy_->on_queued(e.job, workload_.requests[e.job]);
         }
         break;
+      case EventKind::Release: release(e.job); break;
     }
   }
-  while (next_release_ < workload_.size() && outcomes_[released(next_release_)].release == now_)
+  while (next_release_ < timed_releases_ && outcomes_[released(next_release_)].release == now_)
     release(released(next_release_++));
 
   Pass pass(*this);
@@ -167,14 +187,11 @@ void Simulation::release(JobId job) {
   if (o.reject == RejectReason::None && policy_->refuses(r, user_name(r), cluster_))
     o.reject = RejectReason::PolicyLimit;
   if (o.reject != RejectReason::None) {
-    status_[job] = Status::Ended;
-    o.state = JobState::Rejected;
-    o.end = now_;
-    ++ended_;
+    end_job(job, JobState::Rejected);
     emit(FactKind::Rejected, job);
     return;
   }
-  const bool held = replay_ == ReplayMode::Recorded && !p.recorded_start;
+  const bool held = replay_ == ReplayMode::Recorded && !p.recorded_start && !workload_.waits(job);
   status_[job] = held ? Status::Held : Status::Pending;
   ++pending_;
   emit(FactKind::Queued, job);
@@ -289,6 +306,11 @@ void Simulation::end_job(JobId job, JobState state) {
   outcomes_[job].end = now_;
   status_[job] = Status::Ended;
   ++ended_;
+  if (followers_begin_.empty()) return;
+  for (std::uint32_t i = followers_begin_[job]; i < followers_begin_[job + 1]; ++i) {
+    outcomes_[followers_[i]].release = now_;
+    events_.push(now_, EventKind::Release, followers_[i]);
+  }
 }
 
 void Simulation::finish(JobId job) {
@@ -303,7 +325,7 @@ void Simulation::finish(JobId job) {
   if (is_failure(state)) {
     wasted_[static_cast<std::size_t>(WasteCause::FailedJob)] += o.gpu_seconds - o.wasted_gpu_seconds;
     o.wasted_gpu_seconds = o.gpu_seconds;
-  } else if (const double idle = idle_share_[static_cast<std::size_t>(workload_.requests[job].type)]; idle > 0) {
+  } else if (const double idle = idle_share(job); idle > 0) {
     const auto idle_gpu_s = static_cast<std::int64_t>(static_cast<double>(o.gpu_seconds - o.wasted_gpu_seconds) * idle);
     wasted_[static_cast<std::size_t>(WasteCause::EvalIdle)] += idle_gpu_s;
     o.wasted_gpu_seconds += idle_gpu_s;
@@ -385,6 +407,8 @@ void Simulation::free_run_state() {
   std::vector<JobId>().swap(held_by_);
   std::vector<std::uint32_t>().swap(free_slots_);
   std::vector<JobId>().swap(release_order_);
+  std::vector<std::uint32_t>().swap(followers_begin_);
+  std::vector<JobId>().swap(followers_);
 }
 
 Conservation Simulation::check_conservation() const {

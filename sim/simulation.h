@@ -10,6 +10,8 @@
 //  - A job is released at its submit time (ReplayMode::Policy) or at its recorded start time
 //    (ReplayMode::Recorded; a job recorded as never started is released at submit time and held
 //    until it is withdrawn at its recorded end).
+//  - A job that waits for another (Workload::after) is released when that one ends, in either
+//    mode, after the events of that instant; its outcome's `release` is then its submit time.
 //  - A released job that can never fit, or that the policy can never start, is rejected at once,
 //    with a reason.
 //  - A job with cancel_pending_at is withdrawn then if it is still pending; it ends in its
@@ -60,6 +62,7 @@ class Simulation {
   void set_network(const NetworkModel* network) { network_ = network; }
   // Share of each run of a job of type `t` (that does not fail) during which its GPUs sit idle
   // (model loading, metric computation in evaluation jobs): wasted, cause eval_idle. Default 0.
+  // A job's own JobProfile::idle_share, when not 0, takes the place of its type's.
   void set_idle_share(JobType t, double share) { idle_share_[static_cast<std::size_t>(t)] = share; }
   // Injected failures and checkpoints (default: none). Not owned; must outlive the Simulation.
   // Set before the first step.
@@ -108,7 +111,12 @@ class Simulation {
   void preempt(JobId job, SchedulingPass::Preempt how);
   // Accounts the GPU-time of the current run of a running job and frees its resources.
   void stop_run(JobId job);
+  // Ends the job for good and releases the jobs that wait for it.
   void end_job(JobId job, JobState state);
+  double idle_share(JobId job) const {
+    const float own = workload_.profiles[job].idle_share;
+    return own != 0.0f ? own : idle_share_[static_cast<std::size_t>(workload_.requests[job].type)];
+  }
   // An injected failure stops a running job; `take_node`: also fail its first node.
   void fail(JobId job, bool take_node);
   // How `held` seconds of the current run split: checkpoint stalls, compute, and the compute
@@ -133,9 +141,14 @@ class Simulation {
   std::uint64_t nodes_failed_ = 0;
   std::vector<Sink*> sinks_;
 
-  std::vector<JobId> release_order_;  // by (release, JobId); empty when that is JobId order
+  // Jobs released at a known time, by (release, JobId); empty when that is every job in JobId order.
+  std::vector<JobId> release_order_;
   JobId released(std::size_t i) const { return release_order_.empty() ? static_cast<JobId>(i) : release_order_[i]; }
   std::size_t next_release_ = 0;
+  std::size_t timed_releases_ = 0;     // jobs released at a known time (the others wait for a job)
+  // The jobs that wait for each job (Workload::after), as a compressed list; empty when none does.
+  std::vector<std::uint32_t> followers_begin_;  // [job], [job + 1]: its range in followers_
+  std::vector<JobId> followers_;
   EventQueue events_;
   std::vector<Status> status_;
   std::vector<JobOutcome> outcomes_;

@@ -31,10 +31,11 @@ class JobsSink final : public Sink {
       const JobOutcome& o = run.outcomes[i];
       csv.text(w.names[static_cast<std::uint32_t>(i)]).text(w.users[r.user]).text(name(r.type));
       csv.text(name(o.state)).integer(r.gpu_num).integer(r.node_num).integer(r.cpu_num);
-      csv.integer(r.submit.sec());
+      const Time submit = submitted(w, run.outcomes, static_cast<JobId>(i));
+      csv.integer(submit.sec());
       if (o.start) csv.integer(o.start->sec()); else csv.blank();
       if (o.end) csv.integer(o.end->sec()); else csv.blank();
-      if (o.start) csv.integer((*o.start - r.submit).sec()).integer(o.run_time.sec());
+      if (o.start) csv.integer((*o.start - submit).sec()).integer(o.run_time.sec());
       else csv.blank().blank();
       csv.integer(o.gpu_seconds).integer(o.preemptions).integer(o.wasted_gpu_seconds);
       if (o.start) csv.integer(o.leaves_spanned).real(o.slowdown, 3); else csv.blank().blank();
