@@ -79,6 +79,7 @@ namespace {
 struct Plugins {
   std::unique_ptr<Policy> policy;
   std::optional<Workload> evaluated;  // the workload with its Eval jobs rewritten, if they were
+  std::optional<EvaluationIndex> evaluations;  // the run's evaluations, when grouped
   double eval_idle_share = 0;
   std::vector<Time> estimates;
   std::optional<NetworkModel> network;  // set when network.slowdown is on
@@ -103,8 +104,12 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   const Workload none;
   const Workload& jobs = workload ? *workload : none;
   Params eval_params("eval", config.eval_params);
-  EvalSetup eval = apply_evaluation(jobs, config.eval_decoupled, eval_params, cluster.gpus_per_node);
+  bool index = false;
+  for (const std::string& name : split_commas(config.outputs)) index |= name == "evaluations";
+  EvalSetup eval = apply_evaluation(jobs, config.eval_decoupled, index, eval_params, cluster,
+                                    (configs_dir() / "eval" / "llm7b_63.yaml").string());
   p.evaluated = std::move(eval.rewritten);
+  p.evaluations = std::move(eval.index);
   p.eval_idle_share = eval.idle_share;
   eval_params.check_all_used();
   Params estimate_params("estimate", config.estimate_params);
@@ -169,7 +174,8 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
 
   const auto t2 = Clock::now();
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(plugins.described),
-                         report.conservation, sim.window_gpu_seconds()};
+                         report.conservation, sim.window_gpu_seconds(),
+                         plugins.evaluations ? &*plugins.evaluations : nullptr};
   for (auto& s : sinks) s->finish(record);
   report.outputs_s = seconds_since(t2);
   return report;

@@ -77,6 +77,14 @@ struct Conservation {
   std::array<std::int64_t, kWasteCauseCount> wasted_by_cause{};  // GPU-seconds
 };
 
+// Which evaluation (one checkpoint's batch of Eval jobs, workloads/evaluation.h) each job belongs
+// to, for evaluations.csv.
+struct EvaluationIndex {
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  std::vector<std::uint32_t> of_job;  // [job]: its evaluation, kNone for other jobs
+  std::vector<std::uint32_t> trials;  // [evaluation]: trials (datasets) it evaluates
+};
+
 // Everything a sink may report once the run is over.
 struct RunRecord {
   const Workload& workload;
@@ -86,6 +94,7 @@ struct RunRecord {
   std::vector<std::pair<std::string, std::string>> config;  // resolved configuration, key order
   Conservation conservation;
   std::array<std::int64_t, kJobTypeCount> window_gpu_seconds{};  // see Simulation
+  const EvaluationIndex* evaluations = nullptr;  // when the run grouped its evaluations
 };
 
 }  // namespace acme

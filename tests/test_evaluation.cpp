@@ -134,57 +134,141 @@ TEST_CASE("The compiled default shares are those of the shipped catalogue", "[ev
   CHECK(s.local_load == Approx(kDefaultEvalShares.local_load).margin(5e-5));
 }
 
-TEST_CASE("Decoupled evaluation in a replay conserves GPU-seconds and moves metrics off the GPUs", "[evaluation]") {
-  const Workload base = mixed_workload();
-  const Workload w = transform_evaluation(base, EvalMode::Decoupled, kDefaultEvalShares, 8);
-  // One metric job after each COMPLETED Eval GPU job, right after it, with no GPU.
-  REQUIRE(w.size() == base.size() + 2);
-  CHECK(w.names[2] == "e1#metric");
-  CHECK(w.requests[2].gpu_num == 0);
-  CHECK(w.requests[2].type == JobType::Eval);
-  CHECK(w.requests[2].submit == w.requests[1].submit);
-  CHECK(w.profiles[2].run.sec() == static_cast<std::int64_t>(std::ceil(1000 * kDefaultEvalShares.metric)));
-  const double factor = 1 - kDefaultEvalShares.remote_load - kDefaultEvalShares.metric + kDefaultEvalShares.local_load;
-  CHECK(w.profiles[1].run.sec() == static_cast<std::int64_t>(std::ceil(1000 * factor)));
-  CHECK(w.names[5] == "efail");
-  CHECK(w.profiles[0].run.sec() == 2000);
+// Shares with round numbers: remote load 10%, preprocessing 20%, metric 20%, inference 50%.
+constexpr EvalShares kRoundShares{0.1, 0.2, 0.2, 0.0};
 
-  Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
+// The decoupled model of the cluster-level tests: fetch 1 s (8 Gb at 8 Gb/s), load from host
+// memory 1 s, one metric worker, evaluations packed onto at most 2 GPUs.
+EvalPacking round_packing() {
+  EvalPacking p;
+  p.model = three_trials();
+  p.gpus = 2;
+  p.metric_cpus = 8;
+  p.cpus_per_node = 64;
+  return p;
+}
+
+// An evaluation of three COMPLETED one-GPU trials and a FAILED one, submitted 2 s apart, a lone
+// trial 94 s later (another evaluation), and a Pretrain job.
+Workload two_evaluations() {
+  Workload w;
+  const Time t0 = kGoldenBase;
+  w.add("pre", JobRequest{t0, 4, 1, 16, JobType::Pretrain, 0}, profile(2000));
+  w.add("a", JobRequest{t0, 1, 1, 16, JobType::Eval, 0}, profile(200));
+  w.add("b", JobRequest{t0 + Time::seconds(2), 1, 1, 16, JobType::Eval, 0}, profile(100));
+  w.add("c", JobRequest{t0 + Time::seconds(4), 1, 1, 16, JobType::Eval, 0}, profile(100));
+  w.add("fail", JobRequest{t0 + Time::seconds(6), 1, 1, 16, JobType::Eval, 0}, profile(300, JobState::Failed));
+  w.add("late", JobRequest{t0 + Time::seconds(100), 1, 1, 16, JobType::Eval, 0}, profile(100));
+  return w;
+}
+
+TEST_CASE("Eval GPU jobs submitted close together are one evaluation", "[evaluation]") {
+  const EvaluationIndex index = group_evaluations(two_evaluations(), Time::seconds(10));
+  const auto none = EvaluationIndex::kNone;
+  CHECK(index.of_job == std::vector<std::uint32_t>{none, 0, 0, 0, 0, 1});
+  CHECK(index.trials == std::vector<std::uint32_t>{4, 1});
+  // With a gap of 1 s every trial is an evaluation of its own.
+  CHECK(group_evaluations(two_evaluations(), Time::seconds(1)).trials.size() == 5);
+}
+
+TEST_CASE("A decoupled evaluation on the cluster is packed by hand-checked numbers", "[evaluation]") {
+  // Trials a, b, c: preprocess 40/20/20 s, inference 100/50/50 s, metric 40/20/20 s. GPU work
+  // 140, 70, 70 on 2 GPUs: target max(280 / 2, 60) = 140, nothing split; LPT: GPU 0 runs a,
+  // GPU 1 runs b then c. Fetch 0-1 s, local load 1-2 s; GPU 0: a 2-142; GPU 1: b 2-72, c 72-142.
+  // Metric tasks on one worker by release: b 72-92, a 142-182, c 182-202. The packed job runs
+  // 142 s on 2 GPUs (200 of 284 GPU-seconds inferring); the metric tail runs 60 s with two tasks
+  // still running (16 cores). "fail" stays one job: 300 x 0.7 = 210 s. "late" alone on one GPU:
+  // 1 + 1 + 20 + 50 = 72 s, then 20 s of metric.
+  const Workload base = two_evaluations();
+  const EvalRewrite r = decouple_evaluations(base, group_evaluations(base, Time::seconds(10)), kRoundShares,
+                                             round_packing());
+  const Workload& w = r.workload;
+  REQUIRE(w.size() == 6);
+  const std::vector<std::string> names = {"pre", "a#eval3", "a#metric", "fail", "late#eval1", "late#metric"};
+  for (std::size_t i = 0; i < names.size(); ++i) CHECK(w.names[static_cast<std::uint32_t>(i)] == names[i]);
+  CHECK(w.requests[1].gpu_num == 2);
+  CHECK(w.requests[1].cpu_num == 32);
+  CHECK(w.requests[1].submit == kGoldenBase + Time::seconds(4));
+  CHECK(w.profiles[1].run.sec() == 142);
+  CHECK(w.profiles[1].idle_share == Approx(1 - 200.0 / 284));
+  CHECK(w.requests[2].gpu_num == 0);
+  CHECK(w.requests[2].cpu_num == 16);
+  CHECK(w.profiles[2].run.sec() == 60);
+  CHECK(w.after[2] == 1);
+  CHECK(w.profiles[3].run.sec() == 210);
+  CHECK(w.profiles[3].idle_share == Approx(0.2 / 0.7));
+  CHECK(w.profiles[4].run.sec() == 72);
+  CHECK(w.profiles[5].run.sec() == 20);
+  CHECK(r.index.of_job == std::vector<std::uint32_t>{EvaluationIndex::kNone, 0, 0, 0, 1, 1});
+  CHECK(r.index.trials == std::vector<std::uint32_t>{4, 1});
+
+  // Replayed: the packed job 4-146 s, its metric tail 146-206, "fail" 6-216 (greedy, one node
+  // with cores enough for every job at once).
+  const ClusterSpec cluster = small_cluster(1, 8, 128);
+  Simulation sim(w, cluster, make_policy("greedy"), ReplayMode::Policy);
   sim.run();
-  const Conservation c = sim.check_conservation();  // throws if GPU-seconds do not add up
-  CHECK(c.job_gpu_seconds == c.integral_gpu_seconds);
-  std::int64_t metric_gpu_s = 0;
-  for (std::size_t i = 0; i < w.size(); ++i)
-    if (w.requests[i].gpu_num == 0) metric_gpu_s += sim.outcomes()[i].gpu_seconds;
-  CHECK(metric_gpu_s == 0);
+  const Conservation c = sim.check_conservation();
+  const auto& o = sim.outcomes();
+  const Time t0 = kGoldenBase;
+  CHECK(o[1].end == t0 + Time::seconds(146));
+  CHECK(submitted(w, o, 2) == t0 + Time::seconds(146));
+  CHECK(o[2].end == t0 + Time::seconds(206));
+  CHECK(o[3].end == t0 + Time::seconds(216));
+  CHECK(o[2].gpu_seconds == 0);
+  CHECK(o[5].gpu_seconds == 0);
+  const auto idle = [&](std::size_t j) {
+    return static_cast<std::int64_t>(static_cast<double>(o[j].gpu_seconds) * w.profiles[j].idle_share);
+  };
+  CHECK(c.wasted_by_cause[static_cast<std::size_t>(WasteCause::EvalIdle)] == idle(1) + idle(4));
+  CHECK(c.wasted_by_cause[static_cast<std::size_t>(WasteCause::FailedJob)] == 210);
+
+  // evaluations.csv: evaluation 0 runs from 4 s (the packed job's submission) to 216 s ("fail").
+  const auto dir = temp_dir("evaluations_sink");
+  const RunRecord record{w, cluster, ReplayMode::Policy, o, {}, c, sim.window_gpu_seconds(), &r.index};
+  make_sink("evaluations", SinkSettings{dir})->finish(record);
+  const std::vector<std::string> rows = lines_of(read_file(dir / "evaluations.csv"));
+  const std::int64_t s0 = t0.sec();
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0] == "evaluation,first_job,trials,jobs,jobs_completed,submit_s,end_s,makespan_s,gpu_seconds,wasted_gpu_seconds");
+  CHECK(rows[1] == "0,a#eval3,4,3,2," + std::to_string(s0 + 4) + "," + std::to_string(s0 + 216) + ",212,494," +
+                       std::to_string(idle(1) + 210));
+  CHECK(rows[2] == "1,late#eval1,1,2,2," + std::to_string(s0 + 100) + "," + std::to_string(s0 + 192) + ",92,72," +
+                       std::to_string(idle(4)));
 }
 
 TEST_CASE("Coupled evaluation reports its idle GPU-time as eval_idle waste", "[evaluation]") {
-  const Workload base = mixed_workload();
-  const Workload& w = base;
-  const double idle = eval_idle_share(EvalMode::Coupled, kDefaultEvalShares);
-  CHECK(idle == Approx(kDefaultEvalShares.idle()));
+  const Workload w = mixed_workload();
+  const double idle = eval_idle_share(kRoundShares);
+  CHECK(idle == Approx(0.5));
   Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
   sim.set_idle_share(JobType::Eval, idle);
   sim.run();
   const Conservation c = sim.check_conservation();
   // e1: 1 GPU x 1000 s, e8: 8 GPUs x 500 s; efail FAILED counts as failed_job instead.
-  const auto expected = static_cast<std::int64_t>(1000.0 * idle) + static_cast<std::int64_t>(4000.0 * idle);
-  CHECK(c.wasted_by_cause[static_cast<std::size_t>(WasteCause::EvalIdle)] == expected);
+  CHECK(c.wasted_by_cause[static_cast<std::size_t>(WasteCause::EvalIdle)] == 500 + 2000);
   CHECK(c.wasted_by_cause[static_cast<std::size_t>(WasteCause::FailedJob)] == 300);
 }
 
 TEST_CASE("A coupled run never copies the workload; a decoupled one does", "[evaluation]") {
-  const Workload w = mixed_workload();
+  const Workload w = two_evaluations();
+  const std::string shipped_path = (source_dir() / "configs/eval/llm7b_63.yaml").string();
+  const ClusterSpec cluster = small_cluster(1);
   Params off("eval", {yaml_override("eval.idle=false")});
-  const EvalSetup coupled = apply_evaluation(w, false, off, 8);
+  const EvalSetup coupled = apply_evaluation(w, false, false, off, cluster, shipped_path);
   CHECK_FALSE(coupled.rewritten.has_value());
+  CHECK_FALSE(coupled.index.has_value());
   CHECK(coupled.idle_share == 0);
+  Params indexed("eval", {});
+  const EvalSetup with_index = apply_evaluation(w, false, true, indexed, cluster, shipped_path);
+  CHECK_FALSE(with_index.rewritten.has_value());
+  REQUIRE(with_index.index.has_value());
+  CHECK(with_index.index->trials.size() == 2);
+  CHECK(with_index.idle_share == Approx(kDefaultEvalShares.idle()));
   Params on("eval", {});
-  const EvalSetup decoupled = apply_evaluation(w, true, on, 8);
+  const EvalSetup decoupled = apply_evaluation(w, true, false, on, cluster, shipped_path);
   REQUIRE(decoupled.rewritten.has_value());
-  CHECK(decoupled.rewritten->size() == w.size() + 2);
-  CHECK(decoupled.idle_share == Approx(eval_idle_share(EvalMode::Decoupled, kDefaultEvalShares)));
+  CHECK(decoupled.rewritten->size() == 6);
+  CHECK(decoupled.idle_share == 0);  // each rewritten job carries its own
 }
 
 }  // namespace acme::test

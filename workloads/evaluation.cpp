@@ -208,65 +208,167 @@ EvalShares shares_of(const EvalCatalogue& c, int gpus_per_node) {
           s.phase_s[idx(EvalPhase::Metric)] / held, local_per_trial * static_cast<double>(c.datasets.size()) / held};
 }
 
-double eval_idle_share(EvalMode mode, const EvalShares& shares) {
-  const double gpu_factor = 1 - shares.remote_load - shares.metric + shares.local_load;
-  return mode == EvalMode::Coupled ? shares.idle() : (shares.local_load + shares.preprocess) / gpu_factor;
+double eval_idle_share(const EvalShares& shares) { return shares.idle(); }
+
+EvaluationIndex group_evaluations(const Workload& w, Time gap) {
+  EvaluationIndex index;
+  index.of_job.assign(w.size(), EvaluationIndex::kNone);
+  std::vector<JobId> eval;
+  for (std::size_t i = 0; i < w.size(); ++i)
+    if (w.requests[i].type == JobType::Eval && w.requests[i].gpu_num > 0) eval.push_back(static_cast<JobId>(i));
+  auto earlier = [&](JobId a, JobId b) { return w.requests[a].submit < w.requests[b].submit; };
+  if (!std::is_sorted(eval.begin(), eval.end(), earlier)) std::stable_sort(eval.begin(), eval.end(), earlier);
+  for (std::size_t k = 0; k < eval.size(); ++k) {
+    if (k == 0 || w.requests[eval[k]].submit - w.requests[eval[k - 1]].submit > gap) index.trials.push_back(0);
+    index.of_job[eval[k]] = static_cast<std::uint32_t>(index.trials.size() - 1);
+    ++index.trials.back();
+  }
+  return index;
 }
 
-Workload transform_evaluation(const Workload& w, EvalMode mode, const EvalShares& shares, int metric_cpus) {
-  Workload out;
-  out.users = w.users;
-  out.source = w.source;
-  out.rows_skipped = w.rows_skipped;
-  out.window_from = w.window_from;
-  out.window_to = w.window_to;
-  out.requests.reserve(w.size());
-  out.profiles.reserve(w.size());
+namespace {
+
+std::int64_t ceil_s(double seconds) { return static_cast<std::int64_t>(std::ceil(seconds - kEps)); }
+
+// The members of each evaluation, in JobId order.
+std::vector<std::vector<JobId>> members_of(const EvaluationIndex& groups) {
+  std::vector<std::vector<JobId>> members(groups.trials.size());
+  for (std::size_t i = 0; i < groups.of_job.size(); ++i)
+    if (groups.of_job[i] != EvaluationIndex::kNone) members[groups.of_job[i]].push_back(static_cast<JobId>(i));
+  return members;
+}
+
+bool packable(const Workload& w, JobId j) {
+  return w.requests[j].gpu_num == 1 && w.profiles[j].final_state == JobState::Completed &&
+         !w.profiles[j].cancel_pending_at;
+}
+
+}  // namespace
+
+EvalRewrite decouple_evaluations(const Workload& w, const EvaluationIndex& groups, const EvalShares& shares,
+                                 const EvalPacking& packing) {
+  EvalRewrite out;
+  Workload& o = out.workload;
+  o.users = w.users;
+  o.source = w.source;
+  o.rows_skipped = w.rows_skipped;
+  o.window_from = w.window_from;
+  o.window_to = w.window_to;
+  o.requests.reserve(w.size());
+  o.profiles.reserve(w.size());
+  out.index.trials = groups.trials;
+  auto add = [&](std::uint32_t evaluation, std::string_view name, const JobRequest& r, const JobProfile& p,
+                 JobId after = kNoJob) {
+    const JobId id = after == kNoJob ? o.add(name, r, p) : o.add_after(after, name, r, p);
+    out.index.of_job.push_back(evaluation);
+    return id;
+  };
+
+  // The packed job of an evaluation goes where its last packable trial was; each trial keeps its
+  // evaluation's number.
+  const std::vector<std::vector<JobId>> members = members_of(groups);
+  std::vector<JobId> packed_at(groups.trials.size(), kNoJob);
+  for (std::size_t e = 0; e < members.size(); ++e)
+    for (JobId j : members[e])
+      if (packable(w, j)) packed_at[e] = j;
+
   const double gpu_factor = 1 - shares.remote_load - shares.metric + shares.local_load;
+  const double own_idle = gpu_factor > 0 ? (shares.local_load + shares.preprocess) / gpu_factor : 0;
   for (std::size_t i = 0; i < w.size(); ++i) {
+    const auto j = static_cast<JobId>(i);
     const JobRequest& r = w.requests[i];
-    JobProfile p = w.profiles[i];
-    const std::string_view name = w.names[static_cast<std::uint32_t>(i)];
-    if (r.type != JobType::Eval || r.gpu_num == 0) {
-      out.add(name, r, p);
+    const std::string_view name = w.names[j];
+    const std::uint32_t e = groups.of_job.empty() ? EvaluationIndex::kNone : groups.of_job[i];
+    if (e == EvaluationIndex::kNone) {
+      add(e, name, r, w.profiles[i]);
       continue;
     }
-    if (mode == EvalMode::Coupled) {
-      out.add(name, r, p);
+    if (!packable(w, j)) {  // stays one job, without its remote load and metric
+      JobProfile p = w.profiles[i];
+      const double run = static_cast<double>(p.run.sec());
+      p.run = Time::seconds(ceil_s(run * gpu_factor));
+      p.idle_share = static_cast<float>(own_idle);
+      const JobId gpu_job = add(e, name, r, p);
+      if (p.final_state != JobState::Completed || !(run * shares.metric > 0)) continue;
+      JobRequest mr = r;
+      mr.gpu_num = 0;
+      mr.node_num = 1;
+      mr.cpu_num = packing.metric_cpus;
+      JobProfile mp = w.profiles[i];
+      mp.run = Time::seconds(ceil_s(run * shares.metric));
+      mp.idle_share = 0;
+      add(e, std::string(name) + "#metric", mr, mp, gpu_job);
       continue;
     }
-    const std::int64_t run = p.run.sec();
-    p.run = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run) * gpu_factor)));
-    out.add(name, r, p);
-    if (w.profiles[i].final_state != JobState::Completed) continue;
-    const auto metric_s = static_cast<std::int64_t>(std::ceil(static_cast<double>(run) * shares.metric));
-    if (metric_s <= 0) continue;
-    JobRequest mr = r;
+    if (packed_at[e] != j) continue;  // packed into the job written at its evaluation's last trial
+
+    EvalCatalogue c = packing.model;
+    c.datasets.clear();
+    std::vector<JobId> trials;
+    for (JobId t : members[e])
+      if (packable(w, t)) trials.push_back(t);
+    for (JobId t : trials) {
+      const double run = static_cast<double>(w.profiles[t].run.sec());
+      c.datasets.push_back({std::string(w.names[t]), run * shares.preprocess, run * shares.infer(), run * shares.metric});
+    }
+    const int gpus = std::min(static_cast<int>(trials.size()), packing.gpus);
+    const EvalSchedule s = evaluate(c, 1, gpus, EvalMode::Decoupled);
+    double gpus_done = 0;
+    for (const EvalSpan& span : s.spans)
+      if (span.gpu >= 0) gpus_done = std::max(gpus_done, span.end);
+    std::int32_t cpus_per_trial = 0;
+    for (JobId t : trials) cpus_per_trial = std::max(cpus_per_trial, w.requests[t].cpu_num);
+    JobRequest pr = r;
+    pr.gpu_num = gpus;
+    pr.node_num = 1;
+    pr.cpu_num = std::min(gpus * cpus_per_trial, packing.cpus_per_node);
+    JobProfile pp = w.profiles[i];
+    pp.run = Time::seconds(std::max<std::int64_t>(1, ceil_s(gpus_done)));
+    pp.idle_share = static_cast<float>(std::clamp(1 - s.gpu_infer_s / (gpus * static_cast<double>(pp.run.sec())), 0.0, 1.0));
+    const std::string first(w.names[trials.front()]);
+    const JobId packed = add(e, first + "#eval" + std::to_string(trials.size()), pr, pp);
+    // Metric work left once the GPUs are done: the tail of the metric tasks' schedule.
+    int running = 0;
+    for (const EvalSpan& span : s.spans) running += span.phase == EvalPhase::Metric && span.end > gpus_done + kEps;
+    const std::int64_t tail = ceil_s(s.makespan_s - gpus_done);
+    if (running == 0 || tail <= 0) continue;
+    JobRequest mr = pr;
     mr.gpu_num = 0;
-    mr.node_num = 1;
-    mr.cpu_num = metric_cpus;
-    JobProfile mp = w.profiles[i];
-    mp.run = Time::seconds(metric_s);
-    out.add(std::string(name) + "#metric", mr, mp);
+    mr.cpu_num = std::min(running * packing.metric_cpus, packing.cpus_per_node);
+    JobProfile mp = pp;
+    mp.run = Time::seconds(tail);
+    mp.idle_share = 0;
+    add(e, first + "#metric", mr, mp, packed);
   }
   return out;
 }
 
-EvalSetup apply_evaluation(const Workload& w, bool decoupled, Params& params, int gpus_per_node) {
+EvalSetup apply_evaluation(const Workload& w, bool decoupled, bool index, Params& params, const ClusterSpec& cluster,
+                           const std::string& shipped_catalogue) {
   const std::string catalogue = params.path(
-      "catalogue", "evaluation catalogue (configs/eval/*.yaml) for the eval shares; empty: the shipped 7B/63 shares");
+      "catalogue", "evaluation catalogue (configs/eval/*.yaml) for the shares and the model; empty: the shipped 7B/63");
   const bool idle = params.flag("idle", true, "coupled: count GPUs held during loading and metrics as eval_idle waste");
-  const int metric_cpus = static_cast<int>(params.number(
-      "metric_cpus", 8, 1, 1 << 20, "decoupled: CPU cores of each evaluation's metric job"));
-  const EvalShares shares = catalogue.empty() ? kDefaultEvalShares
-                                              : shares_of(load_eval_catalogue(catalogue), std::max(1, gpus_per_node));
-  const EvalMode mode = decoupled ? EvalMode::Decoupled : EvalMode::Coupled;
+  const Time gap = Time::seconds(static_cast<std::int64_t>(params.number(
+      "group_gap_s", 10, 0, 86400, "Eval GPU jobs submitted at most this far apart are one evaluation (checkpoint)")));
+  EvalPacking packing;
+  packing.metric_cpus = static_cast<int>(params.number("metric_cpus", 8, 1, 1 << 20, "decoupled: CPU cores per metric task"));
+  packing.gpus = cluster.gpus_per_node;
+  packing.cpus_per_node = cluster.cpus_per_node;
+  if (decoupled || !catalogue.empty()) packing.model = load_eval_catalogue(catalogue.empty() ? shipped_catalogue : catalogue);
+  const EvalShares shares = catalogue.empty() ? kDefaultEvalShares : shares_of(packing.model, std::max(1, cluster.gpus_per_node));
   EvalSetup setup;
-  if (idle) setup.idle_share = eval_idle_share(mode, shares);
-  if (!decoupled) return setup;
-  bool any = false;
-  for (const JobRequest& r : w.requests) any |= r.type == JobType::Eval && r.gpu_num > 0;
-  if (any) setup.rewritten = transform_evaluation(w, mode, shares, metric_cpus);
+  if (idle && !decoupled) setup.idle_share = eval_idle_share(shares);
+  if (!decoupled && !index) return setup;
+  EvaluationIndex groups = group_evaluations(w, gap);
+  if (!decoupled) {
+    setup.index = std::move(groups);
+    return setup;
+  }
+  EvalRewrite r = decouple_evaluations(w, groups, shares, packing);
+  if (!idle)
+    for (JobProfile& p : r.workload.profiles) p.idle_share = 0;
+  setup.rewritten = std::move(r.workload);
+  setup.index = std::move(r.index);
   return setup;
 }
 

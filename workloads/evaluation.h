@@ -6,9 +6,12 @@
 //     catalogue, configs/eval/*.yaml) on `nodes` x `gpus_per_node` GPUs, phase by phase. This is
 //     what reproduces the paper's 1.3x (one node) and 1.8x (four nodes) makespan reductions
 //     (experiments/eval_decoupling/).
-//  2. transform_evaluation(): the same model folded into a cluster workload, for replays: every
-//     Eval job is a coupled trial; its shares of idle GPU-time, or its decoupled form, come from
-//     EvalShares (by default the shares of the catalogue's one-node coupled schedule).
+//  2. At cluster level, for replays: coupled, every Eval GPU job is a trial as traced, its idle
+//     GPU-time given by EvalShares (the shares of the catalogue's one-node coupled schedule);
+//     decoupled, decouple_evaluations() packs each evaluation (a checkpoint's batch of trials,
+//     group_evaluations()) into one node-sized job scheduled by evaluate(), with its metric tail
+//     in a CPU-only job submitted when the GPUs are done. Either way the batches are found in the
+//     workload, so the packing composes with whatever policy runs the cluster.
 //
 // The trial model. A trial evaluates the model on one dataset on one GPU (a 7B model fits one
 // A100-80GB). Its phases:
@@ -40,7 +43,9 @@
 
 #include <optional>
 
+#include "sim/cluster_spec.h"
 #include "sim/job.h"
+#include "sim/outcome.h"
 #include "sim/params.h"
 
 namespace acme {
@@ -106,40 +111,72 @@ struct EvalShares {
   double metric = 0.0;
   double local_load = 0.0;   // what loading from host memory would take instead
   double idle() const { return remote_load + preprocess + metric; }
+  double infer() const { return 1.0 - idle(); }
 };
 
 // The shares of c's coupled schedule on one node: phase GPU-seconds over held GPU-seconds.
 EvalShares shares_of(const EvalCatalogue& c, int gpus_per_node);
 
 // The shares of the shipped catalogue (configs/eval/llm7b_63.yaml) on 8-GPU nodes, rounded to
-// 4 decimals; a test keeps them equal to shares_of() of that file.
+// 4 decimals, for coupled runs (which need no catalogue file); a test keeps them equal to
+// shares_of() of that file.
 inline constexpr EvalShares kDefaultEvalShares{0.0310, 0.2680, 0.1843, 0.0006};
 
-// The share of an Eval GPU job's run with its GPUs idle: coupled, shares.idle() (loading,
-// preprocessing and metric computation); decoupled, (local_load + preprocess) over the
-// decoupled run-time factor below. The simulator counts it as wasted, cause eval_idle.
-double eval_idle_share(EvalMode mode, const EvalShares& shares);
+// The share of a coupled Eval GPU job's run with its GPUs idle (loading, preprocessing and
+// metric computation): shares.idle(). The simulator counts it as wasted, cause eval_idle.
+double eval_idle_share(const EvalShares& shares);
 
-// Returns a copy of `w` with every Eval job that asks for GPUs rewritten; other jobs unchanged.
-// Coupled: nothing to rewrite (the jobs run as recorded).
-// Decoupled: the GPU job runs ceil(run x (1 - remote_load - metric + local_load)); a job that ended COMPLETED is followed
-//   (next JobId, same submit time, name "<name>#metric") by a CPU-only Eval job of
-//   ceil(run x metric) seconds on metric_cpus cores that holds no GPU. Submitting it with its GPU
-//   part rather than at that part's end keeps the workload independent of the schedule: the
-//   metric work overlaps the GPU part instead of following it (an approximation: it starts
-//   earlier than it could).
-// Cost: O(n) time and one copy of the workload.
-Workload transform_evaluation(const Workload& w, EvalMode mode, const EvalShares& shares, int metric_cpus);
+// Groups the Eval jobs that ask for GPUs into evaluations, one per checkpoint: in submit order
+// (ties: JobId), a job submitted at most `gap` after the previous such job joins its evaluation.
+// The synthetic workload submits a checkpoint's batch 2 s apart; a real trace's batches look the
+// same, and unrelated Eval jobs that happen to come that close are counted as one evaluation.
+// Cost: O(n), plus O(e log e) for e Eval GPU jobs when they are not in submit order.
+EvaluationIndex group_evaluations(const Workload& w, Time gap);
 
-// The run's evaluation model: reads eval.* through `params` (eval.catalogue: a catalogue to take the
-// shares from instead of kDefaultEvalShares; eval.idle: count eval_idle waste; eval.metric_cpus:
-// cores of a decoupled metric job). Decoupled, it rewrites the workload into a copy (when it has
-// an Eval GPU job); coupled, the workload stays as it is and costs no copy. InputError for a bad
-// catalogue.
+// How decoupled evaluations are run on the cluster (the catalogue gives the model's size, the
+// bandwidths, the metric workers and split_min_s; its datasets are not used).
+struct EvalPacking {
+  EvalCatalogue model;
+  int gpus = 8;            // GPUs of a packed evaluation job (one node: one fetch of the model)
+  int metric_cpus = 8;     // cores per metric task
+  int cpus_per_node = 128; // no job asks for more cores
+};
+
+// The workload with every evaluation of `groups` run decoupled, and its evaluation index.
+// Each evaluation's COMPLETED one-GPU trials become:
+//   - one packed GPU job of min(trials, packing.gpus) GPUs on one node, with as many cores per
+//     GPU as the hungriest trial, submitted with the evaluation's last trial, named "<first trial>#eval<trials>": a trial of recorded run r
+//     is preprocess r x shares.preprocess, inference r x shares.infer() and metric
+//     r x shares.metric; evaluate() schedules them decoupled on those GPUs (fetch once, load
+//     from host memory, split and LPT-pack by known run times), and the job runs until its last
+//     GPU is done; its own idle share (JobProfile::idle_share) is 1 - inference / GPU-seconds held;
+//   - when metric work is left once the GPUs are done, a CPU-only job "<first trial>#metric"
+//     that waits for the packed job (Workload::after) and runs what is left, on metric_cpus cores
+//     per metric task still running then (at most cpus_per_node); it holds no GPU.
+// Every other Eval GPU job (failed or cancelled, or of more than one GPU) stays one job, run
+// shortened by the remote load and the metric (x (1 - remote_load - metric + local_load)), its
+// idle share (local load and preprocess) its own; a COMPLETED one is followed by a metric job
+// of run x metric seconds on metric_cpus cores that waits for it. Other jobs are unchanged.
+// Cost: O(n) plus evaluate() per evaluation, and one copy of the workload.
+struct EvalRewrite {
+  Workload workload;
+  EvaluationIndex index;  // of `workload`
+};
+EvalRewrite decouple_evaluations(const Workload& w, const EvaluationIndex& groups, const EvalShares& shares,
+                                 const EvalPacking& packing);
+
+// The run's evaluation model: reads eval.* through `params` (eval.catalogue: the catalogue to
+// take the shares and the model from; default: kDefaultEvalShares, and for a decoupled run the
+// model of `shipped_catalogue`; eval.idle: count eval_idle
+// waste; eval.group_gap_s; eval.metric_cpus). Decoupled, it rewrites the workload into a copy;
+// coupled, the workload stays as it is and costs no copy. The index is made when `index` is
+// set or the run is decoupled. InputError for a bad catalogue.
 struct EvalSetup {
   std::optional<Workload> rewritten;  // decoupled: the workload to run instead
+  std::optional<EvaluationIndex> index;
   double idle_share = 0;              // for Simulation::set_idle_share(JobType::Eval, ...)
 };
-EvalSetup apply_evaluation(const Workload& w, bool decoupled, Params& params, int gpus_per_node);
+EvalSetup apply_evaluation(const Workload& w, bool decoupled, bool index, Params& params, const ClusterSpec& cluster,
+                           const std::string& shipped_catalogue);
 
 }  // namespace acme
