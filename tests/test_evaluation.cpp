@@ -138,11 +138,12 @@ TEST_CASE("The compiled default shares are those of the shipped catalogue", "[ev
 constexpr EvalShares kRoundShares{0.1, 0.2, 0.2, 0.0};
 
 // The decoupled model of the cluster-level tests: fetch 1 s (8 Gb at 8 Gb/s), load from host
-// memory 1 s, one metric worker, evaluations packed onto at most 2 GPUs.
+// memory 1 s, one metric worker, evaluations packed onto at most one node of 2 GPUs.
 EvalPacking round_packing() {
   EvalPacking p;
   p.model = three_trials();
-  p.gpus = 2;
+  p.nodes = 1;
+  p.gpus_per_node = 2;
   p.metric_cpus = 8;
   p.cpus_per_node = 64;
   return p;
@@ -234,6 +235,24 @@ TEST_CASE("A decoupled evaluation on the cluster is packed by hand-checked numbe
                        std::to_string(idle(1) + 210));
   CHECK(rows[2] == "1,late#eval1,1,2,2," + std::to_string(s0 + 100) + "," + std::to_string(s0 + 192) + ",92,72," +
                        std::to_string(idle(4)));
+}
+
+TEST_CASE("A decoupled evaluation may be packed onto several nodes", "[evaluation]") {
+  // Five trials of 100 s, nodes of 2 GPUs, at most 2 nodes: 4 GPUs, 2 per node. Work 70 s each,
+  // target max(350 / 4, 60) = 87.5: nothing split; LPT puts two on GPU 0. Both nodes fetch at
+  // once (2 s), load locally (1 s): GPU 0 is done at 2 + 1 + 70 + 70 = 143 s.
+  Workload base;
+  for (int k = 0; k < 5; ++k)
+    base.add("t" + std::to_string(k), JobRequest{kGoldenBase + Time::seconds(k), 1, 1, 4, JobType::Eval, 0}, profile(100));
+  EvalPacking packing = round_packing();
+  packing.nodes = 2;
+  const EvalRewrite r = decouple_evaluations(base, group_evaluations(base, Time::seconds(10)), kRoundShares, packing);
+  REQUIRE(r.workload.size() == 2);
+  CHECK(r.workload.names[0] == "t0#eval5");
+  CHECK(r.workload.requests[0].gpu_num == 4);
+  CHECK(r.workload.requests[0].node_num == 2);
+  CHECK(r.workload.requests[0].cpu_num == 16);
+  CHECK(r.workload.profiles[0].run.sec() == 143);
 }
 
 TEST_CASE("Coupled evaluation reports its idle GPU-time as eval_idle waste", "[evaluation]") {

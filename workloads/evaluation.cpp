@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <span>
 
 #include "sim/error.h"
 #include "sim/yaml_util.h"
@@ -230,12 +231,23 @@ namespace {
 
 std::int64_t ceil_s(double seconds) { return static_cast<std::int64_t>(std::ceil(seconds - kEps)); }
 
-// The members of each evaluation, in JobId order.
-std::vector<std::vector<JobId>> members_of(const EvaluationIndex& groups) {
-  std::vector<std::vector<JobId>> members(groups.trials.size());
+// The members of each evaluation, in JobId order, as one list: evaluation e's are
+// jobs[begin[e], begin[e + 1]).
+struct Members {
+  std::vector<std::uint32_t> begin;
+  std::vector<JobId> jobs;
+  std::span<const JobId> of(std::size_t e) const { return {jobs.data() + begin[e], jobs.data() + begin[e + 1]}; }
+};
+
+Members members_of(const EvaluationIndex& groups) {
+  Members m;
+  m.begin.assign(groups.trials.size() + 1, 0);
+  for (std::size_t e = 0; e < groups.trials.size(); ++e) m.begin[e + 1] = m.begin[e] + groups.trials[e];
+  m.jobs.resize(m.begin.back());
+  std::vector<std::uint32_t> fill(m.begin.begin(), m.begin.end() - 1);
   for (std::size_t i = 0; i < groups.of_job.size(); ++i)
-    if (groups.of_job[i] != EvaluationIndex::kNone) members[groups.of_job[i]].push_back(static_cast<JobId>(i));
-  return members;
+    if (groups.of_job[i] != EvaluationIndex::kNone) m.jobs[fill[groups.of_job[i]]++] = static_cast<JobId>(i);
+  return m;
 }
 
 bool packable(const Workload& w, JobId j) {
@@ -266,12 +278,15 @@ EvalRewrite decouple_evaluations(const Workload& w, const EvaluationIndex& group
 
   // The packed job of an evaluation goes where its last packable trial was; each trial keeps its
   // evaluation's number.
-  const std::vector<std::vector<JobId>> members = members_of(groups);
+  const Members members = members_of(groups);
   std::vector<JobId> packed_at(groups.trials.size(), kNoJob);
-  for (std::size_t e = 0; e < members.size(); ++e)
-    for (JobId j : members[e])
+  for (std::size_t e = 0; e < groups.trials.size(); ++e)
+    for (JobId j : members.of(e))
       if (packable(w, j)) packed_at[e] = j;
 
+  EvalCatalogue c = packing.model;  // an evaluation's trials as datasets, reused
+  c.datasets.clear();
+  std::vector<JobId> trials;
   const double gpu_factor = 1 - shares.remote_load - shares.metric + shares.local_load;
   const double own_idle = gpu_factor > 0 ? (shares.local_load + shares.preprocess) / gpu_factor : 0;
   for (std::size_t i = 0; i < w.size(); ++i) {
@@ -302,17 +317,20 @@ EvalRewrite decouple_evaluations(const Workload& w, const EvaluationIndex& group
     }
     if (packed_at[e] != j) continue;  // packed into the job written at its evaluation's last trial
 
-    EvalCatalogue c = packing.model;
+    trials.clear();
     c.datasets.clear();
-    std::vector<JobId> trials;
-    for (JobId t : members[e])
-      if (packable(w, t)) trials.push_back(t);
-    for (JobId t : trials) {
-      const double run = static_cast<double>(w.profiles[t].run.sec());
-      c.datasets.push_back({std::string(w.names[t]), run * shares.preprocess, run * shares.infer(), run * shares.metric});
-    }
-    const int gpus = std::min(static_cast<int>(trials.size()), packing.gpus);
-    const EvalSchedule s = evaluate(c, 1, gpus, EvalMode::Decoupled);
+    for (JobId t : members.of(e))
+      if (packable(w, t)) {
+        trials.push_back(t);
+        const double run = static_cast<double>(w.profiles[t].run.sec());
+        c.datasets.push_back({{}, run * shares.preprocess, run * shares.infer(), run * shares.metric});
+      }
+    // A GPU per trial, up to packing.nodes nodes, the same number on each node it needs.
+    const int wanted = std::min(static_cast<int>(trials.size()), packing.nodes * packing.gpus_per_node);
+    const int nodes = (wanted + packing.gpus_per_node - 1) / packing.gpus_per_node;
+    const int per_node = wanted / nodes;
+    const int gpus = nodes * per_node;
+    const EvalSchedule s = evaluate(c, nodes, per_node, EvalMode::Decoupled);
     double gpus_done = 0;
     for (const EvalSpan& span : s.spans)
       if (span.gpu >= 0) gpus_done = std::max(gpus_done, span.end);
@@ -320,8 +338,8 @@ EvalRewrite decouple_evaluations(const Workload& w, const EvaluationIndex& group
     for (JobId t : trials) cpus_per_trial = std::max(cpus_per_trial, w.requests[t].cpu_num);
     JobRequest pr = r;
     pr.gpu_num = gpus;
-    pr.node_num = 1;
-    pr.cpu_num = std::min(gpus * cpus_per_trial, packing.cpus_per_node);
+    pr.node_num = nodes;
+    pr.cpu_num = nodes * std::min(per_node * cpus_per_trial, packing.cpus_per_node);
     JobProfile pp = w.profiles[i];
     pp.run = Time::seconds(std::max<std::int64_t>(1, ceil_s(gpus_done)));
     pp.idle_share = static_cast<float>(std::clamp(1 - s.gpu_infer_s / (gpus * static_cast<double>(pp.run.sec())), 0.0, 1.0));
@@ -352,7 +370,8 @@ EvalSetup apply_evaluation(const Workload& w, bool decoupled, bool index, Params
       "group_gap_s", 10, 0, 86400, "Eval GPU jobs submitted at most this far apart are one evaluation (checkpoint)")));
   EvalPacking packing;
   packing.metric_cpus = static_cast<int>(params.number("metric_cpus", 8, 1, 1 << 20, "decoupled: CPU cores per metric task"));
-  packing.gpus = cluster.gpus_per_node;
+  packing.nodes = static_cast<int>(params.number("pack_nodes", 1, 1, 1024, "decoupled: nodes an evaluation is packed onto, at most"));
+  packing.gpus_per_node = cluster.gpus_per_node;
   packing.cpus_per_node = cluster.cpus_per_node;
   if (decoupled || !catalogue.empty()) packing.model = load_eval_catalogue(catalogue.empty() ? shipped_catalogue : catalogue);
   const EvalShares shares = catalogue.empty() ? kDefaultEvalShares : shares_of(packing.model, std::max(1, cluster.gpus_per_node));

@@ -137,18 +137,20 @@ EvaluationIndex group_evaluations(const Workload& w, Time gap);
 // bandwidths, the metric workers and split_min_s; its datasets are not used).
 struct EvalPacking {
   EvalCatalogue model;
-  int gpus = 8;            // GPUs of a packed evaluation job (one node: one fetch of the model)
+  int nodes = 1;           // nodes of a packed evaluation job, at most (each fetches the model once)
+  int gpus_per_node = 8;
   int metric_cpus = 8;     // cores per metric task
   int cpus_per_node = 128; // no job asks for more cores
 };
 
 // The workload with every evaluation of `groups` run decoupled, and its evaluation index.
 // Each evaluation's COMPLETED one-GPU trials become:
-//   - one packed GPU job of min(trials, packing.gpus) GPUs on one node, with as many cores per
-//     GPU as the hungriest trial, submitted with the evaluation's last trial, named "<first trial>#eval<trials>": a trial of recorded run r
+//   - one packed GPU job with a GPU per trial, up to packing.nodes whole nodes (the same number
+//     on each node it needs, rounded down), as many cores per GPU as the hungriest trial, submitted with
+//     the evaluation's last trial, named "<first trial>#eval<trials>": a trial of recorded run r
 //     is preprocess r x shares.preprocess, inference r x shares.infer() and metric
-//     r x shares.metric; evaluate() schedules them decoupled on those GPUs (fetch once, load
-//     from host memory, split and LPT-pack by known run times), and the job runs until its last
+//     r x shares.metric; evaluate() schedules them decoupled on those GPUs (each node fetches
+//     once, loads from host memory, splits and LPT-packs by known run times); the job runs until its last
 //     GPU is done; its own idle share (JobProfile::idle_share) is 1 - inference / GPU-seconds held;
 //   - when metric work is left once the GPUs are done, a CPU-only job "<first trial>#metric"
 //     that waits for the packed job (Workload::after) and runs what is left, on metric_cpus cores
@@ -168,7 +170,7 @@ EvalRewrite decouple_evaluations(const Workload& w, const EvaluationIndex& group
 // The run's evaluation model: reads eval.* through `params` (eval.catalogue: the catalogue to
 // take the shares and the model from; default: kDefaultEvalShares, and for a decoupled run the
 // model of `shipped_catalogue`; eval.idle: count eval_idle
-// waste; eval.group_gap_s; eval.metric_cpus). Decoupled, it rewrites the workload into a copy;
+// waste; eval.group_gap_s; eval.metric_cpus; eval.pack_nodes). Decoupled, it rewrites the workload into a copy;
 // coupled, the workload stays as it is and costs no copy. The index is made when `index` is
 // set or the run is decoupled. InputError for a bad catalogue.
 struct EvalSetup {

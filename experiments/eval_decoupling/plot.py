@@ -50,31 +50,41 @@ fig.legend([Patch(color=c) for c in colors.values()], list(colors), loc="lower c
 fig.tight_layout(rect=(0, 0.05, 1, 1))
 fig.savefig(here / "schedules.png", dpi=110)
 
-# Cluster level: one month of synthetic Seren, FIFO.
+# Cluster level: one month of synthetic Seren, FIFO and backfill. An evaluation is a batch of
+# Eval jobs submitted together (evaluations.csv); "batches" are those of at least 2 trials.
 rows = []
-for m in ["coupled", "decoupled"]:
-    d = raw / f"month_{m}"
-    jobs = pd.read_csv(d / "jobs.csv")
-    summ = pd.read_csv(d / "summary.csv")
-    waste = pd.read_csv(d / "wasted_by_cause.csv").set_index("cause").gpu_hours
-    g = jobs[(jobs.gpu_num > 0) & jobs.start_s.notna()]
-    ev, other = g[g.type == "Eval"], g[g.type != "Eval"]
-    metric = jobs[jobs.job_id.astype(str).str.endswith("#metric")]
-    rows.append({
-        "mode": m,
-        "eval_gpu_jobs": len(ev),
-        "metric_cpu_jobs": len(metric),
-        "eval_queue_mean_s": round(ev.queue_s.mean(), 1),
-        "eval_queue_p90_s": round(ev.queue_s.quantile(0.9), 1),
-        "other_queue_mean_s": round(other.queue_s.mean(), 1),
-        "metric_queue_mean_s": round(metric.queue_s.mean(), 1) if len(metric) else 0.0,
-        "eval_gpu_hours": round(ev.gpu_seconds.sum() / 3600, 1),
-        "gpu_util_pct": summ.gpu_util_pct.iloc[0],
-        "wasted_failed_job_gpu_h": waste["failed_job"],
-        "wasted_preemption_gpu_h": waste["preemption"],
-        "wasted_eval_idle_gpu_h": waste["eval_idle"],
-        "wasted_gpu_h": summ.wasted_gpu_hours.iloc[0],
-    })
+for p in ["fifo", "backfill"]:
+    for m in ["coupled", "decoupled"]:
+        d = raw / f"month_{p}_{m}"
+        jobs = pd.read_csv(d / "jobs.csv")
+        summ = pd.read_csv(d / "summary.csv")
+        evals = pd.read_csv(d / "evaluations.csv")
+        waste = pd.read_csv(d / "wasted_by_cause.csv").set_index("cause").gpu_hours
+        batches = evals[evals.trials >= 2]
+        g = jobs[(jobs.gpu_num > 0) & jobs.start_s.notna()]
+        ev, other = g[g.type == "Eval"], g[g.type != "Eval"]
+        metric = jobs[jobs.job_id.astype(str).str.endswith("#metric")]
+        rows.append({
+            "policy": p,
+            "mode": m,
+            "evaluations": len(evals),
+            "batches": len(batches),
+            "batch_makespan_mean_s": round(batches.makespan_s.mean(), 1),
+            "batch_makespan_p50_s": round(batches.makespan_s.median(), 1),
+            "batch_makespan_p90_s": round(batches.makespan_s.quantile(0.9), 1),
+            "eval_makespan_mean_s": round(evals.makespan_s.mean(), 1),
+            "eval_gpu_jobs": len(ev),
+            "eval_gpu_job_queue_mean_s": round(ev.queue_s.mean(), 1),
+            "other_queue_mean_s": round(other.queue_s.mean(), 1),
+            "metric_cpu_jobs": len(metric),
+            "metric_queue_mean_s": round(metric.queue_s.mean(), 1) if len(metric) else 0.0,
+            "eval_gpu_hours": round(ev.gpu_seconds.sum() / 3600, 1),
+            "gpu_util_pct": summ.gpu_util_pct.iloc[0],
+            "wasted_failed_job_gpu_h": waste["failed_job"],
+            "wasted_preemption_gpu_h": waste["preemption"],
+            "wasted_eval_idle_gpu_h": waste["eval_idle"],
+            "wasted_gpu_h": summ.wasted_gpu_hours.iloc[0],
+        })
 cl = pd.DataFrame(rows)
 cl.to_csv(here / "cluster.csv", index=False)
 
@@ -85,22 +95,25 @@ rt["coupled"] = rt.coupled.round(2)
 rt["decoupled"] = rt.decoupled.round(2)
 rt.rename(columns={"coupled": "coupled_wall_s", "decoupled": "decoupled_wall_s"}).to_csv(here / "replay_time.csv", index=False)
 
-fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
-axes[0].bar(["Eval", "other GPU"], cl.set_index("mode").loc["coupled", ["eval_queue_mean_s", "other_queue_mean_s"]] / 3600,
-            -0.4, align="edge", label="coupled")
-axes[0].bar(["Eval", "other GPU"], cl.set_index("mode").loc["decoupled", ["eval_queue_mean_s", "other_queue_mean_s"]] / 3600,
-            0.4, align="edge", label="decoupled")
-axes[0].set_ylabel("mean queuing delay, h")
-axes[0].legend()
-axes[1].bar(cl["mode"], cl.gpu_util_pct, color=["tab:blue", "tab:orange"])
-axes[1].set_ylabel("GPU utilization, %")
-bottom = [0.0, 0.0]
+fig, axes = plt.subplots(1, 4, figsize=(14, 3.6))
+labels = [f"{r.policy}\n{r['mode']}" for _, r in cl.iterrows()]
+colors4 = ["tab:blue", "tab:orange", "tab:blue", "tab:orange"]
+axes[0].bar(labels, cl.batch_makespan_p50_s / 3600, color=colors4)
+axes[0].set_ylabel("median makespan of a batch, h")
+axes[1].bar(labels, cl.batch_makespan_mean_s / 3600, color=colors4)
+axes[1].set_ylabel("mean makespan of a batch, h")
+axes[2].bar(labels, cl.other_queue_mean_s / 3600, color=colors4)
+axes[2].set_ylabel("other GPU jobs: mean queuing, h")
+bottom = [0.0] * len(cl)
 for cause, c in [("failed_job", "tab:red"), ("preemption", "tab:purple"), ("eval_idle", "tab:gray")]:
     v = cl[f"wasted_{cause}_gpu_h"] / 1000
-    axes[2].bar(cl["mode"], v, bottom=bottom, color=c, label=cause)
+    axes[3].bar(labels, v, bottom=bottom, color=c, label=cause)
     bottom = [b + x for b, x in zip(bottom, v)]
-axes[2].set_ylabel("wasted GPU-hours (thousands)")
-axes[2].legend(fontsize=8)
-fig.suptitle("Synthetic Seren, March 2023, FIFO: evaluation coupled vs decoupled", fontsize=10)
+axes[3].set_ylabel("wasted GPU-hours (thousands)")
+axes[3].set_ylim(0, max(bottom) * 1.35)
+axes[3].legend(fontsize=7, ncol=3, loc="upper center")
+for ax in axes:
+    ax.tick_params(axis="x", labelsize=8)
+fig.suptitle("Synthetic Seren, March 2023: evaluation coupled (blue) vs decoupled (orange)", fontsize=10)
 fig.tight_layout()
 fig.savefig(here / "cluster.png", dpi=120)

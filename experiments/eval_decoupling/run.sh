@@ -1,6 +1,6 @@
 #!/bin/sh
 # Evaluation coupled vs decoupled: the paper's 7B / 63-dataset reproduction, then the cluster-level
-# effect on one month of synthetic Seren (FIFO) and the replay cost on six months.
+# effect on one month of synthetic Seren (FIFO, backfill) and the replay cost on six months.
 # Usage: experiments/eval_decoupling/run.sh [BUILD_DIR]   (from anywhere; default build dir: build)
 # Writes reproduction.csv, reproduction_detail.csv, cluster.csv, replay_time.csv and the PNGs here;
 # raw run outputs go to out/eval_decoupling/ (not committed).
@@ -25,14 +25,16 @@ for n in 1 4; do
   done
 done
 
-# 2. Cluster level: one month of synthetic Seren with its evaluation batches, FIFO.
+# 2. Cluster level: one month of synthetic Seren with its evaluation batches, FIFO and backfill.
 echo "mode,scope,wall_s" >"$out/wall.csv"
-for m in coupled decoupled; do
-  start=$(date +%s.%N)
-  "$build/acmesim" run configs/seren.yaml --set eval=$m --set outputs=jobs,summary,waste,run_json \
-    --out "$out/month_$m" 2>/dev/null
-  end=$(date +%s.%N)
-  echo "$m,month,$(echo "$end - $start" | bc)" >>"$out/wall.csv"
+for p in fifo backfill; do
+  for m in coupled decoupled; do
+    start=$(date +%s.%N)
+    "$build/acmesim" run configs/seren.yaml --set eval=$m --set policy.name=$p \
+      --set outputs=jobs,summary,waste,evaluations,run_json --out "$out/month_${p}_$m" 2>/dev/null
+    end=$(date +%s.%N)
+    [ "$p" = fifo ] && echo "$m,month,$(echo "$end - $start" | bc)" >>"$out/wall.csv"
+  done
 done
 
 # 3. Replay cost: six months of synthetic Seren (about 820k jobs), coupled vs decoupled, one core.
