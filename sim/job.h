@@ -52,17 +52,18 @@ struct JobRequest {
   std::uint32_t user = 0;     // index into Workload::users
 };
 
-// What happens once the job runs; hidden from policies.
+// What happens once the job runs; hidden from policies. 32 bytes: a million of them are kept.
 struct JobProfile {
   Time run;                               // run time once started
   JobState final_state = JobState::Completed;
-  OptionalTime recorded_start;     // trace start time; none if it never started
-  OptionalTime cancel_pending_at;  // leaves the queue then if still pending
   // Share of each run that does not fail during which the GPUs sit idle (model loading, metric
   // computation inside evaluation jobs): wasted, cause eval_idle. 0: the job type's share
   // (Simulation::set_idle_share).
   float idle_share = 0.0f;
+  OptionalTime recorded_start;     // trace start time; none if it never started
+  OptionalTime cancel_pending_at;  // leaves the queue then if still pending
 };
+static_assert(sizeof(JobProfile) == 32);
 
 // Strings stored back to back; ids are indices. Keeps a million job ids in one allocation.
 class StringTable {
