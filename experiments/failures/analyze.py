@@ -6,7 +6,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 sweep, out = sys.argv[1], sys.argv[2]
-rows = []
+runs = []
 for r in csv.DictReader(open(os.path.join(sweep, "summary.csv"))):
     d = os.path.join(sweep, "runs", r["run_id"])
     waste = {w["cause"]: float(w["gpu_hours"]) for w in csv.DictReader(open(os.path.join(d, "wasted_by_cause.csv")))}
@@ -19,13 +19,29 @@ for r in csv.DictReader(open(os.path.join(sweep, "summary.csv"))):
         useful += float(j["gpu_seconds"]) - float(j["wasted_gpu_seconds"])
         if j["state"] == "COMPLETED" and j["end_s"]:
             done.append(float(j["end_s"]) - float(j["submit_s"]))
-    rows.append(dict(interval_min=int(r["failures.checkpoint_interval_s"]) // 60, mode=r["failures.checkpoint_mode"],
-                     recovery=r["failures.recovery"], failure_lost_gpu_h=waste["failure_lost"],
-                     checkpoint_stall_gpu_h=waste["checkpoint_stall"],
+    runs.append(dict(policy=r["policy.name"], interval_min=int(r["failures.checkpoint_interval_s"]) // 60,
+                     mode=r["failures.checkpoint_mode"], recovery=r["failures.recovery"], seed=int(r["seed"]),
+                     failure_lost_gpu_h=waste["failure_lost"], checkpoint_stall_gpu_h=waste["checkpoint_stall"],
                      wasted_failures_gpu_h=waste["failure_lost"] + waste["checkpoint_stall"],
                      pretrain_goodput_pct=100 * useful / held, pretrain_completed=len(done),
                      pretrain_mean_completion_h=sum(done) / len(done) / 3600))
-rows.sort(key=lambda x: (x["mode"], x["recovery"], x["interval_min"]))
+
+# Means over the seeds, with the spread of the waste.
+key = lambda x: (x["policy"], x["mode"], x["recovery"], x["interval_min"])
+groups = {}
+for x in runs:
+    groups.setdefault(key(x), []).append(x)
+metrics = ["failure_lost_gpu_h", "checkpoint_stall_gpu_h", "wasted_failures_gpu_h", "pretrain_goodput_pct",
+           "pretrain_completed", "pretrain_mean_completion_h"]
+rows = []
+for k in sorted(groups, key=lambda k: (k[0] != "fifo", k[1], k[2], k[3])):
+    xs = groups[k]
+    row = dict(policy=k[0], interval_min=k[3], mode=k[1], recovery=k[2], seeds=len(xs))
+    for m in metrics:
+        row[m] = sum(x[m] for x in xs) / len(xs)
+    row["wasted_failures_min_gpu_h"] = min(x["wasted_failures_gpu_h"] for x in xs)
+    row["wasted_failures_max_gpu_h"] = max(x["wasted_failures_gpu_h"] for x in xs)
+    rows.append(row)
 with open(os.path.join(out, "experiment.csv"), "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=list(rows[0]))
     w.writeheader()
@@ -48,31 +64,47 @@ mtbf = 1 / (lam * g)
 yd = {m: math.sqrt(2 * c * mtbf) / 60 for m, c in (("sync", 300), ("async", 300 / 58))}
 best = {}
 for x in rows:
-    k = (x["mode"], x["recovery"])
+    k = (x["policy"], x["mode"], x["recovery"])
     if k not in best or x["wasted_failures_gpu_h"] < best[k]["wasted_failures_gpu_h"]:
         best[k] = x
+# Each seed's own optimum, to show how firm the mean's is.
+per_seed = {}
+for x in runs:
+    k = (x["policy"], x["mode"], x["recovery"], x["seed"])
+    if k not in per_seed or x["wasted_failures_gpu_h"] < per_seed[k]["wasted_failures_gpu_h"]:
+        per_seed[k] = x
 with open(os.path.join(out, "optimum.txt"), "w") as f:
     f.write(f"per-GPU hazard {lam:.3g}/GPU-s; Pretrain GPU-time-weighted size {g:.0f} GPUs; MTBF {mtbf/3600:.1f} h\n")
     for k, x in sorted(best.items()):
-        f.write(f"{k[0]} {k[1]}: least waste at {x['interval_min']} min ({x['wasted_failures_gpu_h']:.0f} GPU-h); "
-                f"Young/Daly {yd[k[0]]:.0f} min\n")
+        seeds = sorted((s, v["interval_min"]) for (p, m, r, s), v in per_seed.items() if (p, m, r) == k)
+        f.write(f"{k[0]} {k[1]} {k[2]}: least mean waste at {x['interval_min']} min "
+                f"({x['wasted_failures_gpu_h']:.0f} GPU-h, seeds {x['wasted_failures_min_gpu_h']:.0f}-"
+                f"{x['wasted_failures_max_gpu_h']:.0f}); per seed: "
+                f"{', '.join(f'{iv} min' for _, iv in seeds)}; Young/Daly {yd[k[1]]:.0f} min\n")
 
-fig, ax = plt.subplots(1, 3, figsize=(13, 3.8))
-for mode, ls in (("sync", "-"), ("async", "--")):
-    for rec, c in (("manual", "C0"), ("automatic", "C1")):
-        xs = [x for x in rows if x["mode"] == mode and x["recovery"] == rec]
-        iv = [x["interval_min"] for x in xs]
-        lab = f"{mode}, {rec}"
-        ax[0].plot(iv, [x["wasted_failures_gpu_h"] / 1000 for x in xs], ls, color=c, marker="o", ms=3, label=lab)
-        ax[1].plot(iv, [x["pretrain_goodput_pct"] for x in xs], ls, color=c, marker="o", ms=3, label=lab)
-        ax[2].plot(iv, [x["pretrain_mean_completion_h"] for x in xs], ls, color=c, marker="o", ms=3, label=lab)
-for m, ls in (("sync", "-"), ("async", "--")):
-    for a in ax:
-        a.axvline(yd[m], color="grey", ls=ls, lw=0.8)
-for a, t in zip(ax, ("wasted GPU-kh (failure_lost + checkpoint_stall)", "Pretrain goodput %",
-                     "Pretrain mean completion time (h)")):
-    a.set_xscale("log"); a.set_xlabel("checkpoint interval (min); grey: Young/Daly"); a.set_title(t, fontsize=9)
-ax[0].set_yscale("log")
-ax[0].legend(fontsize=7)
+fig, ax = plt.subplots(2, 3, figsize=(13, 7), sharex=True)
+for row, pol in enumerate(["fifo", "backfill"]):
+    for mode, ls in (("sync", "-"), ("async", "--")):
+        for rec, c in (("manual", "C0"), ("automatic", "C1")):
+            xs = [x for x in rows if x["policy"] == pol and x["mode"] == mode and x["recovery"] == rec]
+            iv = [x["interval_min"] for x in xs]
+            lab = f"{mode}, {rec}"
+            a = ax[row]
+            a[0].plot(iv, [x["wasted_failures_gpu_h"] / 1000 for x in xs], ls, color=c, marker="o", ms=3, label=lab)
+            a[0].fill_between(iv, [x["wasted_failures_min_gpu_h"] / 1000 for x in xs],
+                              [x["wasted_failures_max_gpu_h"] / 1000 for x in xs], color=c, alpha=0.12)
+            a[1].plot(iv, [x["pretrain_goodput_pct"] for x in xs], ls, color=c, marker="o", ms=3, label=lab)
+            a[2].plot(iv, [x["pretrain_mean_completion_h"] for x in xs], ls, color=c, marker="o", ms=3, label=lab)
+    for m, ls in (("sync", "-"), ("async", "--")):
+        for a in ax[row]:
+            a.axvline(yd[m], color="grey", ls=ls, lw=0.8)
+    for a, t in zip(ax[row], ("wasted GPU-kh (failure_lost + checkpoint_stall)", "Pretrain goodput %",
+                              "Pretrain mean completion time (h)")):
+        a.set_xscale("log"); a.set_title(f"{pol}: {t}", fontsize=9)
+        if row == 1:
+            a.set_xlabel("checkpoint interval (min); grey: Young/Daly")
+    ax[row][0].set_yscale("log")
+ax[0][0].legend(fontsize=7)
+fig.suptitle("Synthetic Kalos, June 2023, failures injected: mean of 3 seeds (band: min-max)", fontsize=10)
 fig.tight_layout()
 fig.savefig(os.path.join(out, "experiment.png"), dpi=80)
