@@ -58,6 +58,10 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
                                              "detection and diagnosis before a failed job may restart");
   const std::string mode = params.choice("checkpoint_mode", "sync", {"sync", "async"},
                                          "sync saves stall the job save_time_s; async save_time_s / async_speedup");
+  recorded_failed_complete_ =
+      params.choice("recorded_failed", "keep", {"keep", "complete"},
+                    "jobs the trace records as failed: keep (end FAILED at the end of the recorded run) or "
+                    "complete (every failure of the run is then an injected one)") == "complete";
   const auto types = params.table("checkpoint", {{"Pretrain", 1}}, 0, 1,
                                   "1: jobs of this type checkpoint (failures.checkpoint.<Type>)");
   for (const auto& [name, on] : types) {

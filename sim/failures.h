@@ -86,9 +86,14 @@ class FailureModel {
   // Compute between two saves for jobs of type `t`; zero: that type does not checkpoint.
   Time checkpoint_interval(JobType t) const { return checkpoints_[static_cast<std::size_t>(t)] ? interval_ : Time{}; }
   Time checkpoint_stall() const { return stall_; }  // per save, by the checkpoint mode
+  // failures.recorded_failed: complete. The table's rates count every failure of the traced
+  // cluster, and the trace's FAILED jobs are those failures: injecting into a trace as well
+  // counts them twice, unless the recorded ones are turned into completions.
+  bool recorded_failed_complete() const { return recorded_failed_complete_; }
 
  private:
   bool enabled_ = false;
+  bool recorded_failed_complete_ = false;
   std::uint64_t seed_ = 1;
   std::vector<FailureReason> reasons_;
   std::vector<std::pair<double, double>> population_;

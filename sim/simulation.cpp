@@ -321,7 +321,9 @@ void Simulation::finish(JobId job) {
   if (checkpoint_interval(job) > Time{})
     waste(job, WasteCause::CheckpointStall,
           std::int64_t{workload_.requests[job].gpu_num} * split(job, now_ - runs_[job].started).stall.sec());
-  const JobState state = workload_.profiles[job].final_state;
+  JobState state = workload_.profiles[job].final_state;
+  if (is_failure(state) && failures_ && failures_->enabled() && failures_->recorded_failed_complete())
+    state = JobState::Completed;
   if (is_failure(state)) {
     wasted_[static_cast<std::size_t>(WasteCause::FailedJob)] += o.gpu_seconds - o.wasted_gpu_seconds;
     o.wasted_gpu_seconds = o.gpu_seconds;

@@ -16,7 +16,9 @@
 //    with a reason.
 //  - A job with cancel_pending_at is withdrawn then if it is still pending; it ends in its
 //    profile's final state (CANCELLED for jobs cancelled while waiting) without having started.
-//  - A started job runs for its profile's run time and ends in its profile's final state.
+//  - A started job runs for its profile's run time and ends in its profile's final state (a
+//    failed state becomes COMPLETED when injected failures stand for all failures,
+//    failures.recorded_failed: complete).
 //  - A preempted job goes back to the queue; killed, it needs its whole run time again (the
 //    lost run is wasted GPU-time, cause preemption); suspended, only what is left.
 //  - With a failure model (set_failures), each (re)start of a GPU job draws its failure; one that

@@ -255,3 +255,28 @@ TEST_CASE("A job stopped by a node failure under it reruns in full after recover
 }
 
 }  // namespace acme::test
+
+namespace acme::test {
+
+TEST_CASE("Recorded failures are kept, or completed when injected ones stand for all", "[failures]") {
+  // A 1-GPU job the trace records as FAILED after 100 s, with a job id whose own draw strikes
+  // nothing in those 100 s: only the recorded state decides how it ends.
+  for (const std::string setting : {"keep", "complete"}) {
+    const FailureModel m = model({"failures.recorded_failed=" + setting});
+    JobId job = 0;
+    while (m.draw(job, 0, 1, Time::seconds(100))) ++job;
+    Workload w = one_job(JobType::Debug, 1, 1, 100, static_cast<int>(job) + 1);
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      w.profiles[i].final_state = JobState::Failed;
+      w.requests[i].submit = Time::seconds(i == job ? 0 : 1'000'000'000);
+    }
+    Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
+    sim.set_failures(&m);
+    sim.run_until(Time::seconds(100));
+    const bool complete = setting == "complete";
+    CHECK(sim.outcomes()[job].state == (complete ? JobState::Completed : JobState::Failed));
+    CHECK(sim.wasted_by_cause()[static_cast<std::size_t>(WasteCause::FailedJob)] == (complete ? 0 : 100));
+  }
+}
+
+}  // namespace acme::test
