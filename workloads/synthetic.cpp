@@ -143,6 +143,13 @@ struct Checkpoint {
 
 double logistic(double z) { return 1.0 / (1.0 + std::exp(-z)); }
 
+// P(CANCELLED) and P(FAILED) of a GPU job of `gpus` GPUs running `run` seconds.
+std::pair<double, double> state_odds(const SyntheticModel& m, std::int32_t gpus, std::int64_t run) {
+  const double x = std::log2(static_cast<double>(gpus) * static_cast<double>(std::max<std::int64_t>(run, 1))) - 20.0;
+  const double pc = logistic(m.cancel_logit[0] + m.cancel_logit[1] * x);
+  return {pc, (1.0 - pc) * logistic(m.fail_logit[0] + m.fail_logit[1] * x)};
+}
+
 }  // namespace
 
 SyntheticModel load_synthetic_model(const std::string& path) {
@@ -187,6 +194,7 @@ SyntheticModel load_synthetic_model(const std::string& path) {
     }
     else if (k == "gpu_state_logit.cancelled") m.cancel_logit = logit_pair(v);
     else if (k == "gpu_state_logit.failed") m.fail_logit = logit_pair(v);
+    else if (k == "state_balance_gpu_time_pct") m.state_balance_gpu_time_pct = v.as_double(0, 100);
     else if (k == "cpu_state_mix_pct") m.cpu_states = Discrete(named_to_enum(v, true, false));
     else if (k == "cpu_job_cpus") m.cpu_job_cpus = Discrete(v.as_pairs());
     else if (k == "users") m.users = static_cast<int>(v.as_int(1, 10'000'000));
@@ -226,6 +234,52 @@ double arrival_shape(const ArrivalModel& a, Time t) {
   return (1.0 + a.daily_amplitude * std::cos(kTwoPi * (hour - a.peak_hour) / 24.0)) *
          (weekend ? a.weekend_factor : 1.0) * week_norm;
 }
+
+namespace {
+
+// Gives the GPU jobs that hold the top `pct` of the drafts' GPU-time their states jointly (see
+// the header): largest first, each draws a state with odds proportional to the GPU-time each
+// state is still due. O(g log g) for g GPU jobs.
+void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, Rng& rng) {
+  const double pct = m.state_balance_gpu_time_pct;
+  if (!(pct > 0)) return;
+  std::vector<std::pair<double, std::uint32_t>> heavy;  // (GPU-seconds, draft)
+  double total = 0;
+  for (std::uint32_t i = 0; i < drafts.size(); ++i)
+    if (drafts[i].gpus > 0) {
+      const double g = static_cast<double>(drafts[i].gpus) * static_cast<double>(drafts[i].run);
+      heavy.emplace_back(g, i);
+      total += g;
+    }
+  std::sort(heavy.begin(), heavy.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::size_t n = 0;
+  for (double covered = 0; n < heavy.size() && covered < total * pct / 100.0; ++n) covered += heavy[n].first;
+  heavy.resize(n);
+  constexpr JobState kStates[] = {JobState::Cancelled, JobState::Failed, JobState::Completed};
+  double due[3] = {0, 0, 0};
+  for (const auto& [g, i] : heavy) {
+    const auto [pc, pf] = state_odds(m, drafts[i].gpus, drafts[i].run);
+    due[0] += pc * g;
+    due[1] += pf * g;
+    due[2] += (1 - pc - pf) * g;
+  }
+  for (const auto& [g, i] : heavy) {
+    const double w[3] = {std::max(due[0], 0.0), std::max(due[1], 0.0), std::max(due[2], 0.0)};
+    std::size_t s = 0;
+    if (w[0] + w[1] + w[2] > 0) {
+      const double u = rng.uniform() * (w[0] + w[1] + w[2]);
+      s = u < w[0] ? 0 : u < w[0] + w[1] ? 1 : 2;
+    } else {  // every state got its due: the one furthest below it
+      s = static_cast<std::size_t>(std::max_element(due, due + 3) - due);
+    }
+    drafts[i].state = kStates[s];
+    due[s] -= g;
+  }
+}
+
+}  // namespace
 
 Workload generate_workload(const SyntheticModel& m, Time from, Time to, double load, std::uint64_t seed,
                            int gpus_per_node) {
@@ -316,9 +370,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
         d.gpus = static_cast<std::int32_t>(m.gpu_sizes[ti].values()[size_index]);
         d.cpus = d.gpus * m.cpus_per_gpu;
         d.run = m.durations[ti].at(std::min(ud, 0.9999999999));
-        const double x = std::log2(static_cast<double>(d.gpus) * static_cast<double>(std::max<std::int64_t>(d.run, 1))) - 20.0;
-        const double pc = logistic(m.cancel_logit[0] + m.cancel_logit[1] * x);
-        const double pf = (1.0 - pc) * logistic(m.fail_logit[0] + m.fail_logit[1] * x);
+        const auto [pc, pf] = state_odds(m, d.gpus, d.run);
         d.state = ust < pc ? JobState::Cancelled : ust < pc + pf ? JobState::Failed : JobState::Completed;
         if (d.type == JobType::Eval && batch_share > 0) d.batchable = rng.uniform() < batch_share;
         if ((d.type == JobType::Pretrain || d.type == JobType::SFT) && batch_share > 0 &&
@@ -330,6 +382,8 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
       drafts.push_back(d);
     }
   }
+
+  balance_states(drafts, m, rng);
 
   // Evaluation batches: each waiting Eval job joins the first checkpoint at or after its arrival
   // that has room; the batch is submitted at the checkpoint, stagger_s apart.

@@ -13,6 +13,13 @@
 //    cores per GPU.
 //  - Final state from the job's GPU-seconds g: P(CANCELLED) = logistic(a + b (log2 g - 20)), then
 //    P(FAILED | not cancelled) likewise (gpu_state_logit); CPU jobs from cpu_state_mix_pct.
+//    The few longest, largest jobs carry most of the GPU-time (on Kalos, 60 jobs half of it), so
+//    which state each of them draws would move the states' GPU-time shares by many points
+//    between seeds. The jobs that together hold state_balance_gpu_time_pct of the GPU-time
+//    are therefore given their states jointly: largest first, each draws a state with odds
+//    proportional to that state's GPU-time still due (its expectation over these jobs, from the
+//    same probabilities, minus what it got so far). The states' shares of that GPU-time then
+//    end within about one such job of their expectation; every other job draws on its own.
 //  - Evaluation bursts: a share of the Eval jobs (eval_batch.share_of_eval_pct) wait for the next
 //    checkpoint of a Pretrain or SFT job (checkpoint_after_s into its run, if it runs that long,
 //    counted from its submit) and are submitted then, one batch of up to eval_batch.jobs jobs,
@@ -98,6 +105,7 @@ struct SyntheticModel {
   std::array<LogCdf, kJobTypeCount> durations;    // by type (CPU for CPU jobs)
   std::array<double, 2> cancel_logit{-100, 0};    // (a, b)
   std::array<double, 2> fail_logit{-100, 0};
+  double state_balance_gpu_time_pct = 0;          // 0: every job draws its state on its own
   Discrete cpu_states;                            // values: JobState
   Discrete cpu_job_cpus;
   int users = 1;
