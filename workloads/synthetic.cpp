@@ -239,18 +239,31 @@ namespace {
 
 // Gives the GPU jobs that hold the top `pct` of the drafts' GPU-time their states jointly (see
 // the header): largest first, each draws a state with odds proportional to the GPU-time each
-// state is still due. O(g log g) for g GPU jobs.
+// state is still due. O(n + h log h) for h jobs above the cut (a few passes over the n drafts).
 void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, Rng& rng) {
   const double pct = m.state_balance_gpu_time_pct;
   if (!(pct > 0)) return;
-  std::vector<std::pair<double, std::uint32_t>> heavy;  // (GPU-seconds, draft)
+  auto gpu_seconds = [&](const Draft& d) { return static_cast<double>(d.gpus) * static_cast<double>(d.run); };
   double total = 0;
-  for (std::uint32_t i = 0; i < drafts.size(); ++i)
-    if (drafts[i].gpus > 0) {
-      const double g = static_cast<double>(drafts[i].gpus) * static_cast<double>(drafts[i].run);
-      heavy.emplace_back(g, i);
-      total += g;
-    }
+  std::size_t gpu_jobs = 0;
+  for (const Draft& d : drafts) {
+    total += gpu_seconds(d);
+    gpu_jobs += d.gpus > 0;
+  }
+  if (gpu_jobs == 0) return;
+  // Only the jobs above a cut are sorted: start at the mean (in a heavy tail, the few jobs above
+  // it hold most of the GPU-time) and lower it until they hold pct of it.
+  std::vector<std::pair<double, std::uint32_t>> heavy;  // (GPU-seconds, draft)
+  for (double cut = total / static_cast<double>(gpu_jobs);; cut /= 4) {
+    heavy.clear();
+    double above = 0;
+    for (std::uint32_t i = 0; i < drafts.size(); ++i)
+      if (const double g = gpu_seconds(drafts[i]); drafts[i].gpus > 0 && g >= cut) {
+        heavy.emplace_back(g, i);
+        above += g;
+      }
+    if (above >= total * pct / 100.0 || heavy.size() == gpu_jobs) break;
+  }
   std::sort(heavy.begin(), heavy.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
