@@ -1,5 +1,6 @@
 #include "sim/time.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -87,10 +88,10 @@ std::optional<Time> parse_timestamp(std::string_view s) {
   return Time::seconds(day * 86400 + h * 3600 + mi * 60 + se - offset);
 }
 
-std::string format_timestamp(Time t, int utc_offset_seconds) {
+std::string_view format_timestamp(Time t, int utc_offset_seconds, char (&buf)[48]) {
   const std::int64_t local = t.sec() + utc_offset_seconds;
   std::int64_t z = (local >= 0 ? local : local - 86399) / 86400;
-  const std::int64_t secs = local - z * 86400;
+  const auto secs = static_cast<unsigned>(local - z * 86400);
   // civil_from_days (Howard Hinnant)
   z += 719468;
   const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
@@ -101,13 +102,40 @@ std::string format_timestamp(Time t, int utc_offset_seconds) {
   const unsigned d = doy - (153 * mp + 2) / 5 + 1;
   const unsigned m = mp < 10 ? mp + 3 : mp - 9;
   const std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
-  const int off = utc_offset_seconds < 0 ? -utc_offset_seconds : utc_offset_seconds;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u %02d:%02d:%02d%c%02d:%02d",
-                static_cast<long long>(y), m, d, static_cast<int>(secs / 3600),
-                static_cast<int>(secs / 60 % 60), static_cast<int>(secs % 60),
-                utc_offset_seconds < 0 ? '-' : '+', off / 3600, off / 60 % 60);
-  return buf;
+  const unsigned off = static_cast<unsigned>(utc_offset_seconds < 0 ? -utc_offset_seconds : utc_offset_seconds);
+  const char sign = utc_offset_seconds < 0 ? '-' : '+';
+  if (y < 0 || y > 9999 || off >= 100 * 3600) {  // rare: let snprintf widen the fields
+    const int n = std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u %02u:%02u:%02u%c%02u:%02u", static_cast<long long>(y),
+                                m, d, secs / 3600, secs / 60 % 60, secs % 60, sign, off / 3600, off / 60 % 60);
+    return {buf, static_cast<std::size_t>(std::min(n, static_cast<int>(sizeof buf) - 1))};
+  }
+  auto two = [](char* p, unsigned v) {
+    p[0] = static_cast<char>('0' + v / 10);
+    p[1] = static_cast<char>('0' + v % 10);
+  };
+  const auto year = static_cast<unsigned>(y);
+  two(buf, year / 100);
+  two(buf + 2, year % 100);
+  buf[4] = '-';
+  two(buf + 5, m);
+  buf[7] = '-';
+  two(buf + 8, d);
+  buf[10] = ' ';
+  two(buf + 11, secs / 3600);
+  buf[13] = ':';
+  two(buf + 14, secs / 60 % 60);
+  buf[16] = ':';
+  two(buf + 17, secs % 60);
+  buf[19] = sign;
+  two(buf + 20, off / 3600);
+  buf[22] = ':';
+  two(buf + 23, off / 60 % 60);
+  return {buf, 25};
+}
+
+std::string format_timestamp(Time t, int utc_offset_seconds) {
+  char buf[48];
+  return std::string(format_timestamp(t, utc_offset_seconds, buf));
 }
 
 }  // namespace acme

@@ -24,6 +24,13 @@ TEST_CASE("Formatting inverts parsing in any offset", "[time]") {
   CHECK(format_timestamp(t, 8 * 3600) == "2023-08-31 23:59:59+08:00");
   CHECK(format_timestamp(t) == "2023-08-31 15:59:59+00:00");
   CHECK(parse_timestamp(format_timestamp(t, -5 * 3600)) == t);
+  CHECK(format_timestamp(t, -(5 * 3600 + 30 * 60)) == "2023-08-31 10:29:59-05:30");
+  CHECK(format_timestamp(Time::seconds(0)) == "1970-01-01 00:00:00+00:00");
+  CHECK(format_timestamp(Time::seconds(-1)) == "1969-12-31 23:59:59+00:00");
+  // Past the four-digit years, the slow path widens the field.
+  CHECK(format_timestamp(Time::seconds(days_from_civil(10000, 1, 1) * 86400)) == "10000-01-01 00:00:00+00:00");
+  char buf[48];
+  CHECK(format_timestamp(t, 0, buf) == "2023-08-31 15:59:59+00:00");
 }
 
 }  // namespace acme

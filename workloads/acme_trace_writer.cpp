@@ -23,12 +23,13 @@ void write_acme_trace(const std::filesystem::path& path, TraceSchema schema, con
   for (std::size_t i = 0; i < w.size(); ++i) {
     const JobRequest& r = w.requests[i];
     const JobOutcome& o = outcomes[i];
-    const std::string end = o.end ? format_timestamp(*o.end, offset) : "";
+    char end_buf[48], buf[48];
+    const std::string_view end = o.end ? format_timestamp(*o.end, offset, end_buf) : std::string_view{};
     csv.text(w.names[static_cast<std::uint32_t>(i)]).text(w.users[r.user]);
     csv.integer(r.node_num).integer(r.gpu_num).integer(r.cpu_num);
     if (kalos) csv.integer(r.gpu_num > 0 ? 125LL * r.gpu_num : 8).real(r.gpu_num > 0 ? 100.0 : 0.0, 1);
-    csv.text(name(r.type)).text(name(o.state)).text(format_timestamp(r.submit, offset));
-    csv.text(o.start ? format_timestamp(*o.start, offset) : "").text(end);
+    csv.text(name(r.type)).text(name(o.state)).text(format_timestamp(r.submit, offset, buf));
+    csv.text(o.start ? format_timestamp(*o.start, offset, buf) : std::string_view{}).text(end);
     if (kalos) {
       const bool failed = is_failure(o.state);
       csv.text(failed ? end : "").text(failed ? "" : end);
