@@ -50,14 +50,13 @@ void run_with_progress(Simulation& sim, std::size_t jobs, bool show) {
 }
 
 // Every file the sinks write (sim/sinks.cpp), finished or under its temporary name (sim/csv.h).
-constexpr const char* kOutputFiles[] = {"jobs.csv",           "timeseries.csv", "summary.csv", "summary_by_type.csv",
-                                        "wasted_by_cause.csv", "run.json"};
-
 // Removes the outputs of an earlier run from `dir`: the folder never holds files of two runs, and
 // a run killed before it writes its own leaves none that look finished.
 void remove_earlier_outputs(const std::filesystem::path& dir) {
-  for (const char* name : kOutputFiles)
-    for (const char* suffix : {"", ".tmp"}) std::filesystem::remove(dir / (std::string(name) + suffix));
+  for (const SinkEntry& sink : sink_table())
+    for (std::string_view name : sink.files)
+      if (!name.empty())
+        for (const char* suffix : {"", ".tmp"}) std::filesystem::remove(dir / (std::string(name) + suffix));
 }
 
 std::filesystem::path configs_dir() {

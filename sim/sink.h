@@ -6,6 +6,7 @@
 // temporary name, then renamed).
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <memory>
 #include <span>
@@ -33,6 +34,7 @@ struct SinkSettings {
 struct SinkEntry {
   std::string_view name;
   std::string_view description;
+  std::array<std::string_view, 2> files;  // the files it writes (empty entries: none)
   std::unique_ptr<Sink> (*make)(const SinkSettings&);
 };
 

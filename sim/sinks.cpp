@@ -354,18 +354,19 @@ template <class S>
 std::unique_ptr<Sink> make(const SinkSettings& s) { return std::make_unique<S>(s); }
 
 constexpr SinkEntry kSinks[] = {
-    {"jobs", "jobs.csv: one row per job (request, state, times, queuing delay, GPU-seconds)", make<JobsSink>},
+    {"jobs", "jobs.csv: one row per job (request, state, times, queuing delay, GPU-seconds)", {"jobs.csv"},
+     make<JobsSink>},
     {"timeseries", "timeseries.csv: cluster state per interval (allocated GPUs, running and pending jobs)",
-     make<TimeseriesSink>},
+     {"timeseries.csv"}, make<TimeseriesSink>},
     {"summary", "summary.csv and summary_by_type.csv: run statistics with every configuration key",
-     make<SummarySink>},
+     {"summary.csv", "summary_by_type.csv"}, make<SummarySink>},
     {"waste", "wasted_by_cause.csv: wasted GPU-hours by cause (failed jobs, preemption, idle evaluation GPUs)",
-     make<WasteSink>},
-    {"run_json", "run.json: resolved configuration, version, workload provenance, conservation figures",
+     {"wasted_by_cause.csv"}, make<WasteSink>},
+    {"run_json", "run.json: resolved configuration, version, workload provenance, conservation figures", {"run.json"},
      make<RunJsonSink>},
     {"evaluations", "evaluations.csv: one row per evaluation (a checkpoint's batch of Eval jobs): makespan, GPU-seconds",
-     make<EvaluationsSink>},
-    {"console", "a summary table per job type on standard output", make<ConsoleSink>},
+     {"evaluations.csv"}, make<EvaluationsSink>},
+    {"console", "a summary table per job type on standard output", {}, make<ConsoleSink>},
 };
 
 }  // namespace

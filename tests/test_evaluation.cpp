@@ -257,7 +257,7 @@ TEST_CASE("A decoupled evaluation may be packed onto several nodes", "[evaluatio
 
 TEST_CASE("Coupled evaluation reports its idle GPU-time as eval_idle waste", "[evaluation]") {
   const Workload w = mixed_workload();
-  const double idle = eval_idle_share(kRoundShares);
+  const double idle = kRoundShares.idle();
   CHECK(idle == Approx(0.5));
   Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
   sim.set_idle_share(JobType::Eval, idle);

@@ -209,8 +209,6 @@ EvalShares shares_of(const EvalCatalogue& c, int gpus_per_node) {
           s.phase_s[idx(EvalPhase::Metric)] / held, local_per_trial * static_cast<double>(c.datasets.size()) / held};
 }
 
-double eval_idle_share(const EvalShares& shares) { return shares.idle(); }
-
 EvaluationIndex group_evaluations(const Workload& w, Time gap) {
   EvaluationIndex index;
   index.of_job.assign(w.size(), EvaluationIndex::kNone);
@@ -352,6 +350,7 @@ EvalRewrite decouple_evaluations(const Workload& w, const EvaluationIndex& group
     if (running == 0 || tail <= 0) continue;
     JobRequest mr = pr;
     mr.gpu_num = 0;
+    mr.node_num = 1;
     mr.cpu_num = std::min(running * packing.metric_cpus, packing.cpus_per_node);
     JobProfile mp = pp;
     mp.run = Time::seconds(tail);
@@ -376,10 +375,10 @@ EvalSetup apply_evaluation(const Workload& w, bool decoupled, bool index, Params
   if (decoupled || !catalogue.empty()) packing.model = load_eval_catalogue(catalogue.empty() ? shipped_catalogue : catalogue);
   const EvalShares shares = catalogue.empty() ? kDefaultEvalShares : shares_of(packing.model, std::max(1, cluster.gpus_per_node));
   EvalSetup setup;
-  if (idle && !decoupled) setup.idle_share = eval_idle_share(shares);
+  if (idle && !decoupled) setup.idle_share = shares.idle();
   if (!decoupled && !index) return setup;
   EvaluationIndex groups = group_evaluations(w, gap);
-  if (!decoupled) {
+  if (!decoupled || groups.trials.empty()) {  // nothing to rewrite: no copy
     setup.index = std::move(groups);
     return setup;
   }

@@ -110,6 +110,8 @@ struct EvalShares {
   double preprocess = 0.0;
   double metric = 0.0;
   double local_load = 0.0;   // what loading from host memory would take instead
+  // The share of a coupled Eval GPU job's run with its GPUs idle (loading, preprocessing and
+  // metric computation), counted as wasted, cause eval_idle.
   double idle() const { return remote_load + preprocess + metric; }
   double infer() const { return 1.0 - idle(); }
 };
@@ -121,10 +123,6 @@ EvalShares shares_of(const EvalCatalogue& c, int gpus_per_node);
 // 4 decimals, for coupled runs (which need no catalogue file); a test keeps them equal to
 // shares_of() of that file.
 inline constexpr EvalShares kDefaultEvalShares{0.0310, 0.2680, 0.1843, 0.0006};
-
-// The share of a coupled Eval GPU job's run with its GPUs idle (loading, preprocessing and
-// metric computation): shares.idle(). The simulator counts it as wasted, cause eval_idle.
-double eval_idle_share(const EvalShares& shares);
 
 // Groups the Eval jobs that ask for GPUs into evaluations, one per checkpoint: in submit order
 // (ties: JobId), a job submitted at most `gap` after the previous such job joins its evaluation.
@@ -167,12 +165,12 @@ struct EvalRewrite {
 EvalRewrite decouple_evaluations(const Workload& w, const EvaluationIndex& groups, const EvalShares& shares,
                                  const EvalPacking& packing);
 
-// The run's evaluation model: reads eval.* through `params` (eval.catalogue: the catalogue to
-// take the shares and the model from; default: kDefaultEvalShares, and for a decoupled run the
-// model of `shipped_catalogue`; eval.idle: count eval_idle
-// waste; eval.group_gap_s; eval.metric_cpus; eval.pack_nodes). Decoupled, it rewrites the workload into a copy;
-// coupled, the workload stays as it is and costs no copy. The index is made when `index` is
-// set or the run is decoupled. InputError for a bad catalogue.
+// The run's evaluation model, from eval.* read through `params`: eval.catalogue (the shares and
+// the model; default kDefaultEvalShares and, decoupled, the model of `shipped_catalogue`),
+// eval.idle (count eval_idle waste), eval.group_gap_s, eval.metric_cpus and eval.pack_nodes.
+// Decoupled, the workload is rewritten into a copy (unless it has no Eval GPU job); coupled, it
+// stays as it is and costs no copy. The index is made when `index` is set or the run is
+// decoupled. InputError for a bad catalogue.
 struct EvalSetup {
   std::optional<Workload> rewritten;  // decoupled: the workload to run instead
   std::optional<EvaluationIndex> index;
