@@ -58,6 +58,8 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
                                              "detection and diagnosis before a failed job may restart");
   const std::string mode = params.choice("checkpoint_mode", "sync", {"sync", "async"},
                                          "sync saves stall the job save_time_s; async save_time_s / async_speedup");
+  hold_gpus_ = params.flag("hold_gpus", true,
+                           "a failed job keeps its GPUs (but those of a failed node) while it is detected and diagnosed");
   recorded_failed_complete_ =
       params.choice("recorded_failed", "keep", {"keep", "complete"},
                     "jobs the trace records as failed: keep (end FAILED at the end of the recorded run) or "
@@ -69,7 +71,7 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
     if (!t) throw InputError("failures.checkpoint." + name + ": unknown job type");
     checkpoints_[static_cast<std::size_t>(*t)] = on > 0;
   }
-  double gpus = 0, utilization = 0, days = 0, jobs = 0, repair = 0, interval = 0, save = 0, speedup = 1;
+  double gpus = 0, utilization = 0, days = 0, jobs = 0, repair = 0, interval = 0, save = 0, speedup = 1, restart = 0;
   double detect = 0, diagnose = 0, fit = 1;
   std::vector<std::string> per_run;  // infrastructure reasons drawn per run, not per GPU
   const std::string prefix = "recovery." + recovery + ".";
@@ -101,6 +103,7 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
       if (k == prefix + "detection_min") detect = minutes;
       else if (k == prefix + "diagnosis_min") diagnose = minutes;
     } else if (k == "repair_s") repair = v.as_double(0, 1e9);
+    else if (k == "restart_s") restart = v.as_double(0, 1e9);
     else if (k == "checkpoint_interval_s") interval = v.as_double(0, 1e9);
     else if (k == "save_time_s") save = v.as_double(0, 1e9);
     else if (k == "async_speedup") speedup = v.as_double(1, 1e6);
@@ -136,7 +139,10 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
                            "seconds of compute between two checkpoints, 0: none (default: the table file's)");
   save = params.number("save_time_s", save, 0, 1e9,
                        "seconds of one synchronous checkpoint save (default: the table file's)");
+  restart = params.number("restart_s", restart, 0, 1e9,
+                          "seconds a run after a failure spends reloading before it computes (default: the table file's)");
   recovery_ = Time::seconds(std::llround((detect + diagnose) * 60.0));
+  restart_ = Time::seconds(std::llround(restart));
   repair_ = Time::seconds(std::llround(repair));
   interval_ = Time::seconds(std::llround(interval));
   stall_ = Time::seconds(std::llround(mode == "sync" ? save : save / speedup));

@@ -82,6 +82,12 @@ class FailureModel {
   // exposure.gpu_demand: the (GPUs, jobs) the per-run reasons were fitted to; empty if not given.
   const std::vector<std::pair<double, double>>& population() const { return population_; }
   Time recovery_delay() const { return recovery_; }  // detection + diagnosis
+  // failures.hold_gpus: a failed job keeps its resources (but those on a node that failed)
+  // while it is detected and diagnosed, idle (waste cause recovery_hold).
+  bool holds_gpus() const { return hold_gpus_; }
+  // Seconds a run after a failure spends reloading its checkpoint and restarting before it
+  // computes again (waste cause restart).
+  Time restart() const { return restart_; }
   Time repair() const { return repair_; }            // an infrastructure failure's node downtime
   // Compute between two saves for jobs of type `t`; zero: that type does not checkpoint.
   Time checkpoint_interval(JobType t) const { return checkpoints_[static_cast<std::size_t>(t)] ? interval_ : Time{}; }
@@ -94,6 +100,7 @@ class FailureModel {
  private:
   bool enabled_ = false;
   bool recorded_failed_complete_ = false;
+  bool hold_gpus_ = true;
   std::uint64_t seed_ = 1;
   std::vector<FailureReason> reasons_;
   std::vector<std::pair<double, double>> population_;
@@ -102,7 +109,7 @@ class FailureModel {
   // GPUs (each reason's chance is monotone in G, so largest at an end of the range).
   std::array<double, 32> per_run_none_at_least_{};
   static double strike_probability(const FailureReason& r, std::int32_t gpus, double horizon_s);
-  Time recovery_, repair_, interval_, stall_;
+  Time recovery_, repair_, interval_, stall_, restart_;
   std::array<bool, kJobTypeCount> checkpoints_{};
 };
 

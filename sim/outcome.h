@@ -28,10 +28,12 @@ enum class WasteCause : std::uint8_t {
   EvalIdle,    // GPUs held idle inside a job that did not fail (Simulation::set_idle_share)
   FailureLost,      // compute since the last checkpoint, lost when an injected failure hit the run
   CheckpointStall,  // GPUs stalled while a checkpoint was saved (sim/failures.h)
+  RecoveryHold,     // GPUs a failed job kept while its failure was detected and diagnosed
+  Restart,          // a run after a failure reloading its checkpoint before it computes again
 };
-inline constexpr std::size_t kWasteCauseCount = 5;
+inline constexpr std::size_t kWasteCauseCount = 7;
 inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames = {
-    "failed_job", "preemption", "eval_idle", "failure_lost", "checkpoint_stall"};
+    "failed_job", "preemption", "eval_idle", "failure_lost", "checkpoint_stall", "recovery_hold", "restart"};
 
 struct JobOutcome {  // 64 bytes: a million of them are kept
   Time release;                // when the job reached the scheduler
@@ -55,11 +57,14 @@ inline Time submitted(const Workload& w, const std::vector<JobOutcome>& outcomes
   return w.waits(job) ? outcomes[job].release : w.requests[job].submit;
 }
 
-enum class FactKind : std::uint8_t { Queued, Started, Ended, Withdrawn, Rejected, Preempted };
+// Failed: an injected failure stopped the job; it recovers (detection, diagnosis) and is queued
+// again with Requeued. While it recovers it may keep some of its resources (sim/failures.h).
+enum class FactKind : std::uint8_t { Queued, Started, Ended, Withdrawn, Rejected, Preempted, Failed, Requeued };
 
 // One thing that happened, as the core tells sinks. `request` stays valid for the run;
-// `placement` (Started, Ended, Preempted: where the job held resources; null for other kinds)
-// only during the call.
+// `placement`, only during the call: for Started, Ended and Preempted where the job held
+// resources; for Failed and Requeued the resources it gave back then (perhaps none); null for
+// the other kinds.
 struct Fact {
   FactKind kind;
   Time time;

@@ -106,7 +106,11 @@ void Simulation::add_sink(Sink& sink) { sinks_.push_back(&sink); }
 
 void Simulation::emit(FactKind kind, JobId job) {
   const bool holds = kind == FactKind::Started || kind == FactKind::Ended || kind == FactKind::Preempted;
-  const Fact fact{kind, now_, job, &workload_.requests[job], holds ? &placement_of(job) : nullptr};
+  emit(kind, job, holds ? &placement_of(job) : nullptr);
+}
+
+void Simulation::emit(FactKind kind, JobId job, const Placement* placement) {
+  const Fact fact{kind, now_, job, &workload_.requests[job], placement};
   for (Sink* s : sinks_) s->on_fact(fact);
 }
 
@@ -149,11 +153,7 @@ bool Simulation::step() {
         break;
       case EventKind::NodeUp: cluster_.bring_up(static_cast<int>(e.job)); break;
       case EventKind::Recovered:
-        if (status_[e.job] == Status::Recovering) {
-          status_[e.job] = Status::Pending;
-          ++pending_;
-          policy_->on_queued(e.job, workload_.requests[e.job]);
-        }
+        if (status_[e.job] == Status::Recovering) requeue(e.job);
         break;
       case EventKind::Release: release(e.job); break;
     }
@@ -239,12 +239,13 @@ bool Simulation::try_start(JobId job) {
   // A job of zero run time ends at this instant too, in a step of its own right after this one:
   // ending it inside the pass would tell the policy it stopped before it heard that it started.
   Time wall = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown)));
+  if (const Time interval = checkpoint_interval(job); interval > Time{} && wall > Time{}) {
+    const std::int64_t saves = (wall.sec() - 1) / interval.sec();  // none at the very end
+    wall += Time::seconds(saves * checkpoint_stall().sec());
+  }
+  run.overhead_s = run.overhead_s < 0 && failures_ ? static_cast<std::int32_t>(failures_->restart().sec()) : 0;
+  wall += Time::seconds(run.overhead_s);
   if (failures_ && failures_->enabled() && o.failures < kMaxFailures) {
-    const Time interval = checkpoint_interval(job);
-    if (interval > Time{} && wall > Time{}) {
-      const std::int64_t saves = (wall.sec() - 1) / interval.sec();  // none at the very end
-      wall += Time::seconds(saves * checkpoint_stall().sec());
-    }
     const std::optional<FailureDraw> f = failures_->draw(job, run.starts - 1, request.gpu_num, wall);
     if (f) {
       const std::uint32_t node_bit = f->infrastructure() ? kNodeFailureBit : 0;
@@ -267,12 +268,22 @@ void Simulation::free_slot(JobId job) {
 }
 
 void Simulation::stop_run(JobId job) {
-  cluster_.release(placement_of(job));
-  allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] -= workload_.requests[job].gpu_num;
+  give_back(job, placement_of(job));
+  account_run(job);
+}
+
+void Simulation::account_run(JobId job) {
   JobOutcome& o = outcomes_[job];
   const Time held = now_ - runs_[job].started;
   o.run_time += held;
   o.gpu_seconds += std::int64_t{workload_.requests[job].gpu_num} * held.sec();
+}
+
+void Simulation::give_back(JobId job, const Placement& resources) {
+  cluster_.release(resources);
+  std::int64_t gpus = 0;
+  for (const NodeShare& share : resources) gpus += share.gpus;
+  allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] -= gpus;
 }
 
 void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
@@ -288,6 +299,7 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
     wasted_[static_cast<std::size_t>(WasteCause::Preemption)] += lost;
   } else {  // the work done, at the run's speed, is kept
     const RunSplit s = split(job, held);
+    waste(job, WasteCause::Restart, std::int64_t{workload_.requests[job].gpu_num} * s.overhead.sec());
     waste(job, WasteCause::CheckpointStall, std::int64_t{workload_.requests[job].gpu_num} * s.stall.sec());
     const auto done = static_cast<std::int64_t>(static_cast<double>(s.compute.sec()) / r.slowdown);
     r.remaining = std::max(r.remaining - Time::seconds(done), Time{});
@@ -318,9 +330,11 @@ void Simulation::finish(JobId job) {
     throw std::logic_error("job " + std::to_string(job) + " ended while not running");
   stop_run(job);
   JobOutcome& o = outcomes_[job];
-  if (checkpoint_interval(job) > Time{})
-    waste(job, WasteCause::CheckpointStall,
-          std::int64_t{workload_.requests[job].gpu_num} * split(job, now_ - runs_[job].started).stall.sec());
+  if (failures_) {
+    const RunSplit s = split(job, now_ - runs_[job].started);
+    waste(job, WasteCause::Restart, std::int64_t{workload_.requests[job].gpu_num} * s.overhead.sec());
+    waste(job, WasteCause::CheckpointStall, std::int64_t{workload_.requests[job].gpu_num} * s.stall.sec());
+  }
   JobState state = workload_.profiles[job].final_state;
   if (is_failure(state) && failures_ && failures_->enabled() && failures_->recorded_failed_complete())
     state = JobState::Completed;
@@ -344,41 +358,29 @@ void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
 }
 
 Simulation::RunSplit Simulation::split(JobId job, Time held) const {
+  const Time overhead = std::min(held, Time::seconds(std::max(runs_[job].overhead_s, 0)));
+  held = held - overhead;
   const Time interval = checkpoint_interval(job);
-  if (interval <= Time{}) return {Time{}, held, Time{}};
+  if (interval <= Time{}) return {overhead, Time{}, held, Time{}};
   const Time per_save = checkpoint_stall();
   const std::int64_t cycle = interval.sec() + per_save.sec();
   const std::int64_t saves = held.sec() / cycle;
   const std::int64_t partial = std::max<std::int64_t>(0, held.sec() - saves * cycle - interval.sec());
   const Time stall = Time::seconds(saves * per_save.sec() + partial);
-  return {stall, held - stall, Time::seconds(saves * interval.sec())};
+  return {overhead, stall, held - stall, Time::seconds(saves * interval.sec())};
 }
 
 void Simulation::fail(JobId job, bool take_node) {
-  const int node = placement_of(job).empty() ? -1 : placement_of(job).front().node;
-  Run& r = runs_[job];
-  const Time held = now_ - r.started;
-  stop_run(job);
-  const RunSplit s = split(job, held);
-  const std::int64_t gpus = workload_.requests[job].gpu_num;
-  waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
-  waste(job, WasteCause::FailureLost, gpus * (s.compute - s.saved).sec());
-  const auto kept = static_cast<std::int64_t>(static_cast<double>(s.saved.sec()) / r.slowdown);
-  r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
-  ++outcomes_[job].failures;
-  ++failures_injected_;
-  status_[job] = Status::Recovering;
-  emit(FactKind::Preempted, job);
-  free_slot(job);
-  policy_->on_stopped(job);
-  events_.push(now_ + failures_->recovery_delay(), EventKind::Recovered, job);
-  if (!take_node || node < 0) return;
-  // The node fails under every job on it (found by a scan over the running jobs' slots), in
-  // JobId order.
+  const int node = take_node && !placement_of(job).empty() ? placement_of(job).front().node : -1;
+  stop_failed(job, node);
+  if (node < 0) return;
+  // The node fails under every job on it (found by a scan over the slots), in JobId order: a
+  // running job fails too; a recovering one that still holds part of it ends its hold at once.
   std::vector<JobId> on_node;
   for (std::size_t slot = 0; slot < held_.size(); ++slot) {
     const JobId other = held_by_[slot];
-    if (status_[other] != Status::Running || slot_[other] != slot) continue;  // a free slot
+    if (slot_[other] != slot || (status_[other] != Status::Running && status_[other] != Status::Recovering))
+      continue;  // a free slot
     for (const NodeShare& share : held_[slot])
       if (share.node == node) {
         on_node.push_back(other);
@@ -386,10 +388,64 @@ void Simulation::fail(JobId job, bool take_node) {
       }
   }
   std::sort(on_node.begin(), on_node.end());
-  for (JobId other : on_node) fail(other, false);
+  for (JobId other : on_node) {
+    if (status_[other] == Status::Running) stop_failed(other, node);
+    else requeue(other);
+  }
   cluster_.take_down(node);
   ++nodes_failed_;
   events_.push(now_ + failures_->repair(), EventKind::NodeUp, static_cast<JobId>(node));
+}
+
+void Simulation::stop_failed(JobId job, int down_node) {
+  Run& r = runs_[job];
+  const RunSplit s = split(job, now_ - r.started);
+  account_run(job);
+  const std::int64_t gpus = workload_.requests[job].gpu_num;
+  waste(job, WasteCause::Restart, gpus * s.overhead.sec());
+  waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
+  waste(job, WasteCause::FailureLost, gpus * (s.compute - s.saved).sec());
+  const auto kept = static_cast<std::int64_t>(static_cast<double>(s.saved.sec()) / r.slowdown);
+  r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
+  r.overhead_s = -1;  // its next start reloads
+  r.started = now_;   // the recovery starts
+  ++outcomes_[job].failures;
+  ++failures_injected_;
+  status_[job] = Status::Recovering;
+  // It gives back everything now, or, holding, only its share of the node that goes down.
+  Placement& held = held_[slot_[job]];
+  Placement released;
+  if (failures_->holds_gpus()) {
+    for (const NodeShare& share : held)
+      if (share.node == down_node) released.push_back(share);
+    std::erase_if(held, [&](const NodeShare& share) { return share.node == down_node; });
+  } else {
+    released.swap(held);
+  }
+  give_back(job, released);
+  emit(FactKind::Failed, job, &released);
+  if (held.empty()) free_slot(job);
+  policy_->on_stopped(job);
+  events_.push(now_ + failures_->recovery_delay(), EventKind::Recovered, job);
+}
+
+void Simulation::requeue(JobId job) {
+  Placement released;
+  if (holds(job)) {
+    released.swap(held_[slot_[job]]);
+    std::int64_t gpus = 0;
+    for (const NodeShare& share : released) gpus += share.gpus;
+    const Time hold = now_ - runs_[job].started;
+    outcomes_[job].run_time += hold;
+    outcomes_[job].gpu_seconds += gpus * hold.sec();
+    waste(job, WasteCause::RecoveryHold, gpus * hold.sec());
+    give_back(job, released);
+    free_slot(job);
+  }
+  status_[job] = Status::Pending;
+  ++pending_;
+  emit(FactKind::Requeued, job, &released);
+  policy_->on_queued(job, workload_.requests[job]);
 }
 
 void Simulation::withdraw(JobId job) {

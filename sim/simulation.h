@@ -26,7 +26,10 @@
 //    checkpoint is wasted (failure_lost), an infrastructure failure also stops every other job on
 //    the job's first node and takes that node down for the repair time (EventKind::NodeUp), and
 //    the job is queued again after the recovery delay (EventKind::Recovered), to resume from its
-//    last checkpoint. Checkpoint saves stall the run (checkpoint_stall).
+//    last checkpoint. Checkpoint saves stall the run (checkpoint_stall). With
+//    FailureModel::holds_gpus, a failed job keeps its resources but those on the failed node
+//    through the recovery delay (recovery_hold; a node failure under them ends the hold at once);
+//    a run after a failure first spends FailureModel::restart() reloading (restart).
 //
 // Cost: O(log r) per event with r running jobs, plus the policy's pass. Nothing is done per unit
 // of simulated time. Memory: O(jobs) for outcomes and placements.
@@ -113,6 +116,8 @@ class Simulation {
   void preempt(JobId job, SchedulingPass::Preempt how);
   // Accounts the GPU-time of the current run of a running job and frees its resources.
   void stop_run(JobId job);
+  void account_run(JobId job);                             // the GPU-time part of stop_run
+  void give_back(JobId job, const Placement& resources);   // the freeing part
   // Ends the job for good and releases the jobs that wait for it.
   void end_job(JobId job, JobState state);
   double idle_share(JobId job) const {
@@ -121,14 +126,22 @@ class Simulation {
   }
   // An injected failure stops a running job; `take_node`: also fail its first node.
   void fail(JobId job, bool take_node);
-  // How `held` seconds of the current run split: checkpoint stalls, compute, and the compute
-  // covered by completed saves.
+  // Stops a job hit by a failure (its own, or of `down_node`, the node that goes down; -1: none)
+  // and starts its recovery.
+  void stop_failed(JobId job, int down_node);
+  // A failed job's recovery is over (or its hold broke): it gives back what it held and is queued.
+  void requeue(JobId job);
+  // Whether a recovering job still holds resources.
+  bool holds(JobId job) const { return held_by_[slot_[job]] == job && !held_[slot_[job]].empty(); }
+  // How `held` seconds of the current run split: the restart overhead at its start, checkpoint
+  // stalls, compute, and the compute covered by completed saves.
   struct RunSplit {
-    Time stall, compute, saved;
+    Time overhead, stall, compute, saved;
   };
   RunSplit split(JobId job, Time held) const;
   void waste(JobId job, WasteCause cause, std::int64_t gpu_seconds);
   void emit(FactKind kind, JobId job);
+  void emit(FactKind kind, JobId job, const Placement* placement);
 
   const Workload& workload_;
   std::vector<Time> estimates_;
@@ -168,6 +181,9 @@ class Simulation {
     Time remaining;  // work still needed when it started, in seconds at full speed
     double slowdown = 1.0;  // of the current run
     std::uint32_t starts = 0;  // runs started so far: tags this run's events, keys failure draws
+    // Restart overhead at the start of the current run, seconds; -1 from a failure to the next
+    // start (which then reloads).
+    std::int32_t overhead_s = 0;
   };
   // Checkpointing of the job's runs: compute between saves (zero: none) and the stall per save.
   Time checkpoint_interval(JobId job) const;

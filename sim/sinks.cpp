@@ -69,7 +69,7 @@ class TimeseriesSink final : public Sink {
     nodes_by_free_.back() = s.nodes;
     for (std::string_view h : {"time_s", "gpus_total", "gpus_allocated", "jobs_running", "jobs_pending",
                                "gpus_pending", "gpus_free_unusable", "gpus_blocked_by_fragmentation",
-                               "gpus_allocated_mean"})
+                               "gpus_allocated_mean", "jobs_recovering"})
       rows_.text(h);
     rows_.end_row();
   }
@@ -91,6 +91,8 @@ class TimeseriesSink final : public Sink {
       case FactKind::Preempted: --now_.running; now_.allocated -= g; hold(*f.placement, +1); wait(r, +1); break;
       case FactKind::Withdrawn: wait(r, -1); break;
       case FactKind::Rejected: break;
+      case FactKind::Failed: --now_.running; ++now_.recovering; give_back(*f.placement); break;
+      case FactKind::Requeued: --now_.recovering; give_back(*f.placement); wait(r, +1); break;
     }
   }
 
@@ -104,7 +106,7 @@ class TimeseriesSink final : public Sink {
 
  private:
   struct State {
-    std::int64_t allocated = 0, running = 0, pending = 0, gpus_pending = 0, unusable = 0, blocked = 0;
+    std::int64_t allocated = 0, running = 0, pending = 0, gpus_pending = 0, unusable = 0, blocked = 0, recovering = 0;
   };
   static std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b < 0); }
 
@@ -113,6 +115,11 @@ class TimeseriesSink final : public Sink {
     now_.gpus_pending += sign * r.gpu_num;
     if (r.gpu_num == 0) return;
     waiting_[{r.gpu_num, r.node_num}] += sign;  // shapes are few: kept at zero, not erased
+  }
+  // What a failed job gives back (all or part of what it held).
+  void give_back(const Placement& p) {
+    for (const NodeShare& share : p) now_.allocated -= share.gpus;
+    hold(p, +1);
   }
   void hold(const Placement& p, int sign) {
     for (const NodeShare& s : p) {
@@ -163,6 +170,7 @@ class TimeseriesSink final : public Sink {
     rows_.integer(snapshot_.pending).integer(snapshot_.gpus_pending).integer(snapshot_.unusable);
     rows_.integer(snapshot_.blocked);
     rows_.real(static_cast<double>(area_) / static_cast<double>(interval_));
+    rows_.integer(snapshot_.recovering);
     rows_.end_row();
   }
 

@@ -200,7 +200,7 @@ TEST_CASE("GPU-seconds stay conserved and the same seed gives the same failures 
     explicit Recorder(std::size_t n) : started(n), failed(n) {}
     void on_fact(const Fact& f) override {
       if (f.kind == FactKind::Started) started[f.job] = f.time;
-      if (f.kind == FactKind::Preempted) failed[f.job].push_back((f.time - started[f.job]).sec());
+      if (f.kind == FactKind::Failed) failed[f.job].push_back((f.time - started[f.job]).sec());
     }
     void finish(const RunRecord&) override {}
     std::vector<Time> started;
@@ -277,6 +277,76 @@ TEST_CASE("Recorded failures are kept, or completed when injected ones stand for
     CHECK(sim.outcomes()[job].state == (complete ? JobState::Completed : JobState::Failed));
     CHECK(sim.wasted_by_cause()[static_cast<std::size_t>(WasteCause::FailedJob)] == (complete ? 0 : 100));
   }
+}
+
+}  // namespace acme::test
+
+namespace acme::test {
+
+TEST_CASE("A failed job holds its GPUs while diagnosed, then restarts after reloading its checkpoint",
+          "[failures]") {
+  // An 8-GPU SFT job of 20,000 s on one node (no checkpoints): its first run is cut by a failure
+  // that takes no node; its second run is clear. Manual recovery: 90 min, held; restart 200 s.
+  const Time run = Time::seconds(20000);
+  for (const bool hold : {true, false}) {
+    const FailureModel m = model({"failures.restart_s=200", std::string("failures.hold_gpus=") + (hold ? "true" : "false")});
+    JobId job = 0;
+    std::optional<FailureDraw> d;
+    for (; job < 100000; ++job)
+      if ((d = m.draw(job, 0, 8, run)) && !d->infrastructure() && !m.draw(job, 1, 8, run + Time::seconds(200))) break;
+    REQUIRE(d);
+    Workload w = one_job(JobType::SFT, 8, 1, run.sec(), static_cast<int>(job) + 1);
+    for (std::size_t i = 0; i < w.size(); ++i) w.requests[i].submit = Time::seconds(i == job ? 0 : 1'000'000'000);
+    Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
+    sim.set_failures(&m);
+    const Time failed = d->after, requeued = d->after + m.recovery_delay();
+    REQUIRE(m.recovery_delay() == Time::seconds(5400));
+    sim.run_until(failed);
+    CHECK(sim.failures_injected() == 1);
+    CHECK(sim.cluster().allocated_gpus() == (hold ? 8 : 0));
+    sim.run_until(requeued - Time::seconds(1));
+    CHECK(sim.cluster().allocated_gpus() == (hold ? 8 : 0));
+    sim.run_until(requeued);  // queued again and started at once: reloading
+    CHECK(sim.cluster().allocated_gpus() == 8);
+    // The rerun: 200 s reloading, then the whole 20,000 s (nothing was saved). The other jobs
+    // start much later.
+    sim.run_until(requeued + Time::seconds(200) + run);
+    CHECK(sim.outcomes()[job].end == requeued + Time::seconds(200) + run);
+    const auto& wasted = sim.wasted_by_cause();
+    CHECK(wasted[static_cast<std::size_t>(WasteCause::FailureLost)] == 8 * failed.sec());
+    CHECK(wasted[static_cast<std::size_t>(WasteCause::RecoveryHold)] == (hold ? 8 * 5400 : 0));
+    CHECK(wasted[static_cast<std::size_t>(WasteCause::Restart)] == 8 * 200);
+    CHECK(sim.outcomes()[job].gpu_seconds == 8 * (failed.sec() + (hold ? 5400 : 0) + 200 + run.sec()));
+    sim.run();
+    sim.check_conservation();
+  }
+}
+
+TEST_CASE("A job hit by a node failure holds only its GPUs on the nodes that stay up", "[failures]") {
+  // A 16-GPU job on two 8-GPU nodes whose first run meets an infrastructure failure: its first
+  // node goes down, it keeps node 1's 8 GPUs through the recovery delay.
+  const FailureModel m = model({"failures.repair_s=100000"});
+  const Time run = Time::hours(1000);
+  JobId job = 0;
+  std::optional<FailureDraw> d;
+  for (; job < 100000; ++job)
+    if ((d = m.draw(job, 0, 16, run)) && d->infrastructure()) break;
+  REQUIRE(d);
+  Workload w = one_job(JobType::SFT, 16, 2, run.sec(), static_cast<int>(job) + 1);
+  for (std::size_t i = 0; i < w.size(); ++i) w.requests[i].submit = Time::seconds(i == job ? 0 : 1'000'000'000);
+  Simulation sim(w, small_cluster(3), make_policy("fifo"), ReplayMode::Policy);
+  sim.set_failures(&m);
+  sim.run_until(d->after);
+  REQUIRE(sim.nodes_failed() == 1);
+  CHECK(sim.cluster().is_down(0));
+  CHECK(sim.cluster().allocated_gpus() == 8);
+  CHECK(sim.cluster().free_gpus_on(1) == 0);
+  sim.run_until(d->after + m.recovery_delay());
+  CHECK(sim.wasted_by_cause()[static_cast<std::size_t>(WasteCause::RecoveryHold)] ==
+        8 * m.recovery_delay().sec());
+  sim.run();
+  const Conservation c = sim.check_conservation();
+  CHECK(c.job_gpu_seconds == c.integral_gpu_seconds);
 }
 
 }  // namespace acme::test

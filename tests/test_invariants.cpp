@@ -136,12 +136,13 @@ class Auditor final : public Sink {
       : w_(w), spec_(spec), sim_(sim), mode_(mode), never_fits_(spec), jobs_(w.size()),
         gpus_(static_cast<std::size_t>(spec.nodes), 0), cpus_(static_cast<std::size_t>(spec.nodes), 0) {}
 
-  enum class Phase { Unreleased, Waiting, Running, Done };
+  enum class Phase { Unreleased, Waiting, Running, Recovering, Done };
   struct Job {
     Phase phase = Phase::Unreleased;
     std::optional<Time> first_start, run_start, end;
     std::int64_t gpu_seconds = 0;
-    int stops = 0;  // Preempted facts: preemptions and failures
+    int stops = 0;       // Preempted and Failed facts: preemptions and failures
+    int held_gpus = 0;   // while recovering: the GPUs it kept
   };
 
   void on_fact(const Fact& f) override {
@@ -183,6 +184,22 @@ class Auditor final : public Sink {
         job.phase = Phase::Waiting;
         if (f.kind == FactKind::Ended) done(job, f.time);
         break;
+      case FactKind::Failed:  // gives back part or all of what it held; the rest until Requeued
+        expect(job.phase == Phase::Running, j, "failed while not running");
+        hold(*f.placement, -1);
+        job.gpu_seconds += std::int64_t{r.gpu_num} * (f.time - *job.run_start).sec();
+        job.held_gpus = r.gpu_num - gpus_of(*f.placement);
+        job.run_start = f.time;
+        ++job.stops;
+        job.phase = Phase::Recovering;
+        break;
+      case FactKind::Requeued:
+        expect(job.phase == Phase::Recovering, j, "requeued while not recovering");
+        expect(gpus_of(*f.placement) == job.held_gpus, j, "gave back other than it kept");
+        hold(*f.placement, -1);
+        job.gpu_seconds += std::int64_t{job.held_gpus} * (f.time - *job.run_start).sec();
+        job.phase = Phase::Waiting;
+        break;
       case FactKind::Withdrawn:
         expect(job.phase == Phase::Waiting, j, "withdrawn while not waiting");
         expect(p.cancel_pending_at && f.time == std::max(*p.cancel_pending_at, sim_.outcomes()[j].release), j,
@@ -219,6 +236,11 @@ class Auditor final : public Sink {
     }
     expect(gpus == r.gpu_num && cpus == r.cpu_num, j, "placement does not add up to the request");
     expect(gpu_hi - gpu_lo <= 1 && cpu_hi - cpu_lo <= 1, j, "placement is not spread evenly");
+  }
+  static int gpus_of(const Placement& p) {
+    int g = 0;
+    for (const NodeShare& s : p) g += s.gpus;
+    return g;
   }
   void hold(const Placement& p, int sign) {
     for (const NodeShare& s : p) {

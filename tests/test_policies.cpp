@@ -50,6 +50,8 @@ class Watcher final : public Sink {
     const std::int64_t g = f.request->gpu_num;
     if (f.kind == FactKind::Started) used_ += g;
     if (f.kind == FactKind::Ended || f.kind == FactKind::Preempted) used_ -= g;
+    if (f.kind == FactKind::Failed || f.kind == FactKind::Requeued)
+      for (const NodeShare& share : *f.placement) used_ -= share.gpus;
     peak_ = std::max(peak_, used_);
     if (f.kind == FactKind::Started && f.time < f.request->submit) early_ = true;
   }

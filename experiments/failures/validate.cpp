@@ -10,9 +10,9 @@
 // of 8 GPUs), default failure settings (manual recovery) but no checkpoints (every run is the job's
 // whole run time, as in the table, where a restart is a new job), REPLICAS failure seeds; counts are means per replica, average GPUs, time to failure and GPU-time shares pooled.
 //
-// Which reason struck: a failure stops a run with FactKind::Preempted at start + draw.after; the
+// Which reason struck: a failure stops a run with FactKind::Failed at start + draw.after; the
 // draw is pure (FailureModel::draw), so the sink recomputes it from (job, run number, GPUs). A
-// Preempted fact that does not match the job's own draw is a bystander of a node failure.
+// Failed fact that does not match the job's own draw is a bystander of a node failure.
 //
 // Usage: acmesim_failure_validation ROOT [REPLICAS]   (ROOT: the source tree)
 // Writes validation.csv to stdout, a summary (targets, bystanders, fitted exposure) to stderr.
@@ -53,7 +53,7 @@ class ReasonSink final : public Sink {
     if (f.kind == FactKind::Started) {
       start_[f.job] = f.time;
       ++starts_[f.job];
-    } else if (f.kind == FactKind::Preempted) {
+    } else if (f.kind == FactKind::Failed) {
       const std::int32_t gpus = work_.requests[f.job].gpu_num;
       // Checkpoints are off, so every run is the job's whole run time (its horizon).
       const auto d = model_.draw(f.job, starts_[f.job] - 1, gpus, work_.profiles[f.job].run);
@@ -82,7 +82,8 @@ class ReasonSink final : public Sink {
 FailureModel make_model(const std::string& table, int seed) {
   std::vector<YamlValue> v{yaml_override("failures.enabled=true"),
                            yaml_override("failures.seed=" + std::to_string(seed)),
-                           yaml_override("failures.checkpoint.Pretrain=0")};
+                           yaml_override("failures.checkpoint.Pretrain=0"),
+                           yaml_override("failures.restart_s=0")};
   Params p("failures", v);
   FailureModel m(p, table);
   p.check_all_used();
