@@ -268,7 +268,8 @@ void Simulation::free_slot(JobId job) {
 }
 
 void Simulation::stop_run(JobId job) {
-  give_back(job, placement_of(job));
+  cluster_.release(placement_of(job));  // all of it: the request's GPUs
+  allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] -= workload_.requests[job].gpu_num;
   account_run(job);
 }
 
@@ -279,6 +280,7 @@ void Simulation::account_run(JobId job) {
   o.gpu_seconds += std::int64_t{workload_.requests[job].gpu_num} * held.sec();
 }
 
+// Part of a job's resources (a failed job's).
 void Simulation::give_back(JobId job, const Placement& resources) {
   cluster_.release(resources);
   std::int64_t gpus = 0;
@@ -336,7 +338,7 @@ void Simulation::finish(JobId job) {
     waste(job, WasteCause::CheckpointStall, std::int64_t{workload_.requests[job].gpu_num} * s.stall.sec());
   }
   JobState state = workload_.profiles[job].final_state;
-  if (is_failure(state) && failures_ && failures_->enabled() && failures_->recorded_failed_complete())
+  if (failures_ && failures_->recorded_failed_complete() && failures_->enabled() && is_failure(state))
     state = JobState::Completed;
   if (is_failure(state)) {
     wasted_[static_cast<std::size_t>(WasteCause::FailedJob)] += o.gpu_seconds - o.wasted_gpu_seconds;

@@ -6,6 +6,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 sweep, out = sys.argv[1], sys.argv[2]
+# The waste that failures and checkpoints cause (the recorded failures' failed_job is apart).
+FAILURE_CAUSES = ["failure_lost", "checkpoint_stall", "recovery_hold", "restart"]
 runs = []
 for r in csv.DictReader(open(os.path.join(sweep, "summary.csv"))):
     d = os.path.join(sweep, "runs", r["run_id"])
@@ -22,7 +24,8 @@ for r in csv.DictReader(open(os.path.join(sweep, "summary.csv"))):
     runs.append(dict(policy=r["policy.name"], interval_min=int(r["failures.checkpoint_interval_s"]) // 60,
                      mode=r["failures.checkpoint_mode"], recovery=r["failures.recovery"], seed=int(r["seed"]),
                      failure_lost_gpu_h=waste["failure_lost"], checkpoint_stall_gpu_h=waste["checkpoint_stall"],
-                     wasted_failures_gpu_h=waste["failure_lost"] + waste["checkpoint_stall"],
+                     recovery_hold_gpu_h=waste["recovery_hold"], restart_gpu_h=waste["restart"],
+                     wasted_failures_gpu_h=sum(waste[c] for c in FAILURE_CAUSES),
                      pretrain_goodput_pct=100 * useful / held, pretrain_completed=len(done),
                      pretrain_mean_completion_h=sum(done) / len(done) / 3600))
 
@@ -31,7 +34,8 @@ key = lambda x: (x["policy"], x["mode"], x["recovery"], x["interval_min"])
 groups = {}
 for x in runs:
     groups.setdefault(key(x), []).append(x)
-metrics = ["failure_lost_gpu_h", "checkpoint_stall_gpu_h", "wasted_failures_gpu_h", "pretrain_goodput_pct",
+metrics = ["failure_lost_gpu_h", "checkpoint_stall_gpu_h", "recovery_hold_gpu_h", "restart_gpu_h",
+           "wasted_failures_gpu_h", "pretrain_goodput_pct",
            "pretrain_completed", "pretrain_mean_completion_h"]
 rows = []
 for k in sorted(groups, key=lambda k: (k[0] != "fifo", k[1], k[2], k[3])):
@@ -98,7 +102,7 @@ for row, pol in enumerate(["fifo", "backfill"]):
     for m, ls in (("sync", "-"), ("async", "--")):
         for a in ax[row]:
             a.axvline(yd[m], color="grey", ls=ls, lw=0.8)
-    for a, t in zip(ax[row], ("wasted GPU-kh (failure_lost + checkpoint_stall)", "Pretrain goodput %",
+    for a, t in zip(ax[row], ("wasted GPU-kh (lost + stall + hold + restart)", "Pretrain goodput %",
                               "Pretrain mean completion time (h)")):
         a.set_xscale("log"); a.set_title(f"{pol}: {t}", fontsize=9)
         if row == 1:
