@@ -40,6 +40,26 @@ Workload one_job(JobType type, std::int32_t gpus, std::int32_t nodes, std::int64
   return w;
 }
 
+// Failure draws are keyed by JobId, so a test looks for the id whose draws it needs: the first
+// id whose first run of `gpus` GPUs over `horizon` gets a draw that `wanted` accepts (none: the
+// run is clear), up to 100,000 ids.
+template <class Wanted>
+std::pair<JobId, std::optional<FailureDraw>> first_id(const FailureModel& m, std::int32_t gpus, Time horizon,
+                                                      Wanted wanted) {
+  for (JobId job = 0; job < 100000; ++job)
+    if (auto d = m.draw(job, 0, gpus, horizon); wanted(job, d)) return {job, d};
+  FAIL("no job id with the wanted draws");
+  return {};
+}
+
+// Copies 0..`job` of one_job(), of which only copy `job` is submitted at 0, the others too late
+// to matter.
+Workload only_job(JobId job, JobType type, std::int32_t gpus, std::int32_t nodes, std::int64_t run_s) {
+  Workload w = one_job(type, gpus, nodes, run_s, static_cast<int>(job) + 1);
+  for (std::size_t i = 0; i < w.size(); ++i) w.requests[i].submit = Time::seconds(i == job ? 0 : 1'000'000'000);
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE("The failure table gives per-GPU hazards to infrastructure reasons and per-run odds to the rest",
@@ -127,12 +147,9 @@ TEST_CASE("A job hit by a failure loses exactly the progress since its last chec
                                 "failures.repair_s=500"});
   // The first job whose first run fails; the others are submitted too late to matter.
   const Time wall = Time::seconds(100000 + 99 * 100);
-  JobId job = 0;
-  std::optional<FailureDraw> first;
-  while (!(first = m.draw(job, 0, 64, wall))) ++job;
+  const auto [job, first] = first_id(m, 64, wall, [](JobId, const auto& d) { return d.has_value(); });
   const FailureDraw draw = *first;
-  Workload w = one_job(JobType::Pretrain, 64, 8, 100000, static_cast<int>(job) + 1);
-  for (std::size_t i = 0; i < w.size(); ++i) w.requests[i].submit = Time::seconds(i == job ? 0 : 1'000'000'000);
+  Workload w = only_job(job, JobType::Pretrain, 64, 8, 100000);
   Simulation sim(w, small_cluster(10), make_policy("fifo"), ReplayMode::Policy);
   sim.set_failures(&m);
   sim.run_until(Time::seconds(draw.after.sec()));
@@ -154,13 +171,8 @@ TEST_CASE("An infrastructure failure takes the job's first node down and brings 
   const FailureModel m = model({"failures.repair_s=500", "failures.recovery=automatic"});
   // An 8-GPU job of 1000 hours whose first run fails with an infrastructure reason: find one.
   const Time run = Time::hours(1000);
-  JobId job = 0;
-  std::optional<FailureDraw> d;
-  for (; job < 100000; ++job)
-    if ((d = m.draw(job, 0, 8, run)) && d->infrastructure()) break;
-  REQUIRE(d);
-  Workload w = one_job(JobType::SFT, 8, 1, run.sec(), static_cast<int>(job) + 1);
-  for (std::size_t i = 0; i < w.size(); ++i) w.requests[i].submit = Time::seconds(i == job ? 0 : 1'000'000'000);
+  const auto [job, d] = first_id(m, 8, run, [](JobId, const auto& d) { return d && d->infrastructure(); });
+  Workload w = only_job(job, JobType::SFT, 8, 1, run.sec());
   Simulation sim(w, small_cluster(2), make_policy("fifo"), ReplayMode::Policy);
   sim.set_failures(&m);
   sim.run_until(d->after);
@@ -263,13 +275,9 @@ TEST_CASE("Recorded failures are kept, or completed when injected ones stand for
   // nothing in those 100 s: only the recorded state decides how it ends.
   for (const std::string setting : {"keep", "complete"}) {
     const FailureModel m = model({"failures.recorded_failed=" + setting});
-    JobId job = 0;
-    while (m.draw(job, 0, 1, Time::seconds(100))) ++job;
-    Workload w = one_job(JobType::Debug, 1, 1, 100, static_cast<int>(job) + 1);
-    for (std::size_t i = 0; i < w.size(); ++i) {
-      w.profiles[i].final_state = JobState::Failed;
-      w.requests[i].submit = Time::seconds(i == job ? 0 : 1'000'000'000);
-    }
+    const JobId job = first_id(m, 1, Time::seconds(100), [](JobId, const auto& d) { return !d; }).first;
+    Workload w = only_job(job, JobType::Debug, 1, 1, 100);
+    for (JobProfile& p : w.profiles) p.final_state = JobState::Failed;
     Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
     sim.set_failures(&m);
     sim.run_until(Time::seconds(100));
@@ -290,13 +298,10 @@ TEST_CASE("A failed job holds its GPUs while diagnosed, then restarts after relo
   const Time run = Time::seconds(20000);
   for (const bool hold : {true, false}) {
     const FailureModel m = model({"failures.restart_s=200", std::string("failures.hold_gpus=") + (hold ? "true" : "false")});
-    JobId job = 0;
-    std::optional<FailureDraw> d;
-    for (; job < 100000; ++job)
-      if ((d = m.draw(job, 0, 8, run)) && !d->infrastructure() && !m.draw(job, 1, 8, run + Time::seconds(200))) break;
-    REQUIRE(d);
-    Workload w = one_job(JobType::SFT, 8, 1, run.sec(), static_cast<int>(job) + 1);
-    for (std::size_t i = 0; i < w.size(); ++i) w.requests[i].submit = Time::seconds(i == job ? 0 : 1'000'000'000);
+    const auto [job, d] = first_id(m, 8, run, [&](JobId j, const auto& d) {
+      return d && !d->infrastructure() && !m.draw(j, 1, 8, run + Time::seconds(200));
+    });
+    Workload w = only_job(job, JobType::SFT, 8, 1, run.sec());
     Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
     sim.set_failures(&m);
     const Time failed = d->after, requeued = d->after + m.recovery_delay();
@@ -327,13 +332,8 @@ TEST_CASE("A job hit by a node failure holds only its GPUs on the nodes that sta
   // node goes down, it keeps node 1's 8 GPUs through the recovery delay.
   const FailureModel m = model({"failures.repair_s=100000"});
   const Time run = Time::hours(1000);
-  JobId job = 0;
-  std::optional<FailureDraw> d;
-  for (; job < 100000; ++job)
-    if ((d = m.draw(job, 0, 16, run)) && d->infrastructure()) break;
-  REQUIRE(d);
-  Workload w = one_job(JobType::SFT, 16, 2, run.sec(), static_cast<int>(job) + 1);
-  for (std::size_t i = 0; i < w.size(); ++i) w.requests[i].submit = Time::seconds(i == job ? 0 : 1'000'000'000);
+  const auto [job, d] = first_id(m, 16, run, [](JobId, const auto& d) { return d && d->infrastructure(); });
+  Workload w = only_job(job, JobType::SFT, 16, 2, run.sec());
   Simulation sim(w, small_cluster(3), make_policy("fifo"), ReplayMode::Policy);
   sim.set_failures(&m);
   sim.run_until(d->after);
