@@ -124,6 +124,7 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
 
   Params failure_params("failures", config.failure_params);
   p.failures.emplace(failure_params, (configs_dir() / "failures" / "acme.yaml").string());
+  p.failures->use_cluster(cluster);
   failure_params.check_all_used();
   if (!p.failures->enabled()) p.failures.reset();
 

@@ -72,6 +72,7 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
     checkpoints_[static_cast<std::size_t>(*t)] = on > 0;
   }
   double gpus = 0, utilization = 0, days = 0, jobs = 0, repair = 0, interval = 0, save = 0, speedup = 1, restart = 0;
+  double checkpoint_gb_per_gpu = 0;
   double detect = 0, diagnose = 0, fit = 1;
   std::vector<std::string> per_run;  // infrastructure reasons drawn per run, not per GPU
   const std::string prefix = "recovery." + recovery + ".";
@@ -106,6 +107,7 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
     else if (k == "restart_s") restart = v.as_double(0, 1e9);
     else if (k == "checkpoint_interval_s") interval = v.as_double(0, 1e9);
     else if (k == "save_time_s") save = v.as_double(0, 1e9);
+    else if (k == "checkpoint_gb_per_gpu") checkpoint_gb_per_gpu = v.as_double(0, 1e6);
     else if (k == "async_speedup") speedup = v.as_double(1, 1e6);
     else v.fail("unknown key of a failure model");
   }
@@ -138,14 +140,33 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
   interval = params.number("checkpoint_interval_s", interval, 0, 1e9,
                            "seconds of compute between two checkpoints, 0: none (default: the table file's)");
   save = params.number("save_time_s", save, 0, 1e9,
-                       "seconds of one synchronous checkpoint save (default: the table file's)");
+                       "seconds of one synchronous checkpoint save; 0: checkpoint size / storage bandwidth "
+                       "(default: the table file's)");
+  checkpoint_gb_per_gpu_ = params.number("checkpoint_gb_per_gpu", checkpoint_gb_per_gpu, 0, 1e6,
+                                         "save_time_s 0: checkpoint GB per GPU of a job (default: the table file's)");
   restart = params.number("restart_s", restart, 0, 1e9,
                           "seconds a run after a failure spends reloading before it computes (default: the table file's)");
   recovery_ = Time::seconds(std::llround((detect + diagnose) * 60.0));
   restart_ = Time::seconds(std::llround(restart));
   repair_ = Time::seconds(std::llround(repair));
   interval_ = Time::seconds(std::llround(interval));
-  stall_ = Time::seconds(std::llround(mode == "sync" ? save : save / speedup));
+  save_s_ = save;
+  stall_factor_ = mode == "sync" ? 1.0 : 1.0 / speedup;
+}
+
+void FailureModel::use_cluster(const ClusterSpec& cluster) {
+  node_gbps_ = cluster.nics_per_node * cluster.nic_gbps;
+  storage_gbps_ = cluster.spines * cluster.storage_gbps;
+}
+
+Time FailureModel::checkpoint_stall(const JobRequest& r) const {
+  double save = save_s_;
+  if (!(save > 0)) {  // the job's checkpoint through the narrower of its NICs and the storage links
+    const double gbps = std::min(r.node_num * node_gbps_, storage_gbps_);
+    save = checkpoint_gb_per_gpu_ * r.gpu_num * 8.0 / gbps;
+  }
+  const double stall = save * stall_factor_;
+  return Time::seconds(stall > 0 ? std::max<std::int64_t>(1, std::llround(stall)) : 0);
 }
 
 double FailureModel::strike_probability(const FailureReason& r, std::int32_t gpus, double horizon_s) {

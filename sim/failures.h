@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "sim/job.h"
+#include "sim/cluster_spec.h"
 #include "sim/params.h"
 #include "sim/time.h"
 
@@ -91,7 +92,13 @@ class FailureModel {
   Time repair() const { return repair_; }            // an infrastructure failure's node downtime
   // Compute between two saves for jobs of type `t`; zero: that type does not checkpoint.
   Time checkpoint_interval(JobType t) const { return checkpoints_[static_cast<std::size_t>(t)] ? interval_ : Time{}; }
-  Time checkpoint_stall() const { return stall_; }  // per save, by the checkpoint mode
+  // The stall of one save of `r`'s checkpoint, by the checkpoint mode: save_time_s, or with
+  // save_time_s 0 the checkpoint (checkpoint_gb_per_gpu x GPUs) over the narrower of the job's
+  // NICs and the cluster's storage links (use_cluster; default: a ClusterSpec's defaults), in
+  // whole seconds, at least 1 when there is anything to save.
+  Time checkpoint_stall(const JobRequest& r) const;
+  // Takes the NIC and storage bandwidths from the cluster's topology.
+  void use_cluster(const ClusterSpec& cluster);
   // failures.recorded_failed: complete. The table's rates count every failure of the traced
   // cluster, and the trace's FAILED jobs are those failures: injecting into a trace as well
   // counts them twice, unless the recorded ones are turned into completions.
@@ -109,7 +116,10 @@ class FailureModel {
   // GPUs (each reason's chance is monotone in G, so largest at an end of the range).
   std::array<double, 32> per_run_none_at_least_{};
   static double strike_probability(const FailureReason& r, std::int32_t gpus, double horizon_s);
-  Time recovery_, repair_, interval_, stall_, restart_;
+  Time recovery_, repair_, interval_, restart_;
+  double save_s_ = 0, stall_factor_ = 1, checkpoint_gb_per_gpu_ = 0;
+  double node_gbps_ = ClusterSpec{}.nics_per_node * ClusterSpec{}.nic_gbps;
+  double storage_gbps_ = ClusterSpec{}.spines * ClusterSpec{}.storage_gbps;
   std::array<bool, kJobTypeCount> checkpoints_{};
 };
 

@@ -241,7 +241,7 @@ bool Simulation::try_start(JobId job) {
   Time wall = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown)));
   if (const Time interval = checkpoint_interval(job); interval > Time{} && wall > Time{}) {
     const std::int64_t saves = (wall.sec() - 1) / interval.sec();  // none at the very end
-    wall += Time::seconds(saves * checkpoint_stall().sec());
+    wall += Time::seconds(saves * checkpoint_stall(job).sec());
   }
   run.overhead_s = run.overhead_s < 0 && failures_ ? static_cast<std::int32_t>(failures_->restart().sec()) : 0;
   wall += Time::seconds(run.overhead_s);
@@ -261,7 +261,9 @@ Time Simulation::checkpoint_interval(JobId job) const {
   return failures_ && failures_->enabled() ? failures_->checkpoint_interval(workload_.requests[job].type) : Time{};
 }
 
-Time Simulation::checkpoint_stall() const { return failures_ ? failures_->checkpoint_stall() : Time{}; }
+Time Simulation::checkpoint_stall(JobId job) const {
+  return failures_ ? failures_->checkpoint_stall(workload_.requests[job]) : Time{};
+}
 
 void Simulation::free_slot(JobId job) {
   free_slots_.push_back(slot_[job]);
@@ -364,7 +366,7 @@ Simulation::RunSplit Simulation::split(JobId job, Time held) const {
   held = held - overhead;
   const Time interval = checkpoint_interval(job);
   if (interval <= Time{}) return {overhead, Time{}, held, Time{}};
-  const Time per_save = checkpoint_stall();
+  const Time per_save = checkpoint_stall(job);
   const std::int64_t cycle = interval.sec() + per_save.sec();
   const std::int64_t saves = held.sec() / cycle;
   const std::int64_t partial = std::max<std::int64_t>(0, held.sec() - saves * cycle - interval.sec());

@@ -187,7 +187,7 @@ class Simulation {
   };
   // Checkpointing of the job's runs: compute between saves (zero: none) and the stall per save.
   Time checkpoint_interval(JobId job) const;
-  Time checkpoint_stall() const;
+  Time checkpoint_stall(JobId job) const;
   std::vector<Run> runs_;
   std::array<std::int64_t, kWasteCauseCount> wasted_{};
   std::array<std::int64_t, kJobTypeCount> allocated_by_type_{};   // GPUs held now

@@ -93,8 +93,19 @@ TEST_CASE("The failure table gives per-GPU hazards to infrastructure reasons and
   CHECK(model({"failures.recovery=automatic"}).recovery_delay() == Time::seconds(7 * 60));
   CHECK(m.checkpoint_interval(JobType::Pretrain) == Time::seconds(10800));
   CHECK(m.checkpoint_interval(JobType::Eval) == Time{});
-  CHECK(m.checkpoint_stall() == Time::seconds(300));
-  CHECK(model({"failures.checkpoint_mode=async"}).checkpoint_stall() == Time::seconds(5));
+  const JobRequest big{Time{}, 16, 2, 32, JobType::Pretrain, 0};
+  CHECK(m.checkpoint_stall(big) == Time::seconds(300));
+  CHECK(model({"failures.checkpoint_mode=async"}).checkpoint_stall(big) == Time::seconds(5));  // 300 / 58
+  // From the checkpoint's size: 16 GPUs x 25 GB = 3,200 Gb through 2 nodes' NICs of 200 Gb/s
+  // (the 8 storage links carry 3,200 Gb/s): 8 s; async 8 / 58 s, at least 1 s.
+  FailureModel derived = model({"failures.save_time_s=0", "failures.checkpoint_gb_per_gpu=25"});
+  CHECK(derived.checkpoint_stall(big) == Time::seconds(8));
+  ClusterSpec narrow;
+  narrow.storage_gbps = 25;  // 8 links of 25 Gb/s: 200 Gb/s, narrower than the NICs
+  derived.use_cluster(narrow);
+  CHECK(derived.checkpoint_stall(big) == Time::seconds(16));
+  CHECK(model({"failures.save_time_s=0", "failures.checkpoint_gb_per_gpu=25", "failures.checkpoint_mode=async"})
+            .checkpoint_stall(big) == Time::seconds(1));
 }
 
 TEST_CASE("Per-run reasons strike as often as the table counts them, however short the run", "[failures]") {
