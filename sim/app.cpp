@@ -205,6 +205,15 @@ int run_command(const RunArgs& args) {
   return 0;
 }
 
+namespace {
+
+void print_keys(const Params& params) {
+  for (const Params::Doc& d : params.docs())
+    std::printf("      %s [%s]\n          %s\n", d.key.c_str(), d.fallback.c_str(), d.doc.c_str());
+}
+
+}  // namespace
+
 int list_command() {
   std::printf("Policies (policy.name):\n");
   for (const PolicyEntry& e : policy_table()) {
@@ -212,19 +221,20 @@ int list_command() {
                 static_cast<int>(e.description.size()), e.description.data());
     Params params("policy", {});
     e.make(params);
-    for (const Params::Doc& d : params.docs())
-      std::printf("      %s [%s]\n          %s\n", d.key.c_str(), d.fallback.c_str(), d.doc.c_str());
+    print_keys(params);
   }
   std::printf("\nRun-time estimates (estimate.*), seen by policies instead of true run times:\n");
   Params estimates("estimate", {});
   make_estimates(Workload{}, estimates, 0);
-  for (const Params::Doc& d : estimates.docs())
-    std::printf("      %s [%s]\n          %s\n", d.key.c_str(), d.fallback.c_str(), d.doc.c_str());
+  print_keys(estimates);
+  std::printf("\nEvaluation (eval: coupled | decoupled, eval.*):\n");
+  Params eval("eval", {});
+  apply_evaluation(Workload{}, false, false, eval, ClusterSpec{}, "");
+  print_keys(eval);
   std::printf("\nInjected failures (failures.*):\n");
   Params failures("failures", {});
   FailureModel(failures, "");
-  for (const Params::Doc& d : failures.docs())
-    std::printf("      %s [%s]\n          %s\n", d.key.c_str(), d.fallback.c_str(), d.doc.c_str());
+  print_keys(failures);
   std::printf("\nWorkload sources (workload.source):\n");
   for (const WorkloadSourceEntry& e : workload_source_table())
     std::printf("  %-12.*s %.*s\n", static_cast<int>(e.name.size()), e.name.data(),

@@ -364,7 +364,7 @@ EvalSetup apply_evaluation(const Workload& w, bool decoupled, bool index, Params
                            const std::string& shipped_catalogue) {
   const std::string catalogue = params.path(
       "catalogue", "evaluation catalogue (configs/eval/*.yaml) for the shares and the model; empty: the shipped 7B/63");
-  const bool idle = params.flag("idle", true, "coupled: count GPUs held during loading and metrics as eval_idle waste");
+  const bool idle = params.flag("idle", true, "count GPUs held idle inside Eval jobs (loading, preprocessing, metrics) as eval_idle waste");
   const Time gap = Time::seconds(static_cast<std::int64_t>(params.number(
       "group_gap_s", 10, 0, 86400, "Eval GPU jobs submitted at most this far apart are one evaluation (checkpoint)")));
   EvalPacking packing;
