@@ -7,8 +7,10 @@
 // jobs than the table's, then thinned at random to exactly 1300 Pretrain, 31000 Eval and 550 Debug
 // jobs (sizes and run times as the model draws them; every job set to complete, so that only
 // injected failures end runs early). FIFO on a cluster large enough that no job waits (2048 nodes
-// of 8 GPUs), default failure settings (manual recovery) but no checkpoints (every run is the job's
-// whole run time, as in the table, where a restart is a new job), REPLICAS failure seeds; counts are means per replica, average GPUs, time to failure and GPU-time shares pooled.
+// of 8 GPUs), default failure settings (manual recovery) but no checkpoints and no restart
+// overhead (every run is the job's whole run time, as in the table, where a restart is a new job),
+// REPLICAS failure seeds; counts are means per replica, average GPUs, time to failure and GPU-time
+// shares pooled.
 //
 // Which reason struck: a failure stops a run with FactKind::Failed at start + draw.after; the
 // draw is pure (FailureModel::draw), so the sink recomputes it from (job, run number, GPUs). A
