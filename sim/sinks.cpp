@@ -22,7 +22,7 @@ class JobsSink final : public Sink {
     for (std::string_view h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num",
                                "submit_s", "start_s", "end_s", "queue_s", "run_s", "gpu_seconds",
                                "preemptions", "wasted_gpu_seconds", "leaves_spanned", "slowdown", "replay_delay_s",
-                               "reject_reason"})
+                               "reject_reason", "failures"})
       csv.text(h);
     csv.end_row();
     const Workload& w = run.workload;
@@ -41,7 +41,7 @@ class JobsSink final : public Sink {
       if (o.start) csv.integer(o.leaves_spanned).real(o.slowdown, 3); else csv.blank().blank();
       if (run.replay == ReplayMode::Recorded && o.start) csv.integer((*o.start - o.release).sec());
       else csv.blank();
-      csv.text(describe(o.reject));
+      csv.text(describe(o.reject)).integer(o.failures);
       csv.end_row();
     }
     csv.commit();

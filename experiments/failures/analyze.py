@@ -8,15 +8,22 @@ import matplotlib.pyplot as plt
 sweep, out = sys.argv[1], sys.argv[2]
 # The waste that failures and checkpoints cause (the recorded failures' failed_job is apart).
 FAILURE_CAUSES = ["failure_lost", "checkpoint_stall", "recovery_hold", "restart"]
+# Detection + diagnosis, s, by failures.recovery (configs/failures/acme.yaml): what a failed job holds.
+RECOVERY_S = {"manual": (30 + 60) * 60, "automatic": (2 + 5) * 60}
 runs = []
 for r in csv.DictReader(open(os.path.join(sweep, "summary.csv"))):
     d = os.path.join(sweep, "runs", r["run_id"])
     waste = {w["cause"]: float(w["gpu_hours"]) for w in csv.DictReader(open(os.path.join(d, "wasted_by_cause.csv")))}
-    held = useful = 0.0
+    held = useful = running = 0.0
+    failures = 0
+    delay = RECOVERY_S[r["failures.recovery"]]
     done = []
     for j in csv.DictReader(open(os.path.join(d, "jobs.csv"))):
         if j["type"] != "Pretrain" or not j["gpu_seconds"]:
             continue
+        # Time running, exposed to failures: time held less each failure's recovery hold.
+        running += float(j["run_s"] or 0) - int(j["failures"]) * delay
+        failures += int(j["failures"])
         held += float(j["gpu_seconds"])
         useful += float(j["gpu_seconds"]) - float(j["wasted_gpu_seconds"])
         if j["state"] == "COMPLETED" and j["end_s"]:
@@ -27,7 +34,8 @@ for r in csv.DictReader(open(os.path.join(sweep, "summary.csv"))):
                      recovery_hold_gpu_h=waste["recovery_hold"], restart_gpu_h=waste["restart"],
                      wasted_failures_gpu_h=sum(waste[c] for c in FAILURE_CAUSES),
                      pretrain_goodput_pct=100 * useful / held, pretrain_completed=len(done),
-                     pretrain_mean_completion_h=sum(done) / len(done) / 3600))
+                     pretrain_mean_completion_h=sum(done) / len(done) / 3600,
+                     pretrain_running_s=running, pretrain_failures=failures))
 
 # Means over the seeds, with the spread of the waste.
 key = lambda x: (x["policy"], x["mode"], x["recovery"], x["interval_min"])
@@ -77,8 +85,13 @@ for x in runs:
     k = (x["policy"], x["mode"], x["recovery"], x["seed"])
     if k not in per_seed or x["wasted_failures_gpu_h"] < per_seed[k]["wasted_failures_gpu_h"]:
         per_seed[k] = x
+# The MTBF the Pretrain jobs met in the runs, per-run reasons included: running time per failure.
+observed = sum(x["pretrain_running_s"] for x in runs) / max(1, sum(x["pretrain_failures"] for x in runs))
+yd_observed = {m: math.sqrt(2 * c * observed) / 60 for m, c in (("sync", 300), ("async", 300 / 58))}
 with open(os.path.join(out, "optimum.txt"), "w") as f:
     f.write(f"per-GPU hazard {lam:.3g}/GPU-s; Pretrain GPU-time-weighted size {g:.0f} GPUs; MTBF {mtbf/3600:.1f} h\n")
+    f.write(f"observed in the runs: {observed/3600:.1f} h of Pretrain running time per failure; Young/Daly with it: "
+            f"{yd_observed['sync']:.0f} min sync, {yd_observed['async']:.0f} min async\n")
     for k, x in sorted(best.items()):
         seeds = sorted((s, v["interval_min"]) for (p, m, r, s), v in per_seed.items() if (p, m, r) == k)
         f.write(f"{k[0]} {k[1]} {k[2]}: least mean waste at {x['interval_min']} min "
