@@ -62,3 +62,13 @@ column() {  # column NAME FILE: the first data row's cell under NAME (cells may 
 [ "$(column jobs_completed "$out/summary.csv")" = 2 ] || fail "too_large: jobs_completed is not 2"
 [ "$(grep -c ',REJECTED,' "$out/jobs.csv")" = 1 ] || fail "too_large: jobs.csv has not one REJECTED row"
 echo "ok: too_large"
+
+# acmesim gen: a bad option is named, nothing is written.
+code=0
+"$acmesim" gen --cluster kalos --from 2023-05-17 --to 2023-05-18 --policy bogus -o "$work/gen.csv" \
+  >"$work/stdout" 2>"$work/stderr" || code=$?
+[ "$code" = 2 ] || fail "gen_policy: exit code $code, expected 2"
+[ "$(cat "$work/stderr")" = "acmesim: error: --policy: unknown policy 'bogus' (valid: fifo, greedy, priority, \
+quota, backfill, sjf, srtf)" ] || fail "gen_policy: stderr: $(cat "$work/stderr")"
+[ ! -e "$work/gen.csv" ] || fail "gen_policy: wrote $work/gen.csv"
+echo "ok: gen_policy"

@@ -261,6 +261,12 @@ int gen_command(const GenArgs& args) {
   const std::string model_file =
       args.model_file.empty() ? (dir / "workloads" / (args.cluster + ".yaml")).string() : args.model_file;
 
+  std::unique_ptr<Policy> policy;
+  try {
+    policy = make_policy(args.policy);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--policy: ") + e.what());
+  }
   const auto t0 = Clock::now();
   const ClusterSpec cluster = load_cluster_spec(cluster_file);
   const SyntheticModel model = load_synthetic_model(model_file);
@@ -269,7 +275,7 @@ int gen_command(const GenArgs& args) {
   const double gen_s = seconds_since(t_gen);
   // Start and end times are those of a replay on the cluster, so the trace is self-consistent.
   const auto t_sim = Clock::now();
-  Simulation sim(w, cluster, make_policy(args.policy), ReplayMode::Policy);
+  Simulation sim(w, cluster, std::move(policy), ReplayMode::Policy);
   sim.run();
   const double sim_s = seconds_since(t_sim);
   sim.check_conservation();
