@@ -46,6 +46,13 @@ struct NodeShare {
 };
 using Placement = std::vector<NodeShare>;
 
+// The GPUs a placement holds, summed over its nodes.
+inline std::int64_t gpus_of(const Placement& p) {
+  std::int64_t gpus = 0;
+  for (const NodeShare& share : p) gpus += share.gpus;
+  return gpus;
+}
+
 // Why a job was refused when it arrived: it can never run on the cluster, even an empty one, or
 // (PolicyLimit) it fits the cluster but the run's policy can never start it (Policy::refuses).
 enum class RejectReason : std::uint8_t { None, GpusExceedNode, NodesExceedCluster, CpusExceedNode, PolicyLimit };

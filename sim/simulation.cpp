@@ -283,11 +283,11 @@ void Simulation::account_run(JobId job) {
 }
 
 // Part of a job's resources (a failed job's).
-void Simulation::give_back(JobId job, const Placement& resources) {
+std::int64_t Simulation::give_back(JobId job, const Placement& resources) {
   cluster_.release(resources);
-  std::int64_t gpus = 0;
-  for (const NodeShare& share : resources) gpus += share.gpus;
+  const std::int64_t gpus = gpus_of(resources);
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] -= gpus;
+  return gpus;
 }
 
 void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
@@ -437,13 +437,11 @@ void Simulation::requeue(JobId job) {
   Placement released;
   if (holds(job)) {
     released.swap(held_[slot_[job]]);
-    std::int64_t gpus = 0;
-    for (const NodeShare& share : released) gpus += share.gpus;
+    const std::int64_t gpus = give_back(job, released);
     const Time hold = now_ - runs_[job].started;
     outcomes_[job].run_time += hold;
     outcomes_[job].gpu_seconds += gpus * hold.sec();
     waste(job, WasteCause::RecoveryHold, gpus * hold.sec());
-    give_back(job, released);
     free_slot(job);
   }
   status_[job] = Status::Pending;

@@ -117,7 +117,7 @@ class Simulation {
   // Accounts the GPU-time of the current run of a running job and frees its resources.
   void stop_run(JobId job);
   void account_run(JobId job);                             // the GPU-time part of stop_run
-  void give_back(JobId job, const Placement& resources);   // the freeing part
+  std::int64_t give_back(JobId job, const Placement& resources);  // the freeing part; its GPUs
   // Ends the job for good and releases the jobs that wait for it.
   void end_job(JobId job, JobState state);
   double idle_share(JobId job) const {

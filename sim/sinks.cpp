@@ -118,7 +118,7 @@ class TimeseriesSink final : public Sink {
   }
   // What a failed job gives back (all or part of what it held).
   void give_back(const Placement& p) {
-    for (const NodeShare& share : p) now_.allocated -= share.gpus;
+    now_.allocated -= gpus_of(p);
     hold(p, +1);
   }
   void hold(const Placement& p, int sign) {

@@ -142,7 +142,7 @@ class Auditor final : public Sink {
     std::optional<Time> first_start, run_start, end;
     std::int64_t gpu_seconds = 0;
     int stops = 0;       // Preempted and Failed facts: preemptions and failures
-    int held_gpus = 0;   // while recovering: the GPUs it kept
+    std::int64_t held_gpus = 0;  // while recovering: the GPUs it kept
   };
 
   void on_fact(const Fact& f) override {
@@ -197,7 +197,7 @@ class Auditor final : public Sink {
         expect(job.phase == Phase::Recovering, j, "requeued while not recovering");
         expect(gpus_of(*f.placement) == job.held_gpus, j, "gave back other than it kept");
         hold(*f.placement, -1);
-        job.gpu_seconds += std::int64_t{job.held_gpus} * (f.time - *job.run_start).sec();
+        job.gpu_seconds += job.held_gpus * (f.time - *job.run_start).sec();
         job.phase = Phase::Waiting;
         break;
       case FactKind::Withdrawn:
@@ -236,11 +236,6 @@ class Auditor final : public Sink {
     }
     expect(gpus == r.gpu_num && cpus == r.cpu_num, j, "placement does not add up to the request");
     expect(gpu_hi - gpu_lo <= 1 && cpu_hi - cpu_lo <= 1, j, "placement is not spread evenly");
-  }
-  static int gpus_of(const Placement& p) {
-    int g = 0;
-    for (const NodeShare& s : p) g += s.gpus;
-    return g;
   }
   void hold(const Placement& p, int sign) {
     for (const NodeShare& s : p) {

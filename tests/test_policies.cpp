@@ -51,7 +51,7 @@ class Watcher final : public Sink {
     if (f.kind == FactKind::Started) used_ += g;
     if (f.kind == FactKind::Ended || f.kind == FactKind::Preempted) used_ -= g;
     if (f.kind == FactKind::Failed || f.kind == FactKind::Requeued)
-      for (const NodeShare& share : *f.placement) used_ -= share.gpus;
+      used_ -= gpus_of(*f.placement);
     peak_ = std::max(peak_, used_);
     if (f.kind == FactKind::Started && f.time < f.request->submit) early_ = true;
   }
