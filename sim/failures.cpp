@@ -43,7 +43,7 @@ void scale_by_gpus(FailureReason& r, const std::vector<std::pair<double, double>
     (moment(mid + 1) / moment(mid) < r.avg_gpus ? lo : hi) = mid;
   }
   r.gpu_exponent = (lo + hi) / 2;
-  r.per_run_prob = r.count / moment(r.gpu_exponent);
+  r.per_run_prob = r.count / moment(r.gpu_exponent) * r.rate_fit;
 }
 
 }  // namespace
@@ -73,8 +73,9 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
   }
   double gpus = 0, utilization = 0, days = 0, jobs = 0, repair = 0, interval = 0, save = 0, speedup = 1, restart = 0;
   double checkpoint_gb_per_gpu = 0;
-  double detect = 0, diagnose = 0, fit = 1;
+  double detect = 0, diagnose = 0;
   std::vector<std::string> per_run;  // infrastructure reasons drawn per run, not per GPU
+  std::vector<std::pair<std::string, std::vector<double>>> fits;  // fit.<reason>: [rate, time]
   const std::string prefix = "recovery." + recovery + ".";
   // Off, the table is not read (the keys are still known, so that they can be set and checked).
   for (const YamlValue& v : enabled_ ? read_yaml_file(table) : std::vector<YamlValue>{}) {
@@ -95,10 +96,13 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
     else if (k == "exposure.utilization") utilization = v.as_double(1e-6, 1);
     else if (k == "exposure.days") days = v.as_double(1e-6, 1e6);
     else if (k == "exposure.jobs") jobs = v.as_double(1, 1e12);
-    else if (k == "exposure.fit") fit = v.as_double(1e-6, 1e6);
     else if (k == "exposure.gpu_demand") population_ = gpu_demand(v);
     else if (k.rfind("per_run.", 0) == 0) {
       if (v.as_double(0, 1) > 0) per_run.push_back(k.substr(8));
+    } else if (k.rfind("fit.", 0) == 0) {
+      const std::vector<double> f = v.as_numbers();
+      if (f.size() != 2 || !(f[0] > 0 && f[1] > 0)) v.fail("expected [rate factor > 0, time factor > 0]");
+      fits.emplace_back(k.substr(4), f);
     } else if (k.rfind("recovery.", 0) == 0) {
       const double minutes = v.as_double(0, 1e6);
       if (k == prefix + "detection_min") detect = minutes;
@@ -113,15 +117,22 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
   }
   if (enabled_ && (gpus * utilization * days <= 0 || jobs <= 0))
     throw InputError(table + ": exposure.gpus, utilization, days and jobs are all needed");
-  const double gpu_seconds = gpus * utilization * days * 86400.0 * fit;
+  const double gpu_seconds = gpus * utilization * days * 86400.0;
   for (const std::string& name : per_run)
     if (std::none_of(reasons_.begin(), reasons_.end(), [&](const FailureReason& r) { return r.name == name; }))
       throw InputError(table + ": per_run." + name + ": not a reason of the table");
+  for (const auto& [name, f] : fits) {
+    const auto r = std::find_if(reasons_.begin(), reasons_.end(), [&](const FailureReason& x) { return x.name == name; });
+    if (r == reasons_.end()) throw InputError(table + ": fit." + name + ": not a reason of the table");
+    r->rate_fit = f[0];
+    r->ttf_fit = f[1];
+  }
   for (FailureReason& r : reasons_) {
+    r.ttf_mean_s = r.avg_ttf_min * 60.0 * r.ttf_fit;
     const bool by_run = r.category != FailureCategory::Infrastructure ||
                         std::find(per_run.begin(), per_run.end(), r.name) != per_run.end();
-    if (!by_run) r.per_gpu_rate = r.count / gpu_seconds;
-    else if (population_.empty()) r.per_run_prob = std::min(1.0, r.count / jobs);
+    if (!by_run) r.per_gpu_rate = r.count / gpu_seconds * r.rate_fit;
+    else if (population_.empty()) r.per_run_prob = std::min(1.0, r.count / jobs * r.rate_fit);
     else scale_by_gpus(r, population_);
     per_gpu_rate_sum_ += r.per_gpu_rate;
   }
@@ -201,9 +212,8 @@ std::optional<FailureDraw> FailureModel::draw(JobId job, std::uint32_t run, std:
     const double chance = struck ? q[i] : q[i] / std::max(1.0 - later_none[i], 1e-300);
     if (!(rng.uniform() < chance)) continue;
     struck = true;
-    // The table's mean time to failure of the runs that failed: an exponential of that mean,
-    // truncated to the run's horizon, by inverse CDF.
-    const double mean = r.avg_ttf_min * 60.0;
+    // An exponential time, truncated to the run's horizon, by inverse CDF.
+    const double mean = r.ttf_mean_s;
     const double v = rng.uniform();
     const double t = h / mean > 700 ? -mean * std::log1p(-v) : -mean * std::log1p(-v * -std::expm1(-h / mean));
     if (t < best) {

@@ -3,16 +3,21 @@
 //
 // Each run of a GPU job, of horizon T (its wall time), draws which reasons strike it:
 //   infrastructure reasons: with probability 1 - exp(-G x lambda_r x T) (a per-GPU hazard, G the
-//                           job's GPUs), lambda_r = count_r / (exposure GPUs x utilization x days);
+//                           job's GPUs), lambda_r = rate_fit_r x count_r / (exposure GPUs x
+//                           utilization x days);
 //   framework and script reasons (and infrastructure reasons listed under per_run in the table
 //                           file): with probability p_r(G) = c_r x G^beta_r per run, where
 //                           beta_r makes the mean GPUs of the struck jobs of the exposure's
 //                           population (exposure.gpu_demand) the table's avg_gpus_r, and c_r
-//                           makes their expected count count_r (without exposure.gpu_demand:
-//                           beta_r = 0, c_r = count_r / exposure jobs).
-// A reason that strikes does so after an exponential time of the table's mean time to failure
-// avg_ttf_r, truncated to the horizon (the table's means are those of runs that did fail: the
-// hazard is not constant over a run; failures come early). The run fails at the earliest.
+//                           makes their expected count rate_fit_r x count_r (without
+//                           exposure.gpu_demand: beta_r = 0, c_r = rate_fit_r x count_r / exposure
+//                           jobs).
+// A reason that strikes does so after an exponential time of mean avg_ttf_r x ttf_fit_r,
+// truncated to the horizon (the table's means are those of runs that did fail: the hazard is not
+// constant over a run; failures come early). The run fails at the earliest. rate_fit_r and
+// ttf_fit_r (the table file's fit.<reason>) are fitted so that injected into the population the
+// table was measured on, each reason's count and mean time to failure are the table's
+// (experiments/failures/validate.cpp --fit).
 // Whether any reason strikes is settled first by one uniform (most runs: none), so a run costs a
 // few instructions unless it fails. Draws come from their own generator keyed by
 // (failures.seed, job, run number), so the same job's n-th run meets the same failure under
@@ -47,6 +52,14 @@ struct FailureReason {
   std::string name;
   FailureCategory category = FailureCategory::Infrastructure;
   double count = 0, avg_gpus = 0, avg_ttf_min = 0, gpu_time_share_pct = 0;  // the table's row
+  // The table file's fit.<reason>: [rate_fit, ttf_fit] (default [1, 1]). rate_fit scales the
+  // reason's chance to strike (so that its count, after earlier failures of the same runs hid
+  // some, is the table's); ttf_fit its time (next).
+  double rate_fit = 1, ttf_fit = 1;
+  // The mean of the exponential time to failure, before truncation to the run: avg_ttf_min x 60
+  // x ttf_fit. The table's avg_ttf_min is the mean over runs that failed, so it is what remains
+  // after the truncation.
+  double ttf_mean_s = 0;
   double per_gpu_rate = 0;  // infrastructure: failures per GPU-second
   // Framework, script and per_run reasons: the chance that the reason strikes a run of G GPUs,
   // min(1, per_run_prob x G^gpu_exponent) (see FailureModel).

@@ -68,7 +68,8 @@ TEST_CASE("The failure table gives per-GPU hazards to infrastructure reasons and
   REQUIRE(m.reasons().size() == 21);
   const FailureReason& nvlink = m.reasons().front();
   CHECK(nvlink.name == "NVLinkError");
-  CHECK(nvlink.per_gpu_rate == Approx(54.0 / (2416 * 0.9 * 90 * 86400.0 * 1.2)));  // exposure.fit 1.2
+  CHECK(nvlink.per_gpu_rate == Approx(54.0 / (2416 * 0.9 * 90 * 86400.0) * nvlink.rate_fit));
+  CHECK(nvlink.ttf_mean_s == Approx(868.1 * 60 * nvlink.ttf_fit));
   const auto connection = std::find_if(m.reasons().begin(), m.reasons().end(),
                                        [](const FailureReason& r) { return r.name == "ConnectionError"; });
   REQUIRE(connection != m.reasons().end());  // per_run: drawn per run, not per GPU
@@ -127,11 +128,12 @@ TEST_CASE("Per-run reasons strike as often as the table counts them, however sho
   CHECK(failed == Approx(expected * kRuns).epsilon(0.06));  // about 2440 +- 50
 }
 
-TEST_CASE("Per-GPU reasons strike 1 - exp(-G x lambda x T) of runs, as early as the table's times to failure",
+TEST_CASE("Per-GPU reasons strike 1 - exp(-G x lambda x T) of runs, at a truncated exponential time",
           "[failures]") {
   // 8 GPUs for 100 hours: about 2% of runs meet a per-GPU reason, and two rarely meet one run.
-  // The table measured NVLinkError at 868 min on average; a constant hazard would put it near
-  // the middle of the run (3000 min).
+  // NVLinkError strikes after an exponential time of mean ttf_mean_s (1615 min) truncated to the
+  // run (6000 min): m - T e^(-T/m) / (1 - e^(-T/m)), about 1465 min; a constant hazard would put
+  // it near the middle of the run (3000 min).
   const FailureModel m = model({});
   const Time run = Time::hours(100);
   double lambda = 0;
@@ -149,7 +151,9 @@ TEST_CASE("Per-GPU reasons strike 1 - exp(-G x lambda x T) of runs, as early as 
   // A per-run reason striking earlier in the same run (7% of runs) hides a few.
   CHECK(per_gpu == Approx(kRuns * -std::expm1(-lambda * 8 * static_cast<double>(run.sec()))).epsilon(0.12));
   REQUIRE(nvlinks > 500);
-  CHECK(nvlink_minutes / nvlinks == Approx(nvlink.avg_ttf_min).epsilon(0.1));
+  const double mean = nvlink.ttf_mean_s / 60, horizon = 6000;
+  const double truncated = mean - horizon * std::exp(-horizon / mean) / -std::expm1(-horizon / mean);
+  CHECK(nvlink_minutes / nvlinks == Approx(truncated).epsilon(0.08));
 }
 
 TEST_CASE("A job hit by a failure loses exactly the progress since its last checkpoint", "[failures]") {

@@ -66,9 +66,11 @@ import re
 y = open("configs/failures/acme.yaml").read()
 infra = y.split("infrastructure:")[1].split("per_run:")[0]
 counts = {m.group(1): float(m.group(2)) for m in re.finditer(r"^\s+(\w+): \[(\d+)", infra, re.M)}
-per_gpu = sum(v for k, v in counts.items() if k != "ConnectionError")
+fits = y.split("\nfit:")[1].split("\n\n")[0]
+rate_fit = {m.group(1): float(m.group(2)) for m in re.finditer(r"^\s+(\w+): \[([\d.]+),", fits, re.M)}
+per_gpu = sum(v * rate_fit.get(k, 1) for k, v in counts.items() if k != "ConnectionError")
 num = lambda k: float(re.search(rf"^\s+{k}: ([\d.]+)", y, re.M).group(1))
-exposure = num("gpus") * num("utilization") * num("days") * 86400 * num("fit")
+exposure = num("gpus") * num("utilization") * num("days") * 86400
 lam = per_gpu / exposure
 sizes = [(128, 3.7202), (256, 25.2434), (496, 2.7149), (504, 4.9139), (512, 30.5186), (1024, 20.3033)]
 g = sum(s * s * p for s, p in sizes) / sum(s * p for s, p in sizes)  # GPU-time-weighted (equal run times)

@@ -16,13 +16,18 @@
 // draw is pure (FailureModel::draw), so the sink recomputes it from (job, run number, GPUs). A
 // Failed fact that does not match the job's own draw is a bystander of a node failure.
 //
-// Usage: acmesim_failure_validation ROOT [REPLICAS]   (ROOT: the source tree)
-// Writes validation.csv to stdout, a summary (targets, bystanders, fitted exposure) to stderr.
+// Usage: acmesim_failure_validation ROOT [REPLICAS] [--fit ITERATIONS]   (ROOT: the source tree)
+// Writes validation.csv to stdout, a summary (targets, bystanders, fitted exposure) to stderr;
+// with --fit, the fit block of configs/failures/acme.yaml (see fit) to stdout instead.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -130,42 +135,131 @@ Workload population(const std::string& root, double& gpu_seconds) {
   return w;
 }
 
+struct Results {
+  std::vector<Tally> tally;
+  std::uint64_t bystanders = 0, injected = 0;
+  double run_gpu_s = 0;
+};
+
+// Injects REPLICAS failure seeds of the model in `table` into `w`, on a cluster where no job waits.
+Results simulate(const Workload& w, const std::string& table, int replicas) {
+  ClusterSpec c;
+  c.name = "large";
+  c.nodes = 2048;
+  c.gpus_per_node = 8;
+  c.cpus_per_node = 1024;
+  c.nodes_per_leaf = 32;
+  c.spines = 8;
+  Results out;
+  for (int s = 1; s <= replicas; ++s) {
+    const FailureModel m = make_model(table, s);
+    out.tally.resize(m.reasons().size());
+    Simulation sim(w, c, make_policy("fifo"), ReplayMode::Policy);
+    sim.set_failures(&m);
+    ReasonSink sink(m, w, out.tally);
+    sim.add_sink(sink);
+    sim.run();
+    out.bystanders += sink.bystanders;
+    out.injected += sim.failures_injected();
+    for (const JobOutcome& o : sim.outcomes()) out.run_gpu_s += static_cast<double>(o.gpu_seconds);
+  }
+  return out;
+}
+
+// The table file's text with its fit block (if any) replaced by `fit` ([rate, time] per reason).
+std::string with_fit(const std::string& text, const std::vector<FailureReason>& reasons,
+                     const std::vector<std::array<double, 2>>& fit) {
+  std::istringstream in(text);
+  std::string out, line;
+  bool skipping = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("fit:", 0) == 0) skipping = true;
+    else if (skipping && !line.empty() && line[0] != ' ' && line[0] != '#') skipping = false;
+    if (!skipping) out += line + "\n";
+  }
+  out += "fit:\n";
+  char buf[160];
+  for (std::size_t i = 0; i < reasons.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "  %s: [%.3g, %.3g]\n", reasons[i].name.c_str(), fit[i][0], fit[i][1]);
+    out += buf;
+  }
+  return out;
+}
+
+// --fit: per reason, the factors of the table file's fit block such that injected into the
+// population each reason's count and mean time to failure are the table's.
+//   rate (per-GPU reasons only): a reason an earlier failure of the same run hides is counted
+//     less often than its rate says; counts are about linear in the rate. The per-run reasons'
+//     counts are set by c_r over exposure.gpu_demand already; their factor stays.
+//   time: the mean of a truncated exponential grows with its untruncated mean, up to about half
+//     the run, and more slowly the closer it is: the first steps square the ratio. A reason whose
+//     table time the runs cannot reach ends at the bound, 100.
+// The same seeds every iteration, so the fit is deterministic. Prints the YAML block.
+int fit(const Workload& w, const std::string& table, int replicas, int iterations) {
+  std::ifstream in(table);
+  std::stringstream text;
+  text << in.rdbuf();
+  const FailureModel first = make_model(table, 1);
+  const std::vector<FailureReason>& reasons = first.reasons();
+  std::vector<std::array<double, 2>> f;
+  for (const FailureReason& r : reasons) f.push_back({r.rate_fit, r.ttf_fit});
+  const std::string scratch = std::filesystem::temp_directory_path() / "acmesim_failure_fit.yaml";
+  for (int it = 0; it < iterations; ++it) {
+    { std::ofstream(scratch) << with_fit(text.str(), reasons, f); }
+    const Results res = simulate(w, scratch, replicas);
+    double worst_count = 0, worst_ttf = 0;
+    std::size_t worst_count_at = 0, worst_ttf_at = 0;
+    for (std::size_t i = 0; i < reasons.size(); ++i) {
+      const Tally& t = res.tally[i];
+      if (t.count < 1) continue;
+      const double count = reasons[i].count / (t.count / replicas);
+      const double ttf = reasons[i].avg_ttf_min * 60.0 / (t.ttf_s / t.count);
+      if (reasons[i].per_gpu_rate > 0) {
+        if (std::abs(std::log(count)) > worst_count) worst_count = std::abs(std::log(count)), worst_count_at = i;
+        f[i][0] *= count;
+      }
+      if ((f[i][1] < 100 || ttf < 1) && std::abs(std::log(ttf)) > worst_ttf)
+        worst_ttf = std::abs(std::log(ttf)), worst_ttf_at = i;
+      f[i][1] = std::clamp(f[i][1] * std::pow(ttf, it < 5 ? 2.0 : 1.0), 0.01, 100.0);  // bolder first
+    }
+    std::fprintf(stderr, "iteration %d: worst count of a per-GPU reason off by %.1f%% (%s), time to failure %.1f%% (%s)\n",
+                 it + 1, 100 * (std::exp(worst_count) - 1), reasons[worst_count_at].name.c_str(),
+                 100 * (std::exp(worst_ttf) - 1), reasons[worst_ttf_at].name.c_str());
+  }
+  std::filesystem::remove(scratch);
+  std::printf("# FITTED (experiments/failures/validate.cpp --fit %d, %d seeds)\n", iterations, replicas);
+  std::printf("%s", with_fit("", reasons, f).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s ROOT [REPLICAS]\n", argv[0]);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  int iterations = 0;
+  for (std::size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--fit") {
+      iterations = std::max(1, std::atoi(args[i + 1].c_str()));
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      break;
+    }
+  if (args.empty()) {
+    std::fprintf(stderr, "usage: %s ROOT [REPLICAS] [--fit ITERATIONS]\n", argv[0]);
     return 2;
   }
   try {
-    const std::string root = argv[1];
-    const int replicas = argc >= 3 ? std::max(1, std::atoi(argv[2])) : 20;
+    const std::string root = args[0];
+    const int replicas = args.size() >= 2 ? std::max(1, std::atoi(args[1].c_str())) : 20;
     const std::string table = root + "/configs/failures/acme.yaml";
     double pop_gpu_s = 0;
     const Workload w = population(root, pop_gpu_s);
-    ClusterSpec c;
-    c.name = "large";
-    c.nodes = 2048;
-    c.gpus_per_node = 8;
-    c.cpus_per_node = 1024;
-    c.nodes_per_leaf = 32;
-    c.spines = 8;
+    if (iterations > 0) return fit(w, table, replicas, iterations);
     const FailureModel first = make_model(table, 1);
     const std::size_t n = first.reasons().size();
-    std::vector<Tally> tally(n);
-    std::uint64_t bystanders = 0, injected = 0;
-    double run_gpu_s = 0;
-    for (int s = 1; s <= replicas; ++s) {
-      const FailureModel m = make_model(table, s);
-      Simulation sim(w, c, make_policy("fifo"), ReplayMode::Policy);
-      sim.set_failures(&m);
-      ReasonSink sink(m, w, tally);
-      sim.add_sink(sink);
-      sim.run();
-      bystanders += sink.bystanders;
-      injected += sim.failures_injected();
-      for (const JobOutcome& o : sim.outcomes()) run_gpu_s += static_cast<double>(o.gpu_seconds);
-    }
+    const Results res = simulate(w, table, replicas);
+    const std::vector<Tally>& tally = res.tally;
+    const std::uint64_t bystanders = res.bystanders, injected = res.injected;
+    const double run_gpu_s = res.run_gpu_s;
     const double r = replicas;
     double total_gpu_s = 0, measured_share_total = 0;
     for (std::size_t i = 0; i < n; ++i) total_gpu_s += tally[i].gpu_s;
@@ -214,10 +308,6 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "count %-16s measured %6.0f simulated %8.1f (%+.0f%%) %s\n", kCategoryNames[k], cat_meas[k],
                    cat_sim[k], 100 * (cat_sim[k] - cat_meas[k]) / cat_meas[k], ok ? "PASS" : "FAIL");
     }
-    // The exposure that would make the infrastructure count match (counts are linear in 1/exposure).
-    const double scale = cat_sim[0] / cat_meas[0];
-    std::fprintf(stderr, "infrastructure count / measured = %.3f: an exposure %.3f x the file's would match\n", scale,
-                 scale);
     std::fprintf(stderr, "targets met: %d of %d\n", pass, checks);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
