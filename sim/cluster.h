@@ -85,6 +85,7 @@ class Cluster {
   int free_gpus_on(int node) const { return free_gpus_[static_cast<std::size_t>(node)]; }
   int free_cpus_on(int node) const { return free_cpus_[static_cast<std::size_t>(node)]; }
   int leaf_of(int node) const { return node / nodes_per_leaf_; }
+  int nodes_per_leaf() const { return nodes_per_leaf_; }
   int leaf_count() const { return leaves_; }
   bool is_down(int node) const { return down_[static_cast<std::size_t>(node)]; }
 

@@ -76,6 +76,7 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
   double detect = 0, diagnose = 0;
   std::vector<std::string> per_run;  // infrastructure reasons drawn per run, not per GPU
   std::vector<std::pair<std::string, std::vector<double>>> fits;  // fit.<reason>: [rate, time]
+  std::vector<std::pair<std::string, FailureDomain>> domains;      // takes_down.<reason>
   const std::string prefix = "recovery." + recovery + ".";
   // Off, the table is not read (the keys are still known, so that they can be set and checked).
   for (const YamlValue& v : enabled_ ? read_yaml_file(table) : std::vector<YamlValue>{}) {
@@ -99,6 +100,14 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
     else if (k == "exposure.gpu_demand") population_ = gpu_demand(v);
     else if (k.rfind("per_run.", 0) == 0) {
       if (v.as_double(0, 1) > 0) per_run.push_back(k.substr(8));
+    } else if (k.rfind("takes_down.", 0) == 0) {
+      const std::string d = v.as_string();
+      static const std::pair<const char*, FailureDomain> kDomains[] = {
+          {"job", FailureDomain::Job}, {"gpu", FailureDomain::Gpu}, {"nic", FailureDomain::Nic},
+          {"node", FailureDomain::Node}, {"leaf", FailureDomain::Leaf}};
+      const auto it = std::find_if(std::begin(kDomains), std::end(kDomains), [&](const auto& x) { return d == x.first; });
+      if (it == std::end(kDomains)) v.fail("expected job, gpu, nic, node or leaf");
+      domains.emplace_back(k.substr(11), it->second);
     } else if (k.rfind("fit.", 0) == 0) {
       const std::vector<double> f = v.as_numbers();
       if (f.size() != 2 || !(f[0] > 0 && f[1] > 0)) v.fail("expected [rate factor > 0, time factor > 0]");
@@ -127,10 +136,16 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
     r->rate_fit = f[0];
     r->ttf_fit = f[1];
   }
+  for (const auto& [name, domain] : domains) {
+    const auto r = std::find_if(reasons_.begin(), reasons_.end(), [&](const FailureReason& x) { return x.name == name; });
+    if (r == reasons_.end()) throw InputError(table + ": takes_down." + name + ": not a reason of the table");
+    r->domain = domain;
+  }
   for (FailureReason& r : reasons_) {
     r.ttf_mean_s = r.avg_ttf_min * 60.0 * r.ttf_fit;
     const bool by_run = r.category != FailureCategory::Infrastructure ||
                         std::find(per_run.begin(), per_run.end(), r.name) != per_run.end();
+    if (by_run) r.domain = FailureDomain::Job;
     if (!by_run) r.per_gpu_rate = r.count / gpu_seconds * r.rate_fit;
     else if (population_.empty()) r.per_run_prob = std::min(1.0, r.count / jobs * r.rate_fit);
     else scale_by_gpus(r, population_);
@@ -185,6 +200,10 @@ double FailureModel::strike_probability(const FailureReason& r, std::int32_t gpu
   return -std::expm1(-r.per_gpu_rate * gpus * horizon_s);  // 1 when the horizon is infinite
 }
 
+double FailureModel::where(JobId job, std::uint32_t run) const {
+  return Rng(mix(mix(mix(seed_ ^ mix(job)) ^ run) ^ 0x5745u)).uniform();
+}
+
 std::optional<FailureDraw> FailureModel::draw(JobId job, std::uint32_t run, std::int32_t gpus, Time horizon) const {
   if (!enabled_ || gpus <= 0 || reasons_.empty()) return std::nullopt;
   Rng rng(mix(mix(seed_ ^ mix(job)) ^ run));
@@ -219,7 +238,7 @@ std::optional<FailureDraw> FailureModel::draw(JobId job, std::uint32_t run, std:
     if (t < best) {
       best = t;
       const auto whole = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(t)));
-      out = FailureDraw{Time::seconds(whole), i, r.category, r.per_gpu_rate <= 0};
+      out = FailureDraw{Time::seconds(whole), i, r.domain, r.category, r.per_gpu_rate <= 0};
     }
   }
   if (!out || out->after >= horizon) return std::nullopt;

@@ -48,10 +48,19 @@ namespace acme {
 
 enum class FailureCategory : std::uint8_t { Infrastructure, Framework, Script };
 
+// What a failure takes down besides the job, by the topology's failure domains (Topology::Domain),
+// for the repair time: Gpu and Nic the node of the job's GPU or NIC that failed, Node a node of
+// the job, Leaf the leaf switch above one of the job's nodes and so every node under it; Job
+// nothing. The struck node is one of the job's, drawn with its GPUs as weight
+// (FailureModel::where). The table file's takes_down.<reason>; per-GPU reasons default to Node,
+// per-run reasons always take nothing down.
+enum class FailureDomain : std::uint8_t { Job, Gpu, Nic, Node, Leaf };
+
 struct FailureReason {
   std::string name;
   FailureCategory category = FailureCategory::Infrastructure;
   double count = 0, avg_gpus = 0, avg_ttf_min = 0, gpu_time_share_pct = 0;  // the table's row
+  FailureDomain domain = FailureDomain::Node;
   // The table file's fit.<reason>: [rate_fit, ttf_fit] (default [1, 1]). rate_fit scales the
   // reason's chance to strike (so that its count, after earlier failures of the same runs hid
   // some, is the table's); ttf_fit its time (next).
@@ -73,8 +82,8 @@ struct FailureReason {
 struct FailureDraw {
   Time after;            // from the start of the run
   std::size_t reason = 0;  // index into FailureModel::reasons()
-  // A fault of hardware the job holds (a per-GPU infrastructure reason): takes its node down.
-  bool infrastructure() const { return category == FailureCategory::Infrastructure && !per_run; }
+  FailureDomain domain = FailureDomain::Job;  // what else it takes down
+  bool takes_hardware() const { return domain != FailureDomain::Job; }
   FailureCategory category = FailureCategory::Infrastructure;
   bool per_run = false;  // drawn per run (framework, script, the table's per_run reasons)
 };
@@ -91,6 +100,8 @@ class FailureModel {
   // The first failure of run `run` (0 for the first start) of `job` holding `gpus` GPUs, if any
   // strikes within `horizon` of the run's start. Pure: the same arguments give the same draw.
   std::optional<FailureDraw> draw(JobId job, std::uint32_t run, std::int32_t gpus, Time horizon) const;
+  // Where in the job's resources that failure struck: a uniform in [0, 1) (pure, as draw()).
+  double where(JobId job, std::uint32_t run) const;
 
   const std::vector<FailureReason>& reasons() const { return reasons_; }
   // exposure.gpu_demand: the (GPUs, jobs) the per-run reasons were fitted to; empty if not given.

@@ -9,7 +9,9 @@ namespace acme {
 namespace {
 
 // In a Failure event's tag, beside the start count: the failure takes the job's first node down.
-constexpr std::uint32_t kNodeFailureBit = 1u << 31;
+// In a Failure event's tag: the run's start count, and above it the FailureDomain.
+constexpr int kDomainShift = 29;
+constexpr std::uint32_t kStartsMask = (1u << kDomainShift) - 1;
 
 }  // namespace
 
@@ -147,11 +149,12 @@ bool Simulation::step() {
         break;
       case EventKind::QueueTimeout: withdraw(e.job); break;
       case EventKind::Failure:
-        if (status_[e.job] == Status::Running &&
-            (e.tag & ~kNodeFailureBit) == runs_[e.job].starts)
-          fail(e.job, (e.tag & kNodeFailureBit) != 0);
+        if (status_[e.job] == Status::Running && (e.tag & kStartsMask) == runs_[e.job].starts)
+          fail(e.job, static_cast<FailureDomain>(e.tag >> kDomainShift));
         break;
-      case EventKind::NodeUp: cluster_.bring_up(static_cast<int>(e.job)); break;
+      case EventKind::NodeUp:
+        if (now_ >= node_up_at_[e.job]) cluster_.bring_up(static_cast<int>(e.job));
+        break;
       case EventKind::Recovered:
         if (status_[e.job] == Status::Recovering) requeue(e.job);
         break;
@@ -248,8 +251,9 @@ bool Simulation::try_start(JobId job) {
   if (failures_ && failures_->enabled() && o.failures < kMaxFailures) {
     const std::optional<FailureDraw> f = failures_->draw(job, run.starts - 1, request.gpu_num, wall);
     if (f) {
-      const std::uint32_t node_bit = f->infrastructure() ? kNodeFailureBit : 0;
-      events_.push(now_ + f->after, EventKind::Failure, job, run.starts | node_bit);
+      if (run.starts > kStartsMask) throw std::logic_error("a job started more than 2^29 times");
+      events_.push(now_ + f->after, EventKind::Failure, job,
+                   run.starts | static_cast<std::uint32_t>(f->domain) << kDomainShift);
       return true;
     }
   }
@@ -374,34 +378,59 @@ Simulation::RunSplit Simulation::split(JobId job, Time held) const {
   return {overhead, stall, held - stall, Time::seconds(saves * interval.sec())};
 }
 
-void Simulation::fail(JobId job, bool take_node) {
-  const int node = take_node && !placement_of(job).empty() ? placement_of(job).front().node : -1;
-  stop_failed(job, node);
-  if (node < 0) return;
-  // The node fails under every job on it (found by a scan over the slots), in JobId order: a
-  // running job fails too; a recovering one that still holds part of it ends its hold at once.
-  std::vector<JobId> on_node;
+std::vector<int> Simulation::struck_nodes(JobId job, FailureDomain domain) const {
+  const Placement& p = placement_of(job);
+  if (domain == FailureDomain::Job || p.empty()) return {};
+  std::int64_t gpus = 0;
+  for (const NodeShare& share : p) gpus += share.gpus;
+  auto pick = static_cast<std::int64_t>(failures_->where(job, runs_[job].starts - 1) * static_cast<double>(gpus));
+  int node = p.back().node;
+  for (const NodeShare& share : p) {
+    if (pick < share.gpus) {
+      node = share.node;
+      break;
+    }
+    pick -= share.gpus;
+  }
+  if (domain != FailureDomain::Leaf) return {node};
+  const int first = cluster_.leaf_of(node) * cluster_.nodes_per_leaf();
+  std::vector<int> out;
+  for (int n = first; n < std::min(first + cluster_.nodes_per_leaf(), cluster_.node_count()); ++n) out.push_back(n);
+  return out;
+}
+
+void Simulation::fail(JobId job, FailureDomain domain) {
+  const std::vector<int> down = struck_nodes(job, domain);
+  stop_failed(job, down);
+  if (down.empty()) return;
+  // The nodes fail under every job on them (found by a scan over the slots), in JobId order: a
+  // running job fails too; a recovering one that still holds part of them ends its hold at once.
+  std::vector<JobId> on_nodes;
   for (std::size_t slot = 0; slot < held_.size(); ++slot) {
     const JobId other = held_by_[slot];
     if (slot_[other] != slot || (status_[other] != Status::Running && status_[other] != Status::Recovering))
       continue;  // a free slot
     for (const NodeShare& share : held_[slot])
-      if (share.node == node) {
-        on_node.push_back(other);
+      if (std::binary_search(down.begin(), down.end(), share.node)) {
+        on_nodes.push_back(other);
         break;
       }
   }
-  std::sort(on_node.begin(), on_node.end());
-  for (JobId other : on_node) {
-    if (status_[other] == Status::Running) stop_failed(other, node);
+  std::sort(on_nodes.begin(), on_nodes.end());
+  for (JobId other : on_nodes) {
+    if (status_[other] == Status::Running) stop_failed(other, down);
     else requeue(other);
   }
-  cluster_.take_down(node);
-  ++nodes_failed_;
-  events_.push(now_ + failures_->repair(), EventKind::NodeUp, static_cast<JobId>(node));
+  if (node_up_at_.empty()) node_up_at_.assign(static_cast<std::size_t>(cluster_.node_count()), Time{});
+  for (int node : down) {
+    cluster_.take_down(node);
+    node_up_at_[static_cast<std::size_t>(node)] = now_ + failures_->repair();
+    events_.push(now_ + failures_->repair(), EventKind::NodeUp, static_cast<JobId>(node));
+  }
+  nodes_failed_ += down.size();
 }
 
-void Simulation::stop_failed(JobId job, int down_node) {
+void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   Run& r = runs_[job];
   const RunSplit s = split(job, now_ - r.started);
   account_run(job);
@@ -416,13 +445,14 @@ void Simulation::stop_failed(JobId job, int down_node) {
   ++outcomes_[job].failures;
   ++failures_injected_;
   status_[job] = Status::Recovering;
-  // It gives back everything now, or, holding, only its share of the node that goes down.
+  // It gives back everything now, or, holding, only its share of the nodes that go down.
   Placement& held = held_[slot_[job]];
   Placement released;
   if (failures_->holds_gpus()) {
+    auto going_down = [&](const NodeShare& share) { return std::binary_search(down.begin(), down.end(), share.node); };
     for (const NodeShare& share : held)
-      if (share.node == down_node) released.push_back(share);
-    std::erase_if(held, [&](const NodeShare& share) { return share.node == down_node; });
+      if (going_down(share)) released.push_back(share);
+    std::erase_if(held, going_down);
   } else {
     released.swap(held);
   }

@@ -23,8 +23,9 @@
 //    lost run is wasted GPU-time, cause preemption); suspended, only what is left.
 //  - With a failure model (set_failures), each (re)start of a GPU job draws its failure; one that
 //    strikes before the run ends stops it (EventKind::Failure): the compute since its last
-//    checkpoint is wasted (failure_lost), an infrastructure failure also stops every other job on
-//    the job's first node and takes that node down for the repair time (EventKind::NodeUp), and
+//    checkpoint is wasted (failure_lost), a failure of hardware (FailureDomain: a GPU, NIC or node
+//    of the job, or the leaf switch above one) also stops every other job on the nodes it takes
+//    down, for the repair time (EventKind::NodeUp; a node down twice comes up at the later end), and
 //    the job is queued again after the recovery delay (EventKind::Recovered), to resume from its
 //    last checkpoint. Checkpoint saves stall the run (checkpoint_stall). With
 //    FailureModel::holds_gpus, a failed job keeps its resources but those on the failed node
@@ -124,11 +125,15 @@ class Simulation {
     const float own = workload_.profiles[job].idle_share;
     return own != 0.0f ? own : idle_share_[static_cast<std::size_t>(workload_.requests[job].type)];
   }
-  // An injected failure stops a running job; `take_node`: also fail its first node.
-  void fail(JobId job, bool take_node);
-  // Stops a job hit by a failure (its own, or of `down_node`, the node that goes down; -1: none)
-  // and starts its recovery.
-  void stop_failed(JobId job, int down_node);
+  // An injected failure stops a running job and takes down the nodes of `domain` (struck_nodes).
+  void fail(JobId job, FailureDomain domain);
+  // The nodes a failure of `domain` of the running `job` takes down, sorted: none for Job, else
+  // the job's node that FailureModel::where picks (weighted by the job's GPUs on it), for Leaf
+  // with every node under its leaf switch.
+  std::vector<int> struck_nodes(JobId job, FailureDomain domain) const;
+  // Stops a job hit by a failure (its own, or of the nodes `down` that go down, sorted) and
+  // starts its recovery.
+  void stop_failed(JobId job, const std::vector<int>& down);
   // A failed job's recovery is over (or its hold broke): it gives back what it held and is queued.
   void requeue(JobId job);
   // Whether a recovering job still holds resources.
@@ -154,6 +159,7 @@ class Simulation {
   const FailureModel* failures_ = nullptr;
   std::uint64_t failures_injected_ = 0;
   std::uint64_t nodes_failed_ = 0;
+  std::vector<Time> node_up_at_;  // [node]: when its repair ends (a node may go down again meanwhile)
   std::vector<Sink*> sinks_;
 
   // Jobs released at a known time, by (release, JobId); empty when that is every job in JobId order.

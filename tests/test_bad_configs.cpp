@@ -81,14 +81,15 @@ TEST_CASE("Missing files name the file and the key that points to it", "[bad-con
   CHECK(run_error({"failures.enabled=true", "failures.table=/no/table.yaml"}) == "/no/table.yaml: no such file");
 }
 
-TEST_CASE("A failure table's fit factors must name a reason of the table and give two factors", "[bad-configs]") {
+TEST_CASE("A failure table's fit factors and domains must name a reason of the table", "[bad-configs]") {
   const auto dir = temp_dir("bad-config-fit");
   std::ifstream in(source_dir() / "tests/data/failures_often.yaml");
   const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto table_error = [&](const std::string& fit_line) {
+  auto table_error = [&](const std::string& fit_line, const std::string& more = "") {
     std::string text = good;
     const std::string fit = "  NodeFailure: [1, 1]";
     text.replace(text.find(fit), fit.size(), fit_line);
+    text += more;
     const std::string path = write(dir / "t.yaml", text);
     return run_error({"failures.enabled=true", "failures.table=" + path});
   };
@@ -96,6 +97,10 @@ TEST_CASE("A failure table's fit factors must name a reason of the table and giv
   CHECK(table_error("  Gremlins: [1, 1]") == t + ": fit.Gremlins: not a reason of the table");
   CHECK(table_error("  NodeFailure: [1]") == t + ":19: fit.NodeFailure: expected [rate factor > 0, time factor > 0]");
   CHECK(table_error("  NodeFailure: [1, 0]") == t + ":19: fit.NodeFailure: expected [rate factor > 0, time factor > 0]");
+  const std::string fit = "  NodeFailure: [1, 1]";
+  CHECK(table_error(fit, "takes_down:\n  Gremlins: node\n") == t + ": takes_down.Gremlins: not a reason of the table");
+  CHECK(table_error(fit, "takes_down:\n  NodeFailure: rack\n") ==
+        t + ":32: takes_down.NodeFailure: expected job, gpu, nic, node or leaf");
 }
 
 TEST_CASE("Zero, negative and uncountable sizes are refused", "[bad-configs]") {

@@ -123,7 +123,7 @@ TEST_CASE("Per-run reasons strike as often as the table counts them, however sho
       ++failed;
       CHECK(d->after < Time::seconds(60));
       CHECK(d->per_run);
-      CHECK_FALSE(d->infrastructure());  // per-run draws take no node down
+      CHECK_FALSE(d->takes_hardware());  // per-run draws take no node down
     }
   CHECK(failed == Approx(expected * kRuns).epsilon(0.06));  // about 2440 +- 50
 }
@@ -186,7 +186,7 @@ TEST_CASE("An infrastructure failure takes the job's first node down and brings 
   const FailureModel m = model({"failures.repair_s=500", "failures.recovery=automatic"});
   // An 8-GPU job of 1000 hours whose first run fails with an infrastructure reason: find one.
   const Time run = Time::hours(1000);
-  const auto [job, d] = first_id(m, 8, run, [](JobId, const auto& d) { return d && d->infrastructure(); });
+  const auto [job, d] = first_id(m, 8, run, [](JobId, const auto& d) { return d && d->takes_hardware(); });
   Workload w = only_job(job, JobType::SFT, 8, 1, run.sec());
   Simulation sim(w, small_cluster(2), make_policy("fifo"), ReplayMode::Policy);
   sim.set_failures(&m);
@@ -262,7 +262,7 @@ TEST_CASE("A job stopped by a node failure under it reruns in full after recover
   JobId a = 0;
   std::optional<FailureDraw> d;
   for (; a < 100000; ++a)
-    if ((d = m.draw(a, 0, 4, horizon)) && d->infrastructure()) break;
+    if ((d = m.draw(a, 0, 4, horizon)) && d->takes_hardware()) break;
   REQUIRE(d);
   const std::int64_t run_b = d->after.sec() + 100000;
   JobId b = a + 1;
@@ -314,7 +314,7 @@ TEST_CASE("A failed job holds its GPUs while diagnosed, then restarts after relo
   for (const bool hold : {true, false}) {
     const FailureModel m = model({"failures.restart_s=200", std::string("failures.hold_gpus=") + (hold ? "true" : "false")});
     const auto [job, d] = first_id(m, 8, run, [&](JobId j, const auto& d) {
-      return d && !d->infrastructure() && !m.draw(j, 1, 8, run + Time::seconds(200));
+      return d && !d->takes_hardware() && !m.draw(j, 1, 8, run + Time::seconds(200));
     });
     Workload w = only_job(job, JobType::SFT, 8, 1, run.sec());
     Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
@@ -343,25 +343,80 @@ TEST_CASE("A failed job holds its GPUs while diagnosed, then restarts after relo
 }
 
 TEST_CASE("A job hit by a node failure holds only its GPUs on the nodes that stay up", "[failures]") {
-  // A 16-GPU job on two 8-GPU nodes whose first run meets an infrastructure failure: its first
-  // node goes down, it keeps node 1's 8 GPUs through the recovery delay.
+  // A 16-GPU job on two 8-GPU nodes whose first run meets a hardware failure: the struck node
+  // goes down, it keeps the other node's 8 GPUs through the recovery delay.
   const FailureModel m = model({"failures.repair_s=100000"});
   const Time run = Time::hours(1000);
-  const auto [job, d] = first_id(m, 16, run, [](JobId, const auto& d) { return d && d->infrastructure(); });
+  const auto [job, d] = first_id(m, 16, run, [](JobId, const auto& d) { return d && d->takes_hardware(); });
   Workload w = only_job(job, JobType::SFT, 16, 2, run.sec());
   Simulation sim(w, small_cluster(3), make_policy("fifo"), ReplayMode::Policy);
   sim.set_failures(&m);
   sim.run_until(d->after);
   REQUIRE(sim.nodes_failed() == 1);
-  CHECK(sim.cluster().is_down(0));
+  const int struck = m.where(job, 0) < 0.5 ? 0 : 1;
+  CHECK(sim.cluster().is_down(struck));
   CHECK(sim.cluster().allocated_gpus() == 8);
-  CHECK(sim.cluster().free_gpus_on(1) == 0);
+  CHECK(sim.cluster().free_gpus_on(1 - struck) == 0);
   sim.run_until(d->after + m.recovery_delay());
   CHECK(sim.wasted_by_cause()[static_cast<std::size_t>(WasteCause::RecoveryHold)] ==
         8 * m.recovery_delay().sec());
   sim.run();
   const Conservation c = sim.check_conservation();
   CHECK(c.job_gpu_seconds == c.integral_gpu_seconds);
+}
+
+}  // namespace acme::test
+
+namespace acme::test {
+
+TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, or a leaf switch's nodes",
+          "[failures]") {
+  // The test table (tests/data/failures_often.yaml), NodeFailure's domain set in turn. Three
+  // leaves of 3 nodes; A (16 GPUs) lands on nodes 0 and 1, B (8) on node 2, under the same leaf,
+  // C (8) on node 3, under the next. A's first run fails with NodeFailure; B and C meet nothing.
+  const std::string often = read_file(source_dir() / "tests/data/failures_often.yaml");
+  const auto dir = temp_dir("failure-domains");
+  for (const std::string domain : {"job", "node", "leaf"}) {
+    const std::string table = (dir / (domain + ".yaml")).string();
+    std::ofstream(table) << often << "takes_down:\n  NodeFailure: " << domain << "\n";
+    std::vector<YamlValue> values{yaml_override("failures.enabled=true"), yaml_override("failures.table=" + table),
+                                  yaml_override("failures.repair_s=500")};
+    Params params("failures", values);
+    const FailureModel m(params, kTable);
+    const Time run = Time::hours(10);
+    const auto [a, d] = first_id(m, 16, run, [&](JobId, const auto& d) {
+      return d && m.reasons()[d->reason].name == "NodeFailure";
+    });
+    JobId b = a + 1;
+    while (m.draw(b, 0, 8, run)) ++b;
+    JobId c = b + 1;
+    while (m.draw(c, 0, 8, run)) ++c;
+    Workload w = only_job(a, JobType::SFT, 8, 1, run.sec());
+    while (w.size() <= c) w.add("j" + std::to_string(w.size()), w.requests.back(), w.profiles.back());
+    w.requests[a].gpu_num = 16, w.requests[a].node_num = 2, w.requests[a].cpu_num = 16;
+    for (JobId j : {b, c}) w.requests[j].submit = Time::seconds(0);
+    ClusterSpec cluster = small_cluster(9);
+    cluster.nodes_per_leaf = 3;
+    Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
+    sim.set_failures(&m);
+    sim.run_until(d->after);
+    REQUIRE(sim.outcomes()[a].failures == 1);
+    CHECK(sim.outcomes()[c].failures == 0);
+    std::vector<int> down;
+    for (int n = 0; n < 9; ++n)
+      if (sim.cluster().is_down(n)) down.push_back(n);
+    const int struck = m.where(a, 0) < 0.5 ? 0 : 1;  // 8 of A's 16 GPUs on each node
+    if (domain == "job") CHECK(down.empty());
+    if (domain == "node") CHECK(down == std::vector<int>{struck});
+    if (domain == "leaf") CHECK(down == std::vector<int>{0, 1, 2});
+    CHECK(sim.outcomes()[b].failures == (domain == "leaf" ? 1 : 0));  // B sits under A's leaf
+    CHECK(sim.nodes_failed() == down.size());
+    sim.run_until(d->after + Time::seconds(500));
+    for (int n = 0; n < 9; ++n) CHECK_FALSE(sim.cluster().is_down(n));
+    sim.run();
+    const Conservation conserved = sim.check_conservation();
+    CHECK(conserved.job_gpu_seconds == conserved.integral_gpu_seconds);
+  }
 }
 
 }  // namespace acme::test
