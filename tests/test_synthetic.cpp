@@ -101,8 +101,64 @@ TEST_CASE("The heaviest jobs' states give the states' GPU-time shares their expe
   for (std::uint64_t seed = 1; seed <= 5; ++seed) balanced = std::max(balanced, worst_gap(seed));
   m.state_balance_gpu_time_pct = 0;  // every job draws its state on its own
   for (std::uint64_t seed = 1; seed <= 5; ++seed) alone = std::max(alone, worst_gap(seed));
-  CHECK(balanced < 3.0);  // 2.1 measured: the other 20% of the GPU-time draws job by job
-  CHECK(alone > 5.0);     // 19.3 measured
+  CHECK(balanced < 3.0);  // 1.4 measured: the other 20% of the GPU-time draws job by job
+  CHECK(alone > 5.0);     // 6.5 measured (19.3 before the GPU-time balance)
 }
 
 }  // namespace acme::test
+
+namespace acme::test {
+
+TEST_CASE("Each type's GPU-time is its expectation given the number of jobs drawn", "[synthetic]") {
+  // Kalos over its 92 days, seeds 1-5: a type's GPU-time hangs on its few heaviest jobs (Debug:
+  // 540 jobs). Balanced, every GPU type with at least 100 jobs gets jobs x its share of the type
+  // mix x expected_gpu_seconds, but where the factor reaches its bound (1/2, 2) or the heaviest
+  // jobs already run max_run_s (worst 3.0% measured: Other, 248 jobs, seed 1); drawn alone, it
+  // is off by up to 21% (Other, seed 3), Debug by up to 6%.
+  SyntheticModel m = load_synthetic_model((source_dir() / "configs/workloads/kalos.yaml").string());
+  REQUIRE(m.gpu_time_balance_pct == 50);
+  const Time from = *parse_timestamp("2023-05-17"), to = *parse_timestamp("2023-08-17");
+  auto worst_gap = [&](std::uint64_t seed) {
+    const Workload w = generate_workload(m, from, to, 1.0, seed, 8);
+    std::array<double, kJobTypeCount> got{}, jobs{};
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      const auto t = static_cast<std::size_t>(w.requests[i].type);
+      got[t] += static_cast<double>(w.requests[i].gpu_num) * static_cast<double>(w.profiles[i].run.sec());
+      jobs[t] += w.requests[i].gpu_num > 0;
+    }
+    double worst = 0;
+    for (std::size_t t = 0; t < kJobTypeCount; ++t) {
+      if (jobs[t] < kGpuTimeBalanceMinJobs) continue;
+      const double expected = expected_gpu_seconds(m, static_cast<JobType>(t)) * static_cast<double>(w.size()) *
+                              m.type.probability(static_cast<double>(t));
+      worst = std::max(worst, std::abs(got[t] / expected - 1));
+    }
+    return worst;
+  };
+  double balanced = 0, alone = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) balanced = std::max(balanced, worst_gap(seed));
+  m.gpu_time_balance_pct = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) alone = std::max(alone, worst_gap(seed));
+  CHECK(balanced < 0.05);
+  CHECK(alone > 0.15);
+}
+
+TEST_CASE("expected_gpu_seconds is the mean GPU-seconds of a large sample", "[synthetic]") {
+  // Six months of Seren without the balance, seeds 1-3: 877,000 Eval jobs (their means, one
+  // seed at a time, are within 0.6% of it; SFT's, 67,000 jobs a seed, vary by 5% with the tail).
+  SyntheticModel m = load_synthetic_model((source_dir() / "configs/workloads/seren.yaml").string());
+  m.gpu_time_balance_pct = 0;
+  double sum = 0, n = 0;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const Workload w = generate_workload(m, *parse_timestamp("2023-03-01"), *parse_timestamp("2023-09-01"), 1.0, seed, 8);
+    for (std::size_t i = 0; i < w.size(); ++i)
+      if (w.requests[i].type == JobType::Eval) {
+        sum += static_cast<double>(w.requests[i].gpu_num) * static_cast<double>(w.profiles[i].run.sec());
+        ++n;
+      }
+  }
+  CHECK(sum / n == Approx(expected_gpu_seconds(m, JobType::Eval)).epsilon(0.01));
+}
+
+}  // namespace acme::test
+

@@ -31,6 +31,12 @@ double Discrete::mean() const {
   return m;
 }
 
+double Discrete::probability(double value) const {
+  for (std::size_t i = 0; i < values_.size(); ++i)
+    if (values_[i] == value) return cumulative_[i] - (i > 0 ? cumulative_[i - 1] : 0.0);
+  return 0.0;
+}
+
 std::size_t Discrete::index_at(double u) const {
   const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
   return std::min<std::size_t>(static_cast<std::size_t>(it - cumulative_.begin()), values_.size() - 1);
@@ -195,6 +201,7 @@ SyntheticModel load_synthetic_model(const std::string& path) {
     else if (k == "gpu_state_logit.cancelled") m.cancel_logit = logit_pair(v);
     else if (k == "gpu_state_logit.failed") m.fail_logit = logit_pair(v);
     else if (k == "state_balance_gpu_time_pct") m.state_balance_gpu_time_pct = v.as_double(0, 100);
+    else if (k == "gpu_time_balance_pct") m.gpu_time_balance_pct = v.as_double(0, 100);
     else if (k == "cpu_state_mix_pct") m.cpu_states = Discrete(named_to_enum(v, true, false));
     else if (k == "cpu_job_cpus") m.cpu_job_cpus = Discrete(v.as_pairs());
     else if (k == "users") m.users = static_cast<int>(v.as_int(1, 10'000'000));
@@ -219,7 +226,32 @@ SyntheticModel load_synthetic_model(const std::string& path) {
     need(!m.durations[t].empty(), "duration_cdf." + std::string(kJobTypeNames[t]));
   }
   if (m.eval_batch.share_of_eval_pct > 0) need(!m.eval_batch.jobs.empty(), "eval_batch.jobs");
+  if (m.gpu_time_balance_pct > 0)
+    for (std::size_t t = 0; t < kJobTypeCount; ++t)
+      if (!m.gpu_sizes[t].empty() && !m.durations[t].empty())
+        m.gpu_seconds_per_job[t] = expected_gpu_seconds(m, static_cast<JobType>(t));
   return m;
+}
+
+double expected_gpu_seconds(const SyntheticModel& m, JobType type) {
+  const auto t = static_cast<std::size_t>(type);
+  constexpr int kGrid = 1 << 16;
+  std::vector<double> run(kGrid);
+  double size_sum = 0, run_sum = 0, tied_sum = 0;
+  for (int i = 0; i < kGrid; ++i) {
+    const double u = (i + 0.5) / kGrid;
+    run[static_cast<std::size_t>(i)] = static_cast<double>(
+        m.max_run_s > 0 ? std::min(m.durations[t].at(u), m.max_run_s) : m.durations[t].at(u));
+    run_sum += run[static_cast<std::size_t>(i)];
+  }
+  const double p = m.coupling[t];
+  for (int i = 0; i < kGrid; ++i) {
+    const double size = m.gpu_sizes[t].at((i + 0.5) / kGrid);
+    size_sum += size;
+    tied_sum += size * run[static_cast<std::size_t>(p >= 0 ? i : kGrid - 1 - i)];
+  }
+  const double independent = size_sum / kGrid * (run_sum / kGrid), tied = tied_sum / kGrid;
+  return (1 - std::abs(p)) * independent + std::abs(p) * tied;
 }
 
 double arrival_shape(const ArrivalModel& a, Time t) {
@@ -279,16 +311,49 @@ void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, Rng& rn
     due[2] += (1 - pc - pf) * g;
   }
   for (const auto& [g, i] : heavy) {
-    const double w[3] = {std::max(due[0], 0.0), std::max(due[1], 0.0), std::max(due[2], 0.0)};
+    // A state still due less than half this job would overshoot by more than it falls short.
+    const double w[3] = {std::max(due[0] - g / 2, 0.0), std::max(due[1] - g / 2, 0.0), std::max(due[2] - g / 2, 0.0)};
     std::size_t s = 0;
     if (w[0] + w[1] + w[2] > 0) {
       const double u = rng.uniform() * (w[0] + w[1] + w[2]);
       s = u < w[0] ? 0 : u < w[0] + w[1] ? 1 : 2;
-    } else {  // every state got its due: the one furthest below it
+    } else {  // no state is due half of it: the one furthest below its due
       s = static_cast<std::size_t>(std::max_element(due, due + 3) - due);
     }
     drafts[i].state = kStates[s];
     due[s] -= g;
+  }
+}
+
+// Scales the run times of each GPU type's heaviest jobs so that the type's GPU-time is its
+// expectation given the number of jobs drawn (see the header). O(n + h log h) for h jobs above the cut.
+void balance_gpu_time(std::vector<Draft>& drafts, const SyntheticModel& m) {
+  if (!(m.gpu_time_balance_pct > 0)) return;
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) {
+    if (!(m.gpu_seconds_per_job[t] > 0)) continue;
+    std::vector<std::pair<double, std::uint32_t>> jobs;  // (GPU-seconds, draft)
+    double total = 0;
+    for (std::uint32_t i = 0; i < drafts.size(); ++i)
+      if (static_cast<std::size_t>(drafts[i].type) == t && drafts[i].gpus > 0) {
+        const double g = static_cast<double>(drafts[i].gpus) * static_cast<double>(drafts[i].run);
+        jobs.emplace_back(g, i);
+        total += g;
+      }
+    if (jobs.size() < kGpuTimeBalanceMinJobs || !(total > 0)) continue;
+    std::sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    double heavy = 0;
+    std::size_t n = 0;
+    while (n < jobs.size() && heavy < total * m.gpu_time_balance_pct / 100.0) heavy += jobs[n++].first;
+    const double expected = m.gpu_seconds_per_job[t] * static_cast<double>(drafts.size()) *
+                            m.type.probability(static_cast<double>(t));
+    const double factor = std::clamp((expected - (total - heavy)) / heavy, 0.5, 2.0);
+    for (std::size_t k = 0; k < n; ++k) {
+      std::int64_t& run = drafts[jobs[k].second].run;
+      run = std::max<std::int64_t>(1, std::llround(static_cast<double>(run) * factor));
+      if (m.max_run_s > 0) run = std::min(run, m.max_run_s);
+    }
   }
 }
 
@@ -396,6 +461,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
     }
   }
 
+  balance_gpu_time(drafts, m);
   balance_states(drafts, m, rng);
 
   // Evaluation batches: each waiting Eval job joins the first checkpoint at or after its arrival

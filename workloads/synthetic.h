@@ -18,8 +18,18 @@
 //    between seeds. The jobs that together hold state_balance_gpu_time_pct of the GPU-time
 //    are therefore given their states jointly: largest first, each draws a state with odds
 //    proportional to that state's GPU-time still due (its expectation over these jobs, from the
-//    same probabilities, minus what it got so far). The states' shares of that GPU-time then
-//    end within about one such job of their expectation; every other job draws on its own.
+//    same probabilities, minus what it got so far) less half the job's own (a state due less
+//    than that would overshoot by more than it falls short). The states' shares of that
+//    GPU-time then end within about half the largest job of their expectation; every other job
+//    draws on its own.
+//  - A type's GPU-time in a sample hangs on its few heaviest jobs (Kalos' 540 Debug jobs in 92
+//    days: one 512-GPU job of 6 hours is 14% of it), so it moves by tens of percent between
+//    seeds. With gpu_time_balance_pct, in every GPU type with at least kGpuTimeBalanceMinJobs
+//    jobs, the heaviest jobs that hold that share of the type's GPU-time have their run times
+//    scaled by one factor (within [1/2, 2]) so that the type's GPU-time is its expectation given
+//    the sample's number of jobs (jobs x the type's share of type_mix_pct x gpu_seconds_per_job,
+//    from the model's sizes, run times and coupling). This conditions the sample on its expected
+//    totals; the run-time CDF moves by those few jobs only.
 //  - Evaluation bursts: a share of the Eval jobs (eval_batch.share_of_eval_pct) wait for the next
 //    checkpoint of a Pretrain or SFT job (checkpoint_after_s into its run, if it runs that long,
 //    counted from its submit) and are submitted then, one batch of up to eval_batch.jobs jobs,
@@ -53,6 +63,7 @@ class Discrete {
   bool empty() const { return values_.empty(); }
   const std::vector<double>& values() const { return values_; }
   double mean() const;
+  double probability(double value) const;  // 0 for a value it does not hold
   // The value at quantile u in [0, 1), and its index in values().
   double at(double u) const { return values_[index_at(u)]; }
   std::size_t index_at(double u) const;
@@ -106,14 +117,23 @@ struct SyntheticModel {
   std::array<double, 2> cancel_logit{-100, 0};    // (a, b)
   std::array<double, 2> fail_logit{-100, 0};
   double state_balance_gpu_time_pct = 0;          // 0: every job draws its state on its own
+  double gpu_time_balance_pct = 0;                // 0: run times as drawn
+  std::array<double, kJobTypeCount> gpu_seconds_per_job{};  // expected, by type (load_synthetic_model)
   Discrete cpu_states;                            // values: JobState
   Discrete cpu_job_cpus;
   int users = 1;
   double user_zipf_s = 1.0;
 };
 
+inline constexpr std::size_t kGpuTimeBalanceMinJobs = 100;
+
 // Reads and checks a model file; InputError names file, line and key.
 SyntheticModel load_synthetic_model(const std::string& path);
+
+// The expected GPU-seconds of a job of GPU type `t`: size and run time (cut at max_run_s) at one
+// quantile with probability |coupling| (1 - it for the run when negative), else independent;
+// on a grid of 2^16 quantiles.
+double expected_gpu_seconds(const SyntheticModel& m, JobType t);
 
 // The arrival-rate factor at instant t (mean 1 over a week).
 double arrival_shape(const ArrivalModel& a, Time t);
