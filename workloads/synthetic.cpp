@@ -46,18 +46,38 @@ LogCdf::LogCdf(std::vector<std::pair<double, double>> points) {
   for (const auto& [seconds, pct] : points) points_.emplace_back(std::log2(seconds), pct);
 }
 
-std::int64_t LogCdf::at(double unit) const {
-  const double u = unit * points_.back().second;
+std::int64_t LogCdf::in_segment(std::size_t hi_index, double v) const {
   const auto& first = points_.front();
   // Below the first point: linear from 0 s.
   // Rounding up keeps P(run <= 2^k) exactly as given, since the points are whole seconds.
-  if (u <= first.second) return static_cast<std::int64_t>(std::ceil(std::exp2(first.first) * (first.second > 0 ? u / first.second : 0)));
-  const auto it = std::lower_bound(points_.begin(), points_.end(), u,
-                                   [](const auto& p, double v) { return p.second < v; });
-  const auto& hi = *it;
-  const auto& lo = *(it - 1);
-  const double f = hi.second > lo.second ? (u - lo.second) / (hi.second - lo.second) : 1.0;
+  if (hi_index == 0) return static_cast<std::int64_t>(std::ceil(std::exp2(first.first) * (first.second > 0 ? v / first.second : 0)));
+  const auto& hi = points_[hi_index];
+  const auto& lo = points_[hi_index - 1];
+  const double f = hi.second > lo.second ? (v - lo.second) / (hi.second - lo.second) : 1.0;
   return static_cast<std::int64_t>(std::ceil(std::exp2(lo.first + f * (hi.first - lo.first)) - 1e-9));
+}
+
+std::int64_t LogCdf::at(double unit) const {
+  const double v = unit * points_.back().second;
+  if (v <= points_.front().second) return in_segment(0, v);
+  const auto it = std::lower_bound(points_.begin(), points_.end(), v,
+                                   [](const auto& p, double x) { return p.second < x; });
+  return in_segment(static_cast<std::size_t>(it - points_.begin()), v);
+}
+
+std::vector<std::int64_t> LogCdf::at_grid(std::size_t n) const {
+  std::vector<std::int64_t> out(n);
+  std::size_t hi = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = (static_cast<double>(i) + 0.5) / static_cast<double>(n) * points_.back().second;
+    if (v <= points_.front().second) {
+      out[i] = in_segment(0, v);
+      continue;
+    }
+    while (points_[hi].second < v) ++hi;  // the first point at or above v, as in at()
+    out[i] = in_segment(hi, v);
+  }
+  return out;
 }
 
 namespace {
@@ -235,20 +255,22 @@ SyntheticModel load_synthetic_model(const std::string& path) {
 
 double expected_gpu_seconds(const SyntheticModel& m, JobType type) {
   const auto t = static_cast<std::size_t>(type);
-  constexpr int kGrid = 1 << 16;
-  std::vector<double> run(kGrid);
-  double size_sum = 0, run_sum = 0, tied_sum = 0;
-  for (int i = 0; i < kGrid; ++i) {
-    const double u = (i + 0.5) / kGrid;
-    run[static_cast<std::size_t>(i)] = static_cast<double>(
-        m.max_run_s > 0 ? std::min(m.durations[t].at(u), m.max_run_s) : m.durations[t].at(u));
-    run_sum += run[static_cast<std::size_t>(i)];
-  }
+  constexpr std::size_t kGrid = 1 << 16;
+  const std::vector<std::int64_t> run = m.durations[t].at_grid(kGrid);
+  const Discrete& sizes = m.gpu_sizes[t];
   const double p = m.coupling[t];
-  for (int i = 0; i < kGrid; ++i) {
-    const double size = m.gpu_sizes[t].at((i + 0.5) / kGrid);
+  double size_sum = 0, run_sum = 0, tied_sum = 0;
+  std::size_t k = 0;  // the size at quantile u: the first cumulative weight above u, as index_at
+  for (std::size_t i = 0; i < kGrid; ++i) {
+    const double u = (static_cast<double>(i) + 0.5) / static_cast<double>(kGrid);
+    while (k + 1 < sizes.values().size() && sizes.cumulative()[k] <= u) ++k;
+    const double size = sizes.values()[k];
+    const auto r = [&](std::size_t j) {
+      return static_cast<double>(m.max_run_s > 0 ? std::min(run[j], m.max_run_s) : run[j]);
+    };
     size_sum += size;
-    tied_sum += size * run[static_cast<std::size_t>(p >= 0 ? i : kGrid - 1 - i)];
+    run_sum += r(i);
+    tied_sum += size * r(p >= 0 ? i : kGrid - 1 - i);
   }
   const double independent = size_sum / kGrid * (run_sum / kGrid), tied = tied_sum / kGrid;
   return (1 - std::abs(p)) * independent + std::abs(p) * tied;
@@ -326,31 +348,60 @@ void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, Rng& rn
 }
 
 // Scales the run times of each GPU type's heaviest jobs so that the type's GPU-time is its
-// expectation given the number of jobs drawn (see the header). O(n + h log h) for h jobs above the cut.
+// expectation given the number of jobs drawn (see the header). O(n per type and cut + h log h)
+// for h jobs above the cut.
 void balance_gpu_time(std::vector<Draft>& drafts, const SyntheticModel& m) {
   if (!(m.gpu_time_balance_pct > 0)) return;
+  auto gpu_seconds = [&](const Draft& d) { return static_cast<double>(d.gpus) * static_cast<double>(d.run); };
+  std::array<double, kJobTypeCount> total{};
+  std::array<std::size_t, kJobTypeCount> jobs{};
+  for (const Draft& d : drafts)
+    if (d.gpus > 0) {
+      total[static_cast<std::size_t>(d.type)] += gpu_seconds(d);
+      jobs[static_cast<std::size_t>(d.type)] += 1;
+    }
+  // As in balance_states, only the jobs above a cut are sorted: each type's mean first (in a
+  // heavy tail, the few jobs above it hold most of the GPU-time), a quarter of it, ... until the
+  // jobs above it hold the share. One pass over the drafts per round; usually one round.
+  std::array<double, kJobTypeCount> cut{}, above{};
+  std::array<std::vector<std::pair<double, std::uint32_t>>, kJobTypeCount> heavy;  // (GPU-seconds, draft)
+  std::array<bool, kJobTypeCount> open{};
   for (std::size_t t = 0; t < kJobTypeCount; ++t) {
-    if (!(m.gpu_seconds_per_job[t] > 0)) continue;
-    std::vector<std::pair<double, std::uint32_t>> jobs;  // (GPU-seconds, draft)
-    double total = 0;
-    for (std::uint32_t i = 0; i < drafts.size(); ++i)
-      if (static_cast<std::size_t>(drafts[i].type) == t && drafts[i].gpus > 0) {
-        const double g = static_cast<double>(drafts[i].gpus) * static_cast<double>(drafts[i].run);
-        jobs.emplace_back(g, i);
-        total += g;
+    open[t] = m.gpu_seconds_per_job[t] > 0 && jobs[t] >= kGpuTimeBalanceMinJobs && total[t] > 0;
+    cut[t] = open[t] ? total[t] / static_cast<double>(jobs[t]) : 0;
+  }
+  for (bool again = true; again;) {
+    for (std::size_t t = 0; t < kJobTypeCount; ++t)
+      if (open[t]) heavy[t].clear(), above[t] = 0;
+    for (std::uint32_t i = 0; i < drafts.size(); ++i) {
+      const auto t = static_cast<std::size_t>(drafts[i].type);
+      if (const double g = gpu_seconds(drafts[i]); open[t] && drafts[i].gpus > 0 && g >= cut[t]) {
+        heavy[t].emplace_back(g, i);
+        above[t] += g;
       }
-    if (jobs.size() < kGpuTimeBalanceMinJobs || !(total > 0)) continue;
-    std::sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {
+    }
+    again = false;
+    for (std::size_t t = 0; t < kJobTypeCount; ++t)
+      if (open[t] && above[t] < total[t] * m.gpu_time_balance_pct / 100.0 && heavy[t].size() < jobs[t]) {
+        cut[t] /= 4;
+        again = true;
+      }
+  }
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) {
+    if (!open[t]) continue;
+    const double want = total[t] * m.gpu_time_balance_pct / 100.0;
+    std::vector<std::pair<double, std::uint32_t>>& heavy_t = heavy[t];
+    std::sort(heavy_t.begin(), heavy_t.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
-    double heavy = 0;
+    double held = 0;
     std::size_t n = 0;
-    while (n < jobs.size() && heavy < total * m.gpu_time_balance_pct / 100.0) heavy += jobs[n++].first;
+    while (n < heavy_t.size() && held < want) held += heavy_t[n++].first;
     const double expected = m.gpu_seconds_per_job[t] * static_cast<double>(drafts.size()) *
                             m.type.probability(static_cast<double>(t));
-    const double factor = std::clamp((expected - (total - heavy)) / heavy, 0.5, 2.0);
+    const double factor = std::clamp((expected - (total[t] - held)) / held, 0.5, 2.0);
     for (std::size_t k = 0; k < n; ++k) {
-      std::int64_t& run = drafts[jobs[k].second].run;
+      std::int64_t& run = drafts[heavy_t[k].second].run;
       run = std::max<std::int64_t>(1, std::llround(static_cast<double>(run) * factor));
       if (m.max_run_s > 0) run = std::min(run, m.max_run_s);
     }
@@ -486,8 +537,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
 
   const std::vector<std::uint32_t> order = by_submit(drafts, begin, end);
 
-  w.requests.reserve(drafts.size());
-  w.profiles.reserve(drafts.size());
+  w.reserve(order.size(), order.size() * std::to_string(order.size()).size());  // names are 1..n
   char name[24];
   for (std::size_t n = 0; n < order.size(); ++n) {
     const Draft& d = drafts[order[n]];

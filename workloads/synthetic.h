@@ -62,6 +62,7 @@ class Discrete {
   explicit Discrete(const std::vector<std::pair<double, double>>& value_weight);
   bool empty() const { return values_.empty(); }
   const std::vector<double>& values() const { return values_; }
+  const std::vector<double>& cumulative() const { return cumulative_; }  // of the weights, ending at 1
   double mean() const;
   double probability(double value) const;  // 0 for a value it does not hold
   // The value at quantile u in [0, 1), and its index in values().
@@ -82,8 +83,12 @@ class LogCdf {
   // The run time at quantile u in [0, 1), whole seconds rounded up.
   std::int64_t at(double u) const;
   std::int64_t sample_seconds(Rng& rng) const { return at(rng.uniform()); }
+  // at((i + 0.5) / n) for i in [0, n), in one walk over the points (no search per value).
+  std::vector<std::int64_t> at_grid(std::size_t n) const;
 
  private:
+  // The run time at percent v, in the segment that ends at points_[hi] (0: below the first point).
+  std::int64_t in_segment(std::size_t hi, double v) const;
   std::vector<std::pair<double, double>> points_;  // (log2 seconds, percent)
 };
 
