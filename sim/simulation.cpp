@@ -8,7 +8,6 @@
 namespace acme {
 namespace {
 
-// In a Failure event's tag, beside the start count: the failure takes the job's first node down.
 // In a Failure event's tag: the run's start count, and above it the FailureDomain.
 constexpr int kDomainShift = 29;
 constexpr std::uint32_t kStartsMask = (1u << kDomainShift) - 1;
@@ -423,11 +422,11 @@ void Simulation::fail(JobId job, FailureDomain domain) {
   }
   if (node_up_at_.empty()) node_up_at_.assign(static_cast<std::size_t>(cluster_.node_count()), Time{});
   for (int node : down) {
+    nodes_failed_ += !cluster_.is_down(node);  // one already down stays down until the later repair
     cluster_.take_down(node);
     node_up_at_[static_cast<std::size_t>(node)] = now_ + failures_->repair();
     events_.push(now_ + failures_->repair(), EventKind::NodeUp, static_cast<JobId>(node));
   }
-  nodes_failed_ += down.size();
 }
 
 void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
