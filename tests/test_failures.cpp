@@ -391,10 +391,9 @@ TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, o
     while (m.draw(b, 0, 8, run)) ++b;
     JobId c = b + 1;
     while (m.draw(c, 0, 8, run)) ++c;
-    Workload w = only_job(a, JobType::SFT, 8, 1, run.sec());
-    while (w.size() <= c) w.add("j" + std::to_string(w.size()), w.requests.back(), w.profiles.back());
+    Workload w = only_job(c, JobType::SFT, 8, 1, run.sec());  // only c submitted at 0
     w.requests[a].gpu_num = 16, w.requests[a].node_num = 2, w.requests[a].cpu_num = 16;
-    for (JobId j : {b, c}) w.requests[j].submit = Time::seconds(0);
+    for (JobId j : {a, b}) w.requests[j].submit = Time::seconds(0);
     ClusterSpec cluster = small_cluster(9);
     cluster.nodes_per_leaf = 3;
     Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
@@ -417,6 +416,65 @@ TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, o
     const Conservation conserved = sim.check_conservation();
     CHECK(conserved.job_gpu_seconds == conserved.integral_gpu_seconds);
   }
+}
+
+}  // namespace acme::test
+
+namespace acme::test {
+
+TEST_CASE("A node a failure finds already down stays down until the later repair", "[failures]") {
+  // The test table with a second per-GPU reason, ECCError, that takes down the node of one GPU,
+  // while NodeFailure takes down its leaf switch. X (8 GPUs) meets ECCError at t1, Y (8 GPUs,
+  // the other node of the same leaf) NodeFailure at t2, within the repair time of X's node.
+  std::string table_text = read_file(source_dir() / "tests/data/failures_often.yaml");
+  table_text.replace(table_text.find("infrastructure:"), 15, "infrastructure:\n  ECCError: [3, 8, 60, 50]");
+  table_text += "takes_down:\n  ECCError: gpu\n  NodeFailure: leaf\n";
+  const auto dir = temp_dir("failure-twice");
+  const std::string table = (dir / "t.yaml").string();
+  std::ofstream(table) << table_text;
+  constexpr std::int64_t kRepair = 100000;
+  Params params("failures", {yaml_override("failures.enabled=true"), yaml_override("failures.table=" + table),
+                             yaml_override("failures.repair_s=" + std::to_string(kRepair))});
+  const FailureModel m(params, kTable);
+  const Time run = Time::hours(100);
+  auto reason_of = [&](const FailureDraw& d) { return m.reasons()[d.reason].name; };
+  const auto [x, dx] = first_id(m, 8, run, [&](JobId, const auto& d) { return d && reason_of(*d) == "ECCError"; });
+  const Time t1 = dx->after;
+  JobId y = x + 1;
+  std::optional<FailureDraw> dy;
+  for (;; ++y) {
+    dy = m.draw(y, 0, 8, run);
+    if (dy && reason_of(*dy) == "NodeFailure" && dy->after > t1 && dy->after < t1 + Time::seconds(kRepair)) break;
+  }
+  const Time t2 = dy->after;
+  Workload w = only_job(y, JobType::SFT, 8, 1, run.sec());  // only y submitted at 0
+  w.requests[x].submit = Time::seconds(0);
+  ClusterSpec cluster = small_cluster(6);
+  cluster.nodes_per_leaf = 3;
+  Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
+  sim.set_failures(&m);
+  // The nodes down under the first leaf (X and Y, rerun, may fail again under the other).
+  auto down = [&] {
+    std::vector<int> out;
+    for (int n = 0; n < 3; ++n)
+      if (sim.cluster().is_down(n)) out.push_back(n);
+    return out;
+  };
+  sim.run_until(t1);
+  const std::vector<int> first = down();
+  REQUIRE(first.size() == 1);
+  CHECK(sim.nodes_failed() == 1);
+  CHECK(first.front() < 2);  // X's node: X and Y hold nodes 0 and 1
+  sim.run_until(t2);
+  CHECK(down() == std::vector<int>{0, 1, 2});
+  CHECK(sim.nodes_failed() == 3);  // X's node counted once
+  sim.run_until(t1 + Time::seconds(kRepair));
+  CHECK(down() == std::vector<int>{0, 1, 2});  // X's node waits for the leaf's repair
+  sim.run_until(t2 + Time::seconds(kRepair));
+  CHECK(down().empty());
+  sim.run();
+  const Conservation c = sim.check_conservation();
+  CHECK(c.job_gpu_seconds == c.integral_gpu_seconds);
 }
 
 }  // namespace acme::test
