@@ -127,20 +127,19 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
   if (enabled_ && (gpus * utilization * days <= 0 || jobs <= 0))
     throw InputError(table + ": exposure.gpus, utilization, days and jobs are all needed");
   const double gpu_seconds = gpus * utilization * days * 86400.0;
-  for (const std::string& name : per_run)
-    if (std::none_of(reasons_.begin(), reasons_.end(), [&](const FailureReason& r) { return r.name == name; }))
-      throw InputError(table + ": per_run." + name + ": not a reason of the table");
+  // The reason a per-reason key (section.name) names; InputError if the table has none.
+  auto reason = [&](const std::string& section, const std::string& name) -> FailureReason& {
+    const auto r = std::find_if(reasons_.begin(), reasons_.end(), [&](const FailureReason& x) { return x.name == name; });
+    if (r == reasons_.end()) throw InputError(table + ": " + section + "." + name + ": not a reason of the table");
+    return *r;
+  };
+  for (const std::string& name : per_run) reason("per_run", name);
   for (const auto& [name, f] : fits) {
-    const auto r = std::find_if(reasons_.begin(), reasons_.end(), [&](const FailureReason& x) { return x.name == name; });
-    if (r == reasons_.end()) throw InputError(table + ": fit." + name + ": not a reason of the table");
-    r->rate_fit = f[0];
-    r->ttf_fit = f[1];
+    FailureReason& r = reason("fit", name);
+    r.rate_fit = f[0];
+    r.ttf_fit = f[1];
   }
-  for (const auto& [name, domain] : domains) {
-    const auto r = std::find_if(reasons_.begin(), reasons_.end(), [&](const FailureReason& x) { return x.name == name; });
-    if (r == reasons_.end()) throw InputError(table + ": takes_down." + name + ": not a reason of the table");
-    r->domain = domain;
-  }
+  for (const auto& [name, domain] : domains) reason("takes_down", name).domain = domain;
   for (FailureReason& r : reasons_) {
     r.ttf_mean_s = r.avg_ttf_min * 60.0 * r.ttf_fit;
     const bool by_run = r.category != FailureCategory::Infrastructure ||
