@@ -20,6 +20,8 @@ experiments/calibration/README.md):
     for CANCELLED, then for FAILED among the rest; (a, b) solved so that the share of jobs and of
     GPU-time in each state equal the published ones.
 The expectations are computed on the same quasi-random (Kronecker) sequences the generator uses.
+Kalos' duration CDFs are the published end - submit ones plus the points scripts/fit_queueing.py
+fitted (configs/workloads/kalos.queueing_fit.json, if present), applied before the fits above.
 """
 import json
 import math

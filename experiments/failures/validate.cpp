@@ -17,7 +17,7 @@
 // Failed fact that does not match the job's own draw is a bystander of a node failure.
 //
 // Usage: acmesim_failure_validation ROOT [REPLICAS] [--fit ITERATIONS]   (ROOT: the source tree)
-// Writes validation.csv to stdout, a summary (targets, bystanders, fitted exposure) to stderr;
+// Writes validation.csv to stdout, a summary (targets, bystanders) to stderr;
 // with --fit, the fit block of configs/failures/acme.yaml (see fit) to stdout instead.
 #include <algorithm>
 #include <array>
