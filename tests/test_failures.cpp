@@ -181,7 +181,7 @@ TEST_CASE("A job hit by a failure loses exactly the progress since its last chec
   CHECK(sim.outcomes()[job].state == JobState::Completed);
 }
 
-TEST_CASE("An infrastructure failure takes the job's first node down and brings it back after repair",
+TEST_CASE("A hardware failure takes the job's node down and brings it back after repair",
           "[failures]") {
   const FailureModel m = model({"failures.repair_s=500", "failures.recovery=automatic"});
   // An 8-GPU job of 1000 hours whose first run fails with an infrastructure reason: find one.
