@@ -199,13 +199,13 @@ double FailureModel::strike_probability(const FailureReason& r, std::int32_t gpu
   return -std::expm1(-r.per_gpu_rate * gpus * horizon_s);  // 1 when the horizon is infinite
 }
 
-double FailureModel::where(JobId job, std::uint32_t run) const {
-  return Rng(mix(mix(mix(seed_ ^ mix(job)) ^ run) ^ 0x5745u)).uniform();
-}
+std::uint64_t FailureModel::run_key(JobId job, std::uint32_t run) const { return mix(mix(seed_ ^ mix(job)) ^ run); }
+
+double FailureModel::where(JobId job, std::uint32_t run) const { return Rng(mix(run_key(job, run) ^ 0x5745u)).uniform(); }
 
 std::optional<FailureDraw> FailureModel::draw(JobId job, std::uint32_t run, std::int32_t gpus, Time horizon) const {
   if (!enabled_ || gpus <= 0 || reasons_.empty()) return std::nullopt;
-  Rng rng(mix(mix(seed_ ^ mix(job)) ^ run));
+  Rng rng(run_key(job, run));
   const double h = horizon == Time::max() ? std::numeric_limits<double>::infinity() : static_cast<double>(horizon.sec());
   // Most runs meet no failure: one uniform against a lower bound of the chance that none strikes
   // settles them, the exact chance the rest.

@@ -140,6 +140,7 @@ class FailureModel {
   // GPUs (each reason's chance is monotone in G, so largest at an end of the range).
   std::array<double, 32> per_run_none_at_least_{};
   static double strike_probability(const FailureReason& r, std::int32_t gpus, double horizon_s);
+  std::uint64_t run_key(JobId job, std::uint32_t run) const;  // seeds the draws of one run
   Time recovery_, repair_, interval_, restart_;
   double save_s_ = 0, stall_factor_ = 1, checkpoint_gb_per_gpu_ = 0;
   double node_gbps_ = ClusterSpec{}.nics_per_node * ClusterSpec{}.nic_gbps;

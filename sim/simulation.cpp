@@ -380,9 +380,7 @@ Simulation::RunSplit Simulation::split(JobId job, Time held) const {
 std::vector<int> Simulation::struck_nodes(JobId job, FailureDomain domain) const {
   const Placement& p = placement_of(job);
   if (domain == FailureDomain::Job || p.empty()) return {};
-  std::int64_t gpus = 0;
-  for (const NodeShare& share : p) gpus += share.gpus;
-  auto pick = static_cast<std::int64_t>(failures_->where(job, runs_[job].starts - 1) * static_cast<double>(gpus));
+  auto pick = static_cast<std::int64_t>(failures_->where(job, runs_[job].starts - 1) * static_cast<double>(gpus_of(p)));
   int node = p.back().node;
   for (const NodeShare& share : p) {
     if (pick < share.gpus) {
@@ -420,7 +418,6 @@ void Simulation::fail(JobId job, FailureDomain domain) {
     if (status_[other] == Status::Running) stop_failed(other, down);
     else requeue(other);
   }
-  if (node_up_at_.empty()) node_up_at_.assign(static_cast<std::size_t>(cluster_.node_count()), Time{});
   for (int node : down) {
     nodes_failed_ += !cluster_.is_down(node);  // one already down stays down until the later repair
     cluster_.take_down(node);

@@ -72,8 +72,11 @@ class Simulation {
   void set_idle_share(JobType t, double share) { idle_share_[static_cast<std::size_t>(t)] = share; }
   // Injected failures and checkpoints (default: none). Not owned; must outlive the Simulation.
   // Set before the first step.
-  void set_failures(const FailureModel* failures) { failures_ = failures; }
-  // Failures injected so far, and those of them that took a node down.
+  void set_failures(const FailureModel* failures) {
+    failures_ = failures;
+    node_up_at_.assign(static_cast<std::size_t>(cluster_.node_count()), Time{});
+  }
+  // Failures injected so far, and the nodes they took down.
   std::uint64_t failures_injected() const { return failures_injected_; }
   std::uint64_t nodes_failed() const { return nodes_failed_; }
 

@@ -290,39 +290,63 @@ double arrival_shape(const ArrivalModel& a, Time t) {
 
 namespace {
 
+double gpu_seconds(const Draft& d) { return static_cast<double>(d.gpus) * static_cast<double>(d.run); }
+
+// The GPU jobs of one group that hold the top share of its GPU-time, largest first (ties by
+// draft index), with the group's total GPU-time and GPU jobs.
+struct Heaviest {
+  std::vector<std::pair<double, std::uint32_t>> jobs;  // (GPU-seconds, draft)
+  double total = 0;
+  std::size_t gpu_jobs = 0;
+};
+
+// Heaviest per group: group_of(draft) in [0, groups), any other value for none. Only the jobs
+// above a cut are sorted: the group's mean first (in a heavy tail, the few jobs above it hold
+// most of the GPU-time), then a quarter of it, and so on until they hold `pct` of it; one pass
+// over the drafts per round, usually one round. O(n per round + h log h) for h jobs above the cut.
+template <class GroupOf>
+std::vector<Heaviest> heaviest(const std::vector<Draft>& drafts, std::size_t groups, GroupOf group_of, double pct) {
+  std::vector<Heaviest> out(groups);
+  for (const Draft& d : drafts)
+    if (const std::size_t g = group_of(d); d.gpus > 0 && g < groups) {
+      out[g].total += gpu_seconds(d);
+      ++out[g].gpu_jobs;
+    }
+  std::vector<double> cut(groups), above(groups);
+  for (std::size_t g = 0; g < groups; ++g)
+    cut[g] = out[g].gpu_jobs > 0 ? out[g].total / static_cast<double>(out[g].gpu_jobs) : 0;
+  for (bool again = true; again;) {
+    for (std::size_t g = 0; g < groups; ++g) out[g].jobs.clear(), above[g] = 0;
+    for (std::uint32_t i = 0; i < drafts.size(); ++i)
+      if (const std::size_t g = group_of(drafts[i]); drafts[i].gpus > 0 && g < groups && gpu_seconds(drafts[i]) >= cut[g]) {
+        out[g].jobs.emplace_back(gpu_seconds(drafts[i]), i);
+        above[g] += gpu_seconds(drafts[i]);
+      }
+    again = false;
+    for (std::size_t g = 0; g < groups; ++g)
+      if (above[g] < out[g].total * pct / 100.0 && out[g].jobs.size() < out[g].gpu_jobs) {
+        cut[g] /= 4;
+        again = true;
+      }
+  }
+  for (Heaviest& h : out) {
+    std::sort(h.jobs.begin(), h.jobs.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    std::size_t n = 0;
+    for (double covered = 0; n < h.jobs.size() && covered < h.total * pct / 100.0; ++n) covered += h.jobs[n].first;
+    h.jobs.resize(n);
+  }
+  return out;
+}
+
 // Gives the GPU jobs that hold the top `pct` of the drafts' GPU-time their states jointly (see
 // the header): largest first, each draws a state with odds proportional to the GPU-time each
-// state is still due. O(n + h log h) for h jobs above the cut (a few passes over the n drafts).
+// state is still due.
 void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, Rng& rng) {
   const double pct = m.state_balance_gpu_time_pct;
   if (!(pct > 0)) return;
-  auto gpu_seconds = [&](const Draft& d) { return static_cast<double>(d.gpus) * static_cast<double>(d.run); };
-  double total = 0;
-  std::size_t gpu_jobs = 0;
-  for (const Draft& d : drafts) {
-    total += gpu_seconds(d);
-    gpu_jobs += d.gpus > 0;
-  }
-  if (gpu_jobs == 0) return;
-  // Only the jobs above a cut are sorted: start at the mean (in a heavy tail, the few jobs above
-  // it hold most of the GPU-time) and lower it until they hold pct of it.
-  std::vector<std::pair<double, std::uint32_t>> heavy;  // (GPU-seconds, draft)
-  for (double cut = total / static_cast<double>(gpu_jobs);; cut /= 4) {
-    heavy.clear();
-    double above = 0;
-    for (std::uint32_t i = 0; i < drafts.size(); ++i)
-      if (const double g = gpu_seconds(drafts[i]); drafts[i].gpus > 0 && g >= cut) {
-        heavy.emplace_back(g, i);
-        above += g;
-      }
-    if (above >= total * pct / 100.0 || heavy.size() == gpu_jobs) break;
-  }
-  std::sort(heavy.begin(), heavy.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
-  std::size_t n = 0;
-  for (double covered = 0; n < heavy.size() && covered < total * pct / 100.0; ++n) covered += heavy[n].first;
-  heavy.resize(n);
+  const auto heavy = heaviest(drafts, 1, [](const Draft&) { return std::size_t{0}; }, pct).front().jobs;
   constexpr JobState kStates[] = {JobState::Cancelled, JobState::Failed, JobState::Completed};
   double due[3] = {0, 0, 0};
   for (const auto& [g, i] : heavy) {
@@ -347,60 +371,23 @@ void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, Rng& rn
 }
 
 // Scales the run times of each GPU type's heaviest jobs so that the type's GPU-time is its
-// expectation given the number of jobs drawn (see the header). O(n per type and cut + h log h)
-// for h jobs above the cut.
+// expectation given the number of jobs drawn (see the header).
 void balance_gpu_time(std::vector<Draft>& drafts, const SyntheticModel& m) {
   if (!(m.gpu_time_balance_pct > 0)) return;
-  auto gpu_seconds = [&](const Draft& d) { return static_cast<double>(d.gpus) * static_cast<double>(d.run); };
-  std::array<double, kJobTypeCount> total{};
-  std::array<std::size_t, kJobTypeCount> jobs{};
-  for (const Draft& d : drafts)
-    if (d.gpus > 0) {
-      total[static_cast<std::size_t>(d.type)] += gpu_seconds(d);
-      jobs[static_cast<std::size_t>(d.type)] += 1;
-    }
-  // As in balance_states, only the jobs above a cut are sorted: each type's mean first (in a
-  // heavy tail, the few jobs above it hold most of the GPU-time), a quarter of it, ... until the
-  // jobs above it hold the share. One pass over the drafts per round; usually one round.
-  std::array<double, kJobTypeCount> cut{}, above{};
-  std::array<std::vector<std::pair<double, std::uint32_t>>, kJobTypeCount> heavy;  // (GPU-seconds, draft)
-  std::array<bool, kJobTypeCount> open{};
+  const auto by_type = heaviest(drafts, kJobTypeCount, [&](const Draft& d) {
+    const auto t = static_cast<std::size_t>(d.type);
+    return m.gpu_seconds_per_job[t] > 0 ? t : kJobTypeCount;
+  }, m.gpu_time_balance_pct);
   for (std::size_t t = 0; t < kJobTypeCount; ++t) {
-    open[t] = m.gpu_seconds_per_job[t] > 0 && jobs[t] >= kGpuTimeBalanceMinJobs && total[t] > 0;
-    cut[t] = open[t] ? total[t] / static_cast<double>(jobs[t]) : 0;
-  }
-  for (bool again = true; again;) {
-    for (std::size_t t = 0; t < kJobTypeCount; ++t)
-      if (open[t]) heavy[t].clear(), above[t] = 0;
-    for (std::uint32_t i = 0; i < drafts.size(); ++i) {
-      const auto t = static_cast<std::size_t>(drafts[i].type);
-      if (const double g = gpu_seconds(drafts[i]); open[t] && drafts[i].gpus > 0 && g >= cut[t]) {
-        heavy[t].emplace_back(g, i);
-        above[t] += g;
-      }
-    }
-    again = false;
-    for (std::size_t t = 0; t < kJobTypeCount; ++t)
-      if (open[t] && above[t] < total[t] * m.gpu_time_balance_pct / 100.0 && heavy[t].size() < jobs[t]) {
-        cut[t] /= 4;
-        again = true;
-      }
-  }
-  for (std::size_t t = 0; t < kJobTypeCount; ++t) {
-    if (!open[t]) continue;
-    const double want = total[t] * m.gpu_time_balance_pct / 100.0;
-    std::vector<std::pair<double, std::uint32_t>>& heavy_t = heavy[t];
-    std::sort(heavy_t.begin(), heavy_t.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
+    const Heaviest& h = by_type[t];
+    if (h.gpu_jobs < kGpuTimeBalanceMinJobs || !(h.total > 0)) continue;
     double held = 0;
-    std::size_t n = 0;
-    while (n < heavy_t.size() && held < want) held += heavy_t[n++].first;
+    for (const auto& job : h.jobs) held += job.first;
     const double expected = m.gpu_seconds_per_job[t] * static_cast<double>(drafts.size()) *
                             m.type.probability(static_cast<double>(t));
-    const double factor = std::clamp((expected - (total[t] - held)) / held, 0.5, 2.0);
-    for (std::size_t k = 0; k < n; ++k) {
-      std::int64_t& run = drafts[heavy_t[k].second].run;
+    const double factor = std::clamp((expected - (h.total - held)) / held, 0.5, 2.0);
+    for (const auto& job : h.jobs) {
+      std::int64_t& run = drafts[job.second].run;
       run = std::max<std::int64_t>(1, std::llround(static_cast<double>(run) * factor));
       if (m.max_run_s > 0) run = std::min(run, m.max_run_s);
     }
