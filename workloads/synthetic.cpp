@@ -1,12 +1,15 @@
 #include "workloads/synthetic.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <string_view>
 
 #include "sim/csv.h"
 #include "sim/yaml_util.h"
+#include "workloads/synthetic_draws.h"
 
 namespace acme {
 
@@ -19,6 +22,14 @@ Discrete::Discrete(const std::vector<std::pair<double, double>>& value_weight) {
     cumulative_.push_back(total);
   }
   for (double& c : cumulative_) c /= total;
+  if (values_.empty()) return;
+  guide_.resize(std::bit_ceil(std::max<std::size_t>(16, 2 * values_.size())));  // u * size exact
+  std::size_t i = 0;
+  for (std::size_t b = 0; b < guide_.size(); ++b) {
+    const double u = static_cast<double>(b) / static_cast<double>(guide_.size());
+    while (i + 1 < values_.size() && cumulative_[i] <= u) ++i;
+    guide_[b] = static_cast<std::uint32_t>(i);
+  }
 }
 
 double Discrete::mean() const {
@@ -37,12 +48,18 @@ double Discrete::probability(double value) const {
 }
 
 std::size_t Discrete::index_at(double u) const {
-  const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
-  return std::min<std::size_t>(static_cast<std::size_t>(it - cumulative_.begin()), values_.size() - 1);
+  // Below u's bucket the answer is at least the guide's: cumulative weights only grow.
+  const auto bucket = std::min(static_cast<std::size_t>(u * static_cast<double>(guide_.size())), guide_.size() - 1);
+  std::size_t i = guide_[bucket];
+  while (i + 1 < values_.size() && cumulative_[i] <= u) ++i;
+  return i;
 }
 
 LogCdf::LogCdf(std::vector<std::pair<double, double>> points) {
   for (const auto& [seconds, pct] : points) points_.emplace_back(std::log2(seconds), pct);
+  if (points_.empty()) return;
+  memo_.resize(kCells + 1);
+  for (std::size_t k = 0; k <= kCells; ++k) memo_[k] = computed(static_cast<double>(k) / kCells);
 }
 
 std::int64_t LogCdf::in_segment(std::size_t hi_index, double v) const {
@@ -56,7 +73,7 @@ std::int64_t LogCdf::in_segment(std::size_t hi_index, double v) const {
   return static_cast<std::int64_t>(std::ceil(std::exp2(lo.first + f * (hi.first - lo.first)) - 1e-9));
 }
 
-std::int64_t LogCdf::at(double unit) const {
+std::int64_t LogCdf::computed(double unit) const {
   const double v = unit * points_.back().second;
   if (v <= points_.front().second) return in_segment(0, v);
   const auto it = std::lower_bound(points_.begin(), points_.end(), v,
@@ -68,13 +85,15 @@ std::vector<std::int64_t> LogCdf::at_grid(std::size_t n) const {
   std::vector<std::int64_t> out(n);
   std::size_t hi = 1;
   for (std::size_t i = 0; i < n; ++i) {
-    const double v = (static_cast<double>(i) + 0.5) / static_cast<double>(n) * points_.back().second;
+    const double u = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+    const double v = u * points_.back().second;
     if (v <= points_.front().second) {
       out[i] = in_segment(0, v);
       continue;
     }
-    while (points_[hi].second < v) ++hi;  // the first point at or above v, as in at()
-    out[i] = in_segment(hi, v);
+    while (points_[hi].second < v) ++hi;  // the first point at or above v, as in computed()
+    const auto cell = static_cast<std::size_t>(u * kCells);
+    out[i] = memo_[cell] == memo_[cell + 1] ? memo_[cell] : in_segment(hi, v);
   }
   return out;
 }
@@ -138,18 +157,20 @@ struct Draft {
   bool batchable;
 };
 
-// Draft indices by submit time (all in [begin, end)), ties in draft order. For windows under
-// 136 years (2^32 s), two stable counting passes over 16-bit digits of the offset: about 20
-// instructions a job where a comparison sort took 400 or more.
-std::vector<std::uint32_t> by_submit(const std::vector<Draft>& drafts, std::int64_t begin, std::int64_t end) {
-  const auto n = static_cast<std::uint32_t>(drafts.size());
-  std::vector<std::uint32_t> keys(n), order(n), tmp(n);
-  for (std::uint32_t i = 0; i < n; ++i) tmp[i] = i;
+// The draft indices `which` (ascending) sorted by submit time (all in [begin, end)), ties in
+// draft order. For windows under 136 years (2^32 s), two stable counting passes over 16-bit
+// digits of the offset: about 20 instructions a job where a comparison sort took 400 or more.
+std::vector<std::uint32_t> by_submit(const std::vector<Draft>& drafts, std::vector<std::uint32_t> which,
+                                     std::int64_t begin, std::int64_t end) {
   if (end - begin > INT64_C(0xffffffff)) {
-    std::stable_sort(tmp.begin(), tmp.end(), [&](std::uint32_t x, std::uint32_t y) { return drafts[x].submit < drafts[y].submit; });
-    return tmp;
+    std::stable_sort(which.begin(), which.end(), [&](std::uint32_t x, std::uint32_t y) { return drafts[x].submit < drafts[y].submit; });
+    return which;
   }
-  for (std::uint32_t i = 0; i < n; ++i) keys[i] = static_cast<std::uint32_t>(drafts[i].submit - begin);
+  std::vector<std::uint32_t> keys(which.size()), order(which.size()), tmp(which.size());
+  for (std::size_t i = 0; i < which.size(); ++i) {
+    keys[i] = static_cast<std::uint32_t>(drafts[which[i]].submit - begin);
+    tmp[i] = static_cast<std::uint32_t>(i);
+  }
   std::vector<std::uint32_t> count(65537);
   for (const int shift : {0, 16}) {
     std::fill(count.begin(), count.end(), 0u);
@@ -158,6 +179,7 @@ std::vector<std::uint32_t> by_submit(const std::vector<Draft>& drafts, std::int6
     for (std::uint32_t i : tmp) order[count[(keys[i] >> shift) & 0xffff]++] = i;
     tmp.swap(order);
   }
+  for (std::uint32_t& i : tmp) i = which[i];
   return tmp;
 }
 
@@ -165,15 +187,6 @@ struct Checkpoint {
   std::int64_t time;
   std::int32_t jobs;
 };
-
-double logistic(double z) { return 1.0 / (1.0 + std::exp(-z)); }
-
-// P(CANCELLED) and P(FAILED) of a GPU job of `gpus` GPUs running `run` seconds.
-std::pair<double, double> state_odds(const SyntheticModel& m, std::int32_t gpus, std::int64_t run) {
-  const double x = std::log2(static_cast<double>(gpus) * static_cast<double>(std::max<std::int64_t>(run, 1))) - 20.0;
-  const double pc = logistic(m.cancel_logit[0] + m.cancel_logit[1] * x);
-  return {pc, (1.0 - pc) * logistic(m.fail_logit[0] + m.fail_logit[1] * x)};
-}
 
 }  // namespace
 
@@ -448,12 +461,14 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
   std::vector<Draft> drafts;
   drafts.reserve(static_cast<std::size_t>(m.jobs_per_day * load * static_cast<double>(end - begin) / 86400.0 * 1.05) + 16);
   std::vector<Checkpoint> checkpoints;
+  const ArrivalThinning thinning(a);
+  const StateDraw states(m);
 
   double t = static_cast<double>(begin);
   for (;;) {
     t += rng.exponential(1.0 / (session_rate * shape_max));
     if (t >= static_cast<double>(end)) break;
-    if (rng.uniform() * shape_max >= arrival_shape(a, Time::seconds(static_cast<std::int64_t>(t)))) continue;
+    if (!thinning.keeps(rng.uniform() * shape_max, static_cast<std::int64_t>(t))) continue;
     const auto user = static_cast<std::uint32_t>(user_of.sample(rng));
     double tj = t;
     for (bool first = true;; first = false) {
@@ -485,8 +500,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
         d.gpus = static_cast<std::int32_t>(m.gpu_sizes[ti].values()[size_index]);
         d.cpus = d.gpus * m.cpus_per_gpu;
         d.run = m.durations[ti].at(std::min(ud, 0.9999999999));
-        const auto [pc, pf] = state_odds(m, d.gpus, d.run);
-        d.state = ust < pc ? JobState::Cancelled : ust < pc + pf ? JobState::Failed : JobState::Completed;
+        d.state = states.state(ust, d.gpus, d.run);
         if (d.type == JobType::Eval && batch_share > 0) d.batchable = rng.uniform() < batch_share;
         if ((d.type == JobType::Pretrain || d.type == JobType::SFT) && batch_share > 0 &&
             d.run >= m.eval_batch.checkpoint_after_s)
@@ -507,8 +521,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
     std::vector<std::uint32_t> tokens;
     for (std::uint32_t i = 0; i < drafts.size(); ++i)
       if (drafts[i].batchable) tokens.push_back(i);
-    std::stable_sort(tokens.begin(), tokens.end(),
-                     [&](std::uint32_t x, std::uint32_t y) { return drafts[x].submit < drafts[y].submit; });
+    tokens = by_submit(drafts, std::move(tokens), begin, end);
     std::stable_sort(checkpoints.begin(), checkpoints.end(),
                      [](const Checkpoint& x, const Checkpoint& y) { return x.time < y.time; });
     std::size_t next = 0, head = 0;  // tokens [head, next) wait, in arrival order
@@ -521,7 +534,9 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
     }
   }
 
-  const std::vector<std::uint32_t> order = by_submit(drafts, begin, end);
+  std::vector<std::uint32_t> all(drafts.size());
+  std::iota(all.begin(), all.end(), 0u);
+  const std::vector<std::uint32_t> order = by_submit(drafts, std::move(all), begin, end);
 
   w.reserve(order.size(), order.size() * std::to_string(order.size()).size());  // names are 1..n
   // Job names are 1, 2, ...: each is the previous one plus one, in decimal, kept right-aligned

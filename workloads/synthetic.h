@@ -65,13 +65,16 @@ class Discrete {
   const std::vector<double>& cumulative() const { return cumulative_; }  // of the weights, ending at 1
   double mean() const;
   double probability(double value) const;  // 0 for a value it does not hold
-  // The value at quantile u in [0, 1), and its index in values().
+  // The value at quantile u in [0, 1), and its index in values(): the first whose cumulative
+  // weight is above u (the last for none). O(1) on average: a guide table gives the first
+  // candidate, a short scan the rest.
   double at(double u) const { return values_[index_at(u)]; }
   std::size_t index_at(double u) const;
   double sample(Rng& rng) const { return at(rng.uniform()); }
 
  private:
   std::vector<double> values_, cumulative_;
+  std::vector<std::uint32_t> guide_;  // guide_[b]: index_at(b / guide_.size())
 };
 
 // A CDF given at points (seconds, percent), sampled by inverse transform in log2 time.
@@ -80,16 +83,27 @@ class LogCdf {
   LogCdf() = default;
   explicit LogCdf(std::vector<std::pair<double, double>> points);
   bool empty() const { return points_.empty(); }
-  // The run time at quantile u in [0, 1), whole seconds rounded up.
-  std::int64_t at(double u) const;
+  // The run time at quantile u in [0, 1), whole seconds rounded up. Equal to computed(u), without
+  // its exp2 where the memo answers (most short runs).
+  std::int64_t at(double u) const {
+    const auto cell = static_cast<std::size_t>(u * kCells);  // exact: kCells is a power of two
+    if (cell < kCells && memo_[cell] == memo_[cell + 1]) return memo_[cell];
+    return computed(u);
+  }
   std::int64_t sample_seconds(Rng& rng) const { return at(rng.uniform()); }
   // at((i + 0.5) / n) for i in [0, n), in one walk over the points (no search per value).
   std::vector<std::int64_t> at_grid(std::size_t n) const;
+  // at(u) from the points: a search and an exp2. Non-decreasing in u.
+  std::int64_t computed(double u) const;
 
  private:
+  // The memo: memo_[k] = computed(k / kCells), k in [0, kCells]. computed() is non-decreasing,
+  // so where two neighbours agree it is that value on the whole cell between them.
+  static constexpr std::size_t kCells = 1 << 12;
   // The run time at percent v, in the segment that ends at points_[hi] (0: below the first point).
   std::int64_t in_segment(std::size_t hi, double v) const;
   std::vector<std::pair<double, double>> points_;  // (log2 seconds, percent)
+  std::vector<std::int64_t> memo_;
 };
 
 struct ArrivalModel {

@@ -1,0 +1,155 @@
+// The generator's shortcuts answer exactly what the plain computations answer: the LogCdf memo,
+// the Discrete guide table, the arrival thinning bounds and the state bounds. Each is checked
+// on random points and on the points where an answer changes (cell edges, cumulative weights,
+// the curve of the arrival shape, the state thresholds), where a wrong bound would show.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "harness.h"
+#include "workloads/synthetic_draws.h"
+
+namespace acme::test {
+namespace {
+
+SyntheticModel model(const std::string& cluster) {
+  return load_synthetic_model((source_dir() / ("configs/workloads/" + cluster + ".yaml")).string());
+}
+
+double below(double x) { return std::nextafter(x, -1.0); }
+double above(double x) { return std::nextafter(x, 2.0); }
+
+}  // namespace
+
+TEST_CASE("LogCdf::at answers computed() at random quantiles and at every memo cell edge", "[synthetic]") {
+  for (const std::string cluster : {"seren", "kalos"}) {
+    const SyntheticModel m = model(cluster);
+    for (const LogCdf& cdf : m.durations) {
+      if (cdf.empty()) continue;
+      Rng rng(7);
+      std::size_t mismatches = 0;
+      for (int i = 0; i < 200000; ++i) {
+        const double u = rng.uniform();
+        mismatches += cdf.at(u) != cdf.computed(u);
+      }
+      for (std::size_t k = 1; k < 4096; ++k) {
+        const double edge = static_cast<double>(k) / 4096;
+        for (const double u : {below(edge), edge, above(edge)}) mismatches += cdf.at(u) != cdf.computed(u);
+      }
+      const std::vector<std::int64_t> grid = cdf.at_grid(1 << 14);
+      for (std::size_t i = 0; i < grid.size(); ++i)
+        mismatches += grid[i] != cdf.computed((static_cast<double>(i) + 0.5) / static_cast<double>(grid.size()));
+      INFO(cluster);
+      CHECK(mismatches == 0);
+    }
+  }
+}
+
+TEST_CASE("LogCdf memo: a CDF with a jump and a flat part still answers computed()", "[synthetic]") {
+  const LogCdf cdf({{1, 0}, {2, 30}, {4, 30}, {64, 99.9}, {1 << 20, 100}});
+  Rng rng(3);
+  for (int i = 0; i < 100000; ++i) {
+    const double u = rng.uniform();
+    REQUIRE(cdf.at(u) == cdf.computed(u));
+  }
+  CHECK(cdf.at(0.3 - 1e-12) <= 2);
+  CHECK(cdf.at(0.9995) > 64);
+}
+
+TEST_CASE("Discrete::index_at is the first cumulative weight above u, at and around every weight", "[synthetic]") {
+  const auto reference = [](const Discrete& d, double u) {
+    const auto it = std::upper_bound(d.cumulative().begin(), d.cumulative().end(), u);
+    return std::min<std::size_t>(static_cast<std::size_t>(it - d.cumulative().begin()), d.values().size() - 1);
+  };
+  std::vector<Discrete> cases;
+  cases.emplace_back(std::vector<std::pair<double, double>>{{5, 1}});
+  cases.emplace_back(std::vector<std::pair<double, double>>{{1, 1}, {2, 0}, {3, 1e-9}, {4, 5}, {5, 1e-9}});
+  std::vector<std::pair<double, double>> zipf;
+  for (int u = 1; u <= 300; ++u) zipf.emplace_back(u - 1, 1.0 / std::pow(u, 1.1));
+  cases.emplace_back(zipf);
+  for (const std::string cluster : {"seren", "kalos"}) {
+    const SyntheticModel m = model(cluster);
+    cases.push_back(m.type);
+    for (const Discrete& d : m.gpu_sizes)
+      if (!d.empty()) cases.push_back(d);
+  }
+  Rng rng(11);
+  for (const Discrete& d : cases) {
+    std::size_t mismatches = 0;
+    for (int i = 0; i < 20000; ++i) {
+      const double u = rng.uniform();
+      mismatches += d.index_at(u) != reference(d, u);
+    }
+    for (const double c : d.cumulative())
+      for (const double u : {below(c), c, above(c)})
+        if (u < 1.0) mismatches += d.index_at(u) != reference(d, u);
+    CHECK(mismatches == 0);
+  }
+}
+
+TEST_CASE("ArrivalThinning keeps a candidate exactly when it lies under the arrival shape", "[synthetic]") {
+  std::vector<ArrivalModel> models;
+  for (const std::string cluster : {"seren", "kalos"}) models.push_back(model(cluster).arrivals);
+  ArrivalModel odd;  // a half-hour offset (days turn inside an hour), a steep cycle, busy weekends
+  odd.utc_offset_hours = 5.5;
+  odd.daily_amplitude = 0.99;
+  odd.peak_hour = 23.75;
+  odd.weekend_factor = 3;
+  models.push_back(odd);
+  odd.utc_offset_hours = -3.25;
+  odd.weekend_factor = 0.01;
+  models.push_back(odd);
+  Rng rng(5);
+  for (const ArrivalModel& a : models) {
+    const ArrivalThinning thinning(a);
+    const double shape_max = (1.0 + a.daily_amplitude) * std::max(1.0, a.weekend_factor) * 7.0 / (5.0 + 2.0 * a.weekend_factor);
+    std::size_t mismatches = 0, kept = 0;
+    for (int i = 0; i < 300000; ++i) {
+      // Seconds over three weeks around 2023 and before 1970; heights at random and on the curve.
+      const auto second = static_cast<std::int64_t>(rng.uniform() * 3 * 604800) + (i % 2 ? 1677600000 : -1209600);
+      const double shape = arrival_shape(a, Time::seconds(second));
+      for (const double x : {rng.uniform() * shape_max, shape, below(shape), above(shape)}) {
+        const bool keep = thinning.keeps(x, second);
+        mismatches += keep != (x < shape);
+        kept += keep;
+      }
+    }
+    INFO("utc offset " << a.utc_offset_hours);
+    CHECK(mismatches == 0);
+    CHECK(kept > 0);
+  }
+}
+
+TEST_CASE("StateDraw gives the state the odds give, at random and at both thresholds", "[synthetic]") {
+  std::vector<SyntheticModel> models = {model("seren"), model("kalos")};
+  SyntheticModel steep = models.front();  // odds that turn within a slice of GPU-seconds
+  steep.cancel_logit = {-1, 12};
+  steep.fail_logit = {2, -9};
+  models.push_back(steep);
+  Rng rng(13);
+  const auto exact = [](const SyntheticModel& m, double u, std::int32_t gpus, std::int64_t run) {
+    const auto [pc, pf] = state_odds(m, gpus, run);
+    return u < pc ? JobState::Cancelled : u < pc + pf ? JobState::Failed : JobState::Completed;
+  };
+  for (const SyntheticModel& m : models) {
+    const StateDraw draw(m);
+    std::size_t mismatches = 0;
+    std::array<std::size_t, 3> seen{};
+    for (int i = 0; i < 100000; ++i) {
+      const auto gpus = static_cast<std::int32_t>(std::exp2(std::floor(rng.uniform() * 12)));
+      const auto run = static_cast<std::int64_t>(std::exp2(rng.uniform() * 24)) - 1;  // 0 included
+      const auto [pc, pf] = state_odds(m, gpus, run);
+      for (const double u : {rng.uniform(), pc, below(pc), above(pc), pc + pf, below(pc + pf), above(pc + pf)}) {
+        const JobState s = draw.state(u, gpus, run);
+        mismatches += s != exact(m, u, gpus, run);
+        ++seen[s == JobState::Cancelled ? 0 : s == JobState::Failed ? 1 : 2];
+      }
+    }
+    CHECK(mismatches == 0);
+    CHECK(std::min({seen[0], seen[1], seen[2]}) > 0);
+  }
+}
+
+}  // namespace acme::test

@@ -1,0 +1,65 @@
+// Two draws of the synthetic generator (workloads/synthetic.h) that cost a transcendental function
+// each, made cheap by bounds that settle most of them without it. Each answers exactly what the
+// plain computation answers: bounds decide only when a margin a million times any rounding error
+// separates the draw from the threshold, and the plain computation decides the rest.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <utility>
+
+#include "sim/job.h"
+#include "sim/time.h"
+#include "workloads/synthetic.h"
+
+namespace acme {
+
+// P(CANCELLED) and P(FAILED) of a GPU job of `gpus` GPUs running `run` seconds (at least 1):
+// logistic in log2(GPU-seconds) - 20 (SyntheticModel::cancel_logit, then fail_logit given not
+// cancelled).
+std::pair<double, double> state_odds(const SyntheticModel& m, std::int32_t gpus, std::int64_t run);
+
+// Thinning of the arrival process: a candidate at `second` drawn at height x in [0, shape_max)
+// is kept when x < arrival_shape(second). Bounds of the shape over each hour of the week decide
+// all but the few candidates near the curve, without its cos.
+class ArrivalThinning {
+ public:
+  explicit ArrivalThinning(const ArrivalModel& a);
+  bool keeps(double x, std::int64_t second) const {
+    const auto& [lo, hi] = bounds_[hour_of_week(second)];
+    if (x < lo) return true;
+    if (x >= hi) return false;
+    return x < arrival_shape(model_, Time::seconds(second));
+  }
+
+ private:
+  static std::size_t hour_of_week(std::int64_t second) {
+    const std::int64_t hour = second >= 0 ? second / 3600 : -((-second + 3599) / 3600);
+    return static_cast<std::size_t>((hour % 168 + 168) % 168);
+  }
+  ArrivalModel model_;
+  std::array<std::pair<double, double>, 168> bounds_;  // (below: keep, at or above: drop) by UTC hour
+};
+
+// The final state of a GPU job from its state quantile u: CANCELLED when u < P(CANCELLED), else
+// FAILED when u < P(CANCELLED) + P(FAILED), else COMPLETED (state_odds). Bounds of the odds over
+// sixteen slices of every octave of GPU-seconds decide all but the few u near a threshold,
+// without log2 and exp.
+class StateDraw {
+ public:
+  explicit StateDraw(const SyntheticModel& m);
+  JobState state(double u, std::int32_t gpus, std::int64_t run) const;
+
+ private:
+  // Slice of g = gpus x max(run, 1) >= 1: its binary exponent and top four mantissa bits.
+  static std::uint64_t slice(double g);
+  struct Bounds {
+    double cancel_lo, cancel_hi;  // of P(CANCELLED), margins included
+    double end_lo, end_hi;        // of P(CANCELLED) + P(FAILED)
+  };
+  static constexpr std::size_t kSlices = 64 * 16;  // g < 2^64
+  const SyntheticModel* model_;
+  std::array<Bounds, kSlices> bounds_;
+};
+
+}  // namespace acme
