@@ -23,11 +23,13 @@ Discrete::Discrete(const std::vector<std::pair<double, double>>& value_weight) {
   }
   for (double& c : cumulative_) c /= total;
   if (values_.empty()) return;
-  guide_.resize(std::bit_ceil(std::max<std::size_t>(16, 2 * values_.size())));  // u * size exact
+  last_ = values_.size() - 1;
+  guide_.resize(std::bit_ceil(std::max<std::size_t>(16, 2 * values_.size())));
+  guide_scale_ = static_cast<double>(guide_.size());  // a power of two: u * scale is exact
   std::size_t i = 0;
   for (std::size_t b = 0; b < guide_.size(); ++b) {
-    const double u = static_cast<double>(b) / static_cast<double>(guide_.size());
-    while (i + 1 < values_.size() && cumulative_[i] <= u) ++i;
+    const double u = static_cast<double>(b) / guide_scale_;
+    while (i < last_ && cumulative_[i] <= u) ++i;
     guide_[b] = static_cast<std::uint32_t>(i);
   }
 }
@@ -49,9 +51,9 @@ double Discrete::probability(double value) const {
 
 std::size_t Discrete::index_at(double u) const {
   // Below u's bucket the answer is at least the guide's: cumulative weights only grow.
-  const auto bucket = std::min(static_cast<std::size_t>(u * static_cast<double>(guide_.size())), guide_.size() - 1);
-  std::size_t i = guide_[bucket];
-  while (i + 1 < values_.size() && cumulative_[i] <= u) ++i;
+  const auto bucket = static_cast<std::int64_t>(u * guide_scale_);  // u < 1: below guide_.size()
+  std::size_t i = guide_[static_cast<std::size_t>(std::min<std::int64_t>(bucket, static_cast<std::int64_t>(guide_.size()) - 1))];
+  while (i < last_ && cumulative_[i] <= u) ++i;
   return i;
 }
 

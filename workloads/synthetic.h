@@ -41,7 +41,7 @@
 //    rare types and over a few weeks, and each size class covers the heavy tail of run times in
 //    proportion, so a type's GPU-time stays near its expectation.
 // Same model, window, load and seed: the same jobs, in submit order.
-// Cost: O(n) for n jobs (radix sorts by submit time), about 830 instructions (0.3-0.5 us) a job;
+// Cost: O(n) for n jobs (radix sorts by submit time), about 810 instructions (0.3-0.5 us) a job;
 // the draws that need a transcendental function mostly go without it (synthetic_draws.h).
 #pragma once
 
@@ -76,6 +76,8 @@ class Discrete {
  private:
   std::vector<double> values_, cumulative_;
   std::vector<std::uint32_t> guide_;  // guide_[b]: index_at(b / guide_.size())
+  double guide_scale_ = 0;            // guide_.size(), a power of two
+  std::size_t last_ = 0;              // values_.size() - 1
 };
 
 // A CDF given at points (seconds, percent), sampled by inverse transform in log2 time.
