@@ -24,7 +24,7 @@ Discrete::Discrete(const std::vector<std::pair<double, double>>& value_weight) {
   for (double& c : cumulative_) c /= total;
   if (values_.empty()) return;
   last_ = values_.size() - 1;
-  guide_.resize(std::bit_ceil(std::max<std::size_t>(16, 2 * values_.size())));
+  guide_.resize(std::bit_ceil(std::max<std::size_t>(16, values_.size())));
   guide_scale_ = static_cast<double>(guide_.size());  // a power of two: u * scale is exact
   std::size_t i = 0;
   for (std::size_t b = 0; b < guide_.size(); ++b) {
@@ -51,7 +51,7 @@ double Discrete::probability(double value) const {
 
 std::size_t Discrete::index_at(double u) const {
   // Below u's bucket the answer is at least the guide's: cumulative weights only grow.
-  const auto bucket = static_cast<std::int64_t>(u * guide_scale_);  // u < 1: below guide_.size()
+  const auto bucket = static_cast<std::int64_t>(u * guide_scale_);  // capped below for u = 1
   std::size_t i = guide_[static_cast<std::size_t>(std::min<std::int64_t>(bucket, static_cast<std::int64_t>(guide_.size()) - 1))];
   while (i < last_ && cumulative_[i] <= u) ++i;
   return i;
@@ -60,8 +60,17 @@ std::size_t Discrete::index_at(double u) const {
 LogCdf::LogCdf(std::vector<std::pair<double, double>> points) {
   for (const auto& [seconds, pct] : points) points_.emplace_back(std::log2(seconds), pct);
   if (points_.empty()) return;
-  memo_.resize(kCells + 1);
-  for (std::size_t k = 0; k <= kCells; ++k) memo_[k] = computed(static_cast<double>(k) / kCells);
+  memo_.assign(kCells, -1);
+  std::int64_t lo = computed(0.0);
+  for (std::size_t k = 0; k < kCells; ++k) {
+    const std::int64_t hi = computed(static_cast<double>(k + 1) / kCells);
+    if (lo == hi) memo_[k] = lo;
+    lo = hi;
+  }
+  for (const auto& point : points_) {
+    const auto k = static_cast<std::size_t>(point.second / points_.back().second * kCells);
+    for (std::size_t j = k > 0 ? k - 1 : 0; j <= k + 1 && j < kCells; ++j) memo_[j] = -1;
+  }
 }
 
 std::int64_t LogCdf::in_segment(std::size_t hi_index, double v) const {
@@ -95,7 +104,7 @@ std::vector<std::int64_t> LogCdf::at_grid(std::size_t n) const {
     }
     while (points_[hi].second < v) ++hi;  // the first point at or above v, as in computed()
     const auto cell = static_cast<std::size_t>(u * kCells);
-    out[i] = memo_[cell] == memo_[cell + 1] ? memo_[cell] : in_segment(hi, v);
+    out[i] = memo_[cell] >= 0 ? memo_[cell] : in_segment(hi, v);
   }
   return out;
 }
@@ -454,8 +463,6 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
 
   const ArrivalModel& a = m.arrivals;
   const double session_rate = m.jobs_per_day * load / 86400.0 / a.session_jobs_mean;  // per second, mean
-  const double shape_max = (1.0 + a.daily_amplitude) * std::max(1.0, a.weekend_factor) * 7.0 /
-                           (5.0 + 2.0 * a.weekend_factor);
   const double continue_p = 1.0 - 1.0 / a.session_jobs_mean;  // geometric session length
   const double batch_share = m.eval_batch.share_of_eval_pct / 100.0;
   const std::int64_t begin = from.sec(), end = to.sec();
@@ -464,6 +471,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
   drafts.reserve(static_cast<std::size_t>(m.jobs_per_day * load * static_cast<double>(end - begin) / 86400.0 * 1.05) + 16);
   std::vector<Checkpoint> checkpoints;
   const ArrivalThinning thinning(a);
+  const double shape_max = thinning.ceiling();
   const StateDraw states(m);
 
   double t = static_cast<double>(begin);

@@ -41,7 +41,7 @@
 //    rare types and over a few weeks, and each size class covers the heavy tail of run times in
 //    proportion, so a type's GPU-time stays near its expectation.
 // Same model, window, load and seed: the same jobs, in submit order.
-// Cost: O(n) for n jobs (radix sorts by submit time), about 810 instructions (0.3-0.5 us) a job;
+// Cost: O(n) for n jobs (radix sorts by submit time), about 820 instructions (0.3-0.5 us) a job;
 // the draws that need a transcendental function mostly go without it (synthetic_draws.h).
 #pragma once
 
@@ -68,7 +68,7 @@ class Discrete {
   double probability(double value) const;  // 0 for a value it does not hold
   // The value at quantile u in [0, 1), and its index in values(): the first whose cumulative
   // weight is above u (the last for none). O(1) on average: a guide table gives the first
-  // candidate, a short scan the rest.
+  // candidate, a short scan the rest. Memory: up to 8 bytes more per value, 64 at least.
   double at(double u) const { return values_[index_at(u)]; }
   std::size_t index_at(double u) const;
   double sample(Rng& rng) const { return at(rng.uniform()); }
@@ -86,22 +86,24 @@ class LogCdf {
   LogCdf() = default;
   explicit LogCdf(std::vector<std::pair<double, double>> points);
   bool empty() const { return points_.empty(); }
-  // The run time at quantile u in [0, 1), whole seconds rounded up. Equal to computed(u), without
-  // its exp2 where the memo answers (most short runs).
+  // The run time at quantile u in [0, 1), whole seconds rounded up: computed(u), without its
+  // search and exp2 where the memo answers (most short runs).
   std::int64_t at(double u) const {
     const auto cell = static_cast<std::size_t>(u * kCells);  // exact: kCells is a power of two
-    if (cell < kCells && memo_[cell] == memo_[cell + 1]) return memo_[cell];
+    if (cell < kCells && memo_[cell] >= 0) return memo_[cell];
     return computed(u);
   }
   std::int64_t sample_seconds(Rng& rng) const { return at(rng.uniform()); }
   // at((i + 0.5) / n) for i in [0, n), in one walk over the points (no search per value).
   std::vector<std::int64_t> at_grid(std::size_t n) const;
-  // at(u) from the points: a search and an exp2. Non-decreasing in u.
+  // at(u) from the points: a search and an exp2.
   std::int64_t computed(double u) const;
 
  private:
-  // The memo: memo_[k] = computed(k / kCells), k in [0, kCells]. computed() is non-decreasing,
-  // so where two neighbours agree it is that value on the whole cell between them.
+  // The memo of cell k, [k, k + 1) / kCells: computed() there when it is the same at both ends
+  // and no point of the CDF falls in or next to the cell, else -1. Between two points computed()
+  // is non-decreasing, so equal ends pin the cell; across a point it need not be (below the first
+  // point it rounds up without the 1e-9 slack of the other segments).
   static constexpr std::size_t kCells = 1 << 12;
   // The run time at percent v, in the segment that ends at points_[hi] (0: below the first point).
   std::int64_t in_segment(std::size_t hi, double v) const;

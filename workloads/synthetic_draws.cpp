@@ -8,20 +8,36 @@ namespace acme {
 
 namespace {
 
-// Far above the rounding error of any of the computations bounded here (about 1e-15).
+// Far above the rounding of the few operations between a bound and what it bounds (about 1e-16
+// on values near 1).
 constexpr double kMargin = 1e-9;
 
 double logistic(double z) { return 1.0 / (1.0 + std::exp(-z)); }
 
+double gpu_seconds(std::int32_t gpus, std::int64_t run) {
+  return static_cast<double>(gpus) * static_cast<double>(std::max<std::int64_t>(run, 1));
+}
+
+// P(CANCELLED), and P(FAILED) given not cancelled, at g GPU-seconds.
+std::pair<double, double> logits_at(const SyntheticModel& m, double g) {
+  const double x = std::log2(g) - 20.0;
+  return {logistic(m.cancel_logit[0] + m.cancel_logit[1] * x), logistic(m.fail_logit[0] + m.fail_logit[1] * x)};
+}
+
 }  // namespace
 
 std::pair<double, double> state_odds(const SyntheticModel& m, std::int32_t gpus, std::int64_t run) {
-  const double x = std::log2(static_cast<double>(gpus) * static_cast<double>(std::max<std::int64_t>(run, 1))) - 20.0;
-  const double pc = logistic(m.cancel_logit[0] + m.cancel_logit[1] * x);
-  return {pc, (1.0 - pc) * logistic(m.fail_logit[0] + m.fail_logit[1] * x)};
+  const auto [pc, pf_given_not] = logits_at(m, gpu_seconds(gpus, run));
+  return {pc, (1.0 - pc) * pf_given_not};
 }
 
-ArrivalThinning::ArrivalThinning(const ArrivalModel& a) : model_(a) {
+JobState state_at(const SyntheticModel& m, double u, std::int32_t gpus, std::int64_t run) {
+  const auto [pc, pf] = state_odds(m, gpus, run);
+  return u < pc ? JobState::Cancelled : u < pc + pf ? JobState::Failed : JobState::Completed;
+}
+
+ArrivalThinning::ArrivalThinning(const ArrivalModel& a)
+    : model_(a), ceiling_((1.0 + a.daily_amplitude) * std::max(1.0, a.weekend_factor) * 7.0 / (5.0 + 2.0 * a.weekend_factor)) {
   // The shape is (1 + A cos(phase)) x day factor, both in closed form: over an hour the phase
   // moves by less than 2 pi / 24, so cos lies between its ends unless a peak or trough is inside.
   ArrivalModel flat = a;
@@ -46,12 +62,11 @@ std::uint64_t StateDraw::slice(double g) { return (std::bit_cast<std::uint64_t>(
 
 StateDraw::StateDraw(const SyntheticModel& m) : model_(&m) {
   for (std::size_t s = 0; s < kSlices; ++s) {
-    // The slice holds g in [2^e (1 + k/16), 2^e (1 + (k+1)/16)); both odds are monotone in g there.
-    const double e = static_cast<double>(s / 16), k = static_cast<double>(s % 16);
-    const double x_lo = e + std::log2(1 + k / 16) - 20, x_hi = e + std::log2(1 + (k + 1) / 16) - 20;
-    const auto odds = [&](const std::array<double, 2>& ab, double x) { return logistic(ab[0] + ab[1] * x); };
-    const double c1 = odds(m.cancel_logit, x_lo), c2 = odds(m.cancel_logit, x_hi);
-    const double f1 = odds(m.fail_logit, x_lo), f2 = odds(m.fail_logit, x_hi);
+    // The slice holds g in [2^e (1 + k/16), 2^e (1 + (k+1)/16)); both ends are exact doubles.
+    const int e = static_cast<int>(s / 16);
+    const double k = static_cast<double>(s % 16);
+    const auto [c1, f1] = logits_at(m, std::ldexp(1 + k / 16, e));
+    const auto [c2, f2] = logits_at(m, std::ldexp(1 + (k + 1) / 16, e));
     const double c_lo = std::min(c1, c2), c_hi = std::max(c1, c2), f_lo = std::min(f1, f2), f_hi = std::max(f1, f2);
     // P(CANCELLED) + P(FAILED) = 1 - (1 - c)(1 - f) grows with both c and f.
     bounds_[s] = {c_lo - kMargin, c_hi + kMargin, 1 - (1 - c_lo) * (1 - f_lo) - kMargin,
@@ -60,7 +75,7 @@ StateDraw::StateDraw(const SyntheticModel& m) : model_(&m) {
 }
 
 JobState StateDraw::state(double u, std::int32_t gpus, std::int64_t run) const {
-  const double g = static_cast<double>(gpus) * static_cast<double>(std::max<std::int64_t>(run, 1));
+  const double g = gpu_seconds(gpus, run);
   if (const std::uint64_t s = slice(g); g >= 1 && s < kSlices) {
     const Bounds& b = bounds_[s];
     if (u < b.cancel_lo) return JobState::Cancelled;
@@ -69,8 +84,7 @@ JobState StateDraw::state(double u, std::int32_t gpus, std::int64_t run) const {
       if (u >= b.end_hi) return JobState::Completed;
     }
   }
-  const auto [pc, pf] = state_odds(*model_, gpus, run);
-  return u < pc ? JobState::Cancelled : u < pc + pf ? JobState::Failed : JobState::Completed;
+  return state_at(*model_, u, gpus, run);
 }
 
 }  // namespace acme
