@@ -21,6 +21,21 @@ SyntheticModel model(const std::string& cluster) {
 double below(double x) { return std::nextafter(x, -1.0); }
 double above(double x) { return std::nextafter(x, 2.0); }
 
+// Quantiles where LogCdf::at and computed() differ, of `draws` at random, every memo cell's edge
+// and `also`, each with its neighbours one step either side.
+std::size_t memo_mismatches(const LogCdf& cdf, Rng& rng, int draws, std::vector<double> also = {}) {
+  for (std::size_t k = 1; k < 4096; ++k) also.push_back(static_cast<double>(k) / 4096);
+  std::size_t mismatches = 0;
+  for (int i = 0; i < draws; ++i) {
+    const double u = rng.uniform();
+    mismatches += cdf.at(u) != cdf.computed(u);
+  }
+  for (const double edge : also)
+    for (const double u : {below(edge), edge, above(edge)})
+      if (u >= 0 && u < 1) mismatches += cdf.at(u) != cdf.computed(u);
+  return mismatches;
+}
+
 }  // namespace
 
 TEST_CASE("LogCdf::at answers computed() at random quantiles and at every memo cell edge", "[synthetic]") {
@@ -29,15 +44,7 @@ TEST_CASE("LogCdf::at answers computed() at random quantiles and at every memo c
     for (const LogCdf& cdf : m.durations) {
       if (cdf.empty()) continue;
       Rng rng(7);
-      std::size_t mismatches = 0;
-      for (int i = 0; i < 200000; ++i) {
-        const double u = rng.uniform();
-        mismatches += cdf.at(u) != cdf.computed(u);
-      }
-      for (std::size_t k = 1; k < 4096; ++k) {
-        const double edge = static_cast<double>(k) / 4096;
-        for (const double u : {below(edge), edge, above(edge)}) mismatches += cdf.at(u) != cdf.computed(u);
-      }
+      std::size_t mismatches = memo_mismatches(cdf, rng, 200000);
       const std::vector<std::int64_t> grid = cdf.at_grid(1 << 14);
       for (std::size_t i = 0; i < grid.size(); ++i)
         mismatches += grid[i] != cdf.computed((static_cast<double>(i) + 0.5) / static_cast<double>(grid.size()));
@@ -56,28 +63,19 @@ TEST_CASE("LogCdf memo: CDFs with jumps, flat parts and points at any second ans
   CHECK(first_point.at(just_above) == first_point.computed(just_above));
   CHECK(first_point.at(just_above) == 15);
 
-  std::vector<LogCdf> cdfs = {LogCdf({{1, 0}, {2, 30}, {4, 30}, {64, 99.9}, {1 << 20, 100}})};
   Rng rng(3);
+  std::size_t mismatches = memo_mismatches(LogCdf({{1, 0}, {2, 30}, {4, 30}, {64, 99.9}, {1 << 20, 100}}), rng, 20000);
   for (int c = 0; c < 200; ++c) {  // random points: whole seconds, percents with ties and jumps
     std::vector<std::pair<double, double>> points;
+    std::vector<double> quantiles;  // of the points
     double seconds = 1 + std::floor(rng.uniform() * 40), pct = 0;
     for (int p = 0; p < 6; ++p) {
-      pct = rng.uniform() < 0.2 ? pct : std::min(100.0, pct + std::floor(rng.uniform() * 40) + rng.uniform());
-      points.emplace_back(seconds, p == 5 ? 100.0 : pct);
+      pct = p == 5 ? 100.0 : rng.uniform() < 0.2 ? pct : std::min(100.0, pct + std::floor(rng.uniform() * 40) + rng.uniform());
+      points.emplace_back(seconds, pct);
+      quantiles.push_back(pct / 100);
       seconds += 1 + std::floor(rng.uniform() * (rng.uniform() < 0.3 ? 1e6 : 300));
     }
-    cdfs.emplace_back(points);
-  }
-  std::size_t mismatches = 0;
-  for (const LogCdf& cdf : cdfs) {
-    for (int i = 0; i < 2000; ++i) {
-      const double u = rng.uniform();
-      mismatches += cdf.at(u) != cdf.computed(u);
-    }
-    for (std::size_t k = 1; k < 4096; ++k) {
-      const double edge = static_cast<double>(k) / 4096;
-      for (const double u : {below(edge), edge, above(edge)}) mismatches += cdf.at(u) != cdf.computed(u);
-    }
+    mismatches += memo_mismatches(LogCdf(points), rng, 2000, quantiles);
   }
   CHECK(mismatches == 0);
 }
