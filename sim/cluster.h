@@ -85,7 +85,8 @@ class Cluster {
   int free_gpus_on(int node) const { return free_gpus_[static_cast<std::size_t>(node)]; }
   int free_cpus_on(int node) const { return free_cpus_[static_cast<std::size_t>(node)]; }
   int leaf_of(int node) const { return node / nodes_per_leaf_; }
-  int nodes_per_leaf() const { return nodes_per_leaf_; }
+  // The nodes under `leaf`, ascending.
+  std::vector<int> nodes_under(int leaf) const;
   int leaf_count() const { return leaves_; }
   bool is_down(int node) const { return down_[static_cast<std::size_t>(node)]; }
 

@@ -389,11 +389,7 @@ std::vector<int> Simulation::struck_nodes(JobId job, FailureDomain domain) const
     }
     pick -= share.gpus;
   }
-  if (domain != FailureDomain::Leaf) return {node};
-  const int first = cluster_.leaf_of(node) * cluster_.nodes_per_leaf();
-  std::vector<int> out;
-  for (int n = first; n < std::min(first + cluster_.nodes_per_leaf(), cluster_.node_count()); ++n) out.push_back(n);
-  return out;
+  return domain == FailureDomain::Leaf ? cluster_.nodes_under(cluster_.leaf_of(node)) : std::vector<int>{node};
 }
 
 void Simulation::fail(JobId job, FailureDomain domain) {

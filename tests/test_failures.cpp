@@ -365,10 +365,6 @@ TEST_CASE("A job hit by a node failure holds only its GPUs on the nodes that sta
   CHECK(c.job_gpu_seconds == c.integral_gpu_seconds);
 }
 
-}  // namespace acme::test
-
-namespace acme::test {
-
 TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, or a leaf switch's nodes",
           "[failures]") {
   // The test table (tests/data/failures_often.yaml), NodeFailure's domain set in turn. Three
@@ -379,10 +375,7 @@ TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, o
   for (const std::string domain : {"job", "node", "leaf"}) {
     const std::string table = (dir / (domain + ".yaml")).string();
     std::ofstream(table) << often << "takes_down:\n  NodeFailure: " << domain << "\n";
-    std::vector<YamlValue> values{yaml_override("failures.enabled=true"), yaml_override("failures.table=" + table),
-                                  yaml_override("failures.repair_s=500")};
-    Params params("failures", values);
-    const FailureModel m(params, kTable);
+    const FailureModel m = model({"failures.table=" + table, "failures.repair_s=500"});
     const Time run = Time::hours(10);
     const auto [a, d] = first_id(m, 16, run, [&](JobId, const auto& d) {
       return d && m.reasons()[d->reason].name == "NodeFailure";
@@ -418,10 +411,6 @@ TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, o
   }
 }
 
-}  // namespace acme::test
-
-namespace acme::test {
-
 TEST_CASE("A node a failure finds already down stays down until the later repair", "[failures]") {
   // The test table with a second per-GPU reason, ECCError, that takes down the node of one GPU,
   // while NodeFailure takes down its leaf switch. X (8 GPUs) meets ECCError at t1, Y (8 GPUs,
@@ -433,9 +422,7 @@ TEST_CASE("A node a failure finds already down stays down until the later repair
   const std::string table = (dir / "t.yaml").string();
   std::ofstream(table) << table_text;
   constexpr std::int64_t kRepair = 100000;
-  Params params("failures", {yaml_override("failures.enabled=true"), yaml_override("failures.table=" + table),
-                             yaml_override("failures.repair_s=" + std::to_string(kRepair))});
-  const FailureModel m(params, kTable);
+  const FailureModel m = model({"failures.table=" + table, "failures.repair_s=" + std::to_string(kRepair)});
   const Time run = Time::hours(100);
   auto reason_of = [&](const FailureDraw& d) { return m.reasons()[d.reason].name; };
   const auto [x, dx] = first_id(m, 8, run, [&](JobId, const auto& d) { return d && reason_of(*d) == "ECCError"; });

@@ -4,12 +4,28 @@
 
 #include "harness.h"
 #include "workloads/synthetic.h"
+#include "workloads/synthetic_draws.h"
 
 namespace acme::test {
 namespace {
 
-SyntheticModel seren() {
-  return load_synthetic_model((source_dir() / "configs/workloads/seren.yaml").string());
+SyntheticModel model(const std::string& cluster) {
+  return load_synthetic_model((source_dir() / ("configs/workloads/" + cluster + ".yaml")).string());
+}
+
+SyntheticModel seren() { return model("seren"); }
+
+// Kalos over the 92 days of its published window.
+Workload kalos_window(const SyntheticModel& m, std::uint64_t seed) {
+  return generate_workload(m, *parse_timestamp("2023-05-17"), *parse_timestamp("2023-08-17"), 1.0, seed, 8);
+}
+
+// The largest of f(seed) over seeds 1-5.
+template <class F>
+double worst_of_seeds(F f) {
+  double worst = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) worst = std::max(worst, f(seed));
+  return worst;
 }
 
 }  // namespace
@@ -75,19 +91,16 @@ TEST_CASE("The heaviest jobs' states give the states' GPU-time shares their expe
   // Kalos over its 92 days: half the GPU-time is a few dozen jobs that run for days. The GPU-time
   // share of each state is compared with its expectation under the model's own probabilities
   // (state_odds over every GPU job of the sample), seeds 1-5.
-  SyntheticModel m = load_synthetic_model((source_dir() / "configs/workloads/kalos.yaml").string());
+  SyntheticModel m = model("kalos");
   REQUIRE(m.state_balance_gpu_time_pct == 80);
-  const Time from = *parse_timestamp("2023-05-17"), to = *parse_timestamp("2023-08-17");
   auto worst_gap = [&](std::uint64_t seed) {
-    const Workload w = generate_workload(m, from, to, 1.0, seed, 8);
+    const Workload w = kalos_window(m, seed);
     double total = 0, got[3] = {}, expected[3] = {};
     for (std::size_t i = 0; i < w.size(); ++i) {
       const auto gpus = w.requests[i].gpu_num;
       if (gpus == 0) continue;
       const double g = static_cast<double>(gpus) * static_cast<double>(w.profiles[i].run.sec());
-      const double x = std::log2(std::max(g, 1.0)) - 20.0;
-      const double pc = 1 / (1 + std::exp(-(m.cancel_logit[0] + m.cancel_logit[1] * x)));
-      const double pf = (1 - pc) / (1 + std::exp(-(m.fail_logit[0] + m.fail_logit[1] * x)));
+      const auto [pc, pf] = state_odds(m, gpus, w.profiles[i].run.sec());
       expected[0] += pc * g, expected[1] += pf * g, expected[2] += (1 - pc - pf) * g;
       const JobState s = w.profiles[i].final_state;
       got[s == JobState::Cancelled ? 0 : s == JobState::Failed ? 1 : 2] += g;
@@ -97,17 +110,12 @@ TEST_CASE("The heaviest jobs' states give the states' GPU-time shares their expe
     for (int k = 0; k < 3; ++k) worst = std::max(worst, std::abs(got[k] - expected[k]) / total * 100);
     return worst;
   };
-  double balanced = 0, alone = 0;
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) balanced = std::max(balanced, worst_gap(seed));
+  const double balanced = worst_of_seeds(worst_gap);
   m.state_balance_gpu_time_pct = 0;  // every job draws its state on its own
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) alone = std::max(alone, worst_gap(seed));
+  const double alone = worst_of_seeds(worst_gap);
   CHECK(balanced < 3.0);  // 1.4 measured: the other 20% of the GPU-time draws job by job
   CHECK(alone > 5.0);     // 6.5 measured (19.3 before the GPU-time balance)
 }
-
-}  // namespace acme::test
-
-namespace acme::test {
 
 TEST_CASE("Each type's GPU-time is its expectation given the number of jobs drawn", "[synthetic]") {
   // Kalos over its 92 days, seeds 1-5: a type's GPU-time hangs on its few heaviest jobs (Debug:
@@ -115,11 +123,10 @@ TEST_CASE("Each type's GPU-time is its expectation given the number of jobs draw
   // mix x expected_gpu_seconds, but where the factor reaches its bound (1/2, 2) or the heaviest
   // jobs already run max_run_s (worst 3.0% measured: Other, 248 jobs, seed 1); drawn alone, it
   // is off by up to 21% (Other, seed 3), Debug by up to 6%.
-  SyntheticModel m = load_synthetic_model((source_dir() / "configs/workloads/kalos.yaml").string());
+  SyntheticModel m = model("kalos");
   REQUIRE(m.gpu_time_balance_pct == 50);
-  const Time from = *parse_timestamp("2023-05-17"), to = *parse_timestamp("2023-08-17");
   auto worst_gap = [&](std::uint64_t seed) {
-    const Workload w = generate_workload(m, from, to, 1.0, seed, 8);
+    const Workload w = kalos_window(m, seed);
     std::array<double, kJobTypeCount> got{}, jobs{};
     for (std::size_t i = 0; i < w.size(); ++i) {
       const auto t = static_cast<std::size_t>(w.requests[i].type);
@@ -135,10 +142,9 @@ TEST_CASE("Each type's GPU-time is its expectation given the number of jobs draw
     }
     return worst;
   };
-  double balanced = 0, alone = 0;
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) balanced = std::max(balanced, worst_gap(seed));
+  const double balanced = worst_of_seeds(worst_gap);
   m.gpu_time_balance_pct = 0;
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) alone = std::max(alone, worst_gap(seed));
+  const double alone = worst_of_seeds(worst_gap);
   CHECK(balanced < 0.05);
   CHECK(alone > 0.15);
 }
@@ -146,7 +152,7 @@ TEST_CASE("Each type's GPU-time is its expectation given the number of jobs draw
 TEST_CASE("expected_gpu_seconds is the mean GPU-seconds of a large sample", "[synthetic]") {
   // Six months of Seren without the balance, seeds 1-3: 877,000 Eval jobs (their means, one
   // seed at a time, are within 0.6% of it; SFT's, 67,000 jobs a seed, vary by 5% with the tail).
-  SyntheticModel m = load_synthetic_model((source_dir() / "configs/workloads/seren.yaml").string());
+  SyntheticModel m = seren();
   m.gpu_time_balance_pct = 0;
   double sum = 0, n = 0;
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {

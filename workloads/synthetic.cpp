@@ -94,18 +94,7 @@ std::int64_t LogCdf::computed(double unit) const {
 
 std::vector<std::int64_t> LogCdf::at_grid(std::size_t n) const {
   std::vector<std::int64_t> out(n);
-  std::size_t hi = 1;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double u = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
-    const double v = u * points_.back().second;
-    if (v <= points_.front().second) {
-      out[i] = in_segment(0, v);
-      continue;
-    }
-    while (points_[hi].second < v) ++hi;  // the first point at or above v, as in computed()
-    const auto cell = static_cast<std::size_t>(u * kCells);
-    out[i] = memo_[cell] >= 0 ? memo_[cell] : in_segment(hi, v);
-  }
+  for (std::size_t i = 0; i < n; ++i) out[i] = at((static_cast<double>(i) + 0.5) / static_cast<double>(n));
   return out;
 }
 
@@ -283,11 +272,8 @@ double expected_gpu_seconds(const SyntheticModel& m, JobType type) {
   const Discrete& sizes = m.gpu_sizes[t];
   const double p = m.coupling[t];
   double size_sum = 0, run_sum = 0, tied_sum = 0;
-  std::size_t k = 0;  // the size at quantile u: the first cumulative weight above u, as index_at
   for (std::size_t i = 0; i < kGrid; ++i) {
-    const double u = (static_cast<double>(i) + 0.5) / static_cast<double>(kGrid);
-    while (k + 1 < sizes.values().size() && sizes.cumulative()[k] <= u) ++k;
-    const double size = sizes.values()[k];
+    const double size = sizes.at((static_cast<double>(i) + 0.5) / static_cast<double>(kGrid));
     const auto r = [&](std::size_t j) {
       return static_cast<double>(m.max_run_s > 0 ? std::min(run[j], m.max_run_s) : run[j]);
     };

@@ -94,7 +94,7 @@ class LogCdf {
     return computed(u);
   }
   std::int64_t sample_seconds(Rng& rng) const { return at(rng.uniform()); }
-  // at((i + 0.5) / n) for i in [0, n), in one walk over the points (no search per value).
+  // at((i + 0.5) / n) for i in [0, n).
   std::vector<std::int64_t> at_grid(std::size_t n) const;
   // at(u) from the points: a search and an exp2.
   std::int64_t computed(double u) const;
