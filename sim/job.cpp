@@ -1,5 +1,7 @@
 #include "sim/job.h"
 
+#include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -25,6 +27,45 @@ std::uint32_t StringTable::add(std::string_view s) {
   blob_.append(s);
   offsets_.push_back(static_cast<std::uint32_t>(blob_.size()));
   return static_cast<std::uint32_t>(offsets_.size() - 2);
+}
+
+void StringTable::add_numbers(std::uint64_t first, std::size_t count) {
+  if (count == 0) return;
+  const std::uint64_t last = first + count;  // exclusive
+  std::size_t bytes = 0;
+  for (std::uint64_t lo = first, ten = 10, width = 1; lo < last; ten *= 10, ++width)
+    if (lo < ten) {  // the numbers of `width` digits
+      bytes += static_cast<std::size_t>((std::min(ten, last) - lo) * width);
+      lo = std::min(ten, last);
+    }
+  constexpr std::size_t kChunk = 8;  // names are copied in 8-byte chunks; the blob has that slack
+  const std::size_t old_bytes = blob_.size();
+  blob_.resize(old_bytes + bytes + kChunk);
+  const std::size_t old_count = offsets_.size();
+  offsets_.resize(old_count + count);
+  // The number, right-aligned in `digits` with kChunk bytes of slack after it, incremented in
+  // place: carrying costs a digit or two on average, where to_chars costs 60 instructions.
+  char digits[24 + kChunk] = {};
+  char* const end = digits + 24;
+  char* begin = end;
+  for (std::uint64_t v = first; begin == end || v > 0; v /= 10) *--begin = static_cast<char>('0' + v % 10);
+  char* out = blob_.data() + old_bytes;
+  std::uint32_t* offset = offsets_.data() + old_count;
+  for (std::size_t n = 0; n < count; ++n) {
+    const auto length = static_cast<std::size_t>(end - begin);
+    for (std::size_t k = 0; k < length; k += kChunk) std::memcpy(out + k, begin + k, kChunk);
+    out += length;
+    *offset++ = static_cast<std::uint32_t>(out - blob_.data());
+    for (char* c = end - 1;; --c) {
+      if (c < begin) *(begin = c) = '0';  // a new leading digit (0, then carried to 1)
+      if (*c != '9') {
+        ++*c;
+        break;
+      }
+      *c = '0';
+    }
+  }
+  blob_.resize(old_bytes + bytes);
 }
 
 std::uint32_t UserTable::intern(std::string_view name) {

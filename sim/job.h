@@ -69,6 +69,9 @@ static_assert(sizeof(JobProfile) == 32);
 class StringTable {
  public:
   std::uint32_t add(std::string_view s);
+  // Adds the decimal numbers first, first + 1, ..., first + count - 1 (a synthetic workload's job
+  // names), in one allocation and about 15 instructions a name.
+  void add_numbers(std::uint64_t first, std::size_t count);
   std::string_view operator[](std::uint32_t i) const {
     return std::string_view(blob_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);
   }

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 #include <string_view>
 
@@ -155,32 +156,47 @@ struct Draft {
   JobType type;
   JobState state;
   bool batchable;
+  bool moved;  // to a checkpoint's evaluation batch
 };
 
-// The draft indices `which` (ascending) sorted by submit time (all in [begin, end)), ties in
-// draft order. For windows under 136 years (2^32 s), two stable counting passes over 16-bit
-// digits of the offset: about 20 instructions a job where a comparison sort took 400 or more.
+// Submit order: by submit time, ties by draft index.
+bool submitted_before(const std::vector<Draft>& drafts, std::uint32_t x, std::uint32_t y) {
+  return drafts[x].submit != drafts[y].submit ? drafts[x].submit < drafts[y].submit : x < y;
+}
+
+// The draft indices `which` sorted by submit time (all in [begin, end)), ties by index, through
+// keys (submit offset << 32 | index), distinct and in the order wanted: one counting pass into
+// 2^16 buckets of time, then an insertion sort, which only moves keys within their bucket (a
+// few minutes of jobs, nearly in order already: a session's jobs interleave with the next
+// few sessions'). About 35 instructions a job, where two radix passes took 65. Past kMovesPerJob
+// moves a job (crowded buckets) std::sort finishes the same keys.
 std::vector<std::uint32_t> by_submit(const std::vector<Draft>& drafts, std::vector<std::uint32_t> which,
                                      std::int64_t begin, std::int64_t end) {
-  if (end - begin > INT64_C(0xffffffff)) {
-    std::stable_sort(which.begin(), which.end(), [&](std::uint32_t x, std::uint32_t y) { return drafts[x].submit < drafts[y].submit; });
+  if (end - begin > INT64_C(0xffffffff)) {  // windows over 136 years: offsets need 64 bits
+    std::sort(which.begin(), which.end(), [&](std::uint32_t x, std::uint32_t y) { return submitted_before(drafts, x, y); });
     return which;
   }
-  std::vector<std::uint32_t> keys(which.size()), order(which.size()), tmp(which.size());
-  for (std::size_t i = 0; i < which.size(); ++i) {
-    keys[i] = static_cast<std::uint32_t>(drafts[which[i]].submit - begin);
-    tmp[i] = static_cast<std::uint32_t>(i);
+  std::vector<std::uint64_t> unsorted(which.size()), keys(which.size());
+  for (std::size_t i = 0; i < which.size(); ++i)
+    unsorted[i] = static_cast<std::uint64_t>(drafts[which[i]].submit - begin) << 32 | which[i];
+  constexpr int kBucketBits = 16;
+  const int shift = 32 + std::max(0, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(end - begin))) - kBucketBits);
+  std::vector<std::uint32_t> start((std::size_t{1} << kBucketBits) + 1);
+  for (const std::uint64_t key : unsorted) ++start[(key >> shift) + 1];
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  for (const std::uint64_t key : unsorted) keys[start[key >> shift]++] = key;
+  constexpr std::size_t kMovesPerJob = 16;
+  std::size_t moves = 0, sorted = 1;
+  for (; sorted < keys.size() && moves <= kMovesPerJob * keys.size(); ++sorted) {
+    const std::uint64_t key = keys[sorted];
+    std::size_t j = sorted;
+    for (; j > 0 && keys[j - 1] > key; --j) keys[j] = keys[j - 1];
+    keys[j] = key;
+    moves += sorted - j;
   }
-  std::vector<std::uint32_t> count(65537);
-  for (const int shift : {0, 16}) {
-    std::fill(count.begin(), count.end(), 0u);
-    for (std::uint32_t i : tmp) ++count[((keys[i] >> shift) & 0xffff) + 1];
-    for (std::size_t d = 1; d < count.size(); ++d) count[d] += count[d - 1];
-    for (std::uint32_t i : tmp) order[count[(keys[i] >> shift) & 0xffff]++] = i;
-    tmp.swap(order);
-  }
-  for (std::uint32_t& i : tmp) i = which[i];
-  return tmp;
+  if (sorted < keys.size()) std::sort(keys.begin(), keys.end());
+  for (std::size_t i = 0; i < keys.size(); ++i) which[i] = static_cast<std::uint32_t>(keys[i]);
+  return which;
 }
 
 struct Checkpoint {
@@ -258,7 +274,7 @@ SyntheticModel load_synthetic_model(const std::string& path) {
     need(!m.durations[t].empty(), "duration_cdf." + std::string(kJobTypeNames[t]));
   }
   if (m.eval_batch.share_of_eval_pct > 0) need(!m.eval_batch.jobs.empty(), "eval_batch.jobs");
-  if (m.gpu_time_balance_pct > 0)
+  if (m.gpu_time_balance_pct > 0 || m.state_balance_gpu_time_pct > 0)  // the balances and their pool
     for (std::size_t t = 0; t < kJobTypeCount; ++t)
       if (!m.gpu_sizes[t].empty() && !m.durations[t].empty())
         m.gpu_seconds_per_job[t] = expected_gpu_seconds(m, static_cast<JobType>(t));
@@ -302,36 +318,89 @@ namespace {
 
 double gpu_seconds(const Draft& d) { return static_cast<double>(d.gpus) * static_cast<double>(d.run); }
 
+// The GPU-time of the drafts, tallied as they are drawn so that the balances need not pass over
+// every draft: each type's GPU-seconds and GPU jobs, and the pool of the jobs of at least a
+// quarter of their type's expected GPU-seconds (or of a GPU job's, when that is less), which
+// holds most of the GPU-time. The sums are of whole numbers, exact in any order below 2^53.
+class GpuTimeTally {
+ public:
+  GpuTimeTally(const SyntheticModel& m) {
+    double weight = 0, expected = 0;  // over the GPU types, by their share of the mix
+    for (std::size_t t = 0; t < kJobTypeCount; ++t)
+      if (m.gpu_seconds_per_job[t] > 0) {
+        weight += m.type.probability(static_cast<double>(t));
+        expected += m.type.probability(static_cast<double>(t)) * m.gpu_seconds_per_job[t];
+      }
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    state_cut_ = m.state_balance_gpu_time_pct > 0 && weight > 0 ? kPoolShare * expected / weight : kInf;
+    if (m.state_balance_gpu_time_pct > 0 && !(weight > 0)) state_cut_ = 0;  // nothing expected: pool all
+    for (std::size_t t = 0; t < kJobTypeCount; ++t)
+      cut_[t] = std::min(m.gpu_time_balance_pct > 0 && m.gpu_seconds_per_job[t] > 0 ? kPoolShare * m.gpu_seconds_per_job[t] : kInf,
+                         state_cut_);
+  }
+  void add(std::uint32_t draft, JobType type, double g) {
+    const auto t = static_cast<std::size_t>(type);
+    total_[t] += g;
+    ++jobs_[t];
+    if (g >= cut_[t]) pool_.push_back(draft);
+  }
+  // The pool holds every job of type t of at least cut(t) GPU-seconds, and every GPU job of at
+  // least state_cut() GPU-seconds as drawn.
+  double total(JobType t) const { return total_[static_cast<std::size_t>(t)]; }
+  std::size_t jobs(JobType t) const { return jobs_[static_cast<std::size_t>(t)]; }
+  double cut(JobType t) const { return cut_[static_cast<std::size_t>(t)]; }
+  double state_cut() const { return state_cut_; }
+  const std::vector<std::uint32_t>& pool() const { return pool_; }
+  // A job the GPU-time balance rescaled: the state balance looks at it whatever its size.
+  void rescaled(std::uint32_t draft, double g_before) {
+    if (!(g_before >= state_cut_)) pool_.push_back(draft);
+  }
+
+ private:
+  static constexpr double kPoolShare = 0.25;
+  std::array<double, kJobTypeCount> total_{}, cut_{};
+  std::array<std::size_t, kJobTypeCount> jobs_{};
+  double state_cut_ = 0;
+  std::vector<std::uint32_t> pool_;
+};
+
 // The GPU jobs of one group that hold the top share of its GPU-time, largest first (ties by
 // draft index), with the group's total GPU-time and GPU jobs.
 struct Heaviest {
   std::vector<std::pair<double, std::uint32_t>> jobs;  // (GPU-seconds, draft)
   double total = 0;
   std::size_t gpu_jobs = 0;
+  double pool_cut = 0;  // the pool holds every GPU job of the group of at least this
 };
 
-// Heaviest per group: group_of(draft) in [0, groups), any other value for none. Only the jobs
-// above a cut are sorted: the group's mean first (in a heavy tail, the few jobs above it hold
-// most of the GPU-time), then a quarter of it, and so on until they hold `pct` of it; one pass
-// over the drafts per round, usually one round. O(n per round + h log h) for h jobs above the cut.
+// Fills each group's `jobs` (group_of(draft) in [0, groups), any other value for none; total,
+// gpu_jobs and pool_cut given). Only the jobs above a cut are sorted: the group's mean first
+// (in a heavy tail, the few jobs above it hold most of the GPU-time), then a quarter of it, and
+// so on until they hold `pct` of it; one pass per round, usually one round, over the pool while
+// every cut is at or above its pool cut (the same jobs as a pass over all drafts would find),
+// else over all drafts. O(pool or n per round + h log h) for h jobs above the cut.
 template <class GroupOf>
-std::vector<Heaviest> heaviest(const std::vector<Draft>& drafts, std::size_t groups, GroupOf group_of, double pct) {
-  std::vector<Heaviest> out(groups);
-  for (const Draft& d : drafts)
-    if (const std::size_t g = group_of(d); d.gpus > 0 && g < groups) {
-      out[g].total += gpu_seconds(d);
-      ++out[g].gpu_jobs;
-    }
+void heaviest(std::vector<Heaviest>& out, const std::vector<Draft>& drafts, const std::vector<std::uint32_t>& pool,
+              GroupOf group_of, double pct) {
+  const std::size_t groups = out.size();
   std::vector<double> cut(groups), above(groups);
   for (std::size_t g = 0; g < groups; ++g)
     cut[g] = out[g].gpu_jobs > 0 ? out[g].total / static_cast<double>(out[g].gpu_jobs) : 0;
   for (bool again = true; again;) {
     for (std::size_t g = 0; g < groups; ++g) out[g].jobs.clear(), above[g] = 0;
-    for (std::uint32_t i = 0; i < drafts.size(); ++i)
+    const auto consider = [&](std::uint32_t i) {
       if (const std::size_t g = group_of(drafts[i]); drafts[i].gpus > 0 && g < groups && gpu_seconds(drafts[i]) >= cut[g]) {
         out[g].jobs.emplace_back(gpu_seconds(drafts[i]), i);
         above[g] += gpu_seconds(drafts[i]);
       }
+    };
+    bool from_pool = true;
+    for (std::size_t g = 0; g < groups; ++g) from_pool = from_pool && (out[g].gpu_jobs == 0 || cut[g] >= out[g].pool_cut);
+    if (from_pool) {
+      for (std::uint32_t i : pool) consider(i);
+    } else {
+      for (std::uint32_t i = 0; i < drafts.size(); ++i) consider(i);
+    }
     again = false;
     for (std::size_t g = 0; g < groups; ++g)
       if (above[g] < out[g].total * pct / 100.0 && out[g].jobs.size() < out[g].gpu_jobs) {
@@ -347,16 +416,20 @@ std::vector<Heaviest> heaviest(const std::vector<Draft>& drafts, std::size_t gro
     for (double covered = 0; n < h.jobs.size() && covered < h.total * pct / 100.0; ++n) covered += h.jobs[n].first;
     h.jobs.resize(n);
   }
-  return out;
 }
 
 // Gives the GPU jobs that hold the top `pct` of the drafts' GPU-time their states jointly (see
 // the header): largest first, each draws a state with odds proportional to the GPU-time each
-// state is still due.
-void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, Rng& rng) {
+// state is still due. `total`: the drafts' GPU-seconds.
+void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, const GpuTimeTally& tally, double total, Rng& rng) {
   const double pct = m.state_balance_gpu_time_pct;
   if (!(pct > 0)) return;
-  const auto heavy = heaviest(drafts, 1, [](const Draft&) { return std::size_t{0}; }, pct).front().jobs;
+  std::vector<Heaviest> all(1);
+  all[0].total = total;
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) all[0].gpu_jobs += tally.jobs(static_cast<JobType>(t));
+  all[0].pool_cut = tally.state_cut();
+  heaviest(all, drafts, tally.pool(), [](const Draft&) { return std::size_t{0}; }, pct);
+  const auto& heavy = all[0].jobs;
   constexpr JobState kStates[] = {JobState::Cancelled, JobState::Failed, JobState::Completed};
   double due[3] = {0, 0, 0};
   for (const auto& [g, i] : heavy) {
@@ -381,10 +454,19 @@ void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, Rng& rn
 }
 
 // Scales the run times of each GPU type's heaviest jobs so that the type's GPU-time is its
-// expectation given the number of jobs drawn (see the header).
-void balance_gpu_time(std::vector<Draft>& drafts, const SyntheticModel& m) {
-  if (!(m.gpu_time_balance_pct > 0)) return;
-  const auto by_type = heaviest(drafts, kJobTypeCount, [&](const Draft& d) {
+// expectation given the number of jobs drawn (see the header). Returns the drafts' GPU-seconds
+// after it; a job it rescales joins the tally's pool.
+double balance_gpu_time(std::vector<Draft>& drafts, const SyntheticModel& m, GpuTimeTally& tally) {
+  double total = 0;
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) total += tally.total(static_cast<JobType>(t));
+  if (!(m.gpu_time_balance_pct > 0)) return total;
+  std::vector<Heaviest> by_type(kJobTypeCount);
+  for (std::size_t t = 0; t < kJobTypeCount; ++t)
+    if (m.gpu_seconds_per_job[t] > 0) {
+      const auto type = static_cast<JobType>(t);
+      by_type[t] = Heaviest{{}, tally.total(type), tally.jobs(type), tally.cut(type)};
+    }
+  heaviest(by_type, drafts, tally.pool(), [&](const Draft& d) {
     const auto t = static_cast<std::size_t>(d.type);
     return m.gpu_seconds_per_job[t] > 0 ? t : kJobTypeCount;
   }, m.gpu_time_balance_pct);
@@ -396,12 +478,15 @@ void balance_gpu_time(std::vector<Draft>& drafts, const SyntheticModel& m) {
     const double expected = m.gpu_seconds_per_job[t] * static_cast<double>(drafts.size()) *
                             m.type.probability(static_cast<double>(t));
     const double factor = std::clamp((expected - (h.total - held)) / held, 0.5, 2.0);
-    for (const auto& job : h.jobs) {
-      std::int64_t& run = drafts[job.second].run;
+    for (const auto& [g, i] : h.jobs) {
+      std::int64_t& run = drafts[i].run;
       run = std::max<std::int64_t>(1, std::llround(static_cast<double>(run) * factor));
       if (m.max_run_s > 0) run = std::min(run, m.max_run_s);
+      total += gpu_seconds(drafts[i]) - g;
+      tally.rescaled(i, g);
     }
   }
+  return total;
 }
 
 }  // namespace
@@ -459,6 +544,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
   const ArrivalThinning thinning(a);
   const double shape_max = thinning.ceiling();
   const StateDraw states(m);
+  GpuTimeTally tally(m);
 
   double t = static_cast<double>(begin);
   for (;;) {
@@ -504,12 +590,13 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
                                  static_cast<std::int32_t>(m.eval_batch.jobs.sample(rng))});
       }
       if (m.max_run_s > 0) d.run = std::min(d.run, m.max_run_s);
+      if (d.gpus > 0) tally.add(static_cast<std::uint32_t>(drafts.size()), d.type, gpu_seconds(d));
       drafts.push_back(d);
     }
   }
 
-  balance_gpu_time(drafts, m);
-  balance_states(drafts, m, rng);
+  const double gpu_total = balance_gpu_time(drafts, m, tally);
+  balance_states(drafts, m, tally, gpu_total, rng);
 
   // Evaluation batches: each waiting Eval job joins the first checkpoint at or after its arrival
   // that has room; the batch is submitted at the checkpoint, stagger_s apart.
@@ -525,34 +612,30 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
       while (next < tokens.size() && drafts[tokens[next]].submit <= c.time) ++next;
       for (std::int32_t k = 0; k < c.jobs && head < next; ++k, ++head) {
         const std::int64_t at = c.time + k * m.eval_batch.stagger_s;
-        if (at < end) drafts[tokens[head]].submit = at;
+        if (at < end) drafts[tokens[head]].submit = at, drafts[tokens[head]].moved = true;
       }
     }
   }
 
-  std::vector<std::uint32_t> all(drafts.size());
-  std::iota(all.begin(), all.end(), 0u);
-  const std::vector<std::uint32_t> order = by_submit(drafts, std::move(all), begin, end);
+  // Submit order: the drafts that kept their arrival time, nearly in order already, merged with
+  // the moved evaluations, nearly in order of their checkpoints.
+  std::vector<std::uint32_t> stay, moved;
+  stay.reserve(drafts.size());
+  for (std::uint32_t i = 0; i < drafts.size(); ++i) (drafts[i].moved ? moved : stay).push_back(i);
+  stay = by_submit(drafts, std::move(stay), begin, end);
+  moved = by_submit(drafts, std::move(moved), begin, end);
+  std::vector<std::uint32_t> order(drafts.size());
+  std::merge(stay.begin(), stay.end(), moved.begin(), moved.end(), order.begin(),
+             [&](std::uint32_t x, std::uint32_t y) { return submitted_before(drafts, x, y); });
 
-  w.reserve(order.size(), order.size() * std::to_string(order.size()).size());  // names are 1..n
-  // Job names are 1, 2, ...: each is the previous one plus one, in decimal, kept right-aligned
-  // in `name` (carrying costs a digit or two on average, where to_chars cost 60 instructions).
-  char name[24];
-  char* const name_end = name + sizeof name;
-  char* name_begin = name_end - 1;
-  *name_begin = '0';
+  // Job names are 1, 2, ... in submit order.
+  w.names.add_numbers(1, order.size());
+  w.requests.resize(order.size());
+  w.profiles.resize(order.size());
   for (std::size_t n = 0; n < order.size(); ++n) {
-    for (char* c = name_end - 1;; --c) {
-      if (c < name_begin) *(name_begin = c) = '0';  // a new leading digit (0, then carried to 1)
-      if (*c != '9') {
-        ++*c;
-        break;
-      }
-      *c = '0';
-    }
     const Draft& d = drafts[order[n]];
-    JobRequest r;
-    JobProfile p;
+    JobRequest& r = w.requests[n];
+    JobProfile& p = w.profiles[n];
     r.submit = Time::seconds(d.submit);
     r.type = d.type;
     r.user = d.user;
@@ -562,7 +645,6 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
     p.run = Time::seconds(d.run);
     p.final_state = d.state;
     p.recorded_start = r.submit;  // no history: a recorded replay starts jobs on submission
-    w.add(std::string_view(name_begin, static_cast<std::size_t>(name_end - name_begin)), r, p);
   }
   return w;
 }
