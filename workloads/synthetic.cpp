@@ -156,7 +156,6 @@ struct Draft {
   JobType type;
   JobState state;
   bool batchable;
-  bool moved;  // to a checkpoint's evaluation batch
 };
 
 // Submit order: by submit time, ties by draft index.
@@ -166,35 +165,38 @@ bool submitted_before(const std::vector<Draft>& drafts, std::uint32_t x, std::ui
 
 // The draft indices `which` sorted by submit time (all in [begin, end)), ties by index, through
 // keys (submit offset << 32 | index), distinct and in the order wanted: one counting pass into
-// 2^16 buckets of time, then an insertion sort, which only moves keys within their bucket (a
-// few minutes of jobs, nearly in order already: a session's jobs interleave with the next
-// few sessions'). About 35 instructions a job, where two radix passes took 65. Past kMovesPerJob
-// moves a job (crowded buckets) std::sort finishes the same keys.
+// about as many buckets of time as keys, then an insertion sort, which only moves keys within
+// their bucket (a few, nearly in order already). About 30 instructions a job, where two radix
+// passes took 55. Past kMovesPerJob moves a job (crowded buckets) std::sort finishes the keys.
 std::vector<std::uint32_t> by_submit(const std::vector<Draft>& drafts, std::vector<std::uint32_t> which,
                                      std::int64_t begin, std::int64_t end) {
   if (end - begin > INT64_C(0xffffffff)) {  // windows over 136 years: offsets need 64 bits
     std::sort(which.begin(), which.end(), [&](std::uint32_t x, std::uint32_t y) { return submitted_before(drafts, x, y); });
     return which;
   }
-  std::vector<std::uint64_t> unsorted(which.size()), keys(which.size());
-  for (std::size_t i = 0; i < which.size(); ++i)
-    unsorted[i] = static_cast<std::uint64_t>(drafts[which[i]].submit - begin) << 32 | which[i];
-  constexpr int kBucketBits = 16;
-  const int shift = 32 + std::max(0, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(end - begin))) - kBucketBits);
-  std::vector<std::uint32_t> start((std::size_t{1} << kBucketBits) + 1);
-  for (const std::uint64_t key : unsorted) ++start[(key >> shift) + 1];
+  const auto offset = [&](std::uint32_t i) { return static_cast<std::uint64_t>(drafts[i].submit - begin); };
+  const int shift = std::max(0, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(end - begin))) -
+                                    static_cast<int>(std::bit_width(which.size())));
+  std::vector<std::uint32_t> start((static_cast<std::size_t>(end - begin - 1) >> shift) + 2);
+  for (const std::uint32_t i : which) ++start[(offset(i) >> shift) + 1];
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  for (const std::uint64_t key : unsorted) keys[start[key >> shift]++] = key;
+  std::vector<std::uint64_t> keys(which.size());
+  for (const std::uint32_t i : which) keys[start[offset(i) >> shift]++] = offset(i) << 32 | i;
   constexpr std::size_t kMovesPerJob = 16;
-  std::size_t moves = 0, sorted = 1;
-  for (; sorted < keys.size() && moves <= kMovesPerJob * keys.size(); ++sorted) {
-    const std::uint64_t key = keys[sorted];
-    std::size_t j = sorted;
-    for (; j > 0 && keys[j - 1] > key; --j) keys[j] = keys[j - 1];
+  const std::size_t most_moves = kMovesPerJob * keys.size();
+  std::size_t moves = 0;
+  for (std::size_t i = 1; i < keys.size(); ++i) {
+    const std::uint64_t key = keys[i];
+    if (keys[i - 1] < key) continue;  // in place, as most are
+    std::size_t j = i;
+    do keys[j] = keys[j - 1];
+    while (--j > 0 && keys[j - 1] > key);
     keys[j] = key;
-    moves += sorted - j;
+    if ((moves += i - j) > most_moves) {
+      std::sort(keys.begin(), keys.end());
+      break;
+    }
   }
-  if (sorted < keys.size()) std::sort(keys.begin(), keys.end());
   for (std::size_t i = 0; i < keys.size(); ++i) which[i] = static_cast<std::uint32_t>(keys[i]);
   return which;
 }
@@ -287,15 +289,19 @@ double expected_gpu_seconds(const SyntheticModel& m, JobType type) {
   const std::vector<std::int64_t> run = m.durations[t].at_grid(kGrid);
   const Discrete& sizes = m.gpu_sizes[t];
   const double p = m.coupling[t];
+  const std::int64_t cap = m.max_run_s > 0 ? m.max_run_s : std::numeric_limits<std::int64_t>::max();
   double size_sum = 0, run_sum = 0, tied_sum = 0;
+  // sizes.index_at(u) along the grid: the first size whose cumulative weight is above u, found by
+  // walking up the weights as u grows.
+  const std::vector<double>& cumulative = sizes.cumulative();
+  std::size_t k = 0;
   for (std::size_t i = 0; i < kGrid; ++i) {
-    const double size = sizes.at((static_cast<double>(i) + 0.5) / static_cast<double>(kGrid));
-    const auto r = [&](std::size_t j) {
-      return static_cast<double>(m.max_run_s > 0 ? std::min(run[j], m.max_run_s) : run[j]);
-    };
+    const double u = (static_cast<double>(i) + 0.5) / static_cast<double>(kGrid);
+    while (k + 1 < cumulative.size() && cumulative[k] <= u) ++k;
+    const double size = sizes.values()[k];
     size_sum += size;
-    run_sum += r(i);
-    tied_sum += size * r(p >= 0 ? i : kGrid - 1 - i);
+    run_sum += static_cast<double>(std::min(run[i], cap));
+    tied_sum += size * static_cast<double>(std::min(run[p >= 0 ? i : kGrid - 1 - i], cap));
   }
   const double independent = size_sum / kGrid * (run_sum / kGrid), tied = tied_sum / kGrid;
   return (1 - std::abs(p)) * independent + std::abs(p) * tied;
@@ -612,21 +618,14 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
       while (next < tokens.size() && drafts[tokens[next]].submit <= c.time) ++next;
       for (std::int32_t k = 0; k < c.jobs && head < next; ++k, ++head) {
         const std::int64_t at = c.time + k * m.eval_batch.stagger_s;
-        if (at < end) drafts[tokens[head]].submit = at, drafts[tokens[head]].moved = true;
+        if (at < end) drafts[tokens[head]].submit = at;
       }
     }
   }
 
-  // Submit order: the drafts that kept their arrival time, nearly in order already, merged with
-  // the moved evaluations, nearly in order of their checkpoints.
-  std::vector<std::uint32_t> stay, moved;
-  stay.reserve(drafts.size());
-  for (std::uint32_t i = 0; i < drafts.size(); ++i) (drafts[i].moved ? moved : stay).push_back(i);
-  stay = by_submit(drafts, std::move(stay), begin, end);
-  moved = by_submit(drafts, std::move(moved), begin, end);
-  std::vector<std::uint32_t> order(drafts.size());
-  std::merge(stay.begin(), stay.end(), moved.begin(), moved.end(), order.begin(),
-             [&](std::uint32_t x, std::uint32_t y) { return submitted_before(drafts, x, y); });
+  std::vector<std::uint32_t> all(drafts.size());
+  std::iota(all.begin(), all.end(), 0u);
+  const std::vector<std::uint32_t> order = by_submit(drafts, std::move(all), begin, end);
 
   // Job names are 1, 2, ... in submit order.
   w.names.add_numbers(1, order.size());
