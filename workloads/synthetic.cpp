@@ -427,7 +427,8 @@ void heaviest(std::vector<Heaviest>& out, const std::vector<Draft>& drafts, cons
 // Gives the GPU jobs that hold the top `pct` of the drafts' GPU-time their states jointly (see
 // the header): largest first, each draws a state with odds proportional to the GPU-time each
 // state is still due. `total`: the drafts' GPU-seconds.
-void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, const GpuTimeTally& tally, double total, Rng& rng) {
+void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, const GpuTimeTally& tally, double total,
+                    UniformStream& rng) {
   const double pct = m.state_balance_gpu_time_pct;
   if (!(pct > 0)) return;
   std::vector<Heaviest> all(1);
@@ -503,7 +504,8 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
   w.source = "synthetic " + m.cluster + " (load " + format_fixed(load, 2) + ", seed " + std::to_string(seed) + ")";
   w.window_from = from;
   w.window_to = to;
-  Rng rng(seed);
+  Rng seeded(seed);
+  UniformStream rng(seeded);
 
   std::vector<std::pair<double, double>> zipf;
   for (int u = 1; u <= m.users; ++u) zipf.emplace_back(u - 1, 1.0 / std::pow(u, m.user_zipf_s));
@@ -557,7 +559,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
     t += rng.exponential(1.0 / (session_rate * shape_max));
     if (t >= static_cast<double>(end)) break;
     if (!thinning.keeps(rng.uniform() * shape_max, static_cast<std::int64_t>(t))) continue;
-    const auto user = static_cast<std::uint32_t>(user_of.sample(rng));
+    const auto user = static_cast<std::uint32_t>(user_of.at(rng.uniform()));
     double tj = t;
     for (bool first = true;; first = false) {
       if (!first) {
@@ -569,12 +571,12 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
       Draft d{};
       d.submit = submit;
       d.user = user;
-      d.type = static_cast<JobType>(m.type.sample(rng));
+      d.type = static_cast<JobType>(m.type.at(rng.uniform()));
       const auto ti = static_cast<std::size_t>(d.type);
       if (d.type == JobType::CPU) {
-        d.cpus = static_cast<std::int32_t>(m.cpu_job_cpus.sample(rng));
-        d.state = static_cast<JobState>(m.cpu_states.sample(rng));
-        d.run = m.durations[ti].sample_seconds(rng);
+        d.cpus = static_cast<std::int32_t>(m.cpu_job_cpus.at(rng.uniform()));
+        d.state = static_cast<JobState>(m.cpu_states.at(rng.uniform()));
+        d.run = m.durations[ti].at(rng.uniform());
       } else {
         auto& s = seq[ti];
         // A coupled job takes size and run time from one quantile of its own sequence, so the
@@ -593,7 +595,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
         if ((d.type == JobType::Pretrain || d.type == JobType::SFT) && batch_share > 0 &&
             d.run >= m.eval_batch.checkpoint_after_s)
           checkpoints.push_back({submit + m.eval_batch.checkpoint_after_s,
-                                 static_cast<std::int32_t>(m.eval_batch.jobs.sample(rng))});
+                                 static_cast<std::int32_t>(m.eval_batch.jobs.at(rng.uniform()))});
       }
       if (m.max_run_s > 0) d.run = std::min(d.run, m.max_run_s);
       if (d.gpus > 0) tally.add(static_cast<std::uint32_t>(drafts.size()), d.type, gpu_seconds(d));
