@@ -1,0 +1,98 @@
+// The generator's jobs as drawn, before they become a Workload (workloads/synthetic.h): their
+// order by submit time, and the two balances that condition a sample on its expected totals.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "sim/job.h"
+#include "sim/random.h"
+#include "workloads/synthetic.h"
+
+namespace acme {
+
+// A job before sorting.
+struct Draft {
+  std::int64_t submit;
+  std::int64_t run;
+  std::int32_t gpus;
+  std::int32_t cpus;
+  std::uint32_t user;
+  JobType type;
+  JobState state;
+  bool batchable;
+};
+
+inline double gpu_seconds(const Draft& d) { return static_cast<double>(d.gpus) * static_cast<double>(d.run); }
+
+// The draft indices `which` sorted by submit time (all in [begin, end)), ties by index, through
+// keys (submit offset << 32 | index), distinct and in the order wanted: one counting pass into
+// about as many buckets of time as keys, then an insertion sort, which only moves keys within
+// their bucket (a few, nearly in order already). About 30 instructions a job, where two radix
+// passes took 55. Past kMovesPerJob moves a job (crowded buckets) std::sort finishes the keys.
+std::vector<std::uint32_t> by_submit(const std::vector<Draft>& drafts, std::vector<std::uint32_t> which,
+                                     std::int64_t begin, std::int64_t end);
+
+// The GPU-time of the drafts, tallied as they are drawn so that the balances need not pass over
+// every draft: each type's GPU-seconds and GPU jobs, and the pool of the jobs of at least a
+// quarter of their type's expected GPU-seconds (or of a GPU job's, when that is less), which
+// holds most of the GPU-time. The sums are of whole numbers, exact in any order below 2^53.
+class GpuTimeTally {
+ public:
+  static constexpr double kPoolShare = 0.25;
+  // pool_share: the pool's cut over the expected GPU-seconds (a test may pool all or none:
+  // the balances answer the same).
+  explicit GpuTimeTally(const SyntheticModel& m, double pool_share = kPoolShare) {
+    double weight = 0, expected = 0;  // over the GPU types, by their share of the mix
+    for (std::size_t t = 0; t < kJobTypeCount; ++t)
+      if (m.gpu_seconds_per_job[t] > 0) {
+        weight += m.type.probability(static_cast<double>(t));
+        expected += m.type.probability(static_cast<double>(t)) * m.gpu_seconds_per_job[t];
+      }
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    state_cut_ = m.state_balance_gpu_time_pct > 0 && weight > 0 ? pool_share * expected / weight : kInf;
+    if (m.state_balance_gpu_time_pct > 0 && !(weight > 0)) state_cut_ = 0;  // nothing expected: pool all
+    for (std::size_t t = 0; t < kJobTypeCount; ++t)
+      cut_[t] = std::min(m.gpu_time_balance_pct > 0 && m.gpu_seconds_per_job[t] > 0 ? pool_share * m.gpu_seconds_per_job[t] : kInf,
+                         state_cut_);
+  }
+  void add(std::uint32_t draft, JobType type, double g) {
+    const auto t = static_cast<std::size_t>(type);
+    total_[t] += g;
+    ++jobs_[t];
+    if (g >= cut_[t]) pool_.push_back(draft);
+  }
+  // The pool holds every job of type t of at least cut(t) GPU-seconds, and every GPU job of at
+  // least state_cut() GPU-seconds as drawn.
+  double total(JobType t) const { return total_[static_cast<std::size_t>(t)]; }
+  std::size_t jobs(JobType t) const { return jobs_[static_cast<std::size_t>(t)]; }
+  double cut(JobType t) const { return cut_[static_cast<std::size_t>(t)]; }
+  double state_cut() const { return state_cut_; }
+  const std::vector<std::uint32_t>& pool() const { return pool_; }
+  // A job the GPU-time balance rescaled (of g_before GPU-seconds as drawn) joins the pool if it
+  // is not in it: the state balance looks at it whatever its size.
+  void rescaled(std::uint32_t draft, JobType type, double g_before) {
+    if (!(g_before >= cut_[static_cast<std::size_t>(type)])) pool_.push_back(draft);
+  }
+
+ private:
+  std::array<double, kJobTypeCount> total_{}, cut_{};
+  std::array<std::size_t, kJobTypeCount> jobs_{};
+  double state_cut_ = 0;
+  std::vector<std::uint32_t> pool_;
+};
+
+// Scales the run times of each GPU type's heaviest jobs so that the type's GPU-time is its
+// expectation given the number of jobs drawn (workloads/synthetic.h). Returns the drafts' GPU-seconds
+// after it; a job it rescales joins the tally's pool.
+double balance_gpu_time(std::vector<Draft>& drafts, const SyntheticModel& m, GpuTimeTally& tally);
+
+// Gives the GPU jobs that hold the top `pct` of the drafts' GPU-time their states jointly (see
+// workloads/synthetic.h): largest first, each draws a state with odds proportional to the GPU-time each
+// state is still due. `total`: the drafts' GPU-seconds.
+void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, const GpuTimeTally& tally, double total,
+                    UniformStream& rng);
+
+}  // namespace acme
