@@ -51,19 +51,17 @@ void StringTable::add_numbers(std::uint64_t first, std::size_t count) {
   for (std::uint64_t v = first; begin == end || v > 0; v /= 10) *--begin = static_cast<char>('0' + v % 10);
   char* out = blob_.data() + old_bytes;
   std::uint32_t* offset = offsets_.data() + old_count;
+  const char* const blob = blob_.data();
   for (std::size_t n = 0; n < count; ++n) {
     const auto length = static_cast<std::size_t>(end - begin);
-    for (std::size_t k = 0; k < length; k += kChunk) std::memcpy(out + k, begin + k, kChunk);
+    std::memcpy(out, begin, kChunk);
+    for (std::size_t k = kChunk; k < length; k += kChunk) std::memcpy(out + k, begin + k, kChunk);
     out += length;
-    *offset++ = static_cast<std::uint32_t>(out - blob_.data());
-    for (char* c = end - 1;; --c) {
-      if (c < begin) *(begin = c) = '0';  // a new leading digit (0, then carried to 1)
-      if (*c != '9') {
-        ++*c;
-        break;
-      }
-      *c = '0';
-    }
+    *offset++ = static_cast<std::uint32_t>(out - blob);
+    char* c = end - 1;
+    while (*c == '9') *c-- = '0';  // carry
+    if (c < begin) *(begin = c) = '0';  // a new leading digit (0, then carried to 1)
+    ++*c;
   }
   blob_.resize(old_bytes + bytes);
 }
