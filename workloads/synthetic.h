@@ -41,8 +41,10 @@
 //    rare types and over a few weeks, and each size class covers the heavy tail of run times in
 //    proportion, so a type's GPU-time stays near its expectation.
 // Same model, window, load and seed: the same jobs, in submit order.
-// Cost: O(n) for n jobs (radix sorts by submit time), about 820 instructions (0.3-0.5 us) a job;
-// the draws that need a transcendental function mostly go without it (synthetic_draws.h).
+// Cost: O(n) for n jobs, about 660 instructions (0.2-0.3 us) a job: the draws that need a
+// transcendental function mostly go without it (synthetic_draws.h); uniforms are drawn in blocks,
+// the balances' heavy jobs are pooled while drafting, the order is one bucketed insertion sort and
+// the workload is filled in bulk (synthetic_drafts.h).
 #pragma once
 
 #include <array>
