@@ -83,8 +83,8 @@ std::vector<std::uint32_t> by_submit(const std::vector<Draft>& drafts, std::vect
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
   std::vector<std::uint64_t> keys(which.size());
   for (const std::uint32_t i : which) keys[start[offset(i) >> shift]++] = offset(i) << 32 | i;
-  constexpr std::size_t kMovesPerJob = 16;
-  const std::size_t most_moves = kMovesPerJob * keys.size();
+  constexpr std::size_t kMovesPerKey = 16;
+  const std::size_t most_moves = kMovesPerKey * keys.size();
   std::size_t moves = 0;
   for (std::size_t i = 1; i < keys.size(); ++i) {
     const std::uint64_t key = keys[i];
