@@ -70,7 +70,7 @@ class StringTable {
  public:
   std::uint32_t add(std::string_view s);
   // Adds the decimal numbers first, first + 1, ..., first + count - 1 (a synthetic workload's job
-  // names), in one allocation and about 15 instructions a name.
+  // names), in one allocation and about 22 instructions a name.
   void add_numbers(std::uint64_t first, std::size_t count);
   std::string_view operator[](std::uint32_t i) const {
     return std::string_view(blob_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);

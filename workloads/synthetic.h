@@ -73,7 +73,6 @@ class Discrete {
   // candidate, a short scan the rest. Memory: up to 8 bytes more per value, 64 at least.
   double at(double u) const { return values_[index_at(u)]; }
   std::size_t index_at(double u) const;
-  double sample(Rng& rng) const { return at(rng.uniform()); }
 
  private:
   std::vector<double> values_, cumulative_;

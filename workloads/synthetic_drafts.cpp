@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 
 #include "workloads/synthetic_draws.h"
 
@@ -68,6 +69,23 @@ void heaviest(std::vector<Heaviest>& out, const std::vector<Draft>& drafts, cons
 }
 
 }  // namespace
+
+GpuTimeTally::GpuTimeTally(const SyntheticModel& m, double pool_share) {
+  double weight = 0, expected = 0;  // over the GPU types, by their share of the mix
+  for (std::size_t t = 0; t < kJobTypeCount; ++t)
+    if (m.gpu_seconds_per_job[t] > 0) {
+      weight += m.type.probability(static_cast<double>(t));
+      expected += m.type.probability(static_cast<double>(t)) * m.gpu_seconds_per_job[t];
+    }
+  constexpr double kNone = std::numeric_limits<double>::infinity();  // a cut that pools nothing
+  state_cut_ = !(m.state_balance_gpu_time_pct > 0) ? kNone
+               : weight > 0                        ? pool_share * expected / weight
+                                                   : 0;  // nothing expected: pool every GPU job
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) {
+    const bool balanced = m.gpu_time_balance_pct > 0 && m.gpu_seconds_per_job[t] > 0;
+    cut_[t] = std::min(balanced ? pool_share * m.gpu_seconds_per_job[t] : kNone, state_cut_);
+  }
+}
 
 std::vector<std::uint32_t> by_submit(const std::vector<Draft>& drafts, std::vector<std::uint32_t> which,
                                      std::int64_t begin, std::int64_t end) {

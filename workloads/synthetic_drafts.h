@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "sim/job.h"
@@ -45,20 +44,7 @@ class GpuTimeTally {
   static constexpr double kPoolShare = 0.25;
   // pool_share: the pool's cut over the expected GPU-seconds (a test may pool all or none:
   // the balances answer the same).
-  explicit GpuTimeTally(const SyntheticModel& m, double pool_share = kPoolShare) {
-    double weight = 0, expected = 0;  // over the GPU types, by their share of the mix
-    for (std::size_t t = 0; t < kJobTypeCount; ++t)
-      if (m.gpu_seconds_per_job[t] > 0) {
-        weight += m.type.probability(static_cast<double>(t));
-        expected += m.type.probability(static_cast<double>(t)) * m.gpu_seconds_per_job[t];
-      }
-    constexpr double kInf = std::numeric_limits<double>::infinity();
-    state_cut_ = m.state_balance_gpu_time_pct > 0 && weight > 0 ? pool_share * expected / weight : kInf;
-    if (m.state_balance_gpu_time_pct > 0 && !(weight > 0)) state_cut_ = 0;  // nothing expected: pool all
-    for (std::size_t t = 0; t < kJobTypeCount; ++t)
-      cut_[t] = std::min(m.gpu_time_balance_pct > 0 && m.gpu_seconds_per_job[t] > 0 ? pool_share * m.gpu_seconds_per_job[t] : kInf,
-                         state_cut_);
-  }
+  explicit GpuTimeTally(const SyntheticModel& m, double pool_share = kPoolShare);
   void add(std::uint32_t draft, JobType type, double g) {
     const auto t = static_cast<std::size_t>(type);
     total_[t] += g;
