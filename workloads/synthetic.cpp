@@ -4,11 +4,13 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <limits>
 #include <numeric>
 #include <string_view>
 
 #include "sim/csv.h"
+#include "sim/huge_pages.h"
 #include "sim/yaml_util.h"
 #include "workloads/synthetic_draws.h"
 #include "workloads/synthetic_drafts.h"
@@ -222,10 +224,17 @@ SyntheticModel load_synthetic_model(const std::string& path) {
     need(!m.durations[t].empty(), "duration_cdf." + std::string(kJobTypeNames[t]));
   }
   if (m.eval_batch.share_of_eval_pct > 0) need(!m.eval_batch.jobs.empty(), "eval_batch.jobs");
-  if (m.gpu_time_balance_pct > 0 || m.state_balance_gpu_time_pct > 0)  // the balances and their pool
-    for (std::size_t t = 0; t < kJobTypeCount; ++t)
-      if (!m.gpu_sizes[t].empty() && !m.durations[t].empty())
-        m.gpu_seconds_per_job[t] = expected_gpu_seconds(m, static_cast<JobType>(t));
+  if (m.gpu_time_balance_pct > 0 || m.state_balance_gpu_time_pct > 0) {  // the balances and their pool
+    // A pass over 2^16 quantiles a type: the other core takes every other type.
+    const auto expect = [&m](std::size_t first) {
+      for (std::size_t t = first; t < kJobTypeCount; t += 2)
+        if (!m.gpu_sizes[t].empty() && !m.durations[t].empty())
+          m.gpu_seconds_per_job[t] = expected_gpu_seconds(m, static_cast<JobType>(t));
+    };
+    auto odd = std::async(std::launch::async, expect, 1);
+    expect(0);
+    odd.get();
+  }
   return m;
 }
 
@@ -316,6 +325,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
 
   std::vector<Draft> drafts;
   drafts.reserve(static_cast<std::size_t>(m.jobs_per_day * load * static_cast<double>(end - begin) / 86400.0 * 1.05) + 16);
+  advise_huge_pages(drafts);
   std::vector<Checkpoint> checkpoints;
   const ArrivalThinning thinning(a);
   const double shape_max = thinning.ceiling();
@@ -371,6 +381,16 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
     }
   }
 
+  // The workload's arrays and names need only the number of jobs: the other core lays them out
+  // (their pages and the names 1, 2, ... in submit order) while this one balances, batches and
+  // orders the drafts.
+  auto layout = std::async(std::launch::async, [&w, jobs = drafts.size()] {
+    w.reserve(jobs, 0);  // add_numbers sizes the names
+    w.names.add_numbers(1, jobs);
+    w.requests.resize(jobs);
+    w.profiles.resize(jobs);
+  });
+
   const double gpu_total = balance_gpu_time(drafts, m, tally);
   balance_states(drafts, m, tally, gpu_total, rng);
 
@@ -393,14 +413,11 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
     }
   }
 
-  std::vector<std::uint32_t> all(drafts.size());
+  auto all = huge_page_vector<std::uint32_t>(drafts.size());
   std::iota(all.begin(), all.end(), 0u);
   const std::vector<std::uint32_t> order = by_submit(drafts, std::move(all), begin, end);
 
-  // Job names are 1, 2, ... in submit order.
-  w.names.add_numbers(1, order.size());
-  w.requests.resize(order.size());
-  w.profiles.resize(order.size());
+  layout.get();
   for (std::size_t n = 0; n < order.size(); ++n) {
     const Draft& d = drafts[order[n]];
     JobRequest& r = w.requests[n];

@@ -41,10 +41,12 @@
 //    rare types and over a few weeks, and each size class covers the heavy tail of run times in
 //    proportion, so a type's GPU-time stays near its expectation.
 // Same model, window, load and seed: the same jobs, in submit order.
-// Cost: O(n) for n jobs, about 660 instructions (0.2-0.3 us) a job: the draws that need a
-// transcendental function mostly go without it (synthetic_draws.h); uniforms are drawn in blocks,
-// the balances' heavy jobs are pooled while drafting, the order is one bucketed insertion sort and
-// the workload is filled in bulk (synthetic_drafts.h).
+// Cost: O(n) for n jobs, about 580 instructions a job on the calling thread and 47 on a second
+// one, which lays out the workload's arrays and names while the first balances and orders the
+// drafts (0.15-0.16 s for a million jobs): the draws that need a transcendental function mostly
+// go without it (synthetic_draws.h); uniforms are drawn in blocks, the balances' heavy jobs are
+// pooled while drafting, the order is one bucketed insertion sort, and the large arrays sit on
+// huge pages (sim/huge_pages.h; synthetic_drafts.h).
 #pragma once
 
 #include <array>
@@ -152,7 +154,8 @@ struct SyntheticModel {
 
 inline constexpr std::size_t kGpuTimeBalanceMinJobs = 100;
 
-// Reads and checks a model file; InputError names file, line and key.
+// Reads and checks a model file; InputError names file, line and key. The expected GPU-seconds
+// of the balances are computed on two threads.
 SyntheticModel load_synthetic_model(const std::string& path);
 
 // The expected GPU-seconds of a job of GPU type `t`: size and run time (cut at max_run_s) at one
