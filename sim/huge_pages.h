@@ -5,9 +5,9 @@
 // scattered reads and writes miss the TLB often. Backed by 2 MiB pages, the same array takes 16
 // faults. Linux gives huge pages to memory that asks for them (MADV_HUGEPAGE) where its THP mode
 // is "madvise", the usual default, as well as "always"; elsewhere the advice is a no-op.
-// Measured on the shared 2-core machine: generating six months of Seren took 0.23-0.24 s with
-// 4 KiB pages and 0.17-0.19 s with its arrays advised (the workload's arrays and the drafts);
-// a first run after memory has been fragmented may pay a compaction stall instead.
+// Measured on the shared 2-core machine, ten runs each: generating six months of Seren took
+// 0.23-0.24 s with 4 KiB pages and 0.17-0.23 s (median 0.19 s) with its large arrays advised;
+// the slow runs pay a compaction stall, as a first run after memory has been fragmented may.
 #pragma once
 
 #include <cstddef>
