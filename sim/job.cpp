@@ -40,7 +40,6 @@ void StringTable::add_numbers(std::uint64_t first, std::size_t count) {
     }
   constexpr std::size_t kChunk = 8;  // names are copied in 8-byte chunks; the blob has that slack
   const std::size_t old_bytes = blob_.size();
-  reserve(size() + count, old_bytes + bytes + kChunk);
   blob_.resize(old_bytes + bytes + kChunk);
   const std::size_t old_count = offsets_.size();
   offsets_.resize(old_count + count);

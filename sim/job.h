@@ -10,7 +10,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/huge_pages.h"
 #include "sim/time.h"
 
 namespace acme {
@@ -77,12 +76,9 @@ class StringTable {
     return std::string_view(blob_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);
   }
   std::size_t size() const { return offsets_.size() - 1; }
-  // Room for `strings` strings of `bytes` in all, on huge pages when that is megabytes.
   void reserve(std::size_t strings, std::size_t bytes) {
     offsets_.reserve(strings + 1);
     blob_.reserve(bytes);
-    advise_huge_pages(offsets_);
-    advise_huge_pages(blob_.data(), blob_.capacity());
   }
 
  private:
@@ -128,14 +124,11 @@ struct Workload {
   // add(), for a job submitted when `predecessor` (an earlier job) ends.
   JobId add_after(JobId predecessor, std::string_view job_name, const JobRequest& r, const JobProfile& p);
   bool waits(JobId job) const { return !after.empty() && after[job] != kNoJob; }
-  // Room for `jobs` jobs whose names take `name_bytes` in all, on huge pages (sim/huge_pages.h):
-  // a reader that can estimate its row count avoids growing (and for a moment holding twice) a
-  // million-job workload, and its page faults.
+  // Room for `jobs` jobs whose names take `name_bytes` in all: a reader that can estimate its
+  // row count avoids growing (and for a moment holding twice) a million-job workload.
   void reserve(std::size_t jobs, std::size_t name_bytes) {
     requests.reserve(jobs);
     profiles.reserve(jobs);
-    advise_huge_pages(requests);
-    advise_huge_pages(profiles);
     names.reserve(jobs, name_bytes);
   }
 };

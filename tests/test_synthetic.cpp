@@ -1,11 +1,9 @@
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "harness.h"
-#include "sim/huge_pages.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_draws.h"
 
@@ -48,7 +46,7 @@ TEST_CASE("A seed names the same synthetic jobs; another seed, others", "[synthe
 }
 
 TEST_CASE("Synthetic jobs are named 1, 2, ... in submit order, with one request and one profile each", "[synthetic]") {
-  // Large enough that the arrays and names are laid out on huge pages, by the second thread.
+  // Large enough for its arrays and names to take the second thread a while.
   const Workload w = generate_workload(seren(), *parse_timestamp("2023-03-01"), *parse_timestamp("2023-03-15"), 2.0, 3, 8);
   REQUIRE(w.size() > 100000);
   REQUIRE(w.profiles.size() == w.size());
@@ -59,13 +57,6 @@ TEST_CASE("Synthetic jobs are named 1, 2, ... in submit order, with one request 
     REQUIRE(w.profiles[i].recorded_start == w.requests[i].submit);
     REQUIRE(w.requests[i].node_num == (w.requests[i].gpu_num > 0 ? (w.requests[i].gpu_num + 7) / 8 : 1));
   }
-}
-
-TEST_CASE("A huge-page vector holds its copies like any other", "[synthetic]") {
-  const auto big = huge_page_vector<std::uint64_t>(std::size_t{3} << 20, 7);
-  REQUIRE(big.size() == std::size_t{3} << 20);
-  CHECK(std::all_of(big.begin(), big.end(), [](std::uint64_t v) { return v == 7; }));
-  CHECK(huge_page_vector<int>(0).empty());
 }
 
 TEST_CASE("Synthetic jobs arrive at the published rate, scaled by load, inside the window", "[synthetic]") {

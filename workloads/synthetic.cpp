@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "sim/csv.h"
-#include "sim/huge_pages.h"
+#include "sim/prefault.h"
 #include "sim/yaml_util.h"
 #include "workloads/synthetic_draws.h"
 #include "workloads/synthetic_drafts.h"
@@ -325,7 +325,9 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
 
   std::vector<Draft> drafts;
   drafts.reserve(static_cast<std::size_t>(m.jobs_per_day * load * static_cast<double>(end - begin) / 86400.0 * 1.05) + 16);
-  advise_huge_pages(drafts);
+  // The other core faults in the drafts' pages while this one writes them from the start (should
+  // the drafts outgrow them, it faults in freed pages: harmless, prefault() touches no contents).
+  auto prefaulting = std::async(std::launch::async, prefault, drafts.data(), drafts.capacity() * sizeof(Draft));
   std::vector<Checkpoint> checkpoints;
   const ArrivalThinning thinning(a);
   const double shape_max = thinning.ceiling();
@@ -381,11 +383,11 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
     }
   }
 
+  prefaulting.get();
   // The workload's arrays and names need only the number of jobs: the other core lays them out
   // (their pages and the names 1, 2, ... in submit order) while this one balances, batches and
   // orders the drafts.
   auto layout = std::async(std::launch::async, [&w, jobs = drafts.size()] {
-    w.reserve(jobs, 0);  // add_numbers sizes the names
     w.names.add_numbers(1, jobs);
     w.requests.resize(jobs);
     w.profiles.resize(jobs);
@@ -413,7 +415,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
     }
   }
 
-  auto all = huge_page_vector<std::uint32_t>(drafts.size());
+  std::vector<std::uint32_t> all(drafts.size());
   std::iota(all.begin(), all.end(), 0u);
   const std::vector<std::uint32_t> order = by_submit(drafts, std::move(all), begin, end);
 

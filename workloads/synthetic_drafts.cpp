@@ -4,7 +4,6 @@
 #include <bit>
 #include <limits>
 
-#include "sim/huge_pages.h"
 #include "workloads/synthetic_draws.h"
 
 namespace acme {
@@ -97,10 +96,10 @@ std::vector<std::uint32_t> by_submit(const std::vector<Draft>& drafts, std::vect
   const auto offset = [&](std::uint32_t i) { return static_cast<std::uint64_t>(drafts[i].submit - begin); };
   const int shift = std::max(0, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(end - begin))) -
                                     static_cast<int>(std::bit_width(which.size())));
-  auto start = huge_page_vector<std::uint32_t>((static_cast<std::size_t>(end - begin - 1) >> shift) + 2);
+  std::vector<std::uint32_t> start((static_cast<std::size_t>(end - begin - 1) >> shift) + 2);
   for (const std::uint32_t i : which) ++start[(offset(i) >> shift) + 1];
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  auto keys = huge_page_vector<std::uint64_t>(which.size());
+  std::vector<std::uint64_t> keys(which.size());
   for (const std::uint32_t i : which) keys[start[offset(i) >> shift]++] = offset(i) << 32 | i;
   constexpr std::size_t kMovesPerKey = 16;
   const std::size_t most_moves = kMovesPerKey * keys.size();
