@@ -5,7 +5,8 @@
 // array pays them one by one. prefault() asks the kernel to map the pages writable without
 // touching their contents (Linux 5.14 and later; elsewhere it does nothing), so run on a second
 // thread while the first fills the array from its start, it takes those faults off the filling
-// thread. Measured: generating six months of Seren, 0.18 s -> 0.16-0.17 s (ten runs each).
+// thread. Measured: generating six months of Seren, 0.18 s -> 0.16-0.17 s with the drafts'
+// pages faulted ahead (ten runs each).
 // Huge pages (MADV_HUGEPAGE) were tried instead: 0.15-0.27 s, the slow runs stalled in the
 // kernel's compaction once memory was fragmented.
 #pragma once

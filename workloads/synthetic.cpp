@@ -323,11 +323,21 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
   const double batch_share = m.eval_batch.share_of_eval_pct / 100.0;
   const std::int64_t begin = from.sec(), end = to.sec();
 
+  // Room for the jobs expected, and a little more, in the drafts and in the workload. The other
+  // core faults in their pages while this one draws the drafts (should the jobs outgrow them, it
+  // faults in freed pages: harmless, prefault() touches no contents).
+  const auto room = static_cast<std::size_t>(m.jobs_per_day * load * static_cast<double>(end - begin) / 86400.0 * 1.05) + 16;
   std::vector<Draft> drafts;
-  drafts.reserve(static_cast<std::size_t>(m.jobs_per_day * load * static_cast<double>(end - begin) / 86400.0 * 1.05) + 16);
-  // The other core faults in the drafts' pages while this one writes them from the start (should
-  // the drafts outgrow them, it faults in freed pages: harmless, prefault() touches no contents).
-  auto prefaulting = std::async(std::launch::async, prefault, drafts.data(), drafts.capacity() * sizeof(Draft));
+  drafts.reserve(room);
+  w.reserve(room, room * 7);  // names 1..n, about 7 digits each
+  const std::array<std::pair<const void*, std::size_t>, 3> fresh{{  // read here, not beside push_back
+      {drafts.data(), drafts.capacity() * sizeof(Draft)},
+      {w.requests.data(), w.requests.capacity() * sizeof(JobRequest)},
+      {w.profiles.data(), w.profiles.capacity() * sizeof(JobProfile)}}};
+  auto prefaulting = std::async(std::launch::async, [fresh] {
+    for (const auto& [data, bytes] : fresh) prefault(data, bytes);
+  });
+  std::vector<std::uint32_t> waiting;  // the drafts of Eval jobs that wait for a checkpoint
   std::vector<Checkpoint> checkpoints;
   const ArrivalThinning thinning(a);
   const double shape_max = thinning.ceiling();
@@ -371,7 +381,8 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
         d.cpus = d.gpus * m.cpus_per_gpu;
         d.run = m.durations[ti].at(std::min(ud, 0.9999999999));
         d.state = states.state(ust, d.gpus, d.run);
-        if (d.type == JobType::Eval && batch_share > 0) d.batchable = rng.uniform() < batch_share;
+        if (d.type == JobType::Eval && batch_share > 0 && rng.uniform() < batch_share)
+          waiting.push_back(static_cast<std::uint32_t>(drafts.size()));
         if ((d.type == JobType::Pretrain || d.type == JobType::SFT) && batch_share > 0 &&
             d.run >= m.eval_batch.checkpoint_after_s)
           checkpoints.push_back({submit + m.eval_batch.checkpoint_after_s,
@@ -384,25 +395,22 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
   }
 
   prefaulting.get();
-  // The workload's arrays and names need only the number of jobs: the other core lays them out
-  // (their pages and the names 1, 2, ... in submit order) while this one balances, batches and
-  // orders the drafts.
-  auto layout = std::async(std::launch::async, [&w, jobs = drafts.size()] {
-    w.names.add_numbers(1, jobs);
-    w.requests.resize(jobs);
-    w.profiles.resize(jobs);
+  // Two strands of work now share no data. The other core lays out the workload's arrays and
+  // names (they need only the number of jobs), then balances the drafts' run times and states
+  // (the stream's last draws); this one moves the waiting evaluation jobs into their batches and
+  // orders the drafts, which reads and writes their submit times only.
+  auto layout_and_balance = std::async(std::launch::async, [&w, &drafts, &m, &tally, &rng] {
+    w.names.add_numbers(1, drafts.size());  // job names are 1, 2, ... in submit order
+    w.requests.resize(drafts.size());
+    w.profiles.resize(drafts.size());
+    const double gpu_total = balance_gpu_time(drafts, m, tally);
+    balance_states(drafts, m, tally, gpu_total, rng);
   });
-
-  const double gpu_total = balance_gpu_time(drafts, m, tally);
-  balance_states(drafts, m, tally, gpu_total, rng);
 
   // Evaluation batches: each waiting Eval job joins the first checkpoint at or after its arrival
   // that has room; the batch is submitted at the checkpoint, stagger_s apart.
   if (!checkpoints.empty()) {
-    std::vector<std::uint32_t> tokens;
-    for (std::uint32_t i = 0; i < drafts.size(); ++i)
-      if (drafts[i].batchable) tokens.push_back(i);
-    tokens = by_submit(drafts, std::move(tokens), begin, end);
+    const std::vector<std::uint32_t> tokens = by_submit(drafts, std::move(waiting), begin, end);
     std::stable_sort(checkpoints.begin(), checkpoints.end(),
                      [](const Checkpoint& x, const Checkpoint& y) { return x.time < y.time; });
     std::size_t next = 0, head = 0;  // tokens [head, next) wait, in arrival order
@@ -419,7 +427,7 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
   std::iota(all.begin(), all.end(), 0u);
   const std::vector<std::uint32_t> order = by_submit(drafts, std::move(all), begin, end);
 
-  layout.get();
+  layout_and_balance.get();
   for (std::size_t n = 0; n < order.size(); ++n) {
     const Draft& d = drafts[order[n]];
     JobRequest& r = w.requests[n];

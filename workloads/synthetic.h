@@ -41,12 +41,13 @@
 //    rare types and over a few weeks, and each size class covers the heavy tail of run times in
 //    proportion, so a type's GPU-time stays near its expectation.
 // Same model, window, load and seed: the same jobs, in submit order.
-// Cost: O(n) for n jobs, about 590 instructions a job on the calling thread and 47 on a second
-// one, which faults in the drafts' pages while they are drawn, then lays out the workload's
-// arrays and names while the first balances and orders the drafts (0.16-0.17 s for a million
-// jobs): the draws that need a transcendental function mostly go without it
-// (synthetic_draws.h); uniforms are drawn in blocks, the balances' heavy jobs are pooled while
-// drafting, and the order is one bucketed insertion sort (synthetic_drafts.h).
+// Cost: O(n) for n jobs, about 560 instructions a job on the calling thread and 65 on a second
+// one, which faults in the pages of the drafts and of the workload while the drafts are drawn,
+// then lays out the workload's names and arrays and balances the drafts while the calling thread
+// batches and orders them (0.16 s for a million jobs): the draws that need a transcendental
+// function mostly go without it (synthetic_draws.h); uniforms are drawn in blocks, the balances'
+// heavy jobs are pooled while drafting, and the order is one bucketed insertion sort
+// (synthetic_drafts.h).
 #pragma once
 
 #include <array>

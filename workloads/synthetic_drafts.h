@@ -22,7 +22,6 @@ struct Draft {
   std::uint32_t user;
   JobType type;
   JobState state;
-  bool batchable;
 };
 
 inline double gpu_seconds(const Draft& d) { return static_cast<double>(d.gpus) * static_cast<double>(d.run); }
@@ -81,5 +80,7 @@ double balance_gpu_time(std::vector<Draft>& drafts, const SyntheticModel& m, Gpu
 // state is still due. `total`: the drafts' GPU-seconds.
 void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, const GpuTimeTally& tally, double total,
                     UniformStream& rng);
+// Neither balance reads or writes a draft's submit time, nor by_submit anything else: the
+// generator runs them on two threads at once over the same drafts.
 
 }  // namespace acme
