@@ -196,10 +196,10 @@ int run_command(const RunArgs& args) {
   // Before the (long) load: a run killed at any point after this leaves no earlier run's files.
   if (std::filesystem::is_directory(args.out_dir)) remove_earlier_outputs(args.out_dir);
   const Workload workload = load_workload(config, cluster);
-  log::info("{}: {} jobs ({} rows skipped), loaded in {:.2f} s", workload.source, workload.size(),
+  log::info("{}: {} jobs ({} rows skipped), loaded in {:.3f} s", workload.source, workload.size(),
             workload.rows_skipped, seconds_since(t0));
   const RunReport r = execute_run(config, cluster, workload, args.out_dir, args.progress && isatty(STDERR_FILENO));
-  log::info("simulated in {:.2f} s, outputs in {:.2f} s, {:.2f} s in all; conservation checked: {} GPU-seconds; "
+  log::info("simulated in {:.3f} s, outputs in {:.3f} s, {:.3f} s in all; conservation checked: {} GPU-seconds; "
             "outputs in {}",
             r.simulate_s, r.outputs_s, seconds_since(t0), r.conservation.job_gpu_seconds, args.out_dir);
   return 0;

@@ -358,7 +358,8 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
       }
       const auto submit = static_cast<std::int64_t>(std::floor(tj));
       if (submit >= end) break;
-      Draft d{};
+      const auto index = static_cast<std::uint32_t>(drafts.size());
+      Draft& d = drafts.emplace_back();  // filled in place, not copied in
       d.submit = submit;
       d.user = user;
       d.type = static_cast<JobType>(m.type.at(rng.uniform()));
@@ -382,15 +383,14 @@ Workload generate_workload(const SyntheticModel& m, Time from, Time to, double l
         d.run = m.durations[ti].at(std::min(ud, 0.9999999999));
         d.state = states.state(ust, d.gpus, d.run);
         if (d.type == JobType::Eval && batch_share > 0 && rng.uniform() < batch_share)
-          waiting.push_back(static_cast<std::uint32_t>(drafts.size()));
+          waiting.push_back(index);
         if ((d.type == JobType::Pretrain || d.type == JobType::SFT) && batch_share > 0 &&
             d.run >= m.eval_batch.checkpoint_after_s)
           checkpoints.push_back({submit + m.eval_batch.checkpoint_after_s,
                                  static_cast<std::int32_t>(m.eval_batch.jobs.at(rng.uniform()))});
       }
       if (m.max_run_s > 0) d.run = std::min(d.run, m.max_run_s);
-      if (d.gpus > 0) tally.add(static_cast<std::uint32_t>(drafts.size()), d.type, gpu_seconds(d));
-      drafts.push_back(d);
+      if (d.gpus > 0) tally.add(index, d.type, gpu_seconds(d));
     }
   }
 

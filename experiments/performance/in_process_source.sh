@@ -35,5 +35,5 @@ median() { cut -d' ' -f"$1" "$out/wall" | sort -n | awk '{ v[NR] = $1 } END { pr
 read -r source lo hi <<< "$(median 1)"
 read -r replay _ _ <<< "$(median 2)"
 awk -v n="$runs" -v s="$source" -v lo="$lo" -v hi="$hi" -v r="$replay" 'BEGIN {
-  printf "wall time over %d runs: source %.2f-%.2f s (median %.2f), replay median %.2f s: +%.0f%%\n", n, lo, hi, s, r, 100 * s / r
+  printf "wall time over %d runs: source %.3f-%.3f s (median %.3f), replay median %.3f s: +%.0f%%\n", n, lo, hi, s, r, 100 * s / r
 }'
