@@ -22,6 +22,7 @@
 #include "workloads/evaluation.h"
 #include "workloads/registry.h"
 #include "workloads/synthetic.h"
+#include "workloads/synthetic_stream.h"
 
 namespace acme {
 namespace {
@@ -140,8 +141,10 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
 }  // namespace
 
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload_in,
-                      const std::filesystem::path& out_dir, bool progress) {
+                      const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more) {
   Plugins plugins = build_plugins(config, cluster, &workload_in);
+  if (more && (plugins.evaluated || plugins.evaluations || !plugins.estimates.empty()))
+    throw std::logic_error("execute_run: this run needs its whole workload first");
   const Workload& workload = plugins.evaluated ? *plugins.evaluated : workload_in;
 
   std::filesystem::create_directories(out_dir);
@@ -151,15 +154,16 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   std::vector<std::unique_ptr<Sink>> sinks;
   for (const std::string& name : split_commas(config.outputs)) sinks.push_back(make_sink(name, settings));
 
+  RunReport report;
+  const auto t1 = Clock::now();  // the Simulation's set-up (a million jobs' state) counts
   Simulation sim(workload, cluster, std::move(plugins.policy), config.replay, std::move(plugins.estimates));
   sim.set_placement(config.placement);
   if (plugins.network) sim.set_network(&*plugins.network);
   if (plugins.failures) sim.set_failures(&*plugins.failures);
   sim.set_idle_share(JobType::Eval, plugins.eval_idle_share);
   for (auto& s : sinks) sim.add_sink(*s);
-  RunReport report;
-  const auto t1 = Clock::now();
-  run_with_progress(sim, workload.size(), progress);
+  if (more) sim.set_feed(more->feed, more->workload);
+  run_with_progress(sim, workload.size() + (more ? more->feed.expected_jobs() : 0), progress);
   report.simulate_s = seconds_since(t1);
   report.conservation = sim.check_conservation();
   sim.free_run_state();
@@ -185,6 +189,11 @@ std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& co
   return build_plugins(config, cluster, nullptr).described;
 }
 
+bool takes_jobs_as_they_come(const RunConfig& config, const ClusterSpec& cluster) {
+  const Plugins p = build_plugins(config, cluster, nullptr);
+  return !p.evaluated && !p.evaluations && !p.policy->reads_estimates();
+}
+
 int run_command(const RunArgs& args) {
   const auto t0 = Clock::now();
   const RunConfig config = load_run_config(args.config, args.overrides);
@@ -195,10 +204,22 @@ int run_command(const RunArgs& args) {
              topology.leaf_count());
   // Before the (long) load: a run killed at any point after this leaves no earlier run's files.
   if (std::filesystem::is_directory(args.out_dir)) remove_earlier_outputs(args.out_dir);
-  const Workload workload = load_workload(config, cluster);
-  log::info("{}: {} jobs ({} rows skipped), loaded in {:.3f} s", workload.source, workload.size(),
-            workload.rows_skipped, seconds_since(t0));
-  const RunReport r = execute_run(config, cluster, workload, args.out_dir, args.progress && isatty(STDERR_FILENO));
+  // A synthetic workload is drawn as the replay goes, when the run can take its jobs so.
+  Workload workload;
+  const std::unique_ptr<JobFeed> feed =
+      takes_jobs_as_they_come(config, cluster) ? open_workload(config, cluster, workload) : nullptr;
+  if (!feed) workload = load_workload(config, cluster);
+  if (feed)
+    log::info("{}: about {} jobs, drawn as the replay goes; ready in {:.3f} s", workload.source,
+              feed->expected_jobs(), seconds_since(t0));
+  else
+    log::info("{}: {} jobs ({} rows skipped), loaded in {:.3f} s", workload.source, workload.size(),
+              workload.rows_skipped, seconds_since(t0));
+  std::optional<MoreJobs> more;
+  if (feed) more.emplace(MoreJobs{*feed, workload});
+  const RunReport r =
+      execute_run(config, cluster, workload, args.out_dir, args.progress && isatty(STDERR_FILENO), more);
+  if (feed) log::info("{} jobs drawn", workload.size());
   log::info("simulated in {:.3f} s, outputs in {:.3f} s, {:.3f} s in all; conservation checked: {} GPU-seconds; "
             "outputs in {}",
             r.simulate_s, r.outputs_s, seconds_since(t0), r.conservation.job_gpu_seconds, args.out_dir);

@@ -17,12 +17,22 @@ namespace acme {
 // (which it does not change) on `cluster` under config's policy and writes config's outputs to
 // `out_dir`, after removing every output an earlier run left there (so that a killed run leaves no
 // finished-looking file). Safe to call from several threads at once on the same workload.
+// With `more`, the feed appends the rest of the jobs to `workload` as the replay goes (see
+// Simulation::set_feed; only for a run that takes its jobs as they come: takes_jobs_as_they_come).
 struct RunReport {
   Conservation conservation;
   double simulate_s = 0, outputs_s = 0;
 };
+struct MoreJobs {
+  JobFeed& feed;
+  Workload& workload;
+};
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
-                      const std::filesystem::path& out_dir, bool progress);
+                      const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more = {});
+
+// Whether a run can start before its workload is whole: it rewrites no job and gives its policy
+// no estimates (both need every job first).
+bool takes_jobs_as_they_come(const RunConfig& config, const ClusterSpec& cluster);
 
 // Every key of a run with the value in force, as its outputs list them: the configuration, then
 // the keys its policy, estimate model and network model read, defaults included. Builds those

@@ -133,4 +133,16 @@ struct Workload {
   }
 };
 
+// Jobs that join a workload while a Simulation replays it (Simulation::set_feed), from a source
+// that draws them as the replay goes (workloads/synthetic_stream.h).
+class JobFeed {
+ public:
+  virtual ~JobFeed() = default;
+  // Appends the next jobs to `w`, in release order, none released before a job already in it;
+  // returns false, appending nothing, when there are no more.
+  virtual bool append_next(Workload& w) = 0;
+  // About how many jobs it will append in all (to size buffers; 0: unknown).
+  virtual std::size_t expected_jobs() const { return 0; }
+};
+
 }  // namespace acme

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/prefault.h"
+
 namespace acme {
 namespace {
 
@@ -101,6 +103,57 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
   if (timed_releases_ > 0) now_ = last_change_ = outcomes_[released(0)].release;
 }
 
+void Simulation::set_feed(JobFeed& feed, Workload& workload) {
+  if (&workload != &workload_) throw std::logic_error("Simulation::set_feed: the feed must append to the replayed workload");
+  if (!release_order_.empty() || !workload_.after.empty() || !estimates_.empty())
+    throw std::logic_error("Simulation::set_feed: a fed workload is released in JobId order, without dependencies or estimates");
+  feed_ = &feed;
+  fed_ = &workload;
+  const std::size_t room = workload_.size() + feed.expected_jobs();
+  status_.reserve(room);
+  outcomes_.reserve(room);
+  slot_.reserve(room);
+  runs_.reserve(room);
+  // Their pages, mapped at once rather than a fault at a time as jobs come (while the feed draws
+  // its first jobs).
+  prefault(status_.data(), status_.capacity() * sizeof(Status));
+  prefault(outcomes_.data(), outcomes_.capacity() * sizeof(JobOutcome));
+  prefault(slot_.data(), slot_.capacity() * sizeof(std::uint32_t));
+  prefault(runs_.data(), runs_.capacity() * sizeof(Run));
+  keep_fed();
+}
+
+void Simulation::keep_fed() {
+  while (feed_ && next_release_ == timed_releases_) {
+    const std::size_t first = workload_.size();
+    if (!feed_->append_next(*fed_)) {
+      feed_ = nullptr;
+      break;
+    }
+    admit(first);
+  }
+}
+
+void Simulation::admit(std::size_t first) {
+  const std::size_t n = workload_.size();
+  if (!workload_.after.empty()) throw std::logic_error("JobFeed: fed jobs may not wait for others");
+  status_.resize(n, Status::Unreleased);
+  outcomes_.resize(n);
+  slot_.resize(n, 0);
+  runs_.resize(n);
+  for (std::size_t i = first; i < n; ++i) {
+    const JobProfile& p = workload_.profiles[i];
+    const bool at_start = replay_ == ReplayMode::Recorded && p.recorded_start;
+    outcomes_[i].release = at_start ? *p.recorded_start : workload_.requests[i].submit;
+    runs_[i].remaining = p.run;
+    if (i > 0 && outcomes_[i].release < outcomes_[i - 1].release)
+      throw std::logic_error("JobFeed: job " + std::string(workload_.names[static_cast<std::uint32_t>(i)]) +
+                             " is released before the one ahead of it");
+  }
+  if (first == 0 && n > 0) now_ = last_change_ = outcomes_[0].release;  // as if built with them
+  timed_releases_ = n;
+}
+
 Simulation::~Simulation() = default;
 
 void Simulation::add_sink(Sink& sink) { sinks_.push_back(&sink); }
@@ -160,8 +213,13 @@ bool Simulation::step() {
       case EventKind::Release: release(e.job); break;
     }
   }
-  while (next_release_ < timed_releases_ && outcomes_[released(next_release_)].release == now_)
-    release(released(next_release_++));
+  // Every job released now, those the feed has yet to append included.
+  for (;;) {
+    while (next_release_ < timed_releases_ && outcomes_[released(next_release_)].release == now_)
+      release(released(next_release_++));
+    if (next_release_ < timed_releases_ || !feed_) break;
+    keep_fed();
+  }
 
   Pass pass(*this);
   policy_->schedule(pass);

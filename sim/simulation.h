@@ -70,6 +70,13 @@ class Simulation {
   // (model loading, metric computation in evaluation jobs): wasted, cause eval_idle. Default 0.
   // A job's own JobProfile::idle_share, when not 0, takes the place of its type's.
   void set_idle_share(JobType t, double share) { idle_share_[static_cast<std::size_t>(t)] = share; }
+  // The rest of the workload comes from `feed`, which appends to `workload` (the Simulation's own):
+  // whenever no job is known to be released next, the Simulation asks it for more, so a run
+  // sees the same facts as with every job there from the start. Not owned; must outlive the
+  // Simulation. Set before the first step. REQUIRES: jobs released in JobId order, none waiting
+  // for another (Workload::after), no estimates. Throws std::logic_error otherwise, or when the
+  // feed appends a job released before the last one.
+  void set_feed(JobFeed& feed, Workload& workload);
   // Injected failures and checkpoints (default: none). Not owned; must outlive the Simulation.
   // Set before the first step.
   void set_failures(const FailureModel* failures) {
@@ -111,6 +118,10 @@ class Simulation {
   enum class Status : std::uint8_t { Unreleased, Pending, Held, Running, Ended, Recovering };
 
   std::optional<Time> next_time() const;
+  // Asks the feed for jobs until one is known to be released next or the feed has no more.
+  void keep_fed();
+  // Takes in the jobs the feed appended, from `first` on.
+  void admit(std::size_t first);
   void release(JobId job);
   // The user's name; empty for a workload built without a user table (tests).
   std::string_view user_name(const JobRequest& r) const;
@@ -164,6 +175,8 @@ class Simulation {
   std::uint64_t nodes_failed_ = 0;
   std::vector<Time> node_up_at_;  // [node]: when its repair ends (a node may go down again meanwhile)
   std::vector<Sink*> sinks_;
+  JobFeed* feed_ = nullptr;  // null once it has no more jobs
+  Workload* fed_ = nullptr;  // the workload it appends to (workload_)
 
   // Jobs released at a known time, by (release, JobId); empty when that is every job in JobId order.
   std::vector<JobId> release_order_;

@@ -9,6 +9,7 @@
 #include "harness.h"
 #include "workloads/calibration.h"
 #include "workloads/synthetic.h"
+#include "workloads/synthetic_stream.h"
 
 namespace acme::test {
 namespace {

@@ -3,6 +3,7 @@
 
 #include "harness.h"
 #include "workloads/synthetic.h"
+#include "workloads/synthetic_stream.h"
 
 namespace acme::test {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "harness.h"
 #include "workloads/synthetic.h"
+#include "workloads/synthetic_stream.h"
 #include "workloads/synthetic_draws.h"
 
 namespace acme::test {

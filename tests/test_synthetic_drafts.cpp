@@ -110,7 +110,8 @@ TEST_CASE("The balances answer the same whatever the pool of heavy jobs holds", 
         if (share > 1) CHECK(tally.pool().empty());
         Rng states_rng(seed + 100);
         UniformStream uniforms(states_rng);
-        const double total = balance_gpu_time(drafts, m, tally);
+        BalanceCarry carry;
+        const double total = balance_gpu_time(drafts, 0, m, tally, carry);
         double summed = 0;
         for (const Draft& d : drafts) summed += gpu_seconds(d);
         CHECK(total == summed);
@@ -120,7 +121,7 @@ TEST_CASE("The balances answer the same whatever the pool of heavy jobs holds", 
         CHECK(std::adjacent_find(pool.begin(), pool.end()) == pool.end());
         for (std::uint32_t i = 0; i < drafts.size(); ++i)
           if (drafts[i].run != drawn[i].run) CHECK(std::binary_search(pool.begin(), pool.end(), i));
-        balance_states(drafts, m, tally, total, uniforms);
+        balance_states(drafts, 0, m, tally, total, uniforms, carry);
         results.push_back(std::move(drafts));
       }
       std::size_t rescaled = 0, restated = 0;

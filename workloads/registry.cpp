@@ -5,6 +5,7 @@
 #include "sim/error.h"
 #include "workloads/acme_trace_reader.h"
 #include "workloads/synthetic.h"
+#include "workloads/synthetic_stream.h"
 
 namespace acme {
 namespace {
@@ -18,27 +19,61 @@ Workload load_synthetic(const RunConfig& c, const ClusterSpec& cluster) {
                            c.workload_load, c.seed, cluster.gpus_per_node);
 }
 
+// A stream that owns its model.
+class SyntheticFeed : public JobFeed {
+ public:
+  SyntheticFeed(const RunConfig& c, const ClusterSpec& cluster)
+      : model_(load_synthetic_model(c.workload_model)),
+        stream_(model_, *c.workload_from, *c.workload_to, c.workload_load, c.seed, cluster.gpus_per_node) {}
+  Workload start() const { return stream_.start(); }
+  bool append_next(Workload& w) override { return stream_.append_next(w); }
+  std::size_t expected_jobs() const override { return stream_.expected_jobs(); }
+
+ private:
+  SyntheticModel model_;
+  SyntheticStream stream_;
+};
+
+std::unique_ptr<JobFeed> open_synthetic(const RunConfig& c, const ClusterSpec& cluster, Workload& w) {
+  auto feed = std::make_unique<SyntheticFeed>(c, cluster);
+  w = feed->start();
+  return feed;
+}
+
 constexpr WorkloadSourceEntry kSources[] = {
     {"acmetrace", "an AcmeTrace CSV (workload.trace), trace_seren.csv or trace_kalos.csv schema, "
                   "rows selected by submit time in [workload.from, workload.to)",
-     load_trace},
+     load_trace, nullptr},
     {"synthetic", "jobs drawn in-process from a model of the published statistics (workload.model), "
                   "arrival rate x workload.load, seeded by seed",
-     load_synthetic},
+     load_synthetic, open_synthetic},
 };
 
 }  // namespace
 
 std::span<const WorkloadSourceEntry> workload_source_table() { return kSources; }
 
-Workload load_workload(const RunConfig& config, const ClusterSpec& cluster) {
+namespace {
+
+const WorkloadSourceEntry& source_of(const RunConfig& config) {
   std::string valid;
   for (const WorkloadSourceEntry& e : kSources) {
-    if (e.name == config.workload_source) return e.load(config, cluster);
+    if (e.name == config.workload_source) return e;
     valid += (valid.empty() ? "" : ", ") + std::string(e.name);
   }
   throw InputError(config.where("workload.source") + ": workload.source: unknown source '" +
                    config.workload_source + "' (valid: auto, " + valid + ")");
+}
+
+}  // namespace
+
+Workload load_workload(const RunConfig& config, const ClusterSpec& cluster) {
+  return source_of(config).load(config, cluster);
+}
+
+std::unique_ptr<JobFeed> open_workload(const RunConfig& config, const ClusterSpec& cluster, Workload& w) {
+  const WorkloadSourceEntry& e = source_of(config);
+  return e.open ? e.open(config, cluster, w) : nullptr;
 }
 
 }  // namespace acme

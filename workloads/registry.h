@@ -1,6 +1,7 @@
 // The one table of workload sources: where a run's jobs come from (workload.source).
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -14,11 +15,17 @@ struct WorkloadSourceEntry {
   std::string_view name;
   std::string_view description;
   Workload (*load)(const RunConfig& config, const ClusterSpec& cluster);
+  // For a source that can draw its jobs as the replay goes (else null): makes `w` the workload's
+  // start (no jobs yet) and returns the feed of its jobs.
+  std::unique_ptr<JobFeed> (*open)(const RunConfig& config, const ClusterSpec& cluster, Workload& w);
 };
 
 std::span<const WorkloadSourceEntry> workload_source_table();
 
 // Throws InputError naming the workload.source key and the valid names for an unknown source.
 Workload load_workload(const RunConfig& config, const ClusterSpec& cluster);
+// The feed of the workload's jobs into `w`, for a source that has one; else null (and `w` as it
+// was). The same jobs as load_workload.
+std::unique_ptr<JobFeed> open_workload(const RunConfig& config, const ClusterSpec& cluster, Workload& w);
 
 }  // namespace acme

@@ -3,17 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <cstdio>
 #include <future>
 #include <limits>
-#include <numeric>
 #include <string_view>
 
 #include "sim/csv.h"
-#include "sim/prefault.h"
 #include "sim/yaml_util.h"
 #include "workloads/synthetic_draws.h"
-#include "workloads/synthetic_drafts.h"
 
 namespace acme {
 
@@ -132,27 +128,6 @@ std::array<double, 2> logit_pair(const YamlValue& v) {
   if (n.size() != 2) v.fail("expected [a, b]");
   return {n[0], n[1]};
 }
-
-// Golden-ratio-like steps of the Kronecker sequences; 1 and these are independent over the
-// rationals, so the four sequences of a type are jointly equidistributed.
-constexpr double kAlphaSize = 0.41421356237309503;     // sqrt(2) - 1
-constexpr double kAlphaRun = 0.6180339887498949;       // (sqrt(5) - 1) / 2
-constexpr double kAlphaCouple = 0.7320508075688772;    // sqrt(3) - 1
-constexpr double kAlphaState = 0.6457513110645907;     // sqrt(7) - 2
-
-struct Kronecker {
-  double x = 0, alpha = 0;
-  double next() {
-    x += alpha;
-    if (x >= 1.0) x -= 1.0;
-    return x;
-  }
-};
-
-struct Checkpoint {
-  std::int64_t time;
-  std::int32_t jobs;
-};
 
 }  // namespace
 
@@ -273,176 +248,6 @@ double arrival_shape(const ArrivalModel& a, Time t) {
   constexpr double kTwoPi = 6.283185307179586;
   return (1.0 + a.daily_amplitude * std::cos(kTwoPi * (hour - a.peak_hour) / 24.0)) *
          (weekend ? a.weekend_factor : 1.0) * week_norm;
-}
-
-Workload generate_workload(const SyntheticModel& m, Time from, Time to, double load, std::uint64_t seed,
-                           int gpus_per_node) {
-  Workload w;
-  w.source = "synthetic " + m.cluster + " (load " + format_fixed(load, 2) + ", seed " + std::to_string(seed) + ")";
-  w.window_from = from;
-  w.window_to = to;
-  Rng seeded(seed);
-  UniformStream rng(seeded);
-
-  std::vector<std::pair<double, double>> zipf;
-  for (int u = 1; u <= m.users; ++u) zipf.emplace_back(u - 1, 1.0 / std::pow(u, m.user_zipf_s));
-  const Discrete user_of(zipf);
-  {
-    // User ids look like the trace's (u5907), four hex digits of a hash of the index, distinct.
-    std::vector<bool> taken(1 << 16);
-    std::string user;
-    for (int u = 0; u < m.users; ++u) {
-      std::uint64_t h = (static_cast<std::uint64_t>(u) + 1) * 0x9e3779b97f4a7c15ULL;
-      h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ULL;
-      auto id = static_cast<std::size_t>((h >> 40) & 0xffff);
-      while (taken[id]) id = (id + 1) & 0xffff;
-      taken[id] = true;
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "u%04zx", id);
-      user = buf;
-      if (m.users > 60000) user = "u" + std::to_string(u);  // more users than ids
-      w.users.intern(user);
-    }
-  }
-
-  std::array<std::array<Kronecker, 4>, kJobTypeCount> seq;
-  std::array<std::vector<Kronecker>, kJobTypeCount> run_by_size;    // independent run quantiles
-  std::array<std::vector<Kronecker>, kJobTypeCount> state_by_size;  // state quantiles
-  for (std::size_t t = 0; t < kJobTypeCount; ++t) {
-    const double alphas[4] = {kAlphaSize, kAlphaRun, kAlphaCouple, kAlphaState};
-    for (int i = 0; i < 4; ++i) seq[t][i] = Kronecker{rng.uniform(), alphas[i]};
-    for (std::size_t k = 0; k < m.gpu_sizes[t].values().size(); ++k) {
-      run_by_size[t].push_back({rng.uniform(), kAlphaRun});
-      state_by_size[t].push_back({rng.uniform(), kAlphaState});
-    }
-  }
-
-  const ArrivalModel& a = m.arrivals;
-  const double session_rate = m.jobs_per_day * load / 86400.0 / a.session_jobs_mean;  // per second, mean
-  const double continue_p = 1.0 - 1.0 / a.session_jobs_mean;  // geometric session length
-  const double batch_share = m.eval_batch.share_of_eval_pct / 100.0;
-  const std::int64_t begin = from.sec(), end = to.sec();
-
-  // Room for the jobs expected, and a little more, in the drafts and in the workload. The other
-  // core faults in their pages while this one draws the drafts (should the jobs outgrow them, it
-  // faults in freed pages: harmless, prefault() touches no contents).
-  const auto room = static_cast<std::size_t>(m.jobs_per_day * load * static_cast<double>(end - begin) / 86400.0 * 1.05) + 16;
-  std::vector<Draft> drafts;
-  drafts.reserve(room);
-  w.reserve(room, room * 7);  // names 1..n, about 7 digits each
-  const std::array<std::pair<const void*, std::size_t>, 3> fresh{{  // read here, not beside push_back
-      {drafts.data(), drafts.capacity() * sizeof(Draft)},
-      {w.requests.data(), w.requests.capacity() * sizeof(JobRequest)},
-      {w.profiles.data(), w.profiles.capacity() * sizeof(JobProfile)}}};
-  auto prefaulting = std::async(std::launch::async, [fresh] {
-    for (const auto& [data, bytes] : fresh) prefault(data, bytes);
-  });
-  std::vector<std::uint32_t> waiting;  // the drafts of Eval jobs that wait for a checkpoint
-  std::vector<Checkpoint> checkpoints;
-  const ArrivalThinning thinning(a);
-  const double shape_max = thinning.ceiling();
-  const StateDraw states(m);
-  GpuTimeTally tally(m);
-
-  double t = static_cast<double>(begin);
-  for (;;) {
-    t += rng.exponential(1.0 / (session_rate * shape_max));
-    if (t >= static_cast<double>(end)) break;
-    if (!thinning.keeps(rng.uniform() * shape_max, static_cast<std::int64_t>(t))) continue;
-    const auto user = static_cast<std::uint32_t>(user_of.at(rng.uniform()));
-    double tj = t;
-    for (bool first = true;; first = false) {
-      if (!first) {
-        if (rng.uniform() >= continue_p) break;
-        tj += rng.exponential(a.session_gap_s);
-      }
-      const auto submit = static_cast<std::int64_t>(std::floor(tj));
-      if (submit >= end) break;
-      const auto index = static_cast<std::uint32_t>(drafts.size());
-      Draft& d = drafts.emplace_back();  // filled in place, not copied in
-      d.submit = submit;
-      d.user = user;
-      d.type = static_cast<JobType>(m.type.at(rng.uniform()));
-      const auto ti = static_cast<std::size_t>(d.type);
-      if (d.type == JobType::CPU) {
-        d.cpus = static_cast<std::int32_t>(m.cpu_job_cpus.at(rng.uniform()));
-        d.state = static_cast<JobState>(m.cpu_states.at(rng.uniform()));
-        d.run = m.durations[ti].at(rng.uniform());
-      } else {
-        auto& s = seq[ti];
-        // A coupled job takes size and run time from one quantile of its own sequence, so the
-        // coupled jobs (and their heavy tail) are spread as evenly as the others.
-        const double p = m.coupling[ti], uc = s[2].next();
-        const bool tied = uc < std::abs(p);
-        const double us = tied ? s[1].next() : s[0].next();
-        const std::size_t size_index = m.gpu_sizes[ti].index_at(us);
-        const double ud = tied ? (p >= 0 ? us : 1.0 - us) : run_by_size[ti][size_index].next();
-        const double ust = state_by_size[ti][size_index].next();
-        d.gpus = static_cast<std::int32_t>(m.gpu_sizes[ti].values()[size_index]);
-        d.cpus = d.gpus * m.cpus_per_gpu;
-        d.run = m.durations[ti].at(std::min(ud, 0.9999999999));
-        d.state = states.state(ust, d.gpus, d.run);
-        if (d.type == JobType::Eval && batch_share > 0 && rng.uniform() < batch_share)
-          waiting.push_back(index);
-        if ((d.type == JobType::Pretrain || d.type == JobType::SFT) && batch_share > 0 &&
-            d.run >= m.eval_batch.checkpoint_after_s)
-          checkpoints.push_back({submit + m.eval_batch.checkpoint_after_s,
-                                 static_cast<std::int32_t>(m.eval_batch.jobs.at(rng.uniform()))});
-      }
-      if (m.max_run_s > 0) d.run = std::min(d.run, m.max_run_s);
-      if (d.gpus > 0) tally.add(index, d.type, gpu_seconds(d));
-    }
-  }
-
-  prefaulting.get();
-  // Two strands of work now share no data. The other core lays out the workload's arrays and
-  // names (they need only the number of jobs), then balances the drafts' run times and states
-  // (the stream's last draws); this one moves the waiting evaluation jobs into their batches and
-  // orders the drafts, which reads and writes their submit times only.
-  auto layout_and_balance = std::async(std::launch::async, [&w, &drafts, &m, &tally, &rng] {
-    w.names.add_numbers(1, drafts.size());  // job names are 1, 2, ... in submit order
-    w.requests.resize(drafts.size());
-    w.profiles.resize(drafts.size());
-    const double gpu_total = balance_gpu_time(drafts, m, tally);
-    balance_states(drafts, m, tally, gpu_total, rng);
-  });
-
-  // Evaluation batches: each waiting Eval job joins the first checkpoint at or after its arrival
-  // that has room; the batch is submitted at the checkpoint, stagger_s apart.
-  if (!checkpoints.empty()) {
-    const std::vector<std::uint32_t> tokens = by_submit(drafts, std::move(waiting), begin, end);
-    std::stable_sort(checkpoints.begin(), checkpoints.end(),
-                     [](const Checkpoint& x, const Checkpoint& y) { return x.time < y.time; });
-    std::size_t next = 0, head = 0;  // tokens [head, next) wait, in arrival order
-    for (const Checkpoint& c : checkpoints) {
-      while (next < tokens.size() && drafts[tokens[next]].submit <= c.time) ++next;
-      for (std::int32_t k = 0; k < c.jobs && head < next; ++k, ++head) {
-        const std::int64_t at = c.time + k * m.eval_batch.stagger_s;
-        if (at < end) drafts[tokens[head]].submit = at;
-      }
-    }
-  }
-
-  std::vector<std::uint32_t> all(drafts.size());
-  std::iota(all.begin(), all.end(), 0u);
-  const std::vector<std::uint32_t> order = by_submit(drafts, std::move(all), begin, end);
-
-  layout_and_balance.get();
-  for (std::size_t n = 0; n < order.size(); ++n) {
-    const Draft& d = drafts[order[n]];
-    JobRequest& r = w.requests[n];
-    JobProfile& p = w.profiles[n];
-    r.submit = Time::seconds(d.submit);
-    r.type = d.type;
-    r.user = d.user;
-    r.gpu_num = d.gpus;
-    r.cpu_num = d.cpus;
-    r.node_num = d.gpus > 0 ? (d.gpus + gpus_per_node - 1) / gpus_per_node : 1;
-    p.run = Time::seconds(d.run);
-    p.final_state = d.state;
-    p.recorded_start = r.submit;  // no history: a recorded replay starts jobs on submission
-  }
-  return w;
 }
 
 }  // namespace acme

@@ -167,8 +167,4 @@ double expected_gpu_seconds(const SyntheticModel& m, JobType t);
 // The arrival-rate factor at instant t (mean 1 over a week).
 double arrival_shape(const ArrivalModel& a, Time t);
 
-// Jobs submitted in [from, to), in submit order. REQUIRES: from < to, load > 0, gpus_per_node > 0.
-Workload generate_workload(const SyntheticModel& model, Time from, Time to, double load,
-                           std::uint64_t seed, int gpus_per_node);
-
 }  // namespace acme

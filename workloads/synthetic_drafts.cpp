@@ -24,14 +24,14 @@ struct Heaviest {
 };
 
 // Fills each group's `jobs` (group_of(draft) in [0, groups), any other value for none; total,
-// gpu_jobs and pool_cut given). Only the jobs above a cut are sorted: the group's mean first
+// gpu_jobs and pool_cut given) from the drafts from `first` on. Only the jobs above a cut are sorted: the group's mean first
 // (in a heavy tail, the few jobs above it hold most of the GPU-time), then a quarter of it, and
 // so on until they hold `pct` of it; one pass per round, usually one round, over the pool while
 // every cut is at or above its pool cut (the same jobs as a pass over all drafts would find),
 // else over all drafts. O(pool or n per round + h log h) for h jobs above the cut.
 template <class GroupOf>
-void heaviest(std::vector<Heaviest>& out, const std::vector<Draft>& drafts, const std::vector<std::uint32_t>& pool,
-              GroupOf group_of, double pct) {
+void heaviest(std::vector<Heaviest>& out, const std::vector<Draft>& drafts, std::size_t first,
+              const std::vector<std::uint32_t>& pool, GroupOf group_of, double pct) {
   const std::size_t groups = out.size();
   std::vector<double> cut(groups), above(groups);
   for (std::size_t g = 0; g < groups; ++g)
@@ -49,7 +49,7 @@ void heaviest(std::vector<Heaviest>& out, const std::vector<Draft>& drafts, cons
     if (from_pool) {
       for (std::uint32_t i : pool) consider(i);
     } else {
-      for (std::uint32_t i = 0; i < drafts.size(); ++i) consider(i);
+      for (auto i = static_cast<std::uint32_t>(first); i < drafts.size(); ++i) consider(i);
     }
     again = false;
     for (std::size_t g = 0; g < groups; ++g)
@@ -69,6 +69,28 @@ void heaviest(std::vector<Heaviest>& out, const std::vector<Draft>& drafts, cons
 }
 
 }  // namespace
+
+void BalanceCarry::add(const Draft& d, const SyntheticModel& m, bool state_balanced) {
+  ++drafts;
+  if (d.gpus == 0) return;
+  const auto t = static_cast<std::size_t>(d.type);
+  const double g = acme::gpu_seconds(d);
+  ++gpu_jobs[t];
+  gpu_seconds[t] += g;
+  if (!state_balanced) return;
+  const auto [pc, pf] = state_odds(m, d.gpus, d.run);
+  state_due[0] += pc * g - (d.state == JobState::Cancelled ? g : 0);
+  state_due[1] += pf * g - (d.state == JobState::Failed ? g : 0);
+  state_due[2] += (1 - pc - pf) * g - (d.state == JobState::Completed ? g : 0);
+}
+
+void GpuTimeTally::absorb(const GpuTimeTally& other) {
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) {
+    total_[t] += other.total_[t];
+    jobs_[t] += other.jobs_[t];
+  }
+  pool_.insert(pool_.end(), other.pool_.begin(), other.pool_.end());
+}
 
 GpuTimeTally::GpuTimeTally(const SyntheticModel& m, double pool_share) {
   double weight = 0, expected = 0;  // over the GPU types, by their share of the mix
@@ -120,18 +142,20 @@ std::vector<std::uint32_t> by_submit(const std::vector<Draft>& drafts, std::vect
   return which;
 }
 
-void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, const GpuTimeTally& tally, double total,
-                    UniformStream& rng) {
+void balance_states(std::vector<Draft>& drafts, std::size_t first, const SyntheticModel& m, const GpuTimeTally& tally,
+                    double total, UniformStream& rng, const BalanceCarry& carry, std::vector<std::uint32_t>* changed) {
   const double pct = m.state_balance_gpu_time_pct;
   if (!(pct > 0)) return;
   std::vector<Heaviest> all(1);
   all[0].total = total;
   for (std::size_t t = 0; t < kJobTypeCount; ++t) all[0].gpu_jobs += tally.jobs(static_cast<JobType>(t));
   all[0].pool_cut = tally.state_cut();
-  heaviest(all, drafts, tally.pool(), [](const Draft&) { return std::size_t{0}; }, pct);
+  heaviest(all, drafts, first, tally.pool(), [](const Draft&) { return std::size_t{0}; }, pct);
   const auto& heavy = all[0].jobs;
   constexpr JobState kStates[] = {JobState::Cancelled, JobState::Failed, JobState::Completed};
-  double due[3] = {0, 0, 0};
+  std::array<double, 3> due = carry.state_due;
+  if (changed)
+    for (const auto& job : heavy) changed->push_back(job.second);
   for (const auto& [g, i] : heavy) {
     const auto [pc, pf] = state_odds(m, drafts[i].gpus, drafts[i].run);
     due[0] += pc * g;
@@ -146,43 +170,53 @@ void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, const G
       const double u = rng.uniform() * (w[0] + w[1] + w[2]);
       s = u < w[0] ? 0 : u < w[0] + w[1] ? 1 : 2;
     } else {  // no state is due half of it: the one furthest below its due
-      s = static_cast<std::size_t>(std::max_element(due, due + 3) - due);
+      s = static_cast<std::size_t>(std::max_element(due.begin(), due.end()) - due.begin());
     }
     drafts[i].state = kStates[s];
     due[s] -= g;
   }
 }
 
-double balance_gpu_time(std::vector<Draft>& drafts, const SyntheticModel& m, GpuTimeTally& tally) {
-  double total = 0;
-  for (std::size_t t = 0; t < kJobTypeCount; ++t) total += tally.total(static_cast<JobType>(t));
-  if (!(m.gpu_time_balance_pct > 0)) return total;
-  std::vector<Heaviest> by_type(kJobTypeCount);
-  for (std::size_t t = 0; t < kJobTypeCount; ++t)
-    if (m.gpu_seconds_per_job[t] > 0) {
-      const auto type = static_cast<JobType>(t);
-      by_type[t] = Heaviest{{}, tally.total(type), tally.jobs(type), tally.cut(type)};
-    }
-  heaviest(by_type, drafts, tally.pool(), [&](const Draft& d) {
-    const auto t = static_cast<std::size_t>(d.type);
-    return m.gpu_seconds_per_job[t] > 0 ? t : kJobTypeCount;
-  }, m.gpu_time_balance_pct);
-  for (std::size_t t = 0; t < kJobTypeCount; ++t) {
-    const Heaviest& h = by_type[t];
-    if (h.gpu_jobs < kGpuTimeBalanceMinJobs || !(h.total > 0)) continue;
-    double held = 0;
-    for (const auto& job : h.jobs) held += job.first;
-    const double expected = m.gpu_seconds_per_job[t] * static_cast<double>(drafts.size()) *
-                            m.type.probability(static_cast<double>(t));
-    const double factor = std::clamp((expected - (h.total - held)) / held, 0.5, 2.0);
-    for (const auto& [g, i] : h.jobs) {
-      std::int64_t& run = drafts[i].run;
-      run = std::max<std::int64_t>(1, std::llround(static_cast<double>(run) * factor));
-      if (m.max_run_s > 0) run = std::min(run, m.max_run_s);
-      total += gpu_seconds(drafts[i]) - g;
-      tally.rescaled(i, static_cast<JobType>(t), g);
+double balance_gpu_time(std::vector<Draft>& drafts, std::size_t first, const SyntheticModel& m, GpuTimeTally& tally,
+                        const BalanceCarry& carry, std::vector<std::uint32_t>* changed) {
+  std::array<double, kJobTypeCount> after{};  // each type's GPU-seconds, balanced
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) after[t] = tally.total(static_cast<JobType>(t));
+  if (m.gpu_time_balance_pct > 0) {
+    std::vector<Heaviest> by_type(kJobTypeCount);
+    for (std::size_t t = 0; t < kJobTypeCount; ++t)
+      if (m.gpu_seconds_per_job[t] > 0) {
+        const auto type = static_cast<JobType>(t);
+        by_type[t] = Heaviest{{}, tally.total(type), tally.jobs(type), tally.cut(type)};
+      }
+    heaviest(by_type, drafts, first, tally.pool(), [&](const Draft& d) {
+      const auto t = static_cast<std::size_t>(d.type);
+      return m.gpu_seconds_per_job[t] > 0 ? t : kJobTypeCount;
+    }, m.gpu_time_balance_pct);
+    for (std::size_t t = 0; t < kJobTypeCount; ++t) {
+      const Heaviest& h = by_type[t];
+      const double jobs = std::max(static_cast<double>(carry.gpu_jobs[t] + h.gpu_jobs),
+                                   carry.window_drafts * m.type.probability(static_cast<double>(t)));
+      if (jobs < static_cast<double>(kGpuTimeBalanceMinJobs) || !(h.total > 0)) continue;
+      double held = 0;
+      for (const auto& job : h.jobs) held += job.first;
+      // The type's expected GPU-seconds over the chunks so far, less the earlier chunks'.
+      const double due = m.gpu_seconds_per_job[t] * static_cast<double>(carry.drafts + drafts.size() - first) *
+                             m.type.probability(static_cast<double>(t)) -
+                         carry.gpu_seconds[t];
+      const double factor = std::clamp((due - (h.total - held)) / held, kGpuTimeBalanceFactor.first,
+                                       kGpuTimeBalanceFactor.second);
+      for (const auto& [g, i] : h.jobs) {
+        std::int64_t& run = drafts[i].run;
+        run = std::max<std::int64_t>(1, std::llround(static_cast<double>(run) * factor));
+        if (m.max_run_s > 0) run = std::min(run, m.max_run_s);
+        after[t] += gpu_seconds(drafts[i]) - g;
+        tally.rescaled(i, static_cast<JobType>(t), g);
+        if (changed) changed->push_back(i);
+      }
     }
   }
+  double total = 0;
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) total += after[t];
   return total;
 }
 

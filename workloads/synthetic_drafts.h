@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "sim/job.h"
@@ -62,6 +63,8 @@ class GpuTimeTally {
   void rescaled(std::uint32_t draft, JobType type, double g_before) {
     if (!(g_before >= cut_[static_cast<std::size_t>(type)])) pool_.push_back(draft);
   }
+  // Adds another tally of the same model (of other drafts) to this one.
+  void absorb(const GpuTimeTally& other);
 
  private:
   std::array<double, kJobTypeCount> total_{}, cut_{};
@@ -70,16 +73,40 @@ class GpuTimeTally {
   std::vector<std::uint32_t> pool_;
 };
 
-// Scales the run times of each GPU type's heaviest jobs so that the type's GPU-time is its
-// expectation given the number of jobs drawn (workloads/synthetic.h). Returns the drafts' GPU-seconds
-// after it; a job it rescales joins the tally's pool.
-double balance_gpu_time(std::vector<Draft>& drafts, const SyntheticModel& m, GpuTimeTally& tally);
+// What the balances carry from the drafts already handed out to the group balanced next
+// (workloads/synthetic_stream.h), so that the totals of all drafts so far, not only of each
+// group, meet their expectations. Zero before the first group: one group is balanced on its own.
+struct BalanceCarry {
+  double window_drafts = 0;                           // expected in the whole window (0: unknown)
+  std::size_t drafts = 0;                             // handed out
+  std::array<std::size_t, kJobTypeCount> gpu_jobs{};  // GPU jobs handed out, by type
+  std::array<double, kJobTypeCount> gpu_seconds{};    // theirs, balanced
+  std::array<double, 3> state_due{};  // GPU-time still due to CANCELLED, FAILED, COMPLETED from them
+  // Counts a draft handed out, as balanced (state_balanced: balance_states gave its state).
+  void add(const Draft& d, const SyntheticModel& m, bool state_balanced);
+};
 
-// Gives the GPU jobs that hold the top `pct` of the drafts' GPU-time their states jointly (see
-// workloads/synthetic.h): largest first, each draws a state with odds proportional to the GPU-time each
-// state is still due. `total`: the drafts' GPU-seconds.
-void balance_states(std::vector<Draft>& drafts, const SyntheticModel& m, const GpuTimeTally& tally, double total,
-                    UniformStream& rng);
+// The bounds of the GPU-time balance's factor.
+inline constexpr std::pair<double, double> kGpuTimeBalanceFactor{0.25, 4.0};
+
+// The balances work on the group of drafts from `first` on, and list in `changed` (if given)
+// each draft whose run time or state they set.
+//
+// Scales the run times of each GPU type's heaviest jobs so that the type's GPU-time over the
+// drafts handed out and the group is its expectation given the number of jobs drawn
+// (workloads/synthetic.h), for a type with kGpuTimeBalanceMinJobs jobs among them, or expected
+// in the window. Returns the group's GPU-seconds after it; a job it rescales joins the tally's
+// pool.
+double balance_gpu_time(std::vector<Draft>& drafts, std::size_t first, const SyntheticModel& m, GpuTimeTally& tally,
+                        const BalanceCarry& carry, std::vector<std::uint32_t>* changed = nullptr);
+
+// Gives the GPU jobs that hold the top `pct` of the group's GPU-time their states jointly (see
+// workloads/synthetic.h): largest first, each draws a state with odds proportional to the
+// GPU-time each state is still due, counting what the drafts handed out left due.
+// `total`: the group's GPU-seconds.
+void balance_states(std::vector<Draft>& drafts, std::size_t first, const SyntheticModel& m, const GpuTimeTally& tally,
+                    double total, UniformStream& rng, const BalanceCarry& carry,
+                    std::vector<std::uint32_t>* changed = nullptr);
 // Neither balance reads or writes a draft's submit time, nor by_submit anything else: the
 // generator runs them on two threads at once over the same drafts.
 

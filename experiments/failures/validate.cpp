@@ -40,6 +40,7 @@
 #include "sim/sink.h"
 #include "sim/yaml_util.h"
 #include "workloads/synthetic.h"
+#include "workloads/synthetic_stream.h"
 
 namespace {
 

@@ -14,6 +14,7 @@
 #include "workloads/acme_trace_reader.h"
 #include "workloads/estimates.h"
 #include "workloads/synthetic.h"
+#include "workloads/synthetic_stream.h"
 
 namespace acme {
 namespace {
