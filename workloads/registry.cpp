@@ -25,7 +25,7 @@ class SyntheticFeed : public JobFeed {
   SyntheticFeed(const RunConfig& c, const ClusterSpec& cluster)
       : model_(load_synthetic_model(c.workload_model)),
         stream_(model_, *c.workload_from, *c.workload_to, c.workload_load, c.seed, cluster.gpus_per_node) {}
-  Workload start() const { return stream_.start(); }
+  Workload start() { return stream_.start(); }
   bool append_next(Workload& w) override { return stream_.append_next(w); }
   std::size_t expected_jobs() const override { return stream_.expected_jobs(); }
 

@@ -25,29 +25,28 @@
 //  - A type's GPU-time in a sample hangs on its few heaviest jobs (Kalos' 540 Debug jobs in 92
 //    days: one 512-GPU job of 6 hours is 14% of it), so it moves by tens of percent between
 //    seeds. With gpu_time_balance_pct, in every GPU type with at least kGpuTimeBalanceMinJobs
-//    jobs, the heaviest jobs that hold that share of the type's GPU-time have their run times
-//    scaled by one factor (within [1/2, 2]) so that the type's GPU-time is its expectation given
-//    the sample's number of jobs (jobs x the type's share of type_mix_pct x gpu_seconds_per_job,
-//    from the model's sizes, run times and coupling). This conditions the sample on its expected
-//    totals; the run-time CDF moves by those few jobs only.
+//    jobs (drawn, or expected in the window), the heaviest jobs that hold that share of the type's
+//    GPU-time have their run times scaled by one factor (within kGpuTimeBalanceFactor, [1/4, 4])
+//    so that the type's GPU-time is its expectation given the sample's number of jobs (jobs x the
+//    type's share of type_mix_pct x gpu_seconds_per_job, from the model's sizes, run times and
+//    coupling). This conditions the sample on its expected totals; the run-time CDF moves by
+//    those few jobs only. Both balances run as the window is drawn (synthetic_stream.h): over
+//    the jobs not handed out yet, counting what those handed out left over.
 //  - Evaluation bursts: a share of the Eval jobs (eval_batch.share_of_eval_pct) wait for the next
-//    checkpoint of a Pretrain or SFT job (checkpoint_after_s into its run, if it runs that long,
-//    counted from its submit) and are submitted then, one batch of up to eval_batch.jobs jobs,
-//    stagger_s apart. Batched jobs are part of the Eval share, not extra; a job no checkpoint
-//    picks up keeps its own arrival time.
+//    checkpoint of a Pretrain or SFT job drawn in the same week (checkpoint_after_s into its run,
+//    if it runs that long, counted from its submit) and are submitted then, one batch of up to
+//    eval_batch.jobs jobs, stagger_s apart. Batched jobs are part of the Eval share, not extra; a
+//    job no checkpoint picks up keeps its own arrival time.
 //  - Per GPU type, the size, coupling and state quantiles, and per type and size the run-time
 //    quantile, come from Kronecker (quasi-random) sequences with random starts rather than
 //    independent uniforms: the sample then follows each published distribution closely even for
 //    rare types and over a few weeks, and each size class covers the heavy tail of run times in
 //    proportion, so a type's GPU-time stays near its expectation.
-// Same model, window, load and seed: the same jobs, in submit order.
-// Cost: O(n) for n jobs, about 560 instructions a job on the calling thread and 65 on a second
-// one, which faults in the pages of the drafts and of the workload while the drafts are drawn,
-// then lays out the workload's names and arrays and balances the drafts while the calling thread
-// batches and orders them (0.16 s for a million jobs): the draws that need a transcendental
-// function mostly go without it (synthetic_draws.h); uniforms are drawn in blocks, the balances'
-// heavy jobs are pooled while drafting, and the order is one bucketed insertion sort
-// (synthetic_drafts.h).
+// Same model, window, load and seed: the same jobs, in submit order (workloads/synthetic_stream.h
+// draws them, week by week, on a second thread).
+// Cost: O(n) for n jobs: the draws that need a transcendental function mostly go without it
+// (synthetic_draws.h), uniforms are drawn in blocks, the balances' heavy jobs are pooled while
+// drafting, and the order is one bucketed insertion sort (synthetic_drafts.h).
 #pragma once
 
 #include <array>
@@ -154,6 +153,7 @@ struct SyntheticModel {
 };
 
 inline constexpr std::size_t kGpuTimeBalanceMinJobs = 100;
+inline constexpr std::pair<double, double> kGpuTimeBalanceFactor{0.25, 4.0};  // the factor's bounds
 
 // Reads and checks a model file; InputError names file, line and key. The expected GPU-seconds
 // of the balances are computed on two threads.

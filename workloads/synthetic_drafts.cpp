@@ -199,7 +199,7 @@ double balance_gpu_time(std::vector<Draft>& drafts, std::size_t first, const Syn
       if (jobs < static_cast<double>(kGpuTimeBalanceMinJobs) || !(h.total > 0)) continue;
       double held = 0;
       for (const auto& job : h.jobs) held += job.first;
-      // The type's expected GPU-seconds over the chunks so far, less the earlier chunks'.
+      // The type's expected GPU-seconds over the drafts so far, less those handed out.
       const double due = m.gpu_seconds_per_job[t] * static_cast<double>(carry.drafts + drafts.size() - first) *
                              m.type.probability(static_cast<double>(t)) -
                          carry.gpu_seconds[t];

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "sim/job.h"
@@ -85,9 +84,6 @@ struct BalanceCarry {
   // Counts a draft handed out, as balanced (state_balanced: balance_states gave its state).
   void add(const Draft& d, const SyntheticModel& m, bool state_balanced);
 };
-
-// The bounds of the GPU-time balance's factor.
-inline constexpr std::pair<double, double> kGpuTimeBalanceFactor{0.25, 4.0};
 
 // The balances work on the group of drafts from `first` on, and list in `changed` (if given)
 // each draft whose run time or state they set.

@@ -9,6 +9,7 @@
 
 #include "sim/csv.h"
 #include "sim/prefault.h"
+#include "workloads/synthetic_drafts.h"
 #include "workloads/synthetic_draws.h"
 
 namespace acme {
@@ -62,12 +63,13 @@ Discrete zipf_users(const SyntheticModel& m) {
 }  // namespace
 
 // The draws, week after week, and the hand-outs; used by one thread at a time.
-class ChunkDrawer {
+class WeekDrawer {
  public:
-  ChunkDrawer(const SyntheticModel& m, std::int64_t begin, std::int64_t end, double load, std::uint64_t seed);
-  // Draws weeks until the next hand-out is due and gives out its jobs (ChunkJobs), reusing out's
+  WeekDrawer(const SyntheticModel& m, std::int64_t begin, std::int64_t end, double load, std::uint64_t seed,
+              int gpus_per_node);
+  // Draws weeks until the next hand-out is due and gives out its jobs (HandOut), reusing out's
   // buffer.
-  void draw(ChunkJobs& out);
+  void draw(HandOut& out);
 
  private:
   struct Week {
@@ -81,7 +83,9 @@ class ChunkDrawer {
   void balance();
   // Hands out the weeks before weeks_[kept] (all for kept = weeks_.size()) and gives out, in
   // order, every job handed out with a submit time before `watermark`.
-  void hand_out(std::size_t kept, std::int64_t watermark, ChunkJobs& out);
+  void hand_out(std::size_t kept, std::int64_t watermark, HandOut& out);
+  // Gives out one job, or holds it if submitted at or after `watermark`.
+  void give(const Draft& d, std::int64_t watermark, HandOut& out);
 
   const SyntheticModel& m_;
   Rng seeded_;
@@ -94,6 +98,7 @@ class ChunkDrawer {
   StateDraw states_;
   double session_rate_, continue_p_, batch_share_, shape_max_;
   std::int64_t begin_, end_;
+  int gpus_per_node_;
   std::int64_t week_begin_;  // of the next week to draw
   double t_;                 // the last candidate session start drawn
   bool t_used_ = true;       // whether it was tried (else it starts a later week)
@@ -106,13 +111,14 @@ class ChunkDrawer {
   std::vector<std::uint32_t> changed_;  // drafts the last balance changed
   std::vector<bool> state_balanced_;    // [draft - handed_]: its state set by the last balance
   BalanceCarry carry_;
-  std::vector<Draft> held_;    // handed out, not given out (submitted at or after the watermark)
+  std::vector<Draft> held_;     // handed out, not given out (submitted at or after the watermark)
+  std::vector<Draft> holding_;  // the next held_, while hand_out merges
   std::vector<std::uint32_t> waiting_;   // this week's Eval jobs that wait for a checkpoint
   std::vector<Checkpoint> checkpoints_;  // this week's
 };
 
-ChunkDrawer::ChunkDrawer(const SyntheticModel& m, std::int64_t begin, std::int64_t end, double load,
-                         std::uint64_t seed)
+WeekDrawer::WeekDrawer(const SyntheticModel& m, std::int64_t begin, std::int64_t end, double load,
+                         std::uint64_t seed, int gpus_per_node)
     : m_(m),
       seeded_(seed),
       rng_(seeded_),
@@ -121,6 +127,7 @@ ChunkDrawer::ChunkDrawer(const SyntheticModel& m, std::int64_t begin, std::int64
       states_(m),
       begin_(begin),
       end_(end),
+      gpus_per_node_(gpus_per_node),
       week_begin_(begin),
       t_(static_cast<double>(begin)),
       last_submit_(begin) {
@@ -143,7 +150,7 @@ ChunkDrawer::ChunkDrawer(const SyntheticModel& m, std::int64_t begin, std::int64
   drawn_.reserve(room);
 }
 
-void ChunkDrawer::draft(std::int64_t sessions_end) {
+void WeekDrawer::draft(std::int64_t sessions_end) {
   const ArrivalModel& a = m_.arrivals;
   for (;;) {
     if (t_used_) t_ += rng_.exponential(1.0 / (session_rate_ * shape_max_));
@@ -195,7 +202,7 @@ void ChunkDrawer::draft(std::int64_t sessions_end) {
   }
 }
 
-void ChunkDrawer::batch() {
+void WeekDrawer::batch() {
   // Each waiting Eval job joins the first checkpoint at or after its arrival that has room; the
   // batch is submitted at the checkpoint, stagger_s apart.
   if (checkpoints_.empty()) return;
@@ -215,7 +222,7 @@ void ChunkDrawer::batch() {
   }
 }
 
-void ChunkDrawer::balance() {
+void WeekDrawer::balance() {
   // Every balance starts from the drafts as drawn.
   for (const std::uint32_t i : changed_)
     if (i >= handed_) std::tie(drafts_[i].run, drafts_[i].state) = drawn_[i];
@@ -229,7 +236,7 @@ void ChunkDrawer::balance() {
   for (std::size_t k = rescaled; k < changed_.size(); ++k) state_balanced_[changed_[k] - handed_] = true;
 }
 
-void ChunkDrawer::hand_out(std::size_t kept, std::int64_t watermark, ChunkJobs& out) {
+void WeekDrawer::hand_out(std::size_t kept, std::int64_t watermark, HandOut& out) {
   const std::size_t last = kept < weeks_.size() ? weeks_[kept].first : drafts_.size();
   std::vector<std::uint32_t> handed(last - handed_);
   for (std::size_t i = handed_; i < last; ++i) {
@@ -238,22 +245,36 @@ void ChunkDrawer::hand_out(std::size_t kept, std::int64_t watermark, ChunkJobs& 
   }
   const std::vector<std::uint32_t> order = by_submit(drafts_, std::move(handed), weeks_.front().begin, last_submit_ + 1);
   // Jobs held from earlier hand-outs go first at equal submit times.
-  out.jobs.clear();
+  out.requests.clear();
+  out.profiles.clear();
+  holding_.clear();
   std::size_t h = 0;
   for (const std::uint32_t i : order) {
-    while (h < held_.size() && held_[h].submit <= drafts_[i].submit) out.jobs.push_back(held_[h++]);
-    out.jobs.push_back(drafts_[i]);
+    for (; h < held_.size() && held_[h].submit <= drafts_[i].submit; ++h) give(held_[h], watermark, out);
+    give(drafts_[i], watermark, out);
   }
-  out.jobs.insert(out.jobs.end(), held_.begin() + static_cast<std::ptrdiff_t>(h), held_.end());
-  const auto cut = std::partition_point(out.jobs.begin(), out.jobs.end(),
-                                        [watermark](const Draft& d) { return d.submit < watermark; });
-  held_.assign(cut, out.jobs.end());
-  out.jobs.erase(cut, out.jobs.end());
+  for (; h < held_.size(); ++h) give(held_[h], watermark, out);
+  held_.swap(holding_);
   handed_ = last;
   weeks_.erase(weeks_.begin(), weeks_.begin() + static_cast<std::ptrdiff_t>(kept));
 }
 
-void ChunkDrawer::draw(ChunkJobs& out) {
+void WeekDrawer::give(const Draft& d, std::int64_t watermark, HandOut& out) {
+  if (d.submit >= watermark) return holding_.push_back(d);
+  JobRequest& r = out.requests.emplace_back();
+  r.submit = Time::seconds(d.submit);
+  r.type = d.type;
+  r.user = d.user;
+  r.gpu_num = d.gpus;
+  r.cpu_num = d.cpus;
+  r.node_num = d.gpus > 0 ? (d.gpus + gpus_per_node_ - 1) / gpus_per_node_ : 1;
+  JobProfile& p = out.profiles.emplace_back();
+  p.run = Time::seconds(d.run);
+  p.final_state = d.state;
+  p.recorded_start = r.submit;  // no history: a recorded replay starts jobs on submission
+}
+
+void WeekDrawer::draw(HandOut& out) {
   constexpr std::int64_t kWeek = SyntheticStream::kWeekSeconds;
   for (;;) {
     // A rest of the window shorter than a week joins the last week.
@@ -276,8 +297,9 @@ void ChunkDrawer::draw(ChunkJobs& out) {
       hand_out(weeks_.size(), std::numeric_limits<std::int64_t>::max(), out);
       return;
     }
-    // The weeks that end within the first two thirds of the window drawn so far are handed out.
-    const std::int64_t hand_to = begin_ + (week_end - begin_) * 3 / 4;
+    // The weeks that end within the first three quarters of the window drawn so far.
+    const std::int64_t hand_to = begin_ + (week_end - begin_) * SyntheticStream::kHandOutNumerator /
+                                              SyntheticStream::kHandOutDenominator;
     std::size_t kept = 0;
     while (kept + 1 < weeks_.size() && weeks_[kept + 1].begin <= hand_to) ++kept;
     if (kept > 0) {
@@ -291,7 +313,7 @@ void ChunkDrawer::draw(ChunkJobs& out) {
 
 SyntheticStream::SyntheticStream(const SyntheticModel& model, Time from, Time to, double load, std::uint64_t seed,
                                  int gpus_per_node)
-    : drawer_(std::make_unique<ChunkDrawer>(model, from.sec(), to.sec(), load, seed)),
+    : drawer_(std::make_unique<WeekDrawer>(model, from.sec(), to.sec(), load, seed, gpus_per_node)),
       model_(model),
       from_(from),
       to_(to),
@@ -313,15 +335,18 @@ SyntheticStream::~SyntheticStream() {
 
 void SyntheticStream::draw() {
   for (bool last = false; !last;) {
-    ChunkJobs c;
+    HandOut c;
+    std::vector<std::pair<const void*, std::size_t>> to_fault;
     {
       const std::lock_guard lock(mutex_);
       if (stop_) return;
       if (!spare_.empty()) {
-        c.jobs = std::move(spare_.back());
+        c = std::move(spare_.back());
         spare_.pop_back();
       }
+      to_fault.swap(to_fault_);
     }
+    for (const auto& [data, bytes] : to_fault) prefault(data, bytes);
     try {
       drawer_->draw(c);
     } catch (...) {
@@ -339,7 +364,7 @@ void SyntheticStream::draw() {
   }
 }
 
-Workload SyntheticStream::start() const {
+Workload SyntheticStream::start() {
   Workload w;
   w.source = "synthetic " + model_.cluster + " (load " + format_fixed(load_, 2) + ", seed " + std::to_string(seed_) + ")";
   w.window_from = from_;
@@ -347,14 +372,15 @@ Workload SyntheticStream::start() const {
   add_users(w.users, model_.users);
   const std::size_t room = expected_ + expected_ / 20 + 16;  // a little more than expected
   w.reserve(room, room * 7);                                 // names 1..n, about 7 digits each
-  // Their pages, mapped at once (while the first jobs are drawn) rather than a fault at a time.
-  prefault(w.requests.data(), w.requests.capacity() * sizeof(JobRequest));
-  prefault(w.profiles.data(), w.profiles.capacity() * sizeof(JobProfile));
+  // The drawing thread maps their pages at once, rather than the caller a fault at a time.
+  const std::lock_guard lock(mutex_);
+  to_fault_.emplace_back(w.requests.data(), w.requests.capacity() * sizeof(JobRequest));
+  to_fault_.emplace_back(w.profiles.data(), w.profiles.capacity() * sizeof(JobProfile));
   return w;
 }
 
 bool SyntheticStream::append_next(Workload& w) {
-  ChunkJobs got;
+  HandOut got;
   {
     std::unique_lock lock(mutex_);
     drawn_.wait(lock, [this] { return !ready_.empty() || drawn_all_; });
@@ -366,26 +392,11 @@ bool SyntheticStream::append_next(Workload& w) {
     ready_.pop_front();
   }
   watermark_ = got.watermark;
-  const std::size_t first = w.size();
-  w.names.add_numbers(first + 1, got.jobs.size());  // job names are 1, 2, ... in submit order
-  w.requests.resize(first + got.jobs.size());
-  w.profiles.resize(first + got.jobs.size());
-  for (std::size_t n = 0; n < got.jobs.size(); ++n) {
-    const Draft& d = got.jobs[n];
-    JobRequest& r = w.requests[first + n];
-    JobProfile& p = w.profiles[first + n];
-    r.submit = Time::seconds(d.submit);
-    r.type = d.type;
-    r.user = d.user;
-    r.gpu_num = d.gpus;
-    r.cpu_num = d.cpus;
-    r.node_num = d.gpus > 0 ? (d.gpus + gpus_per_node_ - 1) / gpus_per_node_ : 1;
-    p.run = Time::seconds(d.run);
-    p.final_state = d.state;
-    p.recorded_start = r.submit;  // no history: a recorded replay starts jobs on submission
-  }
+  w.names.add_numbers(w.size() + 1, got.requests.size());  // job names are 1, 2, ... in submit order
+  w.requests.insert(w.requests.end(), got.requests.begin(), got.requests.end());
+  w.profiles.insert(w.profiles.end(), got.profiles.begin(), got.profiles.end());
   const std::lock_guard lock(mutex_);
-  spare_.push_back(std::move(got.jobs));
+  spare_.push_back(std::move(got));
   return true;
 }
 
