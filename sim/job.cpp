@@ -66,6 +66,14 @@ void StringTable::add_numbers(std::uint64_t first, std::size_t count) {
   blob_.resize(old_bytes + bytes);
 }
 
+void StringTable::append(const StringTable& other) {
+  const auto base = static_cast<std::uint32_t>(blob_.size());
+  blob_.append(other.blob_);
+  const std::size_t old_count = offsets_.size();
+  offsets_.resize(old_count + other.size());
+  for (std::size_t i = 0; i < other.size(); ++i) offsets_[old_count + i] = base + other.offsets_[i + 1];
+}
+
 std::uint32_t UserTable::intern(std::string_view name) {
   if (auto it = index_.find(name); it != index_.end()) return it->second;
   const std::uint32_t id = names_.add(name);

@@ -72,6 +72,12 @@ class StringTable {
   // Adds the decimal numbers first, first + 1, ..., first + count - 1 (a synthetic workload's job
   // names), in one allocation and about 22 instructions a name.
   void add_numbers(std::uint64_t first, std::size_t count);
+  // Adds every string of `other`, in order: a copy of its bytes and about 2 instructions a string.
+  void append(const StringTable& other);
+  void clear() {
+    blob_.clear();
+    offsets_.assign(1, 0);
+  }
   std::string_view operator[](std::uint32_t i) const {
     return std::string_view(blob_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);
   }

@@ -47,8 +47,8 @@ TEST_CASE("A seed names the same synthetic jobs; another seed, others", "[synthe
 }
 
 TEST_CASE("Synthetic jobs are named 1, 2, ... in submit order, with one request and one profile each", "[synthetic]") {
-  // Large enough for its arrays and names to take the second thread a while.
-  const Workload w = generate_workload(seren(), *parse_timestamp("2023-03-01"), *parse_timestamp("2023-03-15"), 2.0, 3, 8);
+  // Five weeks, handed out in parts (workloads/synthetic_stream.h): the names run on across them.
+  const Workload w = generate_workload(seren(), *parse_timestamp("2023-03-01"), *parse_timestamp("2023-04-05"), 1.0, 3, 8);
   REQUIRE(w.size() > 100000);
   REQUIRE(w.profiles.size() == w.size());
   REQUIRE(w.names.size() == w.size());

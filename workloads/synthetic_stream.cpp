@@ -66,7 +66,7 @@ Discrete zipf_users(const SyntheticModel& m) {
 class WeekDrawer {
  public:
   WeekDrawer(const SyntheticModel& m, std::int64_t begin, std::int64_t end, double load, std::uint64_t seed,
-              int gpus_per_node);
+             int gpus_per_node);
   // Draws weeks until the next hand-out is due and gives out its jobs (HandOut), reusing out's
   // buffer.
   void draw(HandOut& out);
@@ -107,6 +107,7 @@ class WeekDrawer {
   std::vector<Draft> drafts_;  // every draft so far; those before handed_ are handed out
   std::vector<std::pair<std::int64_t, JobState>> drawn_;  // [draft]: run and state as drawn
   std::size_t handed_ = 0;
+  std::size_t given_ = 0;  // jobs given out
   std::vector<Week> weeks_;             // drawn, not handed out
   std::vector<std::uint32_t> changed_;  // drafts the last balance changed
   std::vector<bool> state_balanced_;    // [draft - handed_]: its state set by the last balance
@@ -118,7 +119,7 @@ class WeekDrawer {
 };
 
 WeekDrawer::WeekDrawer(const SyntheticModel& m, std::int64_t begin, std::int64_t end, double load,
-                         std::uint64_t seed, int gpus_per_node)
+                       std::uint64_t seed, int gpus_per_node)
     : m_(m),
       seeded_(seed),
       rng_(seeded_),
@@ -247,6 +248,7 @@ void WeekDrawer::hand_out(std::size_t kept, std::int64_t watermark, HandOut& out
   // Jobs held from earlier hand-outs go first at equal submit times.
   out.requests.clear();
   out.profiles.clear();
+  out.names.clear();
   holding_.clear();
   std::size_t h = 0;
   for (const std::uint32_t i : order) {
@@ -255,6 +257,8 @@ void WeekDrawer::hand_out(std::size_t kept, std::int64_t watermark, HandOut& out
   }
   for (; h < held_.size(); ++h) give(held_[h], watermark, out);
   held_.swap(holding_);
+  out.names.add_numbers(given_ + 1, out.requests.size());  // job names are 1, 2, ... in submit order
+  given_ += out.requests.size();
   handed_ = last;
   weeks_.erase(weeks_.begin(), weeks_.begin() + static_cast<std::ptrdiff_t>(kept));
 }
@@ -392,7 +396,7 @@ bool SyntheticStream::append_next(Workload& w) {
     ready_.pop_front();
   }
   watermark_ = got.watermark;
-  w.names.add_numbers(w.size() + 1, got.requests.size());  // job names are 1, 2, ... in submit order
+  w.names.append(got.names);
   w.requests.insert(w.requests.end(), got.requests.begin(), got.requests.end());
   w.profiles.insert(w.profiles.end(), got.profiles.begin(), got.profiles.end());
   const std::lock_guard lock(mutex_);

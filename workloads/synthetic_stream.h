@@ -47,6 +47,7 @@ class WeekDrawer;
 struct HandOut {
   std::vector<JobRequest> requests;
   std::vector<JobProfile> profiles;
+  StringTable names;  // 1, 2, ... over all hand-outs
   std::int64_t watermark = 0;
   bool last = false;
 };

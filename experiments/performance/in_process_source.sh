@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The in-process synthetic source against a replay of the same jobs from memory (issue 3's 20%
-# target): six months of Seren at load 1.25 (1,022,966 jobs), FIFO, summary output.
-#   instructions (valgrind callgrind): load_workload (the model and the generation, on the calling
-#     thread), the generator's second thread, and execute_run (the replay and its summary)
-#   wall time: the run's own "loaded in" and "simulated in" lines, over N runs (default 10)
-# Usage: experiments/performance/in_process_source.sh [N] [BINARY]   (prints; writes nothing here)
+# target): six months of Seren at load 1.25 (about a million jobs), FIFO, summary output.
+#   streamed: `workload.source: synthetic`, the jobs drawn on a second thread as the replay goes;
+#     its cost is the run's "ready in" (the model) plus "simulated in" (the replay, waiting for
+#     jobs when the drawing falls behind)
+#   from memory: the same jobs written by `acmesim gen` and read back as a trace; its cost is
+#     "simulated in" alone (the trace is read before)
+# The two runs' jobs.csv are compared first: the same jobs must give the same run.
+# Usage: experiments/performance/in_process_source.sh [N] [BINARY]   (N runs each, alternated;
+# prints; writes nothing here)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=${1:-10}
@@ -12,28 +16,31 @@ bin=${2:-build/acmesim}
 [ -n "${2:-}" ] || scripts/build.sh >/dev/null
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-args=(run configs/seren.yaml -q --set workload.source=synthetic --set "workload.to=2023-09-01 00:00:00+08:00"
-      --set workload.load=1.25 --set outputs=summary --out "$out/run")
+from="2023-03-01 00:00:00+08:00" to="2023-09-01 00:00:00+08:00"
+"$bin" gen --cluster seren --from "$from" --to "$to" --seed 1 --load 1.25 -o "$out/jobs.csv" 2>/dev/null
+streamed=(run configs/seren.yaml -q --set workload.source=synthetic --set "workload.from=$from"
+          --set "workload.to=$to" --set workload.load=1.25 --set seed=1)
+memory=(run configs/seren.yaml -q --set workload.source=acmetrace --set "workload.trace=$out/jobs.csv"
+        --set "workload.from=$from" --set "workload.to=$to")
 
-valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" "$bin" "${args[@]}" >/dev/null 2>&1
-callgrind_annotate --inclusive=yes "$out/callgrind.out" 2>/dev/null | awk '
-  { gsub(",", "", $1) }
-  /:acme::load_workload\(/ { load = $1 }
-  /:acme::execute_run\(/ { replay = $1 }
-  /generate_workload.*lambda/ && $1 > helper { helper = $1 }
-  END {
-    printf "instructions: source %.0f M on the calling thread (+%.1f%%), %.0f M on the second; replay %.0f M\n",
-           load / 1e6, 100 * load / replay, helper / 1e6, replay / 1e6
-  }'
+"$bin" "${streamed[@]}" --set outputs=jobs --out "$out/a" 2>/dev/null
+"$bin" "${memory[@]}" --set outputs=jobs --out "$out/b" 2>/dev/null
+cmp -s "$out/a/jobs.csv" "$out/b/jobs.csv" || { echo "the two runs differ: $out/a/jobs.csv $out/b/jobs.csv" >&2; exit 1; }
+echo "same jobs.csv from both ($(($(wc -l < "$out/a/jobs.csv") - 1)) jobs)"
 
+seconds() {  # the run's log -> "ready in" + "simulated in", or "simulated in" alone
+  awk '/ready in/ { for (i = 1; i < NF; ++i) if ($i == "in") r = $(i + 1) }
+       /simulated in/ { for (i = 1; i < NF; ++i) if ($i == "in") { s = $(i + 1); break } }
+       END { printf "%.3f\n", r + s }'
+}
 for _ in $(seq "$runs"); do
-  "$bin" "${args[@]}" 2>&1 | awk '/loaded in/ { for (i = 1; i < NF; ++i) if ($i == "in") l = $(i + 1) }
-                                  /simulated in/ { for (i = 1; i < NF; ++i) if ($i == "in") { s = $(i + 1); break } }
-                                  END { print l, s }'
-done > "$out/wall"
-median() { cut -d' ' -f"$1" "$out/wall" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
-read -r source lo hi <<< "$(median 1)"
-read -r replay _ _ <<< "$(median 2)"
-awk -v n="$runs" -v s="$source" -v lo="$lo" -v hi="$hi" -v r="$replay" 'BEGIN {
-  printf "wall time over %d runs: source %.3f-%.3f s (median %.3f), replay median %.3f s: +%.0f%%\n", n, lo, hi, s, r, 100 * s / r
+  "$bin" "${streamed[@]}" --set outputs=summary --out "$out/a" 2>&1 | seconds >> "$out/streamed"
+  "$bin" "${memory[@]}" --set outputs=summary --out "$out/b" 2>&1 | seconds >> "$out/memory"
+done
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+read -r s s_lo s_hi <<< "$(median "$out/streamed")"
+read -r m m_lo m_hi <<< "$(median "$out/memory")"
+awk -v n="$runs" -v s="$s" -v slo="$s_lo" -v shi="$s_hi" -v m="$m" -v mlo="$m_lo" -v mhi="$m_hi" 'BEGIN {
+  printf "over %d runs each: streamed %.3f s (%.3f-%.3f), from memory %.3f s (%.3f-%.3f): the source adds %+.0f%%\n",
+         n, s, slo, shi, m, mlo, mhi, 100 * (s - m) / m
 }'
