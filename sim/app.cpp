@@ -291,14 +291,15 @@ int gen_command(const GenArgs& args) {
   const auto t0 = Clock::now();
   const ClusterSpec cluster = load_cluster_spec(cluster_file);
   const SyntheticModel model = load_synthetic_model(model_file);
-  const auto t_gen = Clock::now();
-  const Workload w = generate_workload(model, *from, *to, args.load, args.seed, cluster.gpus_per_node);
-  const double gen_s = seconds_since(t_gen);
-  // Start and end times are those of a replay on the cluster, so the trace is self-consistent.
-  const auto t_sim = Clock::now();
+  // Start and end times are those of a replay on the cluster, so the trace is self-consistent:
+  // the jobs are replayed as they are drawn.
+  const auto t_run = Clock::now();
+  SyntheticStream stream(model, *from, *to, args.load, args.seed, cluster.gpus_per_node);
+  Workload w = stream.start();
   Simulation sim(w, cluster, std::move(policy), ReplayMode::Policy);
+  sim.set_feed(stream, w);
   sim.run();
-  const double sim_s = seconds_since(t_sim);
+  const double sim_s = seconds_since(t_run);
   sim.check_conservation();
   std::size_t rejected = 0;
   for (const JobOutcome& o : sim.outcomes()) rejected += o.state == JobState::Rejected;
@@ -307,8 +308,8 @@ int gen_command(const GenArgs& args) {
                      cluster_file + "; the model and the cluster disagree");
   write_acme_trace(args.output, args.cluster == "kalos" ? TraceSchema::Kalos : TraceSchema::Seren, w,
                    sim.outcomes());
-  log::info("wrote {} jobs ({}) to {} in {:.2f} s (generated in {:.2f} s, replayed in {:.2f} s)", w.size(), w.source,
-            args.output, seconds_since(t0), gen_s, sim_s);
+  log::info("wrote {} jobs ({}) to {} in {:.2f} s (drawn and replayed in {:.2f} s)", w.size(), w.source, args.output,
+            seconds_since(t0), sim_s);
   return 0;
 }
 
