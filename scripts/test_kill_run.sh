@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Output integrity: `acmesim run` killed with SIGKILL leaves no output that looks finished, only
-# temporary files named *.tmp. Three kills of a run of about two seconds (three months of
+# temporary files named *.tmp. Three kills of a run of about half a second (three months of
 # synthetic Seren at 1.25 times the rate): while it simulates, into a fresh folder and into one
 # holding a finished earlier run (whose files must not stay beside the killed run's); and while
 # it writes jobs.csv.
@@ -16,14 +16,15 @@ outputs=(jobs.csv timeseries.csv summary.csv summary_by_type.csv wasted_by_cause
 every=(--set outputs=jobs,timeseries,summary,waste,run_json)
 
 # kill_when NAME OUT SIGN DELAY: starts the run into OUT, kills it DELAY seconds after SIGN (a
-# file in OUT, or "loaded": the log line that the workload is loaded and the simulation starts),
+# file in OUT, or "loaded": the log line that the workload is loaded, or ready to be drawn as the
+# replay goes, and the simulation starts),
 # then checks that OUT holds nothing but *.tmp files.
 kill_when() {
   local name=$1 out=$2 sign=$3 delay=$4
   "$acmesim" run "$src/configs/seren.yaml" -q --out "$out" "${every[@]}" --set seed=2 --set workload.load=1.25 \
     --set workload.to="2023-06-01 00:00:00+08:00" 2>"$work/stderr" &
   pid=$!
-  until if [ "$sign" = loaded ]; then grep -q "loaded in" "$work/stderr"; else [ -e "$out/$sign" ]; fi; do
+  until if [ "$sign" = loaded ]; then grep -qE "loaded in|ready in" "$work/stderr"; else [ -e "$out/$sign" ]; fi; do
     kill -0 "$pid" 2>/dev/null || fail "$name: the run ended before $sign ($(cat "$work/stderr"))"
     sleep 0.01
   done
@@ -39,11 +40,11 @@ kill_when() {
   echo "ok: $name: left $(cd "$out" && echo *)"
 }
 
-kill_when simulating "$work/fresh" loaded 0.2
+kill_when simulating "$work/fresh" loaded 0.1
 
 "$acmesim" run "$src/configs/seren.yaml" -q --out "$work/earlier" "${every[@]}" \
   --set workload.to="2023-03-02 00:00:00+08:00" 2>/dev/null
 for f in "${outputs[@]}"; do [ -s "$work/earlier/$f" ] || fail "the earlier run did not write $f"; done
-kill_when "simulating over an earlier run" "$work/earlier" loaded 0.2
+kill_when "simulating over an earlier run" "$work/earlier" loaded 0.1
 
 kill_when "writing jobs.csv" "$work/writing" jobs.csv.tmp 0
