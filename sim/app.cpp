@@ -206,17 +206,18 @@ int run_command(const RunArgs& args) {
   if (std::filesystem::is_directory(args.out_dir)) remove_earlier_outputs(args.out_dir);
   // A synthetic workload is drawn as the replay goes, when the run can take its jobs so.
   Workload workload;
-  const std::unique_ptr<JobFeed> feed =
-      takes_jobs_as_they_come(config, cluster) ? open_workload(config, cluster, workload) : nullptr;
-  if (!feed) workload = load_workload(config, cluster);
-  if (feed)
+  std::unique_ptr<JobFeed> feed;
+  if (takes_jobs_as_they_come(config, cluster)) feed = open_workload(config, cluster, workload);
+  std::optional<MoreJobs> more;
+  if (feed) {
+    more.emplace(MoreJobs{*feed, workload});
     log::info("{}: about {} jobs, drawn as the replay goes; ready in {:.3f} s", workload.source,
               feed->expected_jobs(), seconds_since(t0));
-  else
+  } else {
+    workload = load_workload(config, cluster);
     log::info("{}: {} jobs ({} rows skipped), loaded in {:.3f} s", workload.source, workload.size(),
               workload.rows_skipped, seconds_since(t0));
-  std::optional<MoreJobs> more;
-  if (feed) more.emplace(MoreJobs{*feed, workload});
+  }
   const RunReport r =
       execute_run(config, cluster, workload, args.out_dir, args.progress && isatty(STDERR_FILENO), more);
   if (feed) log::info("{} jobs drawn", workload.size());

@@ -85,10 +85,8 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
   }
   bool sorted = !dependencies;
   for (std::size_t i = 0; i < n; ++i) {
-    const JobProfile& p = workload.profiles[i];
-    const bool at_start = replay_ == ReplayMode::Recorded && p.recorded_start;
-    outcomes_[i].release = at_start ? *p.recorded_start : workload.requests[i].submit;
-    runs_[i].remaining = p.run;
+    outcomes_[i].release = release_time(i);
+    runs_[i].remaining = workload.profiles[i].run;
     sorted = sorted && (i == 0 || outcomes_[i - 1].release <= outcomes_[i].release);
   }
   timed_releases_ = n;
@@ -103,13 +101,18 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
   if (timed_releases_ > 0) now_ = last_change_ = outcomes_[released(0)].release;
 }
 
+Time Simulation::release_time(std::size_t job) const {
+  const JobProfile& p = workload_.profiles[job];
+  return replay_ == ReplayMode::Recorded && p.recorded_start ? *p.recorded_start : workload_.requests[job].submit;
+}
+
 void Simulation::set_feed(JobFeed& feed, Workload& workload) {
   if (&workload != &workload_) throw std::logic_error("Simulation::set_feed: the feed must append to the replayed workload");
   if (!release_order_.empty() || !workload_.after.empty() || !estimates_.empty())
     throw std::logic_error("Simulation::set_feed: a fed workload is released in JobId order, without dependencies or estimates");
   feed_ = &feed;
   fed_ = &workload;
-  const std::size_t room = workload_.size() + feed.expected_jobs();
+  const std::size_t room = workload_.size() + feed.expected_jobs() + feed.expected_jobs() / 20 + 16;
   status_.reserve(room);
   outcomes_.reserve(room);
   slot_.reserve(room);
@@ -142,10 +145,8 @@ void Simulation::admit(std::size_t first) {
   slot_.resize(n, 0);
   runs_.resize(n);
   for (std::size_t i = first; i < n; ++i) {
-    const JobProfile& p = workload_.profiles[i];
-    const bool at_start = replay_ == ReplayMode::Recorded && p.recorded_start;
-    outcomes_[i].release = at_start ? *p.recorded_start : workload_.requests[i].submit;
-    runs_[i].remaining = p.run;
+    outcomes_[i].release = release_time(i);
+    runs_[i].remaining = workload_.profiles[i].run;
     if (i > 0 && outcomes_[i].release < outcomes_[i - 1].release)
       throw std::logic_error("JobFeed: job " + std::string(workload_.names[static_cast<std::uint32_t>(i)]) +
                              " is released before the one ahead of it");

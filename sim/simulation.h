@@ -118,6 +118,9 @@ class Simulation {
   enum class Status : std::uint8_t { Unreleased, Pending, Held, Running, Ended, Recovering };
 
   std::optional<Time> next_time() const;
+  // When the job reaches the scheduler (not for one that waits for another): its submit time, or
+  // its recorded start in a recorded replay.
+  Time release_time(std::size_t job) const;
   // Asks the feed for jobs until one is known to be released next or the feed has no more.
   void keep_fed();
   // Takes in the jobs the feed appended, from `first` on.
