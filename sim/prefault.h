@@ -1,14 +1,14 @@
-// Page faults taken ahead of time, on another thread.
+// Page faults taken in bulk, or on another thread.
 //
 // A fresh array is backed page by page as it is first written: a million 32-byte jobs take about
 // 8,000 faults of 4 KiB, each entering the kernel to map and zero a page. A loop that fills such an
 // array pays them one by one. prefault() asks the kernel to map the pages writable without
-// touching their contents (Linux 5.14 and later; elsewhere it does nothing), so run on a second
-// thread while the first fills the array from its start, it takes those faults off the filling
-// thread. Measured: generating six months of Seren, 0.18 s -> 0.16-0.17 s with the drafts'
-// pages faulted ahead (ten runs each).
-// Huge pages (MADV_HUGEPAGE) were tried instead: 0.15-0.27 s, the slow runs stalled in the
-// kernel's compaction once memory was fragmented.
+// touching their contents (Linux 5.14 and later; elsewhere it does nothing): in one call, and on
+// whichever thread has the time. The synthetic stream's drawing thread maps the arrays its jobs
+// are copied into (workloads/synthetic_stream.h), and a fed Simulation its per-job state while the
+// feed draws the first jobs (Simulation::set_feed).
+// Huge pages (MADV_HUGEPAGE) were tried instead: 0.15-0.27 s for six months of Seren against
+// 0.16-0.17 s, the slow runs stalled in the kernel's compaction once memory was fragmented.
 #pragma once
 
 #include <cstddef>

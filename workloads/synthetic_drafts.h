@@ -103,7 +103,5 @@ double balance_gpu_time(std::vector<Draft>& drafts, std::size_t first, const Syn
 void balance_states(std::vector<Draft>& drafts, std::size_t first, const SyntheticModel& m, const GpuTimeTally& tally,
                     double total, UniformStream& rng, const BalanceCarry& carry,
                     std::vector<std::uint32_t>* changed = nullptr);
-// Neither balance reads or writes a draft's submit time, nor by_submit anything else: the
-// generator runs them on two threads at once over the same drafts.
 
 }  // namespace acme
