@@ -7,7 +7,6 @@
 #include <limits>
 #include <string_view>
 
-#include "sim/csv.h"
 #include "sim/yaml_util.h"
 #include "workloads/synthetic_draws.h"
 

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <numeric>
 #include <tuple>
 
 #include "sim/csv.h"
@@ -295,10 +294,12 @@ void WeekDrawer::draw(HandOut& out) {
     }
     week_begin_ = week_end;
     out.last = week_end == end_;
-    if (out.last) {  // the rest, at once
+    if (out.last) {  // the rest, at once; then the drafts' memory goes back
       balance();
       out.watermark = end_;
       hand_out(weeks_.size(), std::numeric_limits<std::int64_t>::max(), out);
+      std::vector<Draft>().swap(drafts_);
+      std::vector<std::pair<std::int64_t, JobState>>().swap(drawn_);
       return;
     }
     // The weeks that end within the first three quarters of the window drawn so far.
@@ -400,7 +401,8 @@ bool SyntheticStream::append_next(Workload& w) {
   w.requests.insert(w.requests.end(), got.requests.begin(), got.requests.end());
   w.profiles.insert(w.profiles.end(), got.profiles.begin(), got.profiles.end());
   const std::lock_guard lock(mutex_);
-  spare_.push_back(std::move(got));
+  if (got.last) spare_.clear();  // nothing more to draw into
+  else spare_.push_back(std::move(got));
   return true;
 }
 
