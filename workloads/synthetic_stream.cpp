@@ -339,7 +339,6 @@ SyntheticStream::SyntheticStream(const SyntheticModel& model, Time from, Time to
       to_(to),
       load_(load),
       seed_(seed),
-      gpus_per_node_(gpus_per_node),
       watermark_(from.sec()),
       expected_(static_cast<std::size_t>(model.jobs_per_day * load * static_cast<double>((to - from).sec()) / 86400.0)) {
   drawing_ = std::thread([this] { draw(); });
