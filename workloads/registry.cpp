@@ -45,7 +45,8 @@ constexpr WorkloadSourceEntry kSources[] = {
                   "rows selected by submit time in [workload.from, workload.to)",
      load_trace, nullptr},
     {"synthetic", "jobs drawn in-process from a model of the published statistics (workload.model), "
-                  "arrival rate x workload.load, seeded by seed",
+                  "arrival rate x workload.load, seeded by seed; drawn on a second thread as the replay goes "
+                  "(first, in full, for eval: decoupled, the evaluations output or a policy that reads estimates)",
      load_synthetic, open_synthetic},
 };
 
