@@ -64,10 +64,6 @@ class GpuTimeTally {
   }
   // Adds another tally of the same model (of other drafts) to this one.
   void absorb(const GpuTimeTally& other);
-  // The drafts moved `by` places down (none of the pool's below `by`).
-  void shift(std::uint32_t by) {
-    for (std::uint32_t& i : pool_) i -= by;
-  }
 
  private:
   std::array<double, kJobTypeCount> total_{}, cut_{};

@@ -85,9 +85,6 @@ class WeekDrawer {
   void hand_out(std::size_t kept, std::int64_t watermark, HandOut& out);
   // Gives out one job, or holds it if submitted at or after `watermark`.
   void give(const Draft& d, std::int64_t watermark, HandOut& out);
-  // Drops the drafts handed out once they are as many as those not: each draft is moved at most
-  // once on average, and the drafts take the memory of about a third of the window, not all of it.
-  void compact();
 
   const SyntheticModel& m_;
   Rng seeded_;
@@ -106,7 +103,7 @@ class WeekDrawer {
   bool t_used_ = true;       // whether it was tried (else it starts a later week)
   std::int64_t last_submit_;  // of every draft
 
-  std::vector<Draft> drafts_;  // the drafts kept; those before handed_ are handed out
+  std::vector<Draft> drafts_;  // every draft so far; those before handed_ are handed out
   std::vector<std::pair<std::int64_t, JobState>> drawn_;  // [draft]: run and state as drawn
   std::size_t handed_ = 0;
   std::size_t given_ = 0;  // jobs given out
@@ -148,6 +145,9 @@ WeekDrawer::WeekDrawer(const SyntheticModel& m, std::int64_t begin, std::int64_t
   batch_share_ = m.eval_batch.share_of_eval_pct / 100.0;
   shape_max_ = thinning_.ceiling();
   carry_.window_drafts = m.jobs_per_day * load * static_cast<double>(end - begin) / 86400.0;
+  const auto room = static_cast<std::size_t>(carry_.window_drafts * 1.05) + 16;
+  drafts_.reserve(room);
+  drawn_.reserve(room);
 }
 
 void WeekDrawer::draft(std::int64_t sessions_end) {
@@ -260,21 +260,6 @@ void WeekDrawer::hand_out(std::size_t kept, std::int64_t watermark, HandOut& out
   given_ += out.requests.size();
   handed_ = last;
   weeks_.erase(weeks_.begin(), weeks_.begin() + static_cast<std::ptrdiff_t>(kept));
-  compact();
-}
-
-void WeekDrawer::compact() {
-  if (handed_ == 0 || handed_ < drafts_.size() - handed_) return;
-  const auto by = static_cast<std::uint32_t>(handed_);
-  drafts_.erase(drafts_.begin(), drafts_.begin() + by);
-  drawn_.erase(drawn_.begin(), drawn_.begin() + by);
-  for (Week& w : weeks_) {
-    w.first -= by;
-    w.tally.shift(by);
-  }
-  std::erase_if(changed_, [by](std::uint32_t i) { return i < by; });
-  for (std::uint32_t& i : changed_) i -= by;
-  handed_ = 0;
 }
 
 void WeekDrawer::give(const Draft& d, std::int64_t watermark, HandOut& out) {
