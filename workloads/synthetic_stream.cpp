@@ -338,9 +338,12 @@ SyntheticStream::~SyntheticStream() {
 }
 
 void SyntheticStream::draw() {
+  std::size_t given = 0, faulted = 0;  // jobs drawn, and the workload's slots mapped
   for (bool last = false; !last;) {
     HandOut c;
-    std::vector<std::pair<const void*, std::size_t>> to_fault;
+    const JobRequest* requests = nullptr;
+    const JobProfile* profiles = nullptr;
+    std::size_t room = 0;
     {
       const std::lock_guard lock(mutex_);
       if (stop_) return;
@@ -348,9 +351,8 @@ void SyntheticStream::draw() {
         c = std::move(spare_.back());
         spare_.pop_back();
       }
-      to_fault.swap(to_fault_);
+      requests = requests_room_, profiles = profiles_room_, room = room_;
     }
-    for (const auto& [data, bytes] : to_fault) prefault(data, bytes);
     try {
       drawer_->draw(c);
     } catch (...) {
@@ -361,10 +363,23 @@ void SyntheticStream::draw() {
       return;
     }
     last = c.last;
-    const std::lock_guard lock(mutex_);
-    ready_.push_back(std::move(c));
-    drawn_all_ = last;
-    drawn_.notify_one();
+    const std::size_t n = c.requests.size();
+    {
+      const std::lock_guard lock(mutex_);
+      ready_.push_back(std::move(c));
+      drawn_all_ = last;
+      drawn_.notify_one();
+    }
+    // The slots of the next hand-outs (about as many again, twice over), mapped before the
+    // caller copies them in.
+    given += n;
+    const std::size_t upto = std::min(room, given + 2 * n);
+    if (upto > std::max(faulted, given)) {
+      const std::size_t from = std::max(faulted, given);
+      prefault(requests + from, (upto - from) * sizeof(JobRequest));
+      prefault(profiles + from, (upto - from) * sizeof(JobProfile));
+      faulted = upto;
+    }
   }
 }
 
@@ -376,10 +391,11 @@ Workload SyntheticStream::start() {
   add_users(w.users, model_.users);
   const std::size_t room = expected_ + expected_ / 20 + 16;  // a little more than expected
   w.reserve(room, room * 7);                                 // names 1..n, about 7 digits each
-  // The drawing thread maps their pages at once, rather than the caller a fault at a time.
+  // The drawing thread maps their pages ahead of the jobs, rather than the caller a fault at a time.
   const std::lock_guard lock(mutex_);
-  to_fault_.emplace_back(w.requests.data(), w.requests.capacity() * sizeof(JobRequest));
-  to_fault_.emplace_back(w.profiles.data(), w.profiles.capacity() * sizeof(JobProfile));
+  requests_room_ = w.requests.data();
+  profiles_room_ = w.profiles.data();
+  room_ = std::min(w.requests.capacity(), w.profiles.capacity());
   return w;
 }
 

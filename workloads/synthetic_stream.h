@@ -89,12 +89,15 @@ class SyntheticStream : public JobFeed {
   std::uint64_t seed_;
   std::int64_t watermark_;
   std::size_t expected_;
-  std::mutex mutex_;  // guards the six below
+  std::mutex mutex_;  // guards the nine below
   std::condition_variable drawn_;
   std::deque<HandOut> ready_;  // drawn, not appended yet
   std::vector<HandOut> spare_;  // appended, their buffers for the drawer to reuse
-  // Memory of the workload start() made, for the drawing thread to fault in (prefault()).
-  std::vector<std::pair<const void*, std::size_t>> to_fault_;
+  // The arrays of the workload start() made, for the drawing thread to fault in (prefault())
+  // ahead of the jobs it hands out; room_: their capacity in jobs (0: none yet).
+  const JobRequest* requests_room_ = nullptr;
+  const JobProfile* profiles_room_ = nullptr;
+  std::size_t room_ = 0;
   bool stop_ = false, drawn_all_ = false;
   std::exception_ptr failed_;  // what stopped the drawing thread, if it failed
   std::thread drawing_;
