@@ -83,6 +83,8 @@ class WeekDrawer {
   // Hands out the weeks before weeks_[kept] (all for kept = weeks_.size()) and gives out, in
   // order, every job handed out with a submit time before `watermark`.
   void hand_out(std::size_t kept, std::int64_t watermark, HandOut& out);
+  // After the last balance: hands out the first week left (the last one: every job left).
+  void give_out_week(HandOut& out);
   // Gives out one job, or holds it if submitted at or after `watermark`.
   void give(const Draft& d, std::int64_t watermark, HandOut& out);
 
@@ -109,7 +111,9 @@ class WeekDrawer {
   std::size_t given_ = 0;  // jobs given out
   std::vector<Week> weeks_;             // drawn, not handed out
   std::vector<std::uint32_t> changed_;  // drafts the last balance changed
-  std::vector<bool> state_balanced_;    // [draft - handed_]: its state set by the last balance
+  std::vector<bool> state_balanced_;    // [draft - balanced_from_]: its state set by the last balance
+  std::size_t balanced_from_ = 0;       // the first draft of the last balance
+  bool drawn_all_ = false;              // the window is drawn, and its last group balanced
   BalanceCarry carry_;
   std::vector<Draft> held_;     // handed out, not given out (submitted at or after the watermark)
   std::vector<Draft> holding_;  // the next held_, while hand_out merges
@@ -232,6 +236,7 @@ void WeekDrawer::balance() {
   const double total = balance_gpu_time(drafts_, handed_, m_, tally, carry_, &changed_);
   const std::size_t rescaled = changed_.size();
   balance_states(drafts_, handed_, m_, tally, total, rng_, carry_, &changed_);
+  balanced_from_ = handed_;
   state_balanced_.assign(drafts_.size() - handed_, false);
   for (std::size_t k = rescaled; k < changed_.size(); ++k) state_balanced_[changed_[k] - handed_] = true;
 }
@@ -241,7 +246,7 @@ void WeekDrawer::hand_out(std::size_t kept, std::int64_t watermark, HandOut& out
   std::vector<std::uint32_t> handed(last - handed_);
   for (std::size_t i = handed_; i < last; ++i) {
     handed[i - handed_] = static_cast<std::uint32_t>(i);
-    carry_.add(drafts_[i], m_, state_balanced_[i - handed_]);
+    carry_.add(drafts_[i], m_, state_balanced_[i - balanced_from_]);
   }
   const std::vector<std::uint32_t> order = by_submit(drafts_, std::move(handed), weeks_.front().begin, last_submit_ + 1);
   // Jobs held from earlier hand-outs go first at equal submit times.
@@ -277,8 +282,19 @@ void WeekDrawer::give(const Draft& d, std::int64_t watermark, HandOut& out) {
   p.recorded_start = r.submit;  // no history: a recorded replay starts jobs on submission
 }
 
+void WeekDrawer::give_out_week(HandOut& out) {
+  out.last = weeks_.size() == 1;
+  out.watermark = out.last ? end_ : weeks_[1].begin;
+  hand_out(1, out.last ? std::numeric_limits<std::int64_t>::max() : out.watermark, out);
+  if (out.last) {  // the drafts' memory goes back
+    std::vector<Draft>().swap(drafts_);
+    std::vector<std::pair<std::int64_t, JobState>>().swap(drawn_);
+  }
+}
+
 void WeekDrawer::draw(HandOut& out) {
   constexpr std::int64_t kWeek = SyntheticStream::kWeekSeconds;
+  if (drawn_all_) return give_out_week(out);
   for (;;) {
     // A rest of the window shorter than a week joins the last week.
     const std::int64_t week_end = end_ - week_begin_ < 2 * kWeek ? end_ : week_begin_ + kWeek;
@@ -293,14 +309,10 @@ void WeekDrawer::draw(HandOut& out) {
       if (drafts_[i].gpus > 0) w.tally.add(static_cast<std::uint32_t>(i), drafts_[i].type, gpu_seconds(drafts_[i]));
     }
     week_begin_ = week_end;
-    out.last = week_end == end_;
-    if (out.last) {  // the rest, at once; then the drafts' memory goes back
+    if (week_end == end_) {  // the rest is balanced at once, then given out a week at a time
       balance();
-      out.watermark = end_;
-      hand_out(weeks_.size(), std::numeric_limits<std::int64_t>::max(), out);
-      std::vector<Draft>().swap(drafts_);
-      std::vector<std::pair<std::int64_t, JobState>>().swap(drawn_);
-      return;
+      drawn_all_ = true;
+      return give_out_week(out);
     }
     // The weeks that end within the first three quarters of the window drawn so far.
     const std::int64_t hand_to = begin_ + (week_end - begin_) * SyntheticStream::kHandOutNumerator /
@@ -309,6 +321,7 @@ void WeekDrawer::draw(HandOut& out) {
     while (kept + 1 < weeks_.size() && weeks_[kept + 1].begin <= hand_to) ++kept;
     if (kept > 0) {
       balance();
+      out.last = false;
       out.watermark = weeks_[kept].begin;
       hand_out(kept, out.watermark, out);
       return;

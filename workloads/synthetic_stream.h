@@ -10,10 +10,11 @@
 // quarters of the window drawn so far is handed out: before that, the two balances run over every
 // draft not handed out yet, as one group, from the drafts as drawn, counting what the jobs handed
 // out before left over (BalanceCarry); the jobs handed out keep the run times and states this
-// gives them, the rest are balanced again at the next hand-out. At the window's end the rest is
-// balanced and handed out at once: the last quarter of the window or more, so that the totals of
-// the window meet their expectations as with one balance over all of it (on 40 seeds of the
-// Kalos window the GPU-time shares by type stay within 4.5% of the published ones).
+// gives them, the rest are balanced again at the next hand-out. At the window's end the rest (the
+// last quarter of the window or more) is balanced at once, so that the totals of the window meet
+// their expectations as with one balance over all of it (on 40 seeds of the Kalos window the
+// GPU-time shares by type stay within 4.5% of the published ones), then handed out a week at a
+// time, so that the replay need not wait for all of it.
 //
 // Jobs come out in submit order, named 1, 2, ... in that order: a hand-out gives the jobs submitted
 // before the first week it keeps (its watermark: every later job is submitted at or after it) and
