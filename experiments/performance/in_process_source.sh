@@ -6,9 +6,12 @@
 #     jobs when the drawing falls behind)
 #   from memory: the same jobs written by `acmesim gen` and read back as a trace; its cost is
 #     "simulated in" alone (the trace is read before)
-# The two runs' jobs.csv are compared first: the same jobs must give the same run.
-# Usage: experiments/performance/in_process_source.sh [N] [BINARY]   (N runs each, alternated;
-# prints; writes nothing here)
+# The two runs' jobs.csv are compared first: the same jobs must give the same run. Then
+#   instructions (valgrind callgrind, threads apart): the replay's thread of the streamed run
+#     (open_workload, the model and the stream's start, plus execute_run) against execute_run
+#     from memory, and the drawing thread's own
+#   wall time: the medians over N runs of each, alternated (default 10)
+# Usage: experiments/performance/in_process_source.sh [N] [BINARY]   (prints; writes nothing here)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=${1:-10}
@@ -27,6 +30,21 @@ memory=(run configs/seren.yaml -q --set workload.source=acmetrace --set "workloa
 "$bin" "${memory[@]}" --set outputs=jobs --out "$out/b" 2>/dev/null
 cmp -s "$out/a/jobs.csv" "$out/b/jobs.csv" || { echo "the two runs differ: $out/a/jobs.csv $out/b/jobs.csv" >&2; exit 1; }
 echo "same jobs.csv from both ($(($(wc -l < "$out/a/jobs.csv") - 1)) jobs)"
+
+inclusive() {  # callgrind file, function -> its inclusive instructions
+  callgrind_annotate --inclusive=yes "$1" 2>/dev/null | awk -v f="$2" '{ gsub(",", "", $1) } index($0, f) { print $1; exit }'
+}
+valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg.streamed" \
+  "$bin" "${streamed[@]}" --set outputs=summary --out "$out/a" >/dev/null 2>&1
+valgrind --tool=callgrind --callgrind-out-file="$out/cg.memory" "$bin" "${memory[@]}" --set outputs=summary --out "$out/b" >/dev/null 2>&1
+replay=$(inclusive "$out/cg.streamed-01" "acme::execute_run(")
+source=$(inclusive "$out/cg.streamed-01" "acme::open_workload(")
+drawing=$(inclusive "$out/cg.streamed-02" "acme::SyntheticStream::draw()")
+memory_replay=$(inclusive "$out/cg.memory" "acme::execute_run(")
+awk -v r="$replay" -v s="$source" -v d="$drawing" -v m="$memory_replay" 'BEGIN {
+  printf "instructions: the replay'"'"'s thread %.0f M streamed against %.0f M from memory (%+.1f%%); the drawing thread %.0f M\n",
+         (r + s) / 1e6, m / 1e6, 100 * (r + s - m) / m, d / 1e6
+}'
 
 seconds() {  # the run's log -> "ready in" + "simulated in", or "simulated in" alone
   awk '/ready in/ { for (i = 1; i < NF; ++i) if ($i == "in") r = $(i + 1) }
