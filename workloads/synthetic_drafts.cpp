@@ -24,9 +24,9 @@ struct Heaviest {
 };
 
 // Fills each group's `jobs` (group_of(draft) in [0, groups), any other value for none; total,
-// gpu_jobs and pool_cut given) from the drafts from `first` on. Only the jobs above a cut are sorted: the group's mean first
-// (in a heavy tail, the few jobs above it hold most of the GPU-time), then a quarter of it, and
-// so on until they hold `pct` of it; one pass per round, usually one round, over the pool while
+// gpu_jobs and pool_cut given) from the drafts from `first` on. Only the jobs above a cut are
+// sorted: the group's mean first (in a heavy tail, the few jobs above it hold most of the
+// GPU-time), then a quarter of it, and so on until they hold `pct` of it; one pass per round, usually one round, over the pool while
 // every cut is at or above its pool cut (the same jobs as a pass over all drafts would find),
 // else over all drafts. O(pool or n per round + h log h) for h jobs above the cut.
 template <class GroupOf>
