@@ -87,6 +87,15 @@ struct Plugins {
   std::vector<std::pair<std::string, std::string>> described;
 };
 
+// The evaluation rewrite (eval: decoupled) and index (the evaluations output) of `workload`.
+EvalSetup evaluation_setup(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
+                           Params& eval_params) {
+  bool index = false;
+  for (const std::string& name : split_commas(config.outputs)) index |= name == "evaluations";
+  return apply_evaluation(workload, config.eval_decoupled, index, eval_params, cluster,
+                          (configs_dir() / "eval" / "llm7b_63.yaml").string());
+}
+
 // `workload` may be null: the plugins are then only checked and described (for sweeps).
 Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const Workload* workload) {
   Plugins p;
@@ -104,10 +113,7 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   const Workload none;
   const Workload& jobs = workload ? *workload : none;
   Params eval_params("eval", config.eval_params);
-  bool index = false;
-  for (const std::string& name : split_commas(config.outputs)) index |= name == "evaluations";
-  EvalSetup eval = apply_evaluation(jobs, config.eval_decoupled, index, eval_params, cluster,
-                                    (configs_dir() / "eval" / "llm7b_63.yaml").string());
+  EvalSetup eval = evaluation_setup(config, cluster, jobs, eval_params);
   p.evaluated = std::move(eval.rewritten);
   p.evaluations = std::move(eval.index);
   p.eval_idle_share = eval.idle_share;
@@ -143,7 +149,7 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload_in,
                       const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more) {
   Plugins plugins = build_plugins(config, cluster, &workload_in);
-  if (more && (plugins.evaluated || plugins.evaluations || !plugins.estimates.empty()))
+  if (more && (plugins.evaluated || !plugins.estimates.empty()))
     throw std::logic_error("execute_run: this run needs its whole workload first");
   const Workload& workload = plugins.evaluated ? *plugins.evaluated : workload_in;
 
@@ -165,6 +171,10 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   if (more) sim.set_feed(more->feed, more->workload);
   run_with_progress(sim, workload.size() + (more ? more->feed.expected_jobs() : 0), progress);
   report.simulate_s = seconds_since(t1);
+  if (more && plugins.evaluations) {  // the index of the evaluations, once every job is there
+    Params eval_params("eval", config.eval_params);
+    plugins.evaluations = std::move(evaluation_setup(config, cluster, workload, eval_params).index);
+  }
   report.conservation = sim.check_conservation();
   sim.free_run_state();
   if (plugins.failures)
@@ -191,7 +201,7 @@ std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& co
 
 bool takes_jobs_as_they_come(const RunConfig& config, const ClusterSpec& cluster) {
   const Plugins p = build_plugins(config, cluster, nullptr);
-  return !p.evaluated && !p.evaluations && !p.policy->reads_estimates();
+  return !config.eval_decoupled && !p.policy->reads_estimates();
 }
 
 int run_command(const RunArgs& args) {

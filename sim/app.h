@@ -31,7 +31,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
                       const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more = {});
 
 // Whether a run can start before its workload is whole: it rewrites no job and gives its policy
-// no estimates (both need every job first).
+// no estimates (both need every job first). The evaluations output's index is made at the end.
 bool takes_jobs_as_they_come(const RunConfig& config, const ClusterSpec& cluster);
 
 // Every key of a run with the value in force, as its outputs list them: the configuration, then

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
+#include "sim/app.h"
 #include "sim/config.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
@@ -157,6 +158,37 @@ TEST_CASE("A stream dropped before its end stops drawing", "[feed][synthetic]") 
   Workload w = stream.start();
   REQUIRE(stream.append_next(w));
   CHECK(w.size() > 0);
+}
+
+TEST_CASE("A run drawing its jobs as it goes writes what a replay of `acmesim gen`'s trace writes", "[feed][synthetic]") {
+  // Three weeks of Seren (three hand-outs) with the evaluations output, whose index is made once
+  // every job is there: the streamed run, then `gen` and a run of its trace, same window and seed.
+  const auto dir = temp_dir("feed-gen");
+  const std::string from = "2023-03-01 00:00:00+08:00", to = "2023-03-22 00:00:00+08:00";
+  RunArgs run;
+  run.config = (source_dir() / "configs/seren.yaml").string();
+  run.overrides = {"workload.from=" + from, "workload.to=" + to, "workload.load=0.5", "seed=4",
+                   "outputs=jobs,timeseries,evaluations"};
+  run.progress = false;
+  run.out_dir = (dir / "streamed").string();
+  REQUIRE(run_command(run) == 0);
+  GenArgs gen;
+  gen.from = from;
+  gen.to = to;
+  gen.seed = 4;
+  gen.load = 0.5;
+  gen.output = (dir / "trace.csv").string();
+  REQUIRE(gen_command(gen) == 0);
+  run.overrides = {"workload.from=" + from, "workload.to=" + to, "workload.trace=" + gen.output,
+                   "outputs=jobs,timeseries,evaluations"};
+  run.out_dir = (dir / "trace").string();
+  REQUIRE(run_command(run) == 0);
+  for (const char* f : {"jobs.csv", "timeseries.csv", "evaluations.csv"}) {
+    INFO(f);
+    const std::string streamed = read_file(dir / "streamed" / f);
+    CHECK(lines_of(streamed).size() > 100);
+    CHECK(streamed == read_file(dir / "trace" / f));
+  }
 }
 
 TEST_CASE("A feed must keep to its contract", "[feed]") {

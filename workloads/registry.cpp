@@ -46,7 +46,7 @@ constexpr WorkloadSourceEntry kSources[] = {
      load_trace, nullptr},
     {"synthetic", "jobs drawn in-process from a model of the published statistics (workload.model), "
                   "arrival rate x workload.load, seeded by seed; drawn on a second thread as the replay goes "
-                  "(first, in full, for eval: decoupled, the evaluations output or a policy that reads estimates)",
+                  "(first, in full, for eval: decoupled or a policy that reads estimates)",
      load_synthetic, open_synthetic},
 };
 
