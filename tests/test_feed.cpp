@@ -178,6 +178,8 @@ TEST_CASE("A run drawing its jobs as it goes writes what a replay of `acmesim ge
   gen.seed = 4;
   gen.load = 0.5;
   gen.output = (dir / "trace.csv").string();
+  gen.cluster_file = (source_dir() / "configs/clusters/seren.yaml").string();  // ctest runs elsewhere
+  gen.model_file = (source_dir() / "configs/workloads/seren.yaml").string();
   REQUIRE(gen_command(gen) == 0);
   run.overrides = {"workload.from=" + from, "workload.to=" + to, "workload.trace=" + gen.output,
                    "outputs=jobs,timeseries,evaluations"};
