@@ -53,6 +53,11 @@ void add_users(UserTable& users, int count) {
   }
 }
 
+// The mean number of jobs drawn over `seconds` at `load`.
+double mean_jobs(const SyntheticModel& m, std::int64_t seconds, double load) {
+  return m.jobs_per_day * load * static_cast<double>(seconds) / 86400.0;
+}
+
 Discrete zipf_users(const SyntheticModel& m) {
   std::vector<std::pair<double, double>> zipf;
   for (int u = 1; u <= m.users; ++u) zipf.emplace_back(u - 1, 1.0 / std::pow(u, m.user_zipf_s));
@@ -148,7 +153,7 @@ WeekDrawer::WeekDrawer(const SyntheticModel& m, std::int64_t begin, std::int64_t
   continue_p_ = 1.0 - 1.0 / a.session_jobs_mean;                           // geometric session length
   batch_share_ = m.eval_batch.share_of_eval_pct / 100.0;
   shape_max_ = thinning_.ceiling();
-  carry_.window_drafts = m.jobs_per_day * load * static_cast<double>(end - begin) / 86400.0;
+  carry_.window_drafts = mean_jobs(m, end - begin, load);
   const auto room = static_cast<std::size_t>(carry_.window_drafts * 1.05) + 16;
   drafts_.reserve(room);
   drawn_.reserve(room);
@@ -338,7 +343,7 @@ SyntheticStream::SyntheticStream(const SyntheticModel& model, Time from, Time to
       load_(load),
       seed_(seed),
       watermark_(from.sec()),
-      expected_(static_cast<std::size_t>(model.jobs_per_day * load * static_cast<double>((to - from).sec()) / 86400.0)) {
+      expected_(static_cast<std::size_t>(mean_jobs(model, (to - from).sec(), load))) {
   drawing_ = std::thread([this] { draw(); });
 }
 
