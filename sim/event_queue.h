@@ -28,6 +28,7 @@ enum class EventKind : std::uint8_t {
   NodeUp = 3,        // a node taken down by a failure is repaired; `job` holds the node index
   Recovered = 4,     // a failed job's recovery delay is over: it is queued again
   Release = 5,       // a job that waited for another (Workload::after) is submitted
+  Wake = 6,          // a pass the policy asked for (SchedulingPass::wake_at); nothing else happens
 };
 
 struct Event {

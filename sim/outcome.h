@@ -30,16 +30,17 @@ enum class WasteCause : std::uint8_t {
   CheckpointStall,  // GPUs stalled while a checkpoint was saved (sim/failures.h)
   RecoveryHold,     // GPUs a failed job kept while its failure was detected and diagnosed
   Restart,          // a run after a failure reloading its checkpoint before it computes again
+  Launch,           // GPUs held from placement until the job runs (SchedulingPass::try_start's launch)
 };
-inline constexpr std::size_t kWasteCauseCount = 7;
+inline constexpr std::size_t kWasteCauseCount = 8;
 inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames = {
-    "failed_job", "preemption", "eval_idle", "failure_lost", "checkpoint_stall", "recovery_hold", "restart"};
+    "failed_job", "preemption", "eval_idle", "failure_lost", "checkpoint_stall", "recovery_hold", "restart", "launch"};
 
 struct JobOutcome {  // 64 bytes: a million of them are kept
   Time release;                // when the job reached the scheduler
-  OptionalTime start;          // first start; none if it never started
+  OptionalTime start;          // first start (after its launch); none if it never started
   OptionalTime end;            // when it left the system (ended, withdrawn or rejected)
-  Time run_time;                         // time held, summed over its runs
+  Time run_time;                         // time held, summed over its runs, launches excluded
   std::int64_t gpu_seconds = 0;          // GPUs held x time held, summed over its runs
   std::int64_t wasted_gpu_seconds = 0;   // the part of gpu_seconds that was wasted
   std::int32_t preemptions = 0;          // times it was stopped and requeued

@@ -39,15 +39,18 @@ class Simulation::Pass final : public SchedulingPass {
   Time expected_end(JobId job) const override {
     const Time progress = sim_.workload_.profiles[job].run - sim_.runs_[job].remaining;
     const Time estimate = this->estimate(job);
-    const Time end = sim_.runs_[job].started + estimate - progress;
+    const Run& r = sim_.runs_[job];
+    const Time end = r.started + Time::seconds(r.launch_s) + estimate - progress;
     return std::max(end, sim_.now_ + Time::seconds(1));
   }
-  bool try_start(JobId job) override { return sim_.try_start(job); }
+  bool try_start(JobId job, Time launch) override { return sim_.try_start(job, launch); }
+  void wake_at(Time t) override { sim_.wake_at(t); }
   void preempt(JobId job, Preempt how) override { sim_.preempt(job, how); }
   Time oracle_remaining(JobId job) const override {
     const Run& r = sim_.runs_.at(job);
     if (!is_running(job)) return r.remaining;
-    const double left = static_cast<double>(r.remaining.sec()) * r.slowdown - static_cast<double>((sim_.now_ - r.started).sec());
+    const double left = static_cast<double>(r.remaining.sec()) * r.slowdown + r.launch_s -
+                        static_cast<double>((sim_.now_ - r.started).sec());
     return Time::seconds(std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(left))));
   }
 
@@ -212,6 +215,7 @@ bool Simulation::step() {
         if (status_[e.job] == Status::Recovering) requeue(e.job);
         break;
       case EventKind::Release: release(e.job); break;
+      case EventKind::Wake: break;  // the pass below is what was asked for
     }
   }
   // Every job released now, those the feed has yet to append included.
@@ -264,7 +268,14 @@ void Simulation::release(JobId job) {
   if (!held) policy_->on_queued(job, r);
 }
 
-bool Simulation::try_start(JobId job) {
+void Simulation::wake_at(Time t) {
+  if (t <= now_) throw std::logic_error("policy bug: asked for a pass at " + std::to_string(t.sec()) + " s, not after now");
+  if (wake_ && *wake_ == t) return;  // asked for again (a policy asks at every pass until then)
+  if (!wake_ || t > *wake_) wake_ = t;
+  events_.push(t, EventKind::Wake, 0);
+}
+
+bool Simulation::try_start(JobId job, Time launch) {
   if (job >= status_.size() || status_[job] != Status::Pending)
     throw std::logic_error("policy bug: asked to start job " + std::to_string(job) +
                            ", which is not pending");
@@ -286,9 +297,12 @@ bool Simulation::try_start(JobId job) {
   status_[job] = Status::Running;
   --pending_;
   JobOutcome& o = outcomes_[job];
-  if (!o.start) o.start = now_;
+  if (launch < Time{} || launch > Time::seconds(86400))
+    throw std::logic_error("policy bug: a launch of " + std::to_string(launch.sec()) + " s (0 to 1 day)");
+  if (!o.start) o.start = now_ + launch;
   Run& run = runs_[job];
   run.started = now_;
+  run.launch_s = static_cast<std::int32_t>(launch.sec());
   ++run.starts;  // the tag of this run's end or failure event: an event of an earlier run is stale
   // Held in 16 bits; no real job spans more than 32,767 leaf switches, and the slowdown model
   // saturates long before.
@@ -305,7 +319,7 @@ bool Simulation::try_start(JobId job) {
     wall += Time::seconds(saves * checkpoint_stall(job).sec());
   }
   run.overhead_s = run.overhead_s < 0 && failures_ ? static_cast<std::int32_t>(failures_->restart().sec()) : 0;
-  wall += Time::seconds(run.overhead_s);
+  wall += Time::seconds(run.overhead_s) + launch;
   if (failures_ && failures_->enabled() && o.failures < kMaxFailures) {
     const std::optional<FailureDraw> f = failures_->draw(job, run.starts - 1, request.gpu_num, wall);
     if (f) {
@@ -340,7 +354,9 @@ void Simulation::stop_run(JobId job) {
 void Simulation::account_run(JobId job) {
   JobOutcome& o = outcomes_[job];
   const Time held = now_ - runs_[job].started;
-  o.run_time += held;
+  const Time launch = std::min(held, Time::seconds(runs_[job].launch_s));
+  if (o.start && *o.start > now_) o.start = now_;  // stopped while it launched
+  o.run_time += held - launch;
   o.gpu_seconds += std::int64_t{workload_.requests[job].gpu_num} * held.sec();
 }
 
@@ -359,12 +375,11 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
   JobOutcome& o = outcomes_[job];
   Run& r = runs_[job];
   const Time held = now_ - r.started;
+  const RunSplit s = split(job, held);
+  waste(job, WasteCause::Launch, std::int64_t{workload_.requests[job].gpu_num} * s.launch.sec());
   if (how == SchedulingPass::Preempt::Kill) {
-    const std::int64_t lost = std::int64_t{workload_.requests[job].gpu_num} * held.sec();
-    o.wasted_gpu_seconds += lost;
-    wasted_[static_cast<std::size_t>(WasteCause::Preemption)] += lost;
+    waste(job, WasteCause::Preemption, std::int64_t{workload_.requests[job].gpu_num} * (held - s.launch).sec());
   } else {  // the work done, at the run's speed, is kept
-    const RunSplit s = split(job, held);
     waste(job, WasteCause::Restart, std::int64_t{workload_.requests[job].gpu_num} * s.overhead.sec());
     waste(job, WasteCause::CheckpointStall, std::int64_t{workload_.requests[job].gpu_num} * s.stall.sec());
     const auto done = static_cast<std::int64_t>(static_cast<double>(s.compute.sec()) / r.slowdown);
@@ -396,8 +411,9 @@ void Simulation::finish(JobId job) {
     throw std::logic_error("job " + std::to_string(job) + " ended while not running");
   stop_run(job);
   JobOutcome& o = outcomes_[job];
+  const RunSplit s = split(job, now_ - runs_[job].started);
+  waste(job, WasteCause::Launch, std::int64_t{workload_.requests[job].gpu_num} * s.launch.sec());
   if (failures_) {
-    const RunSplit s = split(job, now_ - runs_[job].started);
     waste(job, WasteCause::Restart, std::int64_t{workload_.requests[job].gpu_num} * s.overhead.sec());
     waste(job, WasteCause::CheckpointStall, std::int64_t{workload_.requests[job].gpu_num} * s.stall.sec());
   }
@@ -424,16 +440,18 @@ void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
 }
 
 Simulation::RunSplit Simulation::split(JobId job, Time held) const {
+  const Time launch = std::min(held, Time::seconds(runs_[job].launch_s));
+  held = held - launch;
   const Time overhead = std::min(held, Time::seconds(std::max(runs_[job].overhead_s, 0)));
   held = held - overhead;
   const Time interval = checkpoint_interval(job);
-  if (interval <= Time{}) return {overhead, Time{}, held, Time{}};
+  if (interval <= Time{}) return {launch, overhead, Time{}, held, Time{}};
   const Time per_save = checkpoint_stall(job);
   const std::int64_t cycle = interval.sec() + per_save.sec();
   const std::int64_t saves = held.sec() / cycle;
   const std::int64_t partial = std::max<std::int64_t>(0, held.sec() - saves * cycle - interval.sec());
   const Time stall = Time::seconds(saves * per_save.sec() + partial);
-  return {overhead, stall, held - stall, Time::seconds(saves * interval.sec())};
+  return {launch, overhead, stall, held - stall, Time::seconds(saves * interval.sec())};
 }
 
 std::vector<int> Simulation::struck_nodes(JobId job, FailureDomain domain) const {
@@ -486,6 +504,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   const RunSplit s = split(job, now_ - r.started);
   account_run(job);
   const std::int64_t gpus = workload_.requests[job].gpu_num;
+  waste(job, WasteCause::Launch, gpus * s.launch.sec());
   waste(job, WasteCause::Restart, gpus * s.overhead.sec());
   waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
   waste(job, WasteCause::FailureLost, gpus * (s.compute - s.saved).sec());

@@ -31,6 +31,9 @@
 //    FailureModel::holds_gpus, a failed job keeps its resources but those on the failed node
 //    through the recovery delay (recovery_hold; a node failure under them ends the hold at once);
 //    a run after a failure first spends FailureModel::restart() reloading (restart).
+//  - A job started with a launch delay holds its resources from then on but starts (JobOutcome::
+//    start, and queue_s) when the launch is over; the launch's GPU-time is wasted (launch).
+//  - A policy may ask for a pass at a later time (EventKind::Wake): its backfill cycle.
 //
 // Cost: O(log r) per event with r running jobs, plus the policy's pass. Nothing is done per unit
 // of simulated time. Memory: O(jobs) for outcomes and placements.
@@ -130,7 +133,8 @@ class Simulation {
   std::string_view user_name(const JobRequest& r) const;
   void finish(JobId job);
   void withdraw(JobId job);
-  bool try_start(JobId job);
+  bool try_start(JobId job, Time launch);
+  void wake_at(Time t);
   void preempt(JobId job, SchedulingPass::Preempt how);
   // Accounts the GPU-time of the current run of a running job and frees its resources.
   void stop_run(JobId job);
@@ -158,7 +162,7 @@ class Simulation {
   // How `held` seconds of the current run split: the restart overhead at its start, checkpoint
   // stalls, compute, and the compute covered by completed saves.
   struct RunSplit {
-    Time overhead, stall, compute, saved;
+    Time launch, overhead, stall, compute, saved;
   };
   RunSplit split(JobId job, Time held) const;
   void waste(JobId job, WasteCause cause, std::int64_t gpu_seconds);
@@ -209,6 +213,7 @@ class Simulation {
     // Restart overhead at the start of the current run, seconds; -1 from a failure to the next
     // start (which then reloads).
     std::int32_t overhead_s = 0;
+    std::int32_t launch_s = 0;  // from placement until it runs (SchedulingPass::try_start)
   };
   // Checkpointing of the job's runs: compute between saves (zero: none) and the stall per save.
   Time checkpoint_interval(JobId job) const;
@@ -218,6 +223,7 @@ class Simulation {
   std::array<std::int64_t, kJobTypeCount> allocated_by_type_{};   // GPUs held now
   std::array<std::int64_t, kJobTypeCount> window_integral_{};     // GPU-seconds inside the window
   std::size_t pending_ = 0;
+  OptionalTime wake_;  // the latest pass asked for (SchedulingPass::wake_at), to skip repeats
   std::uint64_t ended_ = 0;
 
   Time now_;
