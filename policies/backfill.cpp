@@ -16,6 +16,7 @@
 
 #include "policies/common.h"
 #include "policies/registry.h"
+#include "policies/reservation.h"
 
 namespace acme {
 namespace {
@@ -32,11 +33,7 @@ class BackfillPolicy final : public Policy {
   void on_withdrawn(JobId) override { changed_ = true; }
   void on_stopped(JobId job) override {
     changed_ = true;
-    ++running_changes_;
-    if (job < expected_.size() && expected_[job]) {
-      ends_.erase({*expected_[job], job});
-      expected_[job] = OptionalTime{};
-    }
+    planner_.stopped(job);
   }
 
   bool reads_estimates() const override { return true; }
@@ -57,8 +54,7 @@ class BackfillPolicy final : public Policy {
     }
     if (queue_.empty()) return;
     const JobId head = queue_.begin()->job;
-    std::optional<Reservation> res;  // made when the first candidate with room turns up
-    std::int64_t spare = 0;
+    std::optional<ShadowPlanner::Reservation> res;  // made when the first candidate with room turns up
     std::size_t scanned = 0;
     const Cluster& cluster = pass.cluster();
     for (auto it = std::next(queue_.begin()); it != queue_.end() && scanned < depth_; ++scanned) {
@@ -67,19 +63,13 @@ class BackfillPolicy final : public Policy {
         it = queue_.erase(it);  // withdrawn
         continue;
       }
-      const JobRequest& r = pass.request(j);
-      if (!cluster.fits_now(r)) {
+      if (!cluster.fits_now(pass.request(j))) {
         ++it;
         continue;
       }
-      if (!res) {
-        res = reservation(pass, head);
-        spare = res->spare_gpus;
-      }
-      const Time estimate = pass.estimate(j);
-      const bool ends_in_time = estimate > Time{} && pass.now() + estimate <= res->shadow;
-      if ((ends_in_time || r.gpu_num <= spare) && pass.try_start(j)) {
-        if (!ends_in_time) spare -= r.gpu_num;
+      if (!res) res = planner_.reservation(pass, head);
+      if (ShadowPlanner::may_backfill(pass, j, *res) && pass.try_start(j)) {
+        ShadowPlanner::backfilled(pass, j, *res);
         started(pass, j);
         it = queue_.erase(it);
       } else {
@@ -89,75 +79,9 @@ class BackfillPolicy final : public Policy {
   }
 
  private:
-  struct Reservation {
-    Time shadow = Time::max();
-    std::int64_t spare_gpus = 0;  // GPUs free at the shadow time beyond what the head needs
-    bool no_room = false;         // no estimate frees room for the head: the shadow time is now
-  };
-
   void started(const SchedulingPass& pass, JobId j) {
     changed_ = true;  // the reservation may differ with this job running
-    ++running_changes_;
-    const Time end = pass.expected_end(j);
-    if (j >= expected_.size()) expected_.resize(std::max<std::size_t>(j + 1, 2 * expected_.size()));
-    expected_[j] = end;
-    ends_.insert({end, j});
-  }
-
-  // The head's reservation: the last one made if the head, the running jobs and the cluster's
-  // room are the same as then (room that shrank with no job starting means a node went down, and
-  // its jobs stopped first).
-  Reservation reservation(const SchedulingPass& pass, JobId head) {
-    const std::uint64_t room = pass.cluster().room_freed();
-    if (!cached_ || cached_head_ != head || cached_changes_ != running_changes_ || cached_room_ != room) {
-      cached_ = reserve(pass, head);
-      cached_head_ = head;
-      cached_changes_ = running_changes_;
-      cached_room_ = room;
-    }
-    if (cached_->no_room) return Reservation{pass.now(), 0};
-    return *cached_;
-  }
-
-  // Walks running jobs by expected end, freeing their GPUs and cores on a copy of the nodes they
-  // use, until enough nodes have room for the head.
-  Reservation reserve(const SchedulingPass& pass, JobId head) {
-    const JobRequest& r = pass.request(head);
-    const Cluster& c = pass.cluster();
-    const std::int32_t gpus = even_share(r.gpu_num, r.node_num, 0), cpus = even_share(r.cpu_num, r.node_num, 0);
-    // Free (GPUs, cores) of the nodes touched so far, on scratch space reset before returning.
-    if (free_.size() != static_cast<std::size_t>(c.node_count())) free_.assign(static_cast<std::size_t>(c.node_count()), {-1, -1});
-    auto free_on = [&](std::int32_t n) {
-      const auto& f = free_[static_cast<std::size_t>(n)];
-      return f.first >= 0 ? f : std::make_pair(c.free_gpus_on(n), c.free_cpus_on(n));
-    };
-    struct Reset {
-      std::vector<std::pair<std::int32_t, std::int32_t>>& free;
-      std::vector<std::int32_t>& touched;
-      ~Reset() {
-        for (auto n : touched) free[static_cast<std::size_t>(n)] = {-1, -1};
-        touched.clear();
-      }
-    } reset{free_, touched_};
-    std::int64_t fitting = c.count_nodes_with_room(gpus, cpus, r.node_num);  // nodes with room for a share
-    std::int64_t free_gpus = c.free_gpus();
-    Reservation res;
-    for (auto it = ends_.begin(); it != ends_.end() && fitting < r.node_num; ++it) {
-      for (const NodeShare& s : pass.placement_of(it->second)) {
-        auto before = free_on(s.node);
-        const bool was = before.first >= gpus && before.second >= cpus;
-        before.first += s.gpus;
-        before.second += s.cpus;
-        if (free_[static_cast<std::size_t>(s.node)].first < 0) touched_.push_back(s.node);
-        free_[static_cast<std::size_t>(s.node)] = before;
-        fitting += !was && before.first >= gpus && before.second >= cpus;
-      }
-      free_gpus += pass.request(it->second).gpu_num;
-      res.shadow = it->first;
-    }
-    if (fitting < r.node_num) return Reservation{Time::max(), 0, true};  // protect the head
-    res.spare_gpus = free_gpus - r.gpu_num;
-    return res;
+    planner_.started(pass, j);
   }
 
   bool by_priority_;
@@ -167,14 +91,7 @@ class BackfillPolicy final : public Policy {
   bool changed_ = false;         // since the last pass: a withdrawal, a start or a stop
   std::uint64_t room_seen_ = 0;  // Cluster::room_freed() at the last pass
   JobQueue queue_;
-  std::vector<OptionalTime> expected_;  // [job]: a running job's expected end
-  std::set<std::pair<Time, JobId>> ends_;
-  std::vector<std::pair<std::int32_t, std::int32_t>> free_;
-  std::vector<std::int32_t> touched_;
-  std::uint64_t running_changes_ = 0;  // jobs started or stopped so far
-  std::optional<Reservation> cached_;
-  JobId cached_head_ = 0;
-  std::uint64_t cached_changes_ = 0, cached_room_ = 0;
+  ShadowPlanner planner_;
 };
 
 }  // namespace

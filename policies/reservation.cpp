@@ -1,0 +1,78 @@
+#include "policies/reservation.h"
+
+#include <algorithm>
+
+namespace acme {
+
+void ShadowPlanner::started(const SchedulingPass& pass, JobId job) {
+  ++running_changes_;
+  const Time end = pass.expected_end(job);
+  if (job >= expected_.size()) expected_.resize(std::max<std::size_t>(job + 1, 2 * expected_.size()));
+  expected_[job] = end;
+  ends_.insert({end, job});
+}
+
+void ShadowPlanner::stopped(JobId job) {
+  ++running_changes_;
+  if (job < expected_.size() && expected_[job]) {
+    ends_.erase({*expected_[job], job});
+    expected_[job] = OptionalTime{};
+  }
+}
+
+// The last reservation made if the head, the running jobs and the cluster's room are the same as
+// then (room that shrank with no job starting means a node went down, and its jobs stopped first).
+ShadowPlanner::Reservation ShadowPlanner::reservation(const SchedulingPass& pass, JobId head) {
+  const std::uint64_t room = pass.cluster().room_freed();
+  if (!cached_ || cached_head_ != head || cached_changes_ != running_changes_ || cached_room_ != room) {
+    cached_ = reserve(pass, head);
+    cached_head_ = head;
+    cached_changes_ = running_changes_;
+    cached_room_ = room;
+  }
+  if (cached_->no_room) return Reservation{pass.now(), 0};
+  return *cached_;
+}
+
+// Walks running jobs by expected end, freeing their GPUs and cores on a copy of the nodes they
+// use, until enough nodes have room for the head.
+ShadowPlanner::Reservation ShadowPlanner::reserve(const SchedulingPass& pass, JobId head) {
+  const JobRequest& r = pass.request(head);
+  const Cluster& c = pass.cluster();
+  const std::int32_t gpus = even_share(r.gpu_num, r.node_num, 0), cpus = even_share(r.cpu_num, r.node_num, 0);
+  // Free (GPUs, cores) of the nodes touched so far, on scratch space reset before returning.
+  if (free_.size() != static_cast<std::size_t>(c.node_count())) free_.assign(static_cast<std::size_t>(c.node_count()), {-1, -1});
+  auto free_on = [&](std::int32_t n) {
+    const auto& f = free_[static_cast<std::size_t>(n)];
+    return f.first >= 0 ? f : std::make_pair(c.free_gpus_on(n), c.free_cpus_on(n));
+  };
+  struct Reset {
+    std::vector<std::pair<std::int32_t, std::int32_t>>& free;
+    std::vector<std::int32_t>& touched;
+    ~Reset() {
+      for (auto n : touched) free[static_cast<std::size_t>(n)] = {-1, -1};
+      touched.clear();
+    }
+  } reset{free_, touched_};
+  std::int64_t fitting = c.count_nodes_with_room(gpus, cpus, r.node_num);  // nodes with room for a share
+  std::int64_t free_gpus = c.free_gpus();
+  Reservation res;
+  for (auto it = ends_.begin(); it != ends_.end() && fitting < r.node_num; ++it) {
+    for (const NodeShare& s : pass.placement_of(it->second)) {
+      auto before = free_on(s.node);
+      const bool was = before.first >= gpus && before.second >= cpus;
+      before.first += s.gpus;
+      before.second += s.cpus;
+      if (free_[static_cast<std::size_t>(s.node)].first < 0) touched_.push_back(s.node);
+      free_[static_cast<std::size_t>(s.node)] = before;
+      fitting += !was && before.first >= gpus && before.second >= cpus;
+    }
+    free_gpus += pass.request(it->second).gpu_num;
+    res.shadow = it->first;
+  }
+  if (fitting < r.node_num) return Reservation{Time::max(), 0, true};  // protect the head
+  res.spare_gpus = free_gpus - r.gpu_num;
+  return res;
+}
+
+}  // namespace acme

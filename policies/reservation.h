@@ -1,0 +1,64 @@
+// EASY backfill's reservation for the first blocked job, shared by the policies that backfill.
+//
+// A ShadowPlanner follows the running jobs' expected ends (by the users' estimates, never true run
+// times) and answers, for a blocked job, its shadow time: the earliest time at which enough nodes
+// will have room for it, and the GPUs free then beyond what it needs. A later job may start now
+// without delaying it if it ends (by its estimate) before the shadow time or takes only spare GPUs.
+// A job without an estimate never ends before the shadow time.
+//
+// Cost: reservation() is O(r) over the r running jobs, cached until the head, the running jobs or
+// the cluster's room change. started() and stopped() are O(log r).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "sim/policy.h"
+
+namespace acme {
+
+class ShadowPlanner {
+ public:
+  struct Reservation {
+    Time shadow = Time::max();
+    std::int64_t spare_gpus = 0;  // GPUs free at the shadow time beyond what the head needs
+    bool no_room = false;         // no estimate frees room for the head: the shadow time is now
+  };
+
+  // The policy started `job` (REQUIRES: pass.is_running(job)), or a job it started stopped.
+  void started(const SchedulingPass& pass, JobId job);
+  void stopped(JobId job);
+
+  // The reservation of `head`, a pending job that does not fit now.
+  Reservation reservation(const SchedulingPass& pass, JobId head);
+
+  // Whether `job` may start now without delaying `res`'s job: it ends before the shadow time, or
+  // takes only spare GPUs. Once it started, backfilled() takes the spare GPUs it uses.
+  static bool may_backfill(const SchedulingPass& pass, JobId job, const Reservation& res) {
+    return ends_before_shadow(pass, job, res) || pass.request(job).gpu_num <= res.spare_gpus;
+  }
+  static void backfilled(const SchedulingPass& pass, JobId job, Reservation& res) {
+    if (!ends_before_shadow(pass, job, res)) res.spare_gpus -= pass.request(job).gpu_num;
+  }
+
+ private:
+  static bool ends_before_shadow(const SchedulingPass& pass, JobId job, const Reservation& res) {
+    const Time estimate = pass.estimate(job);
+    return estimate > Time{} && pass.now() + estimate <= res.shadow;
+  }
+  Reservation reserve(const SchedulingPass& pass, JobId head);
+
+  std::vector<OptionalTime> expected_;  // [job]: a running job's expected end
+  std::set<std::pair<Time, JobId>> ends_;
+  std::vector<std::pair<std::int32_t, std::int32_t>> free_;
+  std::vector<std::int32_t> touched_;
+  std::uint64_t running_changes_ = 0;  // jobs started or stopped so far
+  std::optional<Reservation> cached_;
+  JobId cached_head_ = 0;
+  std::uint64_t cached_changes_ = 0, cached_room_ = 0;
+};
+
+}  // namespace acme
