@@ -35,7 +35,8 @@
 //  - Evaluation bursts: a share of the Eval jobs (eval_batch.share_of_eval_pct) wait for the next
 //    checkpoint of a Pretrain or SFT job drawn in the same week (checkpoint_after_s into its run,
 //    if it runs that long, counted from its submit) and are submitted then, one batch of up to
-//    eval_batch.jobs jobs, stagger_s apart. Batched jobs are part of the Eval share, not extra; a
+//    eval_batch.jobs jobs, stagger_s apart, by the user of the checkpointed job (one evaluation
+//    pipeline per model). Batched jobs are part of the Eval share, not extra; a
 //    job no checkpoint picks up keeps its own arrival time.
 //  - Per GPU type, the size, coupling and state quantiles, and per type and size the run-time
 //    quantile, come from Kronecker (quasi-random) sequences with random starts rather than

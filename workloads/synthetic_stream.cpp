@@ -33,6 +33,7 @@ struct Kronecker {
 struct Checkpoint {
   std::int64_t time;
   std::int32_t jobs;
+  std::uint32_t user;  // the checkpointed job's: its batch of evaluations is that user's
 };
 
 // The users' names, like the trace's (u5907): four hex digits of a hash of the index, distinct.
@@ -204,7 +205,7 @@ void WeekDrawer::draft(std::int64_t sessions_end) {
         if ((d.type == JobType::Pretrain || d.type == JobType::SFT) && batch_share_ > 0 &&
             d.run >= m_.eval_batch.checkpoint_after_s)
           checkpoints_.push_back({submit + m_.eval_batch.checkpoint_after_s,
-                                  static_cast<std::int32_t>(m_.eval_batch.jobs.at(rng_.uniform()))});
+                                  static_cast<std::int32_t>(m_.eval_batch.jobs.at(rng_.uniform())), user});
       }
       if (m_.max_run_s > 0) d.run = std::min(d.run, m_.max_run_s);
     }
@@ -213,7 +214,7 @@ void WeekDrawer::draft(std::int64_t sessions_end) {
 
 void WeekDrawer::batch() {
   // Each waiting Eval job joins the first checkpoint at or after its arrival that has room; the
-  // batch is submitted at the checkpoint, stagger_s apart.
+  // batch is submitted at the checkpoint, stagger_s apart, by the checkpointed job's user.
   if (checkpoints_.empty()) return;
   const std::vector<std::uint32_t> tokens = by_submit(drafts_, std::move(waiting_), week_begin_, last_submit_ + 1);
   std::stable_sort(checkpoints_.begin(), checkpoints_.end(),
@@ -225,6 +226,7 @@ void WeekDrawer::batch() {
       const std::int64_t at = c.time + k * m_.eval_batch.stagger_s;
       if (at < end_) {
         drafts_[tokens[head]].submit = at;
+        drafts_[tokens[head]].user = c.user;
         last_submit_ = std::max(last_submit_, at);
       }
     }
