@@ -8,6 +8,9 @@ namespace acme {
 namespace {
 
 constexpr PolicyEntry kPolicies[] = {
+    {"acme", "how Acme scheduled (the baseline): type priority, capacity reserved for pretraining, per-user "
+             "limits, backfill every interval, launch latency; defaults fitted to Acme's queueing",
+     make_acme_policy},
     {"fifo", "strict first-in first-out: the oldest pending job starts first; nothing overtakes it",
      make_fifo_policy},
     {"greedy", "start every pending job that fits, oldest first; later jobs may overtake a blocked one "

@@ -34,5 +34,6 @@ std::unique_ptr<Policy> make_quota_policy(Params&);
 std::unique_ptr<Policy> make_backfill_policy(Params&);
 std::unique_ptr<Policy> make_sjf_policy(Params&);
 std::unique_ptr<Policy> make_srtf_policy(Params&);
+std::unique_ptr<Policy> make_acme_policy(Params&);
 
 }  // namespace acme

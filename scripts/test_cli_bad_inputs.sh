@@ -68,7 +68,7 @@ code=0
 "$acmesim" gen --cluster kalos --from 2023-05-17 --to 2023-05-18 --policy bogus -o "$work/gen.csv" \
   >"$work/stdout" 2>"$work/stderr" || code=$?
 [ "$code" = 2 ] || fail "gen_policy: exit code $code, expected 2"
-[ "$(cat "$work/stderr")" = "acmesim: error: --policy: unknown policy 'bogus' (valid: fifo, greedy, priority, \
+[ "$(cat "$work/stderr")" = "acmesim: error: --policy: unknown policy 'bogus' (valid: acme, fifo, greedy, priority, \
 quota, backfill, sjf, srtf)" ] || fail "gen_policy: stderr: $(cat "$work/stderr")"
 [ ! -e "$work/gen.csv" ] || fail "gen_policy: wrote $work/gen.csv"
 echo "ok: gen_policy"

@@ -1,0 +1,236 @@
+// Acme: how Acme's clusters scheduled, as the baseline every what-if is read against.
+//
+// Seren ran Slurm and Kalos a Kubernetes-style platform; both are modeled by the mechanisms of
+// a production LLM cluster, each a key (experiments/baseline/README.md derives the defaults):
+//  - Priority: by job type (evaluation lowest) and user, with aging (PriorityRanking's keys).
+//  - QOS limits, the capacity the other types leave to pretraining: all running jobs of type T
+//    hold at most type_gpu_limit.<T> GPUs, and one user's at most user_gpu_limit.<T> (0: no
+//    limit). A job held back by a limit does not block the jobs behind it, as in Slurm.
+//  - The main scheduler, at every pass: jobs in priority order until the first that does not fit,
+//    for GPU and CPU jobs apart (partitions: a blocked GPU job does not hold back CPU jobs).
+//  - The backfill scheduler, at multiples of backfill_interval_s while a job is blocked: up to
+//    backfill_depth jobs behind it start if they fit and do not delay it (EASY, by estimates).
+//  - A launch latency from placement to start (Slurm's prolog; a pod's creation and image pull),
+//    log-normal, drawn by (seed, job, start): the job holds its GPUs meanwhile.
+// A job that a limit can never let run is refused on arrival.
+//
+// A pass costs O(log q) per job started plus the jobs held by limits ahead of the first blocked
+// one; a backfill pass adds O(backfill_depth) and the reservation (policies/reservation.h). A pass
+// after one that started nothing, with nothing arrived, stopped or freed, costs O(1).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <vector>
+
+#include "policies/common.h"
+#include "policies/registry.h"
+#include "policies/reservation.h"
+#include "sim/error.h"
+#include "sim/random.h"
+
+namespace acme {
+namespace {
+
+// QOS limits on GPUs in use, per job type: for all of a type's running jobs together (Slurm's
+// GrpTRES) and for each user's (MaxTRESPerUser). A limit of 0 is none. O(1) per query and change.
+class QosLimits {
+ public:
+  explicit QosLimits(Params& params) {
+    read(params, "type_gpu_limit", {{"Eval", 0}}, "most GPUs all running jobs of a type may hold (0: no limit)",
+         type_limit_);
+    read(params, "user_gpu_limit", {{"Eval", 35}}, "most GPUs one user's running jobs of a type may hold (0: no limit)",
+         user_limit_);
+  }
+  // Whether no state of the cluster lets the job run: it is larger than a limit.
+  bool never(const JobRequest& r) const {
+    const auto t = static_cast<std::size_t>(r.type);
+    return (type_limit_[t] > 0 && r.gpu_num > type_limit_[t]) || (user_limit_[t] > 0 && r.gpu_num > user_limit_[t]);
+  }
+  // Whether starting the job now would go past a limit.
+  bool holds_back(const JobRequest& r) const {
+    const auto t = static_cast<std::size_t>(r.type);
+    if (type_limit_[t] > 0 && type_use_[t] + r.gpu_num > type_limit_[t]) return true;
+    if (user_limit_[t] == 0) return false;
+    const std::size_t i = index(r.user, r.type);
+    return (i < user_use_.size() ? user_use_[i] : 0) + r.gpu_num > user_limit_[t];
+  }
+  // A job started (gpus > 0) or stopped (gpus < 0).
+  void charge(std::uint32_t user, JobType type, std::int64_t gpus) {
+    type_use_[static_cast<std::size_t>(type)] += gpus;
+    if (user_limit_[static_cast<std::size_t>(type)] == 0) return;
+    const std::size_t i = index(user, type);
+    if (i >= user_use_.size()) user_use_.resize(std::max(i + 1, 2 * user_use_.size()), 0);
+    user_use_[i] += gpus;
+  }
+
+ private:
+  static void read(Params& params, std::string_view key, std::vector<std::pair<std::string, double>> defaults,
+                   std::string_view doc, std::array<std::int64_t, kJobTypeCount>& out) {
+    for (const auto& [name, gpus] : params.table(key, std::move(defaults), 0, 1e9, doc)) {
+      const auto t = parse_job_type(name);
+      if (!t) throw InputError("policy." + std::string(key) + "." + name + ": unknown job type");
+      out[static_cast<std::size_t>(*t)] = static_cast<std::int64_t>(gpus);
+    }
+  }
+  static std::size_t index(std::uint32_t user, JobType t) {
+    return static_cast<std::size_t>(user) * kJobTypeCount + static_cast<std::size_t>(t);
+  }
+  std::array<std::int64_t, kJobTypeCount> type_limit_{}, user_limit_{}, type_use_{};
+  std::vector<std::int64_t> user_use_;  // [user x type]: GPUs held, for the types with a user limit
+};
+
+class AcmePolicy final : public Policy {
+ public:
+  explicit AcmePolicy(Params& params)
+      : ranking_(params),
+        limits_(params),
+        interval_s_(static_cast<std::int64_t>(params.number(
+            "backfill_interval_s", 30, 1, 86400, "seconds between backfill passes (Slurm's bf_interval)"))),
+        depth_(static_cast<std::size_t>(params.number(
+            "backfill_depth", 500, 1, 1e9, "jobs behind the first blocked one a backfill pass looks at (bf_max_job_test)"))),
+        launch_median_s_(params.number("launch_median_s", 0.6, 0, 3600,
+                                       "median seconds from placement to start of a GPU job (prolog; pod start)")),
+        launch_cpu_median_s_(params.number("launch_cpu_median_s", 0.6, 0, 3600,
+                                           "median seconds from placement to start of a CPU job")),
+        launch_sigma_(params.number("launch_sigma", 1.8, 0, 4, "log-normal sigma of the launch latency")),
+        seed_(static_cast<std::uint64_t>(params.number("seed", 1, 0, 9.0e15, "seed of the launch-latency draws"))) {
+  }
+
+  void on_queued(JobId job, const JobRequest&) override { arrivals_.push_back(job); }
+  void on_withdrawn(JobId) override { changed_ = true; }
+  void on_stopped(JobId job) override {
+    changed_ = true;
+    planner_.stopped(job);
+    if (job < held_.size() && held_[job] > 0) {
+      limits_.charge(job_user_[job], job_type_[job], -held_[job]);
+      held_[job] = 0;
+    }
+  }
+  bool reads_estimates() const override { return true; }
+
+  bool refuses(const JobRequest& r, std::string_view, const Cluster&) override { return limits_.never(r); }
+
+  void schedule(SchedulingPass& pass) override {
+    const bool changed = !arrivals_.empty() || changed_ || pass.cluster().room_freed() != room_seen_;
+    since_backfill_ = since_backfill_ || changed;
+    // A backfill pass with nothing new since the last one would start nothing: time only brings
+    // the shadow time closer.
+    const bool backfill_due = since_backfill_ && pass.now().sec() % interval_s_ == 0;
+    if (!changed && !backfill_due) return;
+    if (backfill_due) since_backfill_ = false;
+    changed_ = false;
+    room_seen_ = pass.cluster().room_freed();
+    for (JobId j : arrivals_) queues_[pass.request(j).gpu_num > 0].insert({ranking_.key(pass, j), pass.request(j).submit, j});
+    arrivals_.clear();
+
+    bool waiting = false;
+    for (JobQueue& queue : queues_) waiting = scan(pass, queue, backfill_due) || waiting;
+    // The next backfill pass, while a blocked job has others behind it and something changed.
+    if (waiting && (since_backfill_ || changed_))
+      pass.wake_at(Time::seconds((pass.now().sec() / interval_s_ + 1) * interval_s_));
+  }
+
+ private:
+  // One partition's queue: the main scheduler, and the backfill scheduler when due. Returns
+  // whether a job is blocked with others behind it.
+  bool scan(SchedulingPass& pass, JobQueue& queue, bool backfill_due) {
+    std::optional<JobId> head;  // the first job that does not fit
+    std::optional<ShadowPlanner::Reservation> res;
+    std::size_t scanned = 0;
+    for (auto it = queue.begin(); it != queue.end();) {
+      const JobId j = it->job;
+      if (!pass.is_pending(j)) {
+        it = queue.erase(it);  // withdrawn
+        continue;
+      }
+      if (limits_.holds_back(pass.request(j))) {
+        ++it;
+        continue;
+      }
+      if (!head) {
+        if (start(pass, j)) {
+          it = queue.erase(it);
+        } else {
+          head = j;
+          if (!backfill_due) break;
+          ++it;
+        }
+        continue;
+      }
+      if (++scanned > depth_) break;
+      if (pass.cluster().fits_now(pass.request(j))) {
+        if (!res) res = planner_.reservation(pass, *head);
+        if (ShadowPlanner::may_backfill(pass, j, *res) && start(pass, j)) {
+          ShadowPlanner::backfilled(pass, j, *res);
+          it = queue.erase(it);
+          continue;
+        }
+      }
+      ++it;
+    }
+    return head && queue.size() > 1;
+  }
+
+  bool start(SchedulingPass& pass, JobId j) {
+    const JobRequest& r = pass.request(j);
+    if (!pass.try_start(j, launch(j, r))) return false;
+    started(pass, j, r);
+    return true;
+  }
+
+  void started(const SchedulingPass& pass, JobId j, const JobRequest& r) {
+    changed_ = true;
+    planner_.started(pass, j);
+    if (j >= starts_.size()) starts_.resize(std::max<std::size_t>(j + 1, 2 * starts_.size()), 0);
+    ++starts_[j];
+    if (r.gpu_num > 0) {
+      if (j >= held_.size()) {
+        const std::size_t n = std::max<std::size_t>(j + 1, 2 * held_.size());
+        held_.resize(n, 0);
+        job_user_.resize(n, 0);
+        job_type_.resize(n, JobType::CPU);
+      }
+      held_[j] = r.gpu_num;
+      job_user_[j] = r.user;
+      job_type_[j] = r.type;
+      limits_.charge(r.user, r.type, r.gpu_num);
+    }
+  }
+
+  // Log-normal around the median, the same for a (seed, job, start) under every policy and rerun.
+  Time launch(JobId j, const JobRequest& r) const {
+    const std::uint32_t run = j < starts_.size() ? starts_[j] : 0;
+    const double median = r.gpu_num > 0 ? launch_median_s_ : launch_cpu_median_s_;
+    if (median <= 0) return Time{};
+    double s = median;
+    if (launch_sigma_ > 0) {
+      Rng rng(seed_ ^ (std::uint64_t{j} << 20) ^ run);
+      s = median * std::exp(launch_sigma_ * rng.normal());
+    }
+    return Time::seconds(std::clamp<std::int64_t>(std::llround(s), 0, 86400));
+  }
+
+  PriorityRanking ranking_;
+  QosLimits limits_;
+  std::int64_t interval_s_;
+  std::size_t depth_;
+  double launch_median_s_, launch_cpu_median_s_, launch_sigma_;
+  std::uint64_t seed_;
+
+  std::vector<JobId> arrivals_;
+  JobQueue queues_[2];  // pending jobs by priority: CPU jobs, GPU jobs (Slurm's partitions)
+  bool changed_ = false;         // since the last pass: a withdrawal, a start or a stop
+  bool since_backfill_ = false;  // anything changed since the last backfill pass
+  std::uint64_t room_seen_ = 0;  // Cluster::room_freed() at the last pass
+  ShadowPlanner planner_;
+  std::vector<std::int32_t> held_;     // [job]: GPUs a running job is charged for
+  std::vector<std::uint32_t> job_user_;
+  std::vector<JobType> job_type_;
+  std::vector<std::uint32_t> starts_;  // [job]: times started so far
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> make_acme_policy(Params& params) { return std::make_unique<AcmePolicy>(params); }
+
+}  // namespace acme
