@@ -30,6 +30,10 @@ for spec in seren:2023-03-01:2023-03-08 kalos:2023-06-01:2023-06-08; do
   if /usr/bin/python3 -c "import matplotlib, pandas" 2>/dev/null; then
     [ -s "$out/queue_cdf.png" ] && [ -s "$out/utilization.png" ] || fail "$cluster greedy: no plots"
   fi
+  # The network slowdown (off by default here, as in gen's replay) stretches multi-node runs.
+  "$acmesim" validate "$work/$cluster.csv" --cluster "$cluster" --set policy.name=greedy --set network.slowdown=true \
+    --out "$work/slow" -q >"$work/stdout" 2>/dev/null || true
+  [ "$(cell GPU mismatched "$work/slow/fidelity.csv")" != 0 ] || fail "$cluster: slowdown changes no start"
   echo "ok: $cluster greedy matches ($(cell GPU compared "$out/fidelity.csv") GPU jobs compared)"
 
   out=$work/$cluster-fifo
