@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "sim/csv.h"
 
@@ -148,6 +149,7 @@ double cdf_gap(std::vector<std::int64_t> a, std::vector<std::int64_t> b) {
 
 FidelityReport compare_delays(std::span<const ScheduledJob> recorded, std::span<const ScheduledJob> simulated,
                               const FidelityTolerance& tolerance) {
+  if (recorded.size() != simulated.size()) throw std::logic_error("compare_delays: the schedules differ in length");
   std::array<Group, kGroups> groups;
   groups[kGpuGroup].row.group = "GPU";
   for (std::size_t t = 0; t < kJobTypeCount; ++t) groups[1 + t].row.group = kJobTypeNames[t];

@@ -130,11 +130,14 @@ int validate_command(const ValidateArgs& args) {
   const FidelityTolerance tolerance = read_fidelity_tolerance(validate_params);
   validate_params.check_all_used();
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
+  const std::filesystem::path out = args.out_dir;
+  // Before the (long) load, as `acmesim run` does: a validation that fails leaves no earlier report.
+  for (const char* name : {"fidelity.csv", "utilization.csv", "queue_cdf.csv", "queue_cdf.png", "utilization.png"})
+    std::filesystem::remove(out / name);
   const Workload workload = load_workload(config, cluster);
   log::info("{}: {} jobs ({} rows skipped); replaying under {}", workload.source, workload.size(),
             workload.rows_skipped, config.replay == ReplayMode::Recorded ? "replay: recorded" : config.policy_name);
 
-  const std::filesystem::path out = args.out_dir;
   ScheduleRecorder recorder;
   execute_run(config, cluster, workload, out / "run", args.progress && isatty(STDERR_FILENO), {}, &recorder);
   FidelityReport report = compare_delays(recorder.recorded, recorder.simulated, tolerance);
