@@ -6,7 +6,9 @@
 // already include the network; `acmesim gen`'s replay has no slowdown either) and outputs
 // jobs,summary,run_json into DIR/run; then the --set values, any run key. `validate.*` keys
 // (max_cdf_gap, min_jobs) set the tolerance. With the policy `gen` used, a replay of gen's trace
-// gives every job its recorded start back.
+// gives every job its recorded start back; but a policy that reads estimates needs
+// estimate.model=none (gen's replay gives none), and one that stops running jobs cannot be
+// reproduced (a trace row keeps only the first start and the last end).
 #include <unistd.h>
 
 #include <cstdio>
