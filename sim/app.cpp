@@ -147,7 +147,8 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
 }  // namespace
 
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload_in,
-                      const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more) {
+                      const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more,
+                      Sink* observer) {
   Plugins plugins = build_plugins(config, cluster, &workload_in);
   if (more && (plugins.evaluated || !plugins.estimates.empty()))
     throw std::logic_error("execute_run: this run needs its whole workload first");
@@ -168,6 +169,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   if (plugins.failures) sim.set_failures(&*plugins.failures);
   sim.set_idle_share(JobType::Eval, plugins.eval_idle_share);
   for (auto& s : sinks) sim.add_sink(*s);
+  if (observer) sim.add_sink(*observer);
   if (more) sim.set_feed(more->feed, more->workload);
   run_with_progress(sim, workload.size() + (more ? more->feed.expected_jobs() : 0), progress);
   report.simulate_s = seconds_since(t1);
@@ -191,6 +193,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
                          report.conservation, sim.window_gpu_seconds(),
                          plugins.evaluations ? &*plugins.evaluations : nullptr};
   for (auto& s : sinks) s->finish(record);
+  if (observer) observer->finish(record);
   report.outputs_s = seconds_since(t2);
   return report;
 }

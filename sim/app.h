@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/config.h"
+#include "sim/sink.h"
 
 namespace acme {
 
@@ -19,6 +20,7 @@ namespace acme {
 // finished-looking file). Safe to call from several threads at once on the same workload.
 // With `more`, the feed appends the rest of the jobs to `workload` as the replay goes (see
 // Simulation::set_feed; only for a run that takes its jobs as they come: takes_jobs_as_they_come).
+// `observer`, if given, is fed every fact and the RunRecord like the run's own sinks (validate).
 struct RunReport {
   Conservation conservation;
   double simulate_s = 0, outputs_s = 0;
@@ -28,7 +30,8 @@ struct MoreJobs {
   Workload& workload;
 };
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
-                      const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more = {});
+                      const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more = {},
+                      Sink* observer = nullptr);
 
 // Whether a run can start before its workload is whole: it rewrites no job and gives its policy
 // no estimates (both need every job first). The evaluations output's index is made at the end.
@@ -70,6 +73,18 @@ struct CalibrateArgs {
 };
 // Prints the table; returns 0 when every statistic is within tolerance, 1 otherwise.
 int calibrate_command(const CalibrateArgs& args);
+
+struct ValidateArgs {
+  std::string trace;                   // an AcmeTrace CSV, either schema
+  std::string cluster = "seren";       // seren | kalos: the default run configuration
+  std::string config;                  // default: configs/<cluster>.yaml
+  std::vector<std::string> overrides;  // key=value: run keys, and validate.* (sim/app/validate.cpp)
+  std::string out_dir = "out/validate";
+  bool progress = true;
+};
+// Replays the trace and compares each job's queueing delay with the recorded one (workloads/fidelity.h).
+// Prints the table; returns 0 when every gated group is within tolerance, 1 otherwise.
+int validate_command(const ValidateArgs& args);
 
 struct SweepArgs {
   std::string file;      // a sweep file (sim/sweep.h, configs/README.md "Sweep files")

@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
       "  acmesim run configs/kalos.yaml --set workload.trace=trace_kalos.csv --set replay=recorded\n"
       "  acmesim gen --cluster seren --from 2023-03-01 --to 2023-09-01 -o seren6m.csv\n"
       "  acmesim calibrate seren6m.csv --cluster seren --out out/calibrate   table, plots, exit 1 if off\n"
+      "  acmesim validate seren6m.csv --cluster seren --set policy.name=greedy --out out/validate\n"
+      "                                 queueing delay replayed vs recorded, per type; exit 1 if off\n"
       "  acmesim sweep configs/sweeps/example.yaml --out out/sweep   many runs in parallel, one summary.csv\n"
       "  acmesim compare out/sweep --by policy.name             means, 95% CIs and ratios over seeds\n"
       "  acmesim list                                        policies, workload sources, outputs\n");
@@ -59,6 +61,19 @@ int main(int argc, char** argv) {
                       "published statistics (default configs/workloads/<cluster>.published.yaml)");
   cal_cmd->add_flag("--keep-data", cal.keep_data, "keep <out>/data, the CDF tables behind the plots");
 
+  acme::ValidateArgs val;
+  CLI::App* val_cmd = app.add_subcommand(
+      "validate", "replay a trace and compare each job's queueing delay with the recorded one; exit 1 if off");
+  val_cmd->add_option("trace", val.trace, "trace file (AcmeTrace schema, real or from acmesim gen)")->required();
+  val_cmd->add_option("--cluster", val.cluster, "seren or kalos: the run configuration configs/<cluster>.yaml")
+      ->capture_default_str();
+  val_cmd->add_option("--config", val.config, "run configuration instead of configs/<cluster>.yaml");
+  val_cmd->add_option("--set", val.overrides,
+                      "a run key (policy.name=fifo) or validate.max_cdf_gap [0.1], validate.min_jobs [50] (repeatable)");
+  val_cmd->add_option("--out", val.out_dir, "folder for fidelity.csv, the plots and run/")->capture_default_str();
+  bool val_quiet = false;
+  val_cmd->add_flag("-q,--quiet", val_quiet, "no progress line");
+
   acme::SweepArgs sweep;
   CLI::App* sweep_cmd = app.add_subcommand(
       "sweep", "run every run of a sweep file in parallel (and over MPI ranks under mpirun or srun), resumable; "
@@ -93,6 +108,10 @@ int main(int argc, char** argv) {
     if (*list_cmd) return acme::list_command();
     if (*gen_cmd) return acme::gen_command(gen);
     if (*cal_cmd) return acme::calibrate_command(cal);
+    if (*val_cmd) {
+      val.progress = !val_quiet;
+      return acme::validate_command(val);
+    }
     if (*sweep_cmd) {
       sweep.progress = !sweep_quiet;
       return acme::sweep_command(sweep);

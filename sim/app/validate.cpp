@@ -1,0 +1,158 @@
+// `acmesim validate TRACE`: replays a trace under the configured policy and compares each job's
+// simulated queueing delay with the one the trace recorded (workloads/fidelity.h).
+//
+// The run is configs/<cluster>.yaml (or --config) with workload.trace = TRACE, the window cleared
+// (the whole file is replayed unless --set gives one), network.slowdown off (recorded run times
+// already include the network; `acmesim gen`'s replay has no slowdown either) and outputs
+// jobs,summary,run_json into DIR/run; then the --set values, any run key. `validate.*` keys
+// (max_cdf_gap, min_jobs) set the tolerance. With the policy `gen` used, a replay of gen's trace
+// gives every job its recorded start back; but a policy that reads estimates needs
+// estimate.model=none (gen's replay gives none), and one that stops running jobs cannot be
+// reproduced (a trace row keeps only the first start and the last end).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sim/app.h"
+#include "sim/cluster_spec.h"
+#include "sim/error.h"
+#include "sim/log.h"
+#include "sim/params.h"
+#include "workloads/fidelity.h"
+#include "workloads/registry.h"
+
+namespace acme {
+namespace {
+
+// As app.cpp's: configs/ in the current folder, else beside the executable's folder.
+std::filesystem::path configs_dir() {
+  if (std::filesystem::is_directory("configs")) return "configs";
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && std::filesystem::is_directory(exe.parent_path().parent_path() / "configs"))
+    return exe.parent_path().parent_path() / "configs";
+  return "configs";
+}
+
+// Records both schedules of the run: the trace's (from the workload's recorded starts and run
+// times) and the replay's (outcomes), and every GPU holding of the replay, run by run.
+class ScheduleRecorder final : public Sink {
+ public:
+  std::vector<ScheduledJob> recorded, simulated;
+  std::vector<GpuSpan> recorded_spans, simulated_spans;
+
+  void on_fact(const Fact& f) override {
+    if (!f.placement || f.request->gpu_num == 0) return;
+    if (open_.size() <= f.job) open_.resize(f.job + 1);
+    Open& o = open_[f.job];
+    const std::int64_t gpus = gpus_of(*f.placement);
+    if (f.kind == FactKind::Started) {
+      o = {f.time, gpus};
+      return;
+    }
+    // Ended, Preempted, Failed, Requeued: the GPUs given back then end a holding.
+    if (gpus > 0 && o.gpus > 0) simulated_spans.push_back({o.since, f.time, std::min(gpus, o.gpus)});
+    o.gpus -= std::min(gpus, o.gpus);
+  }
+
+  void finish(const RunRecord& run) override {
+    const Workload& w = run.workload;
+    recorded.resize(w.size());
+    simulated.resize(w.size());
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      const JobRequest& r = w.requests[i];
+      const JobProfile& p = w.profiles[i];
+      recorded[i] = {r.type, r.gpu_num, r.submit, p.recorded_start};
+      simulated[i] = {r.type, r.gpu_num, submitted(w, run.outcomes, static_cast<JobId>(i)), run.outcomes[i].start};
+      if (p.recorded_start && r.gpu_num > 0)
+        recorded_spans.push_back({*p.recorded_start, *p.recorded_start + p.run, r.gpu_num});
+    }
+  }
+
+ private:
+  struct Open {
+    Time since;
+    std::int64_t gpus = 0;
+  };
+  std::vector<Open> open_;
+};
+
+// A --set value holding `text` as a YAML string, whatever characters it has.
+std::string quoted(const std::string& key, const std::string& text) {
+  std::string q = key + "='";
+  for (char c : text) q += c == '\'' ? std::string("''") : std::string(1, c);
+  return q + "'";
+}
+
+// The run configuration (see the top of this file) and the validate.* values, apart.
+RunConfig validate_config(const ValidateArgs& args, std::vector<YamlValue>& validate_values) {
+  const std::string file =
+      args.config.empty() ? (configs_dir() / (args.cluster + ".yaml")).string() : args.config;
+  std::vector<std::string> sets = {quoted("workload.trace", args.trace), "workload.from=", "workload.to=",
+                                   "network.slowdown=false", "outputs=jobs,summary,run_json"};
+  for (const std::string& s : args.overrides) {
+    if (s.rfind("validate.", 0) == 0) validate_values.push_back(yaml_override(s));
+    else sets.push_back(s);
+  }
+  RunConfig config = load_run_config(file, sets);
+  if (config.workload_source != "acmetrace")
+    throw InputError(config.where("workload.source") + ": workload.source: validate replays a trace (acmetrace)");
+  if (config.eval_decoupled)
+    throw InputError(config.where("eval") + ": eval: decoupled rewrites the evaluation jobs, which then cannot be "
+                     "compared one by one with the trace's (use eval=coupled)");
+  for (const std::string& name : split_commas(config.outputs))
+    if (name == "console") throw InputError(config.where("outputs") + ": outputs: console would print into the table");
+  return config;
+}
+
+// The plots, with Python and matplotlib if present; the table and exit code never depend on them.
+void draw_plots(const std::filesystem::path& out) {
+  const auto script = configs_dir().parent_path() / "scripts" / "plot_fidelity.py";
+  const std::string python = "/usr/bin/python3";
+  if (!std::filesystem::exists(python) || !std::filesystem::exists(script)) {
+    log::warn("plots skipped: {} or {} not found", python, script.string());
+    return;
+  }
+  const std::string command = python + " '" + script.string() + "' '" + out.string() + "'";
+  if (std::system(command.c_str()) != 0) log::warn("plots skipped: {} failed (is python3-matplotlib installed?)", command);
+}
+
+}  // namespace
+
+int validate_command(const ValidateArgs& args) {
+  if (args.cluster != "seren" && args.cluster != "kalos")
+    throw InputError("--cluster: expected seren or kalos, got '" + args.cluster + "'");
+  std::vector<YamlValue> validate_values;
+  const RunConfig config = validate_config(args, validate_values);
+  Params validate_params("validate", validate_values);
+  const FidelityTolerance tolerance = read_fidelity_tolerance(validate_params);
+  validate_params.check_all_used();
+  const ClusterSpec cluster = load_cluster_spec(config.cluster);
+  const std::filesystem::path out = args.out_dir;
+  // Before the (long) load, as `acmesim run` does: a validation that fails leaves no earlier report.
+  for (const char* name : {"fidelity.csv", "utilization.csv", "queue_cdf.csv", "queue_cdf.png", "utilization.png"})
+    std::filesystem::remove(out / name);
+  const Workload workload = load_workload(config, cluster);
+  log::info("{}: {} jobs ({} rows skipped); replaying under {}", workload.source, workload.size(),
+            workload.rows_skipped, config.replay == ReplayMode::Recorded ? "replay: recorded" : config.policy_name);
+
+  ScheduleRecorder recorder;
+  execute_run(config, cluster, workload, out / "run", args.progress && isatty(STDERR_FILENO), {}, &recorder);
+  FidelityReport report = compare_delays(recorder.recorded, recorder.simulated, tolerance);
+  report.utilization =
+      compare_utilization(recorder.recorded_spans, recorder.simulated_spans, cluster.total_gpus(), config.metrics_interval);
+  std::fputs(format_fidelity_table(report).c_str(), stdout);
+  write_fidelity(report, out);
+  draw_plots(out);
+  log::info("fidelity of {} under {}: {} in {}", args.trace, config.policy_name,
+            report.passed() ? "every gated group within tolerance"
+                            : std::to_string(report.failures()) + " groups out of tolerance",
+            out.string());
+  return report.passed() ? 0 : 1;
+}
+
+}  // namespace acme
