@@ -291,39 +291,56 @@ int gen_command(const GenArgs& args) {
   if (*to <= *from) throw InputError("--to: must be later than --from");
   if (!(args.load > 0)) throw InputError("--load: must be positive");
   const auto dir = configs_dir();
-  const std::string cluster_file =
-      args.cluster_file.empty() ? (dir / "clusters" / (args.cluster + ".yaml")).string() : args.cluster_file;
-  const std::string model_file =
-      args.model_file.empty() ? (dir / "workloads" / (args.cluster + ".yaml")).string() : args.model_file;
-
+  // The replay is the cluster's default run (configs/<cluster>.yaml: its policy and keys, its
+  // estimates) on the drawn jobs, without the network slowdown: a trace's run times include it.
+  std::vector<std::string> sets = {"workload.source=synthetic", "workload.trace=", "workload.from=" + args.from,
+                                   "workload.to=" + args.to, "workload.load=" + std::to_string(args.load),
+                                   "seed=" + std::to_string(args.seed), "network.slowdown=false"};
+  if (!args.model_file.empty()) sets.push_back("workload.model=" + args.model_file);
+  if (!args.cluster_file.empty()) sets.push_back("cluster=" + args.cluster_file);
+  RunConfig config = load_run_config((dir / (args.cluster + ".yaml")).string(), sets);
+  if (!args.policy.empty() && args.policy != config.policy_name) {  // another policy, at its defaults
+    config.policy_name = args.policy;
+    config.policy_params.clear();
+  }
   std::unique_ptr<Policy> policy;
+  std::vector<Time> estimates;
+  const auto t0 = Clock::now();
+  const ClusterSpec cluster = load_cluster_spec(config.cluster);
+  // Start and end times are those of a replay on the cluster, so the trace is self-consistent:
+  // the jobs are replayed as they are drawn, unless the policy reads estimates (made first).
+  const auto t_run = Clock::now();
+  const SyntheticModel model = load_synthetic_model(config.workload_model);
+  SyntheticStream stream(model, *from, *to, args.load, args.seed, cluster.gpus_per_node);
+  Workload w = stream.start();
   try {
-    policy = make_policy(args.policy);
+    policy = build_plugins(config, cluster, nullptr).policy;
   } catch (const InputError& e) {
     throw InputError(std::string("--policy: ") + e.what());
   }
-  const auto t0 = Clock::now();
-  const ClusterSpec cluster = load_cluster_spec(cluster_file);
-  const SyntheticModel model = load_synthetic_model(model_file);
-  // Start and end times are those of a replay on the cluster, so the trace is self-consistent:
-  // the jobs are replayed as they are drawn.
-  const auto t_run = Clock::now();
-  SyntheticStream stream(model, *from, *to, args.load, args.seed, cluster.gpus_per_node);
-  Workload w = stream.start();
-  Simulation sim(w, cluster, std::move(policy), ReplayMode::Policy);
-  sim.set_feed(stream, w);
+  if (policy->reads_estimates()) {
+    while (stream.append_next(w)) {
+    }
+    Plugins plugins = build_plugins(config, cluster, &w);
+    policy = std::move(plugins.policy);
+    estimates = std::move(plugins.estimates);
+  }
+  const bool drawn_first = policy->reads_estimates();
+  Simulation sim(w, cluster, std::move(policy), ReplayMode::Policy, std::move(estimates));
+  sim.set_placement(config.placement);
+  if (!drawn_first) sim.set_feed(stream, w);
   sim.run();
   const double sim_s = seconds_since(t_run);
   sim.check_conservation();
   std::size_t rejected = 0;
   for (const JobOutcome& o : sim.outcomes()) rejected += o.state == JobState::Rejected;
   if (rejected > 0)
-    throw InputError(model_file + ": " + std::to_string(rejected) + " generated jobs can never fit on " +
-                     cluster_file + "; the model and the cluster disagree");
+    throw InputError(config.workload_model + ": " + std::to_string(rejected) + " generated jobs can never fit on " +
+                     config.cluster + " under policy " + config.policy_name + "; the model and the cluster disagree");
   write_acme_trace(args.output, args.cluster == "kalos" ? TraceSchema::Kalos : TraceSchema::Seren, w,
                    sim.outcomes());
-  log::info("wrote {} jobs ({}) to {} in {:.2f} s (drawn and replayed in {:.2f} s)", w.size(), w.source, args.output,
-            seconds_since(t0), sim_s);
+  log::info("wrote {} jobs ({}) to {} in {:.2f} s (drawn and replayed under {} in {:.2f} s)", w.size(), w.source,
+            args.output, seconds_since(t0), config.policy_name, sim_s);
   return 0;
 }
 

@@ -60,7 +60,9 @@ struct GenArgs {
   std::string output;
   std::string model_file;    // default: configs/workloads/<cluster>.yaml
   std::string cluster_file;  // default: configs/clusters/<cluster>.yaml
-  std::string policy = "greedy";  // the policy of the replay that sets start and end times
+  // The policy of the replay that sets start and end times, at its defaults; empty: the policy of
+  // configs/<cluster>.yaml with its keys (the Acme baseline).
+  std::string policy;
 };
 int gen_command(const GenArgs& args);
 

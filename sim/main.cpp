@@ -49,7 +49,9 @@ int main(int argc, char** argv) {
   gen_cmd->add_option("-o,--output", gen.output, "trace file to write")->required();
   gen_cmd->add_option("--model", gen.model_file, "workload model (default configs/workloads/<cluster>.yaml)");
   gen_cmd->add_option("--cluster-file", gen.cluster_file, "cluster file (default configs/clusters/<cluster>.yaml)");
-  gen_cmd->add_option("--policy", gen.policy, "policy of the replay that sets start and end times")->capture_default_str();
+  gen_cmd->add_option("--policy", gen.policy,
+                     "policy of the replay that sets start and end times, at its defaults [default: the policy of "
+                     "configs/<cluster>.yaml, acme, with its keys]");
 
   acme::CalibrateArgs cal;
   CLI::App* cal_cmd = app.add_subcommand(
