@@ -6,7 +6,7 @@
 #include <span>
 #include <string_view>
 
-#include "sim/params.h"
+#include "sim/io/params.h"
 #include "sim/policy.h"
 
 namespace acme {

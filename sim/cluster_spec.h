@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "sim/yaml_util.h"
+#include "sim/io/yaml_util.h"
 
 namespace acme {
 

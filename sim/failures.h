@@ -41,7 +41,7 @@
 
 #include "sim/job.h"
 #include "sim/cluster_spec.h"
-#include "sim/params.h"
+#include "sim/io/params.h"
 #include "sim/time.h"
 
 namespace acme {

@@ -18,7 +18,7 @@
 
 #include "sim/cluster_spec.h"
 #include "sim/job.h"
-#include "sim/params.h"
+#include "sim/io/params.h"
 
 namespace acme {
 

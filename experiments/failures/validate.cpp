@@ -34,11 +34,11 @@
 #include "policies/registry.h"
 #include "sim/cluster_spec.h"
 #include "sim/failures.h"
-#include "sim/params.h"
+#include "sim/io/params.h"
 #include "sim/random.h"
 #include "sim/simulation.h"
 #include "sim/sink.h"
-#include "sim/yaml_util.h"
+#include "sim/io/yaml_util.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
 

@@ -1,4 +1,4 @@
-#include "sim/app.h"
+#include "sim/app/app.h"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "policies/registry.h"
-#include "sim/config.h"
+#include "sim/io/config.h"
 #include "sim/error.h"
 #include "sim/log.h"
 #include "sim/simulation.h"

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/config.h"
+#include "sim/io/config.h"
 
 namespace acme {
 

@@ -7,13 +7,13 @@
 #include <cstdio>
 #include <thread>
 
-#include "sim/app.h"
-#include "sim/compare.h"
-#include "sim/csv_table.h"
+#include "sim/app/app.h"
+#include "sim/app/compare.h"
+#include "sim/io/csv_table.h"
 #include "sim/error.h"
 #include "sim/log.h"
-#include "sim/process_group.h"
-#include "sim/sweep.h"
+#include "sim/app/process_group.h"
+#include "sim/app/sweep.h"
 
 namespace acme {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/compare.h"
+#include "sim/app/compare.h"
 
 #include <algorithm>
 #include <cmath>

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/csv_table.h"
+#include "sim/io/csv_table.h"
 
 namespace acme {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "sim/app.h"
+#include "sim/app/app.h"
 #include "sim/error.h"
 #include "sim/log.h"
 

@@ -1,4 +1,4 @@
-#include "sim/sweep.h"
+#include "sim/app/sweep.h"
 
 #include <unistd.h>
 
@@ -15,9 +15,9 @@
 #include <set>
 #include <thread>
 
-#include "sim/app.h"
-#include "sim/csv.h"
-#include "sim/csv_table.h"
+#include "sim/app/app.h"
+#include "sim/io/csv.h"
+#include "sim/io/csv_table.h"
 #include "sim/error.h"
 #include "sim/log.h"
 #include "workloads/registry.h"

@@ -1,11 +1,11 @@
-#include "sim/config.h"
+#include "sim/io/config.h"
 
 #include <algorithm>
 #include <array>
 #include <filesystem>
 #include <limits>
 
-#include "sim/csv.h"
+#include "sim/io/csv.h"
 #include "sim/sink.h"
 
 namespace acme {

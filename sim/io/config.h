@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "sim/outcome.h"
-#include "sim/yaml_util.h"
+#include "sim/io/yaml_util.h"
 
 namespace acme {
 

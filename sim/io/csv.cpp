@@ -1,4 +1,4 @@
-#include "sim/csv.h"
+#include "sim/io/csv.h"
 
 #include <charconv>
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "sim/csv_table.h"
+#include "sim/io/csv_table.h"
 
 #include <fstream>
 #include <sstream>

@@ -1,9 +1,9 @@
-#include "sim/metrics.h"
+#include "sim/io/metrics.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "sim/csv.h"
+#include "sim/io/csv.h"
 
 namespace acme {
 namespace {

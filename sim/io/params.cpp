@@ -1,6 +1,6 @@
-#include "sim/params.h"
+#include "sim/io/params.h"
 
-#include "sim/csv.h"
+#include "sim/io/csv.h"
 
 namespace acme {
 namespace {

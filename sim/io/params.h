@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/yaml_util.h"
+#include "sim/io/yaml_util.h"
 
 namespace acme {
 

@@ -5,9 +5,9 @@
 #include <vector>
 #include <string>
 
-#include "sim/csv.h"
+#include "sim/io/csv.h"
 #include "sim/error.h"
-#include "sim/metrics.h"
+#include "sim/io/metrics.h"
 #include "sim/sink.h"
 
 namespace acme {

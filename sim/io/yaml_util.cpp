@@ -1,4 +1,4 @@
-#include "sim/yaml_util.h"
+#include "sim/io/yaml_util.h"
 
 #include <yaml-cpp/yaml.h>
 

@@ -20,9 +20,9 @@
 #include <sstream>
 
 #include "harness.h"
-#include "sim/app.h"
-#include "sim/config.h"
-#include "sim/csv_table.h"
+#include "sim/app/app.h"
+#include "sim/io/config.h"
+#include "sim/io/csv_table.h"
 #include "sim/error.h"
 
 namespace acme::test {

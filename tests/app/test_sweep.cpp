@@ -5,10 +5,10 @@
 #include <set>
 
 #include "harness.h"
-#include "sim/compare.h"
-#include "sim/csv_table.h"
+#include "sim/app/compare.h"
+#include "sim/io/csv_table.h"
 #include "sim/error.h"
-#include "sim/sweep.h"
+#include "sim/app/sweep.h"
 
 namespace acme::test {
 namespace {

@@ -6,7 +6,7 @@
 # Usage: scripts/test_cli_bad_inputs.sh path/to/acmesim   (ctest: cli_bad_inputs)
 set -euo pipefail
 acmesim=$1
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 bad=$src/tests/data/bad
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

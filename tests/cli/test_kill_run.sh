@@ -7,7 +7,7 @@
 # Usage: scripts/test_kill_run.sh path/to/acmesim   (ctest: cli_kill_run)
 set -euo pipefail
 acmesim=$1
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"' EXIT

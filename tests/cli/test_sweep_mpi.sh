@@ -4,7 +4,7 @@
 set -euo pipefail
 acmesim=$1
 mpirun=${2:-mpirun}
-sweep="$(cd "$(dirname "$0")/.." && pwd)/tests/data/sweep_small.yaml"
+sweep="$(cd "$(dirname "$0")/../.." && pwd)/tests/data/sweep_small.yaml"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$acmesim" sweep "$sweep" --out "$out/one" -q --jobs 1

@@ -3,7 +3,7 @@
 # Usage: scripts/test_sweep_notebook.sh path/to/acmesim
 set -euo pipefail
 acmesim=$1
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$acmesim" sweep "$root/tests/data/sweep_small.yaml" --out "$out/sweep" -q

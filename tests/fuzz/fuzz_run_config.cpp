@@ -7,9 +7,9 @@
 #include <string>
 
 #include "fuzz_support.h"
-#include "sim/app.h"
+#include "sim/app/app.h"
 #include "sim/cluster_spec.h"
-#include "sim/config.h"
+#include "sim/io/config.h"
 #include "sim/error.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {

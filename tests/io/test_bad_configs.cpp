@@ -8,10 +8,10 @@
 #include <fstream>
 
 #include "harness.h"
-#include "sim/app.h"
-#include "sim/config.h"
+#include "sim/app/app.h"
+#include "sim/io/config.h"
 #include "sim/error.h"
-#include "sim/sweep.h"
+#include "sim/app/sweep.h"
 #include "workloads/registry.h"
 
 namespace acme::test {

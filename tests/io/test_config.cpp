@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
-#include "sim/config.h"
+#include "sim/io/config.h"
 #include "sim/error.h"
 
 namespace acme::test {

@@ -9,7 +9,7 @@
 #include <random>
 #include <sstream>
 
-#include "sim/csv.h"
+#include "sim/io/csv.h"
 
 namespace {
 

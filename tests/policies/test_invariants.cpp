@@ -20,12 +20,12 @@
 #include <set>
 
 #include "harness.h"
-#include "sim/app.h"
-#include "sim/config.h"
+#include "sim/app/app.h"
+#include "sim/io/config.h"
 #include "sim/failures.h"
 #include "sim/network.h"
 #include "sim/random.h"
-#include "sim/sweep.h"
+#include "sim/app/sweep.h"
 
 namespace acme::test {
 namespace {
