@@ -41,6 +41,7 @@
 #include "sim/io/yaml_util.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
+#include "sim/io/failure_keys.h"
 
 namespace {
 
@@ -93,7 +94,7 @@ FailureModel make_model(const std::string& table, int seed) {
                            yaml_override("failures.checkpoint.Pretrain=0"),
                            yaml_override("failures.restart_s=0")};
   Params p("failures", v);
-  FailureModel m(p, table);
+  FailureModel m = load_failure_model(p, table);
   p.check_all_used();
   return m;
 }

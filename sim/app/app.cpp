@@ -23,6 +23,9 @@
 #include "workloads/registry.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
+#include "sim/io/cluster_file.h"
+#include "sim/io/failure_keys.h"
+#include "sim/io/network_keys.h"
 
 namespace acme {
 namespace {
@@ -125,12 +128,12 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   Params network_params("network", config.network_params);
   const bool slowdown = network_params.flag("slowdown", config.replay == ReplayMode::Policy,
                                             "multi-node jobs slow down by placement (default: on in replay policy)");
-  p.network.emplace(cluster, network_params);
+  p.network.emplace(cluster, read_network_settings(network_params));
   network_params.check_all_used();
   if (!slowdown) p.network.reset();
 
   Params failure_params("failures", config.failure_params);
-  p.failures.emplace(failure_params, (configs_dir() / "failures" / "acme.yaml").string());
+  p.failures.emplace(load_failure_model(failure_params, (configs_dir() / "failures" / "acme.yaml").string()));
   p.failures->use_cluster(cluster);
   failure_params.check_all_used();
   if (!p.failures->enabled()) p.failures.reset();
@@ -265,7 +268,7 @@ int list_command() {
   print_keys(eval);
   std::printf("\nInjected failures (failures.*):\n");
   Params failures("failures", {});
-  FailureModel(failures, "");
+  load_failure_model(failures, "");
   print_keys(failures);
   std::printf("\nWorkload sources (workload.source):\n");
   for (const WorkloadSourceEntry& e : workload_source_table())

@@ -21,6 +21,7 @@
 #include "sim/error.h"
 #include "sim/log.h"
 #include "workloads/registry.h"
+#include "sim/io/cluster_file.h"
 
 namespace acme {
 namespace fs = std::filesystem;

@@ -24,6 +24,7 @@
 #include "sim/io/config.h"
 #include "sim/io/csv_table.h"
 #include "sim/error.h"
+#include "sim/io/cluster_file.h"
 
 namespace acme::test {
 namespace {

@@ -11,6 +11,7 @@
 #include "sim/cluster_spec.h"
 #include "sim/io/config.h"
 #include "sim/error.h"
+#include "sim/io/cluster_file.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   acme::fuzz::silence_logging();

@@ -13,6 +13,7 @@
 #include "sim/error.h"
 #include "sim/app/sweep.h"
 #include "workloads/registry.h"
+#include "sim/io/cluster_file.h"
 
 namespace acme::test {
 namespace {

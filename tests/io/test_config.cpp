@@ -3,6 +3,7 @@
 #include "harness.h"
 #include "sim/io/config.h"
 #include "sim/error.h"
+#include "sim/io/cluster_file.h"
 
 namespace acme::test {
 namespace {

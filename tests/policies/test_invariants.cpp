@@ -26,6 +26,8 @@
 #include "sim/network.h"
 #include "sim/random.h"
 #include "sim/app/sweep.h"
+#include "sim/io/failure_keys.h"
+#include "sim/io/network_keys.h"
 
 namespace acme::test {
 namespace {
@@ -278,8 +280,8 @@ std::vector<std::string> audit(const RunConfig& config, const ClusterSpec& clust
   Params policy_params("policy", config.policy_params), estimate_params("estimate", config.estimate_params);
   Params network_params("network", config.network_params), failure_params("failures", config.failure_params);
   const bool slowdown = network_params.flag("slowdown", true, "");
-  const NetworkModel network(cluster, network_params);
-  const FailureModel failures(failure_params, "");
+  const NetworkModel network(cluster, read_network_settings(network_params));
+  const FailureModel failures = load_failure_model(failure_params, "");
   const std::string policy = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
   Simulation sim(w, cluster, make_policy(policy, policy_params), config.replay,
                  make_estimates(w, estimate_params, config.seed));
@@ -385,7 +387,7 @@ TEST_CASE("A job that would fail in every run runs on unfailed after kMaxFailure
           "[invariants]") {
   const std::string table = (source_dir() / "tests/data/failures_often.yaml").string();
   Params params("failures", {yaml_override("failures.enabled=true"), yaml_override("failures.table=" + table)});
-  const FailureModel model(params, "");
+  const FailureModel model = load_failure_model(params, "");
   // On 64 GPUs for a week: some 170 failures expected per run, and no checkpoints (type Other).
   const Workload w = read_acme_trace_text(
       "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n"

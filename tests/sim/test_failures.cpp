@@ -6,6 +6,7 @@
 
 #include "harness.h"
 #include "sim/failures.h"
+#include "sim/io/failure_keys.h"
 
 namespace acme::test {
 namespace {
@@ -16,7 +17,7 @@ FailureModel model(const std::vector<std::string>& settings) {
   std::vector<YamlValue> values{yaml_override("failures.enabled=true")};
   for (const std::string& s : settings) values.push_back(yaml_override(s));
   Params params("failures", values);
-  FailureModel m(params, kTable);
+  FailureModel m = load_failure_model(params, kTable);
   params.check_all_used();
   return m;
 }

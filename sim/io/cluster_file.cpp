@@ -1,4 +1,4 @@
-#include "sim/cluster_spec.h"
+#include "sim/io/cluster_file.h"
 
 #include <array>
 #include <cstdint>
