@@ -23,10 +23,10 @@ namespace {
 class BackfillPolicy final : public Policy {
  public:
   explicit BackfillPolicy(Params& params)
-      : by_priority_(params.choice("order", "fifo", {"fifo", "priority"}, "queue order: fifo or priority") == "priority"),
-        ranking_(params),
-        depth_(static_cast<std::size_t>(params.number("depth", 256, 1, 1e9, "jobs behind the first blocked one "
-                                                                                "considered for backfill per pass"))) {}
+     : by_priority_(params.choice("order", "fifo", {"fifo", "priority"}, "queue order: fifo or priority") == "priority"),
+       ranking_(params),
+       depth_(static_cast<std::size_t>(params.number("depth", 256, 1, 1e9, "jobs behind the first blocked one "
+                                                                               "considered for backfill per pass"))) {}
 
   void on_queued(JobId job, const JobRequest&) override { arrivals_.push_back(job); }
   void on_withdrawn(JobId) override { changed_ = true; }
@@ -34,8 +34,8 @@ class BackfillPolicy final : public Policy {
     changed_ = true;
     ++running_changes_;
     if (job < expected_.size() && expected_[job]) {
-      ends_.erase({*expected_[job], job});
-      expected_[job] = OptionalTime{};
+     ends_.erase({*expected_[job], job});
+     expected_[job] = OptionalTime{};
     }
   }
 
@@ -48,12 +48,12 @@ class BackfillPolicy final : public Policy {
     changed_ = false;
     room_seen_ = pass.cluster().room_freed();
     for (JobId j : arrivals_)
-      queue_.insert({by_priority_ ? ranking_.key(pass, j) : 0.0, pass.request(j).submit, j});
+     queue_.insert({by_priority_ ? ranking_.key(pass, j) : 0.0, pass.request(j).submit, j});
     arrivals_.clear();
     for (drop_withdrawn(pass, queue_); !queue_.empty(); drop_withdrawn(pass, queue_)) {
-      if (!pass.try_start(queue_.begin()->job)) break;
-      started(pass, queue_.begin()->job);
-      queue_.erase(queue_.begin());
+     if (!pass.try_start(queue_.begin()->job)) break;
+     started(pass, queue_.begin()->job);
+     queue_.erase(queue_.begin());
     }
     if (queue_.empty()) return;
     const JobId head = queue_.begin()->job;
@@ -62,29 +62,29 @@ class BackfillPolicy final : public Policy {
     std::size_t scanned = 0;
     const Cluster& cluster = pass.cluster();
     for (auto it = std::next(queue_.begin()); it != queue_.end() && scanned < depth_; ++scanned) {
-      const JobId j = it->job;
-      if (!pass.is_pending(j)) {
-        it = queue_.erase(it);  // withdrawn
-        continue;
-      }
-      const JobRequest& r = pass.request(j);
-      if (!cluster.fits_now(r)) {
-        ++it;
-        continue;
-      }
-      if (!res) {
-        res = reservation(pass, head);
-        spare = res->spare_gpus;
-      }
-      const Time estimate = pass.estimate(j);
-      const bool ends_in_time = estimate > Time{} && pass.now() + estimate <= res->shadow;
-      if ((ends_in_time || r.gpu_num <= spare) && pass.try_start(j)) {
-        if (!ends_in_time) spare -= r.gpu_num;
-        started(pass, j);
-        it = queue_.erase(it);
-      } else {
-        ++it;
-      }
+     const JobId j = it->job;
+     if (!pass.is_pending(j)) {
+       it = queue_.erase(it);  // withdrawn
+       continue;
+     }
+     const JobRequest& r = pass.request(j);
+     if (!cluster.fits_now(r)) {
+       ++it;
+       continue;
+     }
+     if (!res) {
+       res = reservation(pass, head);
+       spare = res->spare_gpus;
+     }
+     const Time estimate = pass.estimate(j);
+     const bool ends_in_time = estimate > Time{} && pass.now() + estimate <= res->shadow;
+     if ((ends_in_time || r.gpu_num <= spare) && pass.try_start(j)) {
+       if (!ends_in_time) spare -= r.gpu_num;
+       started(pass, j);
+       it = queue_.erase(it);
+     } else {
+       ++it;
+     }
     }
   }
 
@@ -110,10 +110,10 @@ class BackfillPolicy final : public Policy {
   Reservation reservation(const SchedulingPass& pass, JobId head) {
     const std::uint64_t room = pass.cluster().room_freed();
     if (!cached_ || cached_head_ != head || cached_changes_ != running_changes_ || cached_room_ != room) {
-      cached_ = reserve(pass, head);
-      cached_head_ = head;
-      cached_changes_ = running_changes_;
-      cached_room_ = room;
+     cached_ = reserve(pass, head);
+     cached_head_ = head;
+     cached_changes_ = running_changes_;
+     cached_room_ = room;
     }
     if (cached_->no_room) return Reservation{pass.now(), 0};
     return *cached_;
@@ -128,32 +128,32 @@ class BackfillPolicy final : public Policy {
     // Free (GPUs, cores) of the nodes touched so far, on scratch space reset before returning.
     if (free_.size() != static_cast<std::size_t>(c.node_count())) free_.assign(static_cast<std::size_t>(c.node_count()), {-1, -1});
     auto free_on = [&](std::int32_t n) {
-      const auto& f = free_[static_cast<std::size_t>(n)];
-      return f.first >= 0 ? f : std::make_pair(c.free_gpus_on(n), c.free_cpus_on(n));
+     const auto& f = free_[static_cast<std::size_t>(n)];
+     return f.first >= 0 ? f : std::make_pair(c.free_gpus_on(n), c.free_cpus_on(n));
     };
     struct Reset {
-      std::vector<std::pair<std::int32_t, std::int32_t>>& free;
-      std::vector<std::int32_t>& touched;
-      ~Reset() {
-        for (auto n : touched) free[static_cast<std::size_t>(n)] = {-1, -1};
-        touched.clear();
-      }
+     std::vector<std::pair<std::int32_t, std::int32_t>>& free;
+     std::vector<std::int32_t>& touched;
+     ~Reset() {
+       for (auto n : touched) free[static_cast<std::size_t>(n)] = {-1, -1};
+       touched.clear();
+     }
     } reset{free_, touched_};
     std::int64_t fitting = c.count_nodes_with_room(gpus, cpus, r.node_num);  // nodes with room for a share
     std::int64_t free_gpus = c.free_gpus();
     Reservation res;
     for (auto it = ends_.begin(); it != ends_.end() && fitting < r.node_num; ++it) {
-      for (const NodeShare& s : pass.placement_of(it->second)) {
-        auto before = free_on(s.node);
-        const bool was = before.first >= gpus && before.second >= cpus;
-        before.first += s.gpus;
-        before.second += s.cpus;
-        if (free_[static_cast<std::size_t>(s.node)].first < 0) touched_.push_back(s.node);
-        free_[static_cast<std::size_t>(s.node)] = before;
-        fitting += !was && before.first >= gpus && before.second >= cpus;
-      }
-      free_gpus += pass.request(it->second).gpu_num;
-      res.shadow = it->first;
+     for (const NodeShare& s : pass.placement_of(it->second)) {
+       auto before = free_on(s.node);
+       const bool was = before.first >= gpus && before.second >= cpus;
+       before.first += s.gpus;
+       before.second += s.cpus;
+       if (free_[static_cast<std::size_t>(s.node)].first < 0) touched_.push_back(s.node);
+       free_[static_cast<std::size_t>(s.node)] = before;
+       fitting += !was && before.first >= gpus && before.second >= cpus;
+     }
+     free_gpus += pass.request(it->second).gpu_num;
+     res.shadow = it->first;
     }
     if (fitting < r.node_num) return Reservation{Time::max(), 0, true};  // protect the head
     res.spare_gpus = free_gpus - r.gpu_num;
@@ -177,8 +177,11 @@ class BackfillPolicy final : public Policy {
   std::uint64_t cached_changes_ = 0, cached_room_ = 0;
 };
 
-}  // namespace
+const PolicyRegistrar kBackfill({"backfill",
+    "EASY backfill over FIFO or priority order, using run-time estimates (estimate.*), never "
+    "true run times",
+    [](Params& params) -> std::unique_ptr<Policy> { return std::make_unique<BackfillPolicy>(params); }, 50});
 
-std::unique_ptr<Policy> make_backfill_policy(Params& params) { return std::make_unique<BackfillPolicy>(params); }
+}  // namespace
 
 }  // namespace acme

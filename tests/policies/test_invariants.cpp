@@ -80,26 +80,41 @@ Workload random_workload(Rng& rng, const ClusterSpec& c) {
   return w;
 }
 
-// A policy with random keys: every registered policy and its preemptive variants in turn.
+// Settings that exercise a policy's keys, one list per variant; a policy not named here runs
+// once, with its defaults.
+std::vector<std::vector<std::string>> keyed_variants(std::string_view policy, const std::string& depth,
+                                                     const std::string& aging) {
+  if (policy == "priority")
+    return {{aging, "policy.user_priority.u1=5"}, {aging, "policy.preemptive=true", "policy.type_priority.Eval=9"}};
+  if (policy == "quota")
+    return {{"policy.quota_pct.Eval=40", "policy.quota_pct.Pretrain=30"},
+            {"policy.quota_pct.Pretrain=50", "policy.quota_pct.Other=25", "policy.group_priority.Eval=9",
+             "policy.lend.Pretrain=0", aging}};
+  if (policy == "backfill") return {{depth}, {"policy.order=priority", depth, aging}};
+  if (policy == "sjf" || policy == "srtf") return {{depth}};
+  return {{}};
+}
+
+// Every registered policy (policy_table()) with its keyed variants, then recorded replay.
+std::vector<std::vector<std::string>> policy_variants(const std::string& depth, const std::string& aging) {
+  std::vector<std::vector<std::string>> out;
+  for (const PolicyEntry& e : policy_table())
+    for (std::vector<std::string> v : keyed_variants(e.name, depth, aging)) {
+      v.insert(v.begin(), "policy.name=" + std::string(e.name));
+      out.push_back(std::move(v));
+    }
+  out.push_back({"replay=recorded"});
+  return out;
+}
+
+int variant_count() { return static_cast<int>(policy_variants("", "").size()); }
+
+// A policy with random keys: every registered policy and its keyed variants in turn.
 std::vector<std::string> random_policy(Rng& rng, int variant) {
   const std::string depth = "policy.depth=" + std::to_string(pick(rng, 1, 8));
   const std::string aging = "policy.aging_per_hour=" + std::to_string(pick(rng, 0, 3));
-  switch (variant) {
-    case 0: return {"policy.name=fifo"};
-    case 1: return {"policy.name=greedy"};
-    case 2: return {"policy.name=priority", aging, "policy.user_priority.u1=5"};
-    case 3: return {"policy.name=priority", aging, "policy.preemptive=true", "policy.type_priority.Eval=9"};
-    case 4: return {"policy.name=quota", "policy.quota_pct.Eval=40", "policy.quota_pct.Pretrain=30"};
-    case 5: return {"policy.name=quota", "policy.quota_pct.Pretrain=50", "policy.quota_pct.Other=25",
-                    "policy.group_priority.Eval=9", "policy.lend.Pretrain=0", aging};
-    case 6: return {"policy.name=backfill", depth};
-    case 7: return {"policy.name=backfill", "policy.order=priority", depth, aging};
-    case 8: return {"policy.name=sjf", depth};
-    case 9: return {"policy.name=srtf", depth};
-    default: return {"replay=recorded"};
-  }
+  return policy_variants(depth, aging).at(static_cast<std::size_t>(variant));
 }
-constexpr int kVariants = 11;
 
 constexpr const char* kPlacements[] = {"first_fit", "best_fit", "topology"};
 constexpr const char* kEstimateModels[] = {"noisy", "limit", "percentile", "none"};
@@ -341,14 +356,14 @@ TEST_CASE("Random workloads through every policy keep every invariant, and rerun
     Rng rng(seed);
     const ClusterSpec cluster = random_cluster(rng);
     const Workload w = random_workload(rng, cluster);
-    for (int variant = 0; variant < kVariants; ++variant) {
+    for (int variant = 0; variant < variant_count(); ++variant) {
       const RunConfig config = random_config(rng, variant, seed);
       INFO("case seed " << seed << ", policy variant " << variant << " (" << config.policy_name << ", replay "
                         << name(config.replay) << "), " << w.size() << " jobs on " << cluster.nodes << " nodes");
       const std::vector<std::string> problems = audit(config, cluster, w);
       INFO(problems.size() << " problems; the first: " << (problems.empty() ? "" : problems.front()));
       REQUIRE(problems.empty());
-      if (variant != i % kVariants) continue;  // each case reruns one variant through execute_run
+      if (variant != i % variant_count()) continue;  // each case reruns one variant through execute_run
       const RunReport a = execute_run(config, cluster, w, dir / "a", false);
       execute_run(config, cluster, w, dir / "b", false);
       CHECK(a.conservation.ended == w.size());
@@ -361,6 +376,9 @@ TEST_CASE("Random workloads through every policy keep every invariant, and rerun
 TEST_CASE("A sweep gives byte-identical folders with one worker and with three", "[invariants]") {
   const auto dir = temp_dir("invariants-sweep");
   const std::string path = (dir / "sweep.yaml").string();
+  std::string policies;  // every registered policy
+  for (const PolicyEntry& e : policy_table()) policies += (policies.empty() ? "" : ", ") + std::string(e.name);
+  const std::size_t runs = 2 * policy_table().size();
   std::ofstream(path) << "base: " << (source_dir() / "configs/kalos.yaml").string() << R"(
 set:
   workload.from: 2023-06-01
@@ -369,16 +387,16 @@ set:
   failures.enabled: true
   failures.table: )" << (source_dir() / "tests/data/failures_often.yaml").string() << R"(
 grid:
-  policy.name: [fifo, greedy, priority, quota, backfill, sjf, srtf]
+  policy.name: [)" << policies << R"(]
   placement: [first_fit, topology]
 )";
   const Sweep s = load_sweep(path);
-  REQUIRE(s.runs.size() == 14);
+  REQUIRE(s.runs.size() == runs);
   const MergeResult one = run_sweep(s, dir / "one", {1, false});
   const MergeResult three = run_sweep(s, dir / "three", {3, false});
-  CHECK(one.ok == 14);
-  CHECK(three.ok == 14);
-  CHECK(files_under(dir / "one").size() == 2 + 14 * 6);
+  CHECK(one.ok == runs);
+  CHECK(three.ok == runs);
+  CHECK(files_under(dir / "one").size() == 2 + runs * 6);
   CHECK(first_difference(dir / "one", dir / "three") == "");
 }
 
