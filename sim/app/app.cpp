@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "policies/registry.h"
+#include "sim/app/make_simulation.h"
 #include "sim/io/config.h"
 #include "sim/error.h"
 #include "sim/log.h"
@@ -63,98 +64,16 @@ void remove_earlier_outputs(const std::filesystem::path& dir) {
         for (const char* suffix : {"", ".tmp"}) std::filesystem::remove(dir / (std::string(name) + suffix));
 }
 
-std::filesystem::path configs_dir() {
-  if (std::filesystem::is_directory("configs")) return "configs";
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec && std::filesystem::is_directory(exe.parent_path().parent_path() / "configs"))
-    return exe.parent_path().parent_path() / "configs";
-  return "configs";
-}
-
-
-}  // namespace
-
-namespace {
-
-// A run's plugins, each built from its own configuration keys (which it checks): the policy,
-// the evaluation rewrite, the estimates, the network model, and the resolved configuration.
-struct Plugins {
-  std::unique_ptr<Policy> policy;
-  std::optional<Workload> evaluated;  // the workload with its Eval jobs rewritten, if they were
-  std::optional<EvaluationIndex> evaluations;  // the run's evaluations, when grouped
-  double eval_idle_share = 0;
-  std::vector<Time> estimates;
-  std::optional<NetworkModel> network;  // set when network.slowdown is on
-  std::optional<FailureModel> failures;  // set when failures.enabled is on
-  std::vector<std::pair<std::string, std::string>> described;
-};
-
-// The evaluation rewrite (eval: decoupled) and index (the evaluations output) of `workload`.
-EvalSetup evaluation_setup(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
-                           Params& eval_params) {
-  bool index = false;
-  for (const std::string& name : split_commas(config.outputs)) index |= name == "evaluations";
-  return apply_evaluation(workload, config.eval_decoupled, index, eval_params, cluster,
-                          (configs_dir() / "eval" / "llm7b_63.yaml").string());
-}
-
-// `workload` may be null: the plugins are then only checked and described (for sweeps).
-Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const Workload* workload) {
-  Plugins p;
-  // recorded replay has its own scheduler: start when recorded, else as soon as the job fits.
-  const std::string policy_name = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
-  Params policy_params("policy", config.policy_params);
-  try {
-    p.policy = make_policy(policy_name, policy_params);
-  } catch (const InputError& e) {
-    if (std::string_view(e.what()).rfind("unknown policy", 0) != 0) throw;
-    throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
-  }
-  // eval: decoupled, the Eval jobs are rewritten (workloads/evaluation.h) into a copy of the shared
-  // workload: one O(n) pass and the memory of a second workload for the run's lifetime.
-  const Workload none;
-  const Workload& jobs = workload ? *workload : none;
-  Params eval_params("eval", config.eval_params);
-  EvalSetup eval = evaluation_setup(config, cluster, jobs, eval_params);
-  p.evaluated = std::move(eval.rewritten);
-  p.evaluations = std::move(eval.index);
-  p.eval_idle_share = eval.idle_share;
-  eval_params.check_all_used();
-  Params estimate_params("estimate", config.estimate_params);
-  // The keys are read (and checked) either way; estimates are made only for a policy that reads them.
-  p.estimates = make_estimates(p.policy->reads_estimates() ? (p.evaluated ? *p.evaluated : jobs) : none,
-                               estimate_params, config.seed);
-  Params network_params("network", config.network_params);
-  const bool slowdown = network_params.flag("slowdown", config.replay == ReplayMode::Policy,
-                                            "multi-node jobs slow down by placement (default: on in replay policy)");
-  p.network.emplace(cluster, read_network_settings(network_params));
-  network_params.check_all_used();
-  if (!slowdown) p.network.reset();
-
-  Params failure_params("failures", config.failure_params);
-  p.failures.emplace(load_failure_model(failure_params, (configs_dir() / "failures" / "acme.yaml").string()));
-  p.failures->use_cluster(cluster);
-  failure_params.check_all_used();
-  if (!p.failures->enabled()) p.failures.reset();
-
-  p.described = describe(config);
-  for (const Params* params : {&policy_params, &estimate_params, &network_params, &eval_params})
-    for (const auto& kv : params->resolved()) p.described.push_back(kv);
-  // Listed only when on, so that the outputs of a run without failures stay as they were.
-  if (p.failures)
-    for (const auto& kv : failure_params.resolved()) p.described.push_back(kv);
-  return p;
-}
-
 }  // namespace
 
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload_in,
                       const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more) {
-  Plugins plugins = build_plugins(config, cluster, &workload_in);
-  if (more && (plugins.evaluated || !plugins.estimates.empty()))
+  const auto t1 = Clock::now();  // the run's set-up (a million jobs' state) counts
+  const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster, workload_in);
+  if (more && (run->evaluated || run->estimates_made))
     throw std::logic_error("execute_run: this run needs its whole workload first");
-  const Workload& workload = plugins.evaluated ? *plugins.evaluated : workload_in;
+  const Workload& workload = *run->workload;
+  Simulation& sim = *run->sim;
 
   std::filesystem::create_directories(out_dir);
   remove_earlier_outputs(out_dir);
@@ -164,23 +83,15 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   for (const std::string& name : split_commas(config.outputs)) sinks.push_back(make_sink(name, settings));
 
   RunReport report;
-  const auto t1 = Clock::now();  // the Simulation's set-up (a million jobs' state) counts
-  Simulation sim(workload, cluster, std::move(plugins.policy), config.replay, std::move(plugins.estimates));
-  sim.set_placement(config.placement);
-  if (plugins.network) sim.set_network(&*plugins.network);
-  if (plugins.failures) sim.set_failures(&*plugins.failures);
-  sim.set_idle_share(JobType::Eval, plugins.eval_idle_share);
   for (auto& s : sinks) sim.add_sink(*s);
   if (more) sim.set_feed(more->feed, more->workload);
   run_with_progress(sim, workload.size() + (more ? more->feed.expected_jobs() : 0), progress);
   report.simulate_s = seconds_since(t1);
-  if (more && plugins.evaluations) {  // the index of the evaluations, once every job is there
-    Params eval_params("eval", config.eval_params);
-    plugins.evaluations = std::move(evaluation_setup(config, cluster, workload, eval_params).index);
-  }
+  // The index of the evaluations, once every job is there.
+  if (more && run->evaluations) run->evaluations = evaluation_index(config, cluster, workload);
   report.conservation = sim.check_conservation();
   sim.free_run_state();
-  if (plugins.failures)
+  if (run->failures)
     log::info("failures injected: {} ({} took a node down)", sim.failures_injected(), sim.nodes_failed());
 
   std::array<std::size_t, kRejectReasons> rejected{};
@@ -190,21 +101,12 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
       log::warn("{} jobs rejected: {} (state REJECTED in jobs.csv)", rejected[r], describe(static_cast<RejectReason>(r)));
 
   const auto t2 = Clock::now();
-  const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(plugins.described),
+  const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),
                          report.conservation, sim.window_gpu_seconds(),
-                         plugins.evaluations ? &*plugins.evaluations : nullptr};
+                         run->evaluations ? &*run->evaluations : nullptr};
   for (auto& s : sinks) s->finish(record);
   report.outputs_s = seconds_since(t2);
   return report;
-}
-
-std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& config, const ClusterSpec& cluster) {
-  return build_plugins(config, cluster, nullptr).described;
-}
-
-bool takes_jobs_as_they_come(const RunConfig& config, const ClusterSpec& cluster) {
-  const Plugins p = build_plugins(config, cluster, nullptr);
-  return !config.eval_decoupled && !p.policy->reads_estimates();
 }
 
 int run_command(const RunArgs& args) {

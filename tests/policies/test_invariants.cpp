@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "sim/app/app.h"
+#include "sim/app/make_simulation.h"
 #include "sim/io/config.h"
 #include "sim/failures.h"
 #include "sim/network.h"
@@ -287,22 +288,13 @@ class Auditor final : public Sink {
   Time last_ = Time::seconds(INT64_MIN);
 };
 
-// Simulates as execute_run does (sim/app.cpp), with an Auditor on the facts; returns its problems
+// Simulates the run make_simulation builds (sim/app/make_simulation.h), as execute_run does, with an Auditor on the facts; returns its problems
 // and those of the outcomes. A run that has not ended after `steps_per_job` steps per job is stuck:
 // each job makes a few events, a few hundred with failures (at most kMaxFailures failures).
 std::vector<std::string> audit(const RunConfig& config, const ClusterSpec& cluster, const Workload& w,
                                std::size_t steps_per_job = 2000) {
-  Params policy_params("policy", config.policy_params), estimate_params("estimate", config.estimate_params);
-  Params network_params("network", config.network_params), failure_params("failures", config.failure_params);
-  const bool slowdown = network_params.flag("slowdown", true, "");
-  const NetworkModel network(cluster, read_network_settings(network_params));
-  const FailureModel failures = load_failure_model(failure_params, "");
-  const std::string policy = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
-  Simulation sim(w, cluster, make_policy(policy, policy_params), config.replay,
-                 make_estimates(w, estimate_params, config.seed));
-  sim.set_placement(config.placement);
-  if (slowdown) sim.set_network(&network);
-  sim.set_failures(&failures);
+  const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster, w);
+  Simulation& sim = *run->sim;
   Auditor auditor(w, cluster, sim, config.replay);
   sim.add_sink(auditor);
   for (std::size_t steps = 0; sim.step();)
