@@ -229,8 +229,11 @@ class AcmePolicy final : public Policy {
   std::vector<std::uint32_t> starts_;  // [job]: times started so far
 };
 
-}  // namespace
+const PolicyRegistrar kAcme({"acme",
+    "how Acme scheduled, the baseline: type priority, QOS limits per type and user, a main and a backfill "
+    "scheduler, launch latency; defaults fitted to Acme's queueing",
+    [](Params& params) -> std::unique_ptr<Policy> { return std::make_unique<AcmePolicy>(params); }, 5});
 
-std::unique_ptr<Policy> make_acme_policy(Params& params) { return std::make_unique<AcmePolicy>(params); }
+}  // namespace
 
 }  // namespace acme

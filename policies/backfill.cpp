@@ -94,8 +94,11 @@ class BackfillPolicy final : public Policy {
   ShadowPlanner planner_;
 };
 
-}  // namespace
+const PolicyRegistrar kBackfill({"backfill",
+    "EASY backfill over FIFO or priority order, using run-time estimates (estimate.*), never "
+    "true run times",
+    [](Params& params) -> std::unique_ptr<Policy> { return std::make_unique<BackfillPolicy>(params); }, 50});
 
-std::unique_ptr<Policy> make_backfill_policy(Params& params) { return std::make_unique<BackfillPolicy>(params); }
+}  // namespace
 
 }  // namespace acme

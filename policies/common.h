@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/params.h"
+#include "sim/io/params.h"
 #include "sim/policy.h"
 
 namespace acme {

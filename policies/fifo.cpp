@@ -14,13 +14,13 @@ class FifoPolicy final : public Policy {
 
   void schedule(SchedulingPass& pass) override {
     while (!queue_.empty()) {
-      const JobId head = queue_.front();
-      if (!pass.is_pending(head)) {  // withdrawn while waiting
-        queue_.pop_front();
-        continue;
-      }
-      if (!pass.try_start(head)) return;
-      queue_.pop_front();
+     const JobId head = queue_.front();
+     if (!pass.is_pending(head)) {  // withdrawn while waiting
+       queue_.pop_front();
+       continue;
+     }
+     if (!pass.try_start(head)) return;
+     queue_.pop_front();
     }
   }
 
@@ -28,8 +28,10 @@ class FifoPolicy final : public Policy {
   std::deque<JobId> queue_;
 };
 
-}  // namespace
+const PolicyRegistrar kFifo({"fifo",
+    "strict first-in first-out: the oldest pending job starts first; nothing overtakes it",
+    [](Params&) -> std::unique_ptr<Policy> { return std::make_unique<FifoPolicy>(); }, 10});
 
-std::unique_ptr<Policy> make_fifo_policy(Params&) { return std::make_unique<FifoPolicy>(); }
+}  // namespace
 
 }  // namespace acme

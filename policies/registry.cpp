@@ -1,44 +1,38 @@
 #include "policies/registry.h"
 
+#include <algorithm>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sim/error.h"
 
 namespace acme {
 namespace {
 
-constexpr PolicyEntry kPolicies[] = {
-    {"acme", "how Acme scheduled (the baseline): type priority, capacity reserved for pretraining, per-user "
-             "limits, backfill every interval, launch latency; defaults fitted to Acme's queueing",
-     make_acme_policy},
-    {"fifo", "strict first-in first-out: the oldest pending job starts first; nothing overtakes it",
-     make_fifo_policy},
-    {"greedy", "start every pending job that fits, oldest first; later jobs may overtake a blocked one "
-               "(the scheduler of replay: recorded)",
-     make_greedy_policy},
-    {"priority", "highest priority first (per job type and user, with optional aging), strict order; "
-                 "optionally preempts lower-priority jobs",
-     make_priority_policy},
-    {"quota", "guaranteed GPU quotas per group (job type or user map); idle quota is lent and reclaimed by "
-              "preempting the borrowers that started last",
-     make_quota_policy},
-    {"backfill", "EASY backfill over FIFO or priority order, using run-time estimates (estimate.*), never "
-                 "true run times",
-     make_backfill_policy},
-    {"sjf", "ORACLE: shortest job first by true run time, non-preemptive; a lower bound, not a real scheduler",
-     make_sjf_policy},
-    {"srtf", "ORACLE: shortest remaining time first by true run time, suspending longer jobs at no cost; a "
-             "lower bound, not a real scheduler",
-     make_srtf_policy},
-};
+// Built on first use, so that registrars in any file may run first.
+std::vector<PolicyEntry>& entries() {
+  static std::vector<PolicyEntry> table;
+  return table;
+}
 
 }  // namespace
 
-std::span<const PolicyEntry> policy_table() { return kPolicies; }
+PolicyRegistrar::PolicyRegistrar(const PolicyEntry& entry) {
+  std::vector<PolicyEntry>& table = entries();
+  for (const PolicyEntry& e : table)
+    if (e.name == entry.name) throw std::logic_error("policy '" + std::string(entry.name) + "' registered twice");
+  const auto at = std::find_if(table.begin(), table.end(), [&](const PolicyEntry& e) {
+    return e.order != entry.order ? entry.order < e.order : entry.name < e.name;
+  });
+  table.insert(at, entry);
+}
+
+std::span<const PolicyEntry> policy_table() { return entries(); }
 
 std::unique_ptr<Policy> make_policy(std::string_view name, Params& params) {
   std::string valid;
-  for (const PolicyEntry& e : kPolicies) {
+  for (const PolicyEntry& e : policy_table()) {
     if (e.name == name) {
       auto policy = e.make(params);
       params.check_all_used();

@@ -1,23 +1,40 @@
-// The one table of scheduling policies. To add one: write policies/<name>.cpp with a factory,
-// declare it below, and add one line to the table in registry.cpp.
+// The one registry of scheduling policies.
+//
+// A policy is one file, policies/<name>.cpp, that registers itself at namespace scope:
+//
+//   const PolicyRegistrar kRegistered({"fifo", "one-line description", make_fifo, 10});
+//
+// plus its line in the acmesim_policies source list of CMakeLists.txt (the library is linked
+// whole, so that no registrar is dropped by the linker). Nothing else names it: `acmesim list`,
+// make_policy and every test over every policy (tests/policies/) go through policy_table().
 #pragma once
 
 #include <memory>
 #include <span>
 #include <string_view>
 
-#include "sim/params.h"
+#include "sim/io/params.h"
 #include "sim/policy.h"
 
 namespace acme {
 
 struct PolicyEntry {
-  std::string_view name;
-  std::string_view description;
+  std::string_view name;         // the value of policy.name; unique
+  std::string_view description;  // one line, for `acmesim list`
   // Reads the policy's keys (policy.<key>) from `params`, with their defaults.
   std::unique_ptr<Policy> (*make)(Params& params);
+  int order = 1000;  // where the policy is listed: by order, then by name
 };
 
+// Adds `entry` to the table; meant for a namespace-scope object in the policy's own file.
+// Throws std::logic_error (so the program stops before main) on a name registered twice.
+class PolicyRegistrar {
+ public:
+  explicit PolicyRegistrar(const PolicyEntry& entry);
+};
+
+// Every registered policy, by order then name; the same whatever order the files were linked.
+// Complete once main() runs (registration happens during static initialization).
 std::span<const PolicyEntry> policy_table();
 
 // Throws InputError "unknown policy 'x' (valid: ...)" for a name not in the table, and for a
@@ -25,15 +42,5 @@ std::span<const PolicyEntry> policy_table();
 std::unique_ptr<Policy> make_policy(std::string_view name, Params& params);
 // The policy with every parameter at its default.
 std::unique_ptr<Policy> make_policy(std::string_view name);
-
-// Factories, one per policy file.
-std::unique_ptr<Policy> make_fifo_policy(Params&);
-std::unique_ptr<Policy> make_greedy_policy(Params&);
-std::unique_ptr<Policy> make_priority_policy(Params&);
-std::unique_ptr<Policy> make_quota_policy(Params&);
-std::unique_ptr<Policy> make_backfill_policy(Params&);
-std::unique_ptr<Policy> make_sjf_policy(Params&);
-std::unique_ptr<Policy> make_srtf_policy(Params&);
-std::unique_ptr<Policy> make_acme_policy(Params&);
 
 }  // namespace acme

@@ -1,14 +1,11 @@
-// The shape of a modeled cluster, as read from configs/clusters/*.yaml.
+// The shape of a modeled cluster, as read from configs/clusters/*.yaml (sim/io/cluster_file.h).
 //
 // Every field states its default. The figures of Seren and Kalos are from the AcmeTrace release
 // and the NSDI '24 paper (see configs/clusters/); switch counts are assumptions stated there.
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
-
-#include "sim/yaml_util.h"
 
 namespace acme {
 
@@ -34,10 +31,5 @@ struct ClusterSpec {
   int total_gpus() const { return nodes * gpus_per_node; }
   int leaves() const { return (nodes + nodes_per_leaf - 1) / nodes_per_leaf; }
 };
-
-std::span<const Field<ClusterSpec>> cluster_spec_fields();
-
-// Reads and validates a cluster file. Throws InputError naming file, line and key.
-ClusterSpec load_cluster_spec(const std::string& path);
 
 }  // namespace acme

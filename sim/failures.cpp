@@ -4,10 +4,10 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "sim/error.h"
 #include "sim/random.h"
-#include "sim/yaml_util.h"
 
 namespace acme {
 namespace {
@@ -17,15 +17,6 @@ std::uint64_t mix(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
-}
-
-// exposure.gpu_demand: [[GPUs, jobs], ...], the GPU demands of the population the table counts.
-std::vector<std::pair<double, double>> gpu_demand(const YamlValue& v) {
-  const std::vector<std::pair<double, double>> out = v.as_pairs();
-  for (const auto& [gpus, jobs] : out)
-    if (!(gpus >= 1 && jobs > 0)) v.fail("expected [GPUs >= 1, jobs > 0] pairs");
-  if (out.empty()) v.fail("expected at least one [GPUs, jobs] pair");
-  return out;
 }
 
 // Fits a per-run reason to the population: chance c x G^beta, beta such that the struck jobs'
@@ -48,105 +39,21 @@ void scale_by_gpus(FailureReason& r, const std::vector<std::pair<double, double>
 
 }  // namespace
 
-FailureModel::FailureModel(Params& params, const std::string& default_table) {
-  enabled_ = params.flag("enabled", false, "inject failures from the failure table (configs/failures/)");
-  seed_ = static_cast<std::uint64_t>(
-      params.number("seed", 1, 0, 9.0e15, "seed of the failure generator, apart from the run's seed"));
-  std::string table = params.path("table", "the failure model (default configs/failures/acme.yaml)");
-  if (table.empty()) table = default_table;
-  const std::string recovery = params.choice("recovery", "manual", {"manual", "automatic"},
-                                             "detection and diagnosis before a failed job may restart");
-  const std::string mode = params.choice("checkpoint_mode", "sync", {"sync", "async"},
-                                         "sync saves stall the job save_time_s; async save_time_s / async_speedup");
-  hold_gpus_ = params.flag("hold_gpus", true,
-                           "a failed job keeps its GPUs (but those of a failed node) while it is detected and diagnosed");
-  recorded_failed_complete_ =
-      params.choice("recorded_failed", "keep", {"keep", "complete"},
-                    "jobs the trace records as failed: keep (end FAILED at the end of the recorded run) or "
-                    "complete (every failure of the run is then an injected one)") == "complete";
-  const auto types = params.table("checkpoint", {{"Pretrain", 1}}, 0, 1,
-                                  "1: jobs of this type checkpoint (failures.checkpoint.<Type>)");
-  for (const auto& [name, on] : types) {
-    const auto t = parse_job_type(name);
-    if (!t) throw InputError("failures.checkpoint." + name + ": unknown job type");
-    checkpoints_[static_cast<std::size_t>(*t)] = on > 0;
-  }
-  double gpus = 0, utilization = 0, days = 0, jobs = 0, repair = 0, interval = 0, save = 0, speedup = 1, restart = 0;
-  double checkpoint_gb_per_gpu = 0;
-  double detect = 0, diagnose = 0;
-  std::vector<std::string> per_run;  // infrastructure reasons drawn per run, not per GPU
-  std::vector<std::pair<std::string, std::vector<double>>> fits;  // fit.<reason>: [rate, time]
-  std::vector<std::pair<std::string, FailureDomain>> domains;      // takes_down.<reason>
-  const std::string prefix = "recovery." + recovery + ".";
-  // Off, the table is not read (the keys are still known, so that they can be set and checked).
-  for (const YamlValue& v : enabled_ ? read_yaml_file(table) : std::vector<YamlValue>{}) {
-    const std::string& k = v.key();
-    const auto dot = k.find('.');
-    const std::string head = k.substr(0, dot);
-    if (head == "infrastructure" || head == "framework" || head == "script") {
-      const std::vector<double> row = v.as_numbers();
-      if (row.size() != 4) v.fail("expected [count, avg_gpu_demand, avg_time_to_failure_min, gpu_time_share_pct]");
-      FailureReason r;
-      r.name = k.substr(dot + 1);
-      r.category = head == "infrastructure" ? FailureCategory::Infrastructure
-                   : head == "framework"    ? FailureCategory::Framework
-                                            : FailureCategory::Script;
-      r.count = row[0], r.avg_gpus = row[1], r.avg_ttf_min = row[2], r.gpu_time_share_pct = row[3];
-      reasons_.push_back(r);
-    } else if (k == "exposure.gpus") gpus = v.as_double(1, 1e9);
-    else if (k == "exposure.utilization") utilization = v.as_double(1e-6, 1);
-    else if (k == "exposure.days") days = v.as_double(1e-6, 1e6);
-    else if (k == "exposure.jobs") jobs = v.as_double(1, 1e12);
-    else if (k == "exposure.gpu_demand") population_ = gpu_demand(v);
-    else if (k.rfind("per_run.", 0) == 0) {
-      if (v.as_double(0, 1) > 0) per_run.push_back(k.substr(8));
-    } else if (k.rfind("takes_down.", 0) == 0) {
-      const std::string d = v.as_string();
-      static const std::pair<const char*, FailureDomain> kDomains[] = {
-          {"job", FailureDomain::Job}, {"gpu", FailureDomain::Gpu}, {"nic", FailureDomain::Nic},
-          {"node", FailureDomain::Node}, {"leaf", FailureDomain::Leaf}};
-      const auto it = std::find_if(std::begin(kDomains), std::end(kDomains), [&](const auto& x) { return d == x.first; });
-      if (it == std::end(kDomains)) v.fail("expected job, gpu, nic, node or leaf");
-      domains.emplace_back(k.substr(11), it->second);
-    } else if (k.rfind("fit.", 0) == 0) {
-      const std::vector<double> f = v.as_numbers();
-      if (f.size() != 2 || !(f[0] > 0 && f[1] > 0)) v.fail("expected [rate factor > 0, time factor > 0]");
-      fits.emplace_back(k.substr(4), f);
-    } else if (k.rfind("recovery.", 0) == 0) {
-      const double minutes = v.as_double(0, 1e6);
-      if (k == prefix + "detection_min") detect = minutes;
-      else if (k == prefix + "diagnosis_min") diagnose = minutes;
-    } else if (k == "repair_s") repair = v.as_double(0, 1e9);
-    else if (k == "restart_s") restart = v.as_double(0, 1e9);
-    else if (k == "checkpoint_interval_s") interval = v.as_double(0, 1e9);
-    else if (k == "save_time_s") save = v.as_double(0, 1e9);
-    else if (k == "checkpoint_gb_per_gpu") checkpoint_gb_per_gpu = v.as_double(0, 1e6);
-    else if (k == "async_speedup") speedup = v.as_double(1, 1e6);
-    else v.fail("unknown key of a failure model");
-  }
-  if (enabled_ && (gpus * utilization * days <= 0 || jobs <= 0))
-    throw InputError(table + ": exposure.gpus, utilization, days and jobs are all needed");
-  const double gpu_seconds = gpus * utilization * days * 86400.0;
-  // The reason a per-reason key (section.name) names; InputError if the table has none.
-  auto reason = [&](const std::string& section, const std::string& name) -> FailureReason& {
-    const auto r = std::find_if(reasons_.begin(), reasons_.end(), [&](const FailureReason& x) { return x.name == name; });
-    if (r == reasons_.end()) throw InputError(table + ": " + section + "." + name + ": not a reason of the table");
-    return *r;
-  };
-  for (const std::string& name : per_run) reason("per_run", name);
-  for (const auto& [name, f] : fits) {
-    FailureReason& r = reason("fit", name);
-    r.rate_fit = f[0];
-    r.ttf_fit = f[1];
-  }
-  for (const auto& [name, domain] : domains) reason("takes_down", name).domain = domain;
+FailureModel::FailureModel(FailureSettings s)
+    : enabled_(s.enabled),
+      recorded_failed_complete_(s.recorded_failed_complete),
+      hold_gpus_(s.hold_gpus),
+      seed_(s.seed),
+      reasons_(std::move(s.reasons)),
+      population_(std::move(s.population)),
+      checkpoints_(s.checkpoints) {
   for (FailureReason& r : reasons_) {
     r.ttf_mean_s = r.avg_ttf_min * 60.0 * r.ttf_fit;
     const bool by_run = r.category != FailureCategory::Infrastructure ||
-                        std::find(per_run.begin(), per_run.end(), r.name) != per_run.end();
+                        std::find(s.per_run.begin(), s.per_run.end(), r.name) != s.per_run.end();
     if (by_run) r.domain = FailureDomain::Job;
-    if (!by_run) r.per_gpu_rate = r.count / gpu_seconds * r.rate_fit;
-    else if (population_.empty()) r.per_run_prob = std::min(1.0, r.count / jobs * r.rate_fit);
+    if (!by_run) r.per_gpu_rate = r.count / s.exposure_gpu_seconds * r.rate_fit;
+    else if (population_.empty()) r.per_run_prob = std::min(1.0, r.count / s.exposure_jobs * r.rate_fit);
     else scale_by_gpus(r, population_);
     per_gpu_rate_sum_ += r.per_gpu_rate;
   }
@@ -160,23 +67,13 @@ FailureModel::FailureModel(Params& params, const std::string& default_table) {
       }
     per_run_none_at_least_[b] = none;
   }
-  repair = params.number("repair_s", repair, 0, 1e9,
-                         "seconds an infrastructure failure keeps its node down (default: the table file's)");
-  interval = params.number("checkpoint_interval_s", interval, 0, 1e9,
-                           "seconds of compute between two checkpoints, 0: none (default: the table file's)");
-  save = params.number("save_time_s", save, 0, 1e9,
-                       "seconds of one synchronous checkpoint save; 0: checkpoint size / storage bandwidth "
-                       "(default: the table file's)");
-  checkpoint_gb_per_gpu_ = params.number("checkpoint_gb_per_gpu", checkpoint_gb_per_gpu, 0, 1e6,
-                                         "save_time_s 0: checkpoint GB per GPU of a job (default: the table file's)");
-  restart = params.number("restart_s", restart, 0, 1e9,
-                          "seconds a run after a failure spends reloading before it computes (default: the table file's)");
-  recovery_ = Time::seconds(std::llround((detect + diagnose) * 60.0));
-  restart_ = Time::seconds(std::llround(restart));
-  repair_ = Time::seconds(std::llround(repair));
-  interval_ = Time::seconds(std::llround(interval));
-  save_s_ = save;
-  stall_factor_ = mode == "sync" ? 1.0 : 1.0 / speedup;
+  checkpoint_gb_per_gpu_ = s.checkpoint_gb_per_gpu;
+  recovery_ = Time::seconds(std::llround(s.recovery_min * 60.0));
+  restart_ = Time::seconds(std::llround(s.restart_s));
+  repair_ = Time::seconds(std::llround(s.repair_s));
+  interval_ = Time::seconds(std::llround(s.checkpoint_interval_s));
+  save_s_ = s.save_time_s;
+  stall_factor_ = s.stall_factor;
 }
 
 void FailureModel::use_cluster(const ClusterSpec& cluster) {

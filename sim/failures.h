@@ -41,7 +41,6 @@
 
 #include "sim/job.h"
 #include "sim/cluster_spec.h"
-#include "sim/params.h"
 #include "sim/time.h"
 
 namespace acme {
@@ -90,11 +89,32 @@ struct FailureDraw {
 
 inline constexpr std::int32_t kMaxFailures = 100;
 
+// The failure model's settings: the keys failures.* and the table file they name, as read by
+// sim/io/failure_file.h (every field's meaning and default: configs/README.md, failures.*).
+struct FailureSettings {
+  bool enabled = false;                    // failures.enabled
+  std::uint64_t seed = 1;                  // failures.seed
+  bool hold_gpus = true;                   // failures.hold_gpus
+  bool recorded_failed_complete = false;   // failures.recorded_failed: complete
+  std::array<bool, kJobTypeCount> checkpoints{};  // failures.checkpoint.<Type>
+  // The table: its rows (with fit.<reason> and takes_down.<reason> applied), the infrastructure
+  // reasons it draws per run, and the exposure it was measured on.
+  std::vector<FailureReason> reasons;
+  std::vector<std::string> per_run;
+  std::vector<std::pair<double, double>> population;  // exposure.gpu_demand: (GPUs, jobs)
+  double exposure_gpu_seconds = 0;         // GPUs x utilization x days x 86400; > 0 if enabled
+  double exposure_jobs = 0;                // > 0 if enabled
+  double recovery_min = 0;                 // detection + diagnosis, minutes
+  double repair_s = 0, restart_s = 0, checkpoint_interval_s = 0, save_time_s = 0;
+  double checkpoint_gb_per_gpu = 0;
+  double stall_factor = 1;                 // sync: 1; async: 1 / async_speedup
+};
+
 class FailureModel {
  public:
-  // Reads failures.* from `params`; the table from failures.table, else `default_table`.
-  // Throws InputError on a bad key or file. enabled() is false unless failures.enabled.
-  FailureModel(Params& params, const std::string& default_table);
+  // The model of `settings` (read by sim/io/failure_keys.h: load_failure_model). enabled() is
+  // false unless settings.enabled.
+  explicit FailureModel(FailureSettings settings);
   bool enabled() const { return enabled_; }
 
   // The first failure of run `run` (0 for the first start) of `job` holding `gpus` GPUs, if any

@@ -18,14 +18,19 @@
 
 #include "sim/cluster_spec.h"
 #include "sim/job.h"
-#include "sim/params.h"
 
 namespace acme {
 
+// The keys network.* (read by sim/io/network_keys.h), by job type where they are tables.
+struct NetworkSettings {
+  std::array<double, kJobTypeCount> comm_share{};  // share of the job's time spent communicating
+  std::array<double, kJobTypeCount> need_gbps{};   // per-node bandwidth at which its run time holds
+  double leaf_penalty = 0.05;                      // extra communication time per extra leaf
+};
+
 class NetworkModel {
  public:
-  // Reads network.comm_share.<Type>, network.need_gbps.<Type> and network.leaf_penalty.
-  NetworkModel(const ClusterSpec& cluster, Params& params);
+  NetworkModel(const ClusterSpec& cluster, const NetworkSettings& settings);
 
   double slowdown(const JobRequest& r, int leaves_spanned) const;
 

@@ -6,7 +6,8 @@
 // The core checks each decision: starting a job that is not pending is a policy bug and throws
 // std::logic_error with a message that says so; a job that does not fit simply does not start.
 //
-// A new policy is one file in policies/ plus one line in policies/registry.cpp.
+// A new policy is one file in policies/ that registers itself (policies/registry.h), plus its
+// line in CMakeLists.txt.
 #pragma once
 
 #include <cstddef>
@@ -29,14 +30,15 @@ class SchedulingPass {
   virtual std::string_view user_name(JobId job) const = 0;
   virtual bool is_pending(JobId job) const = 0;
   virtual const Cluster& cluster() const = 0;
-  // The user's run-time estimate (see workloads/estimates.h); 0: none given.
+  // The user's run-time estimate (see workloads/estimates.h); 0: none given. REQUIRES: the
+  // policy's reads_estimates() is true (else std::logic_error: the run made no estimates).
   virtual Time estimate(JobId job) const = 0;
   virtual bool is_running(JobId job) const = 0;
   // Where the running job holds its resources. REQUIRES: is_running(job).
   virtual const Placement& placement_of(JobId job) const = 0;
   // When the running job should end by its estimate: its current run's start + estimate -
   // progress kept from earlier runs (at least now + 1 s); now + 1 s when it has no estimate or
-  // overran it.
+  // overran it. REQUIRES: reads_estimates(), as estimate().
   virtual Time expected_end(JobId job) const = 0;
 
   // Starts the job now if it fits, placed by the run's placement strategy; returns whether it
@@ -75,7 +77,7 @@ class Policy {
   // arrives (RejectReason::PolicyLimit) rather than left waiting forever. Default: never.
   virtual bool refuses(const JobRequest&, std::string_view /*user*/, const Cluster&) { return false; }
   // Whether the policy reads run-time estimates (SchedulingPass::estimate, expected_end); when
-  // not, the run does not make them.
+  // not, the run does not make them, and asking for one throws std::logic_error.
   virtual bool reads_estimates() const { return false; }
 };
 

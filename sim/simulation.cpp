@@ -18,7 +18,7 @@ constexpr std::uint32_t kStartsMask = (1u << kDomainShift) - 1;
 
 class Simulation::Pass final : public SchedulingPass {
  public:
-  explicit Pass(Simulation& sim) : sim_(sim) {}
+  explicit Pass(Simulation& sim) : sim_(sim), reads_estimates_(sim.policy_->reads_estimates()) {}
   Time now() const override { return sim_.now_; }
   const JobRequest& request(JobId job) const override { return sim_.workload_.requests.at(job); }
   std::string_view user_name(JobId job) const override { return sim_.user_name(sim_.workload_.requests.at(job)); }
@@ -27,6 +27,10 @@ class Simulation::Pass final : public SchedulingPass {
   }
   const Cluster& cluster() const override { return sim_.cluster_; }
   Time estimate(JobId job) const override {
+    // A policy that does not say it reads estimates runs without them: it would silently see 0.
+    if (!reads_estimates_)
+      throw std::logic_error("policy bug: estimate() or expected_end() called by a policy whose reads_estimates() "
+                             "is false; override reads_estimates() to return true, so that the run makes estimates");
     return job < sim_.estimates_.size() ? sim_.estimates_[job] : Time{};
   }
   bool is_running(JobId job) const override {
@@ -56,6 +60,7 @@ class Simulation::Pass final : public SchedulingPass {
 
  private:
   Simulation& sim_;
+  const bool reads_estimates_;
 };
 
 Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,

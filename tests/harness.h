@@ -60,6 +60,14 @@ inline std::vector<std::string> lines_of(const std::string& text) {
 
 inline std::filesystem::path source_dir() { return ACMESIM_SOURCE_DIR; }
 
+// Every registered policy's name, in table order, comma-separated (as an unknown name's error
+// lists them): the shipped ones, fifo first, then any the test binary registers.
+inline std::string policy_names() {
+  std::string out;
+  for (const PolicyEntry& e : policy_table()) out += (out.empty() ? "" : ", ") + std::string(e.name);
+  return out;
+}
+
 // A fresh, empty folder under the system temp folder. Its name holds a hash of the current folder
 // (ctest runs the tests in the build's tests folder), so that two builds tested at the same time
 // do not write into each other's folders.

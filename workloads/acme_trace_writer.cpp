@@ -1,6 +1,6 @@
 #include "workloads/acme_trace_writer.h"
 
-#include "sim/csv.h"
+#include "sim/io/csv.h"
 
 namespace acme {
 

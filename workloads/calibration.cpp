@@ -7,8 +7,8 @@
 #include <optional>
 #include <string_view>
 
-#include "sim/csv.h"
-#include "sim/yaml_util.h"
+#include "sim/io/csv.h"
+#include "sim/io/yaml_util.h"
 
 namespace acme {
 namespace {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "sim/job.h"
-#include "sim/params.h"
+#include "sim/io/params.h"
 
 namespace acme {
 

@@ -46,7 +46,7 @@
 #include "sim/cluster_spec.h"
 #include "sim/job.h"
 #include "sim/outcome.h"
-#include "sim/params.h"
+#include "sim/io/params.h"
 
 namespace acme {
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "sim/csv.h"
+#include "sim/io/csv.h"
 
 namespace acme {
 namespace {

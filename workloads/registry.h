@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "sim/cluster_spec.h"
-#include "sim/config.h"
+#include "sim/io/config.h"
 #include "sim/job.h"
 
 namespace acme {

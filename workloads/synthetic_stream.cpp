@@ -6,7 +6,7 @@
 #include <limits>
 #include <tuple>
 
-#include "sim/csv.h"
+#include "sim/io/csv.h"
 #include "sim/prefault.h"
 #include "workloads/synthetic_drafts.h"
 #include "workloads/synthetic_draws.h"

@@ -34,13 +34,14 @@
 #include "policies/registry.h"
 #include "sim/cluster_spec.h"
 #include "sim/failures.h"
-#include "sim/params.h"
+#include "sim/io/params.h"
 #include "sim/random.h"
 #include "sim/simulation.h"
 #include "sim/sink.h"
-#include "sim/yaml_util.h"
+#include "sim/io/yaml_util.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
+#include "sim/io/failure_keys.h"
 
 namespace {
 
@@ -93,7 +94,7 @@ FailureModel make_model(const std::string& table, int seed) {
                            yaml_override("failures.checkpoint.Pretrain=0"),
                            yaml_override("failures.restart_s=0")};
   Params p("failures", v);
-  FailureModel m(p, table);
+  FailureModel m = load_failure_model(p, table);
   p.check_all_used();
   return m;
 }

@@ -17,26 +17,18 @@
 #include <string>
 #include <vector>
 
-#include "sim/app.h"
+#include "sim/app/app.h"
+#include "sim/app/make_simulation.h"
 #include "sim/cluster_spec.h"
 #include "sim/error.h"
 #include "sim/log.h"
-#include "sim/params.h"
+#include "sim/io/cluster_file.h"
+#include "sim/io/params.h"
 #include "workloads/fidelity.h"
 #include "workloads/registry.h"
 
 namespace acme {
 namespace {
-
-// As app.cpp's: configs/ in the current folder, else beside the executable's folder.
-std::filesystem::path configs_dir() {
-  if (std::filesystem::is_directory("configs")) return "configs";
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec && std::filesystem::is_directory(exe.parent_path().parent_path() / "configs"))
-    return exe.parent_path().parent_path() / "configs";
-  return "configs";
-}
 
 // Records both schedules of the run: the trace's (from the workload's recorded starts and run
 // times) and the replay's (outcomes), and every GPU holding of the replay, run by run.

@@ -7,7 +7,7 @@
 
 #include "policies/registry.h"
 #include "sim/cluster.h"
-#include "sim/csv.h"
+#include "sim/io/csv.h"
 #include "sim/event_queue.h"
 #include "sim/random.h"
 #include "sim/simulation.h"

@@ -1,0 +1,285 @@
+#include "sim/app/app.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "policies/registry.h"
+#include "sim/app/make_simulation.h"
+#include "sim/io/config.h"
+#include "sim/error.h"
+#include "sim/log.h"
+#include "sim/simulation.h"
+#include "sim/sink.h"
+#include "sim/topology.h"
+#include "workloads/acme_trace_reader.h"
+#include "workloads/acme_trace_writer.h"
+#include "workloads/calibration.h"
+#include "workloads/estimates.h"
+#include "workloads/evaluation.h"
+#include "workloads/registry.h"
+#include "workloads/synthetic.h"
+#include "workloads/synthetic_stream.h"
+#include "sim/io/cluster_file.h"
+#include "sim/io/failure_keys.h"
+#include "sim/io/network_keys.h"
+
+namespace acme {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Steps the simulation to the end, drawing a progress line on stderr if asked.
+void run_with_progress(Simulation& sim, std::size_t jobs, bool show) {
+  const auto t0 = Clock::now();
+  auto last = t0;
+  bool drawn = false;
+  for (std::uint64_t steps = 1; sim.step(); ++steps) {
+    if (!show || steps % 8192 != 0) continue;
+    const auto now = Clock::now();
+    if (now - last < std::chrono::milliseconds(200)) continue;
+    last = now;
+    drawn = true;
+    std::fprintf(stderr, "\r  simulated to %s  %llu / %zu jobs ended  %.1f s ", format_timestamp(sim.now()).c_str(),
+                 static_cast<unsigned long long>(sim.jobs_ended()), jobs, seconds_since(t0));
+  }
+  if (drawn) std::fprintf(stderr, "\r%*s\r", 80, "");
+}
+
+// Every file the sinks write (sim/sinks.cpp), finished or under its temporary name (sim/csv.h).
+// Removes the outputs of an earlier run from `dir`: the folder never holds files of two runs, and
+// a run killed before it writes its own leaves none that look finished.
+void remove_earlier_outputs(const std::filesystem::path& dir) {
+  for (const SinkEntry& sink : sink_table())
+    for (std::string_view name : sink.files)
+      if (!name.empty())
+        for (const char* suffix : {"", ".tmp"}) std::filesystem::remove(dir / (std::string(name) + suffix));
+}
+
+}  // namespace
+
+RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload_in,
+                      const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more,
+                      Sink* observer) {
+  const auto t1 = Clock::now();  // the run's set-up (a million jobs' state) counts
+  const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster, workload_in);
+  if (more && (run->evaluated || run->estimates_made))
+    throw std::logic_error("execute_run: this run needs its whole workload first");
+  const Workload& workload = *run->workload;
+  Simulation& sim = *run->sim;
+
+  std::filesystem::create_directories(out_dir);
+  remove_earlier_outputs(out_dir);
+  const SinkSettings settings{out_dir, config.metrics_interval, cluster.total_gpus(), cluster.nodes,
+                              cluster.gpus_per_node};
+  std::vector<std::unique_ptr<Sink>> sinks;
+  for (const std::string& name : split_commas(config.outputs)) sinks.push_back(make_sink(name, settings));
+
+  RunReport report;
+  for (auto& s : sinks) sim.add_sink(*s);
+  if (observer) sim.add_sink(*observer);
+  if (more) sim.set_feed(more->feed, more->workload);
+  run_with_progress(sim, workload.size() + (more ? more->feed.expected_jobs() : 0), progress);
+  report.simulate_s = seconds_since(t1);
+  // The index of the evaluations, once every job is there.
+  if (more && run->evaluations) run->evaluations = evaluation_index(config, cluster, workload);
+  report.conservation = sim.check_conservation();
+  sim.free_run_state();
+  if (run->failures)
+    log::info("failures injected: {} ({} took a node down)", sim.failures_injected(), sim.nodes_failed());
+
+  std::array<std::size_t, kRejectReasons> rejected{};
+  for (const JobOutcome& o : sim.outcomes()) ++rejected[static_cast<std::size_t>(o.reject)];
+  for (std::size_t r = 1; r < rejected.size(); ++r)
+    if (rejected[r] > 0)
+      log::warn("{} jobs rejected: {} (state REJECTED in jobs.csv)", rejected[r], describe(static_cast<RejectReason>(r)));
+
+  const auto t2 = Clock::now();
+  const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),
+                         report.conservation, sim.window_gpu_seconds(),
+                         run->evaluations ? &*run->evaluations : nullptr};
+  for (auto& s : sinks) s->finish(record);
+  if (observer) observer->finish(record);
+  report.outputs_s = seconds_since(t2);
+  return report;
+}
+
+int run_command(const RunArgs& args) {
+  const auto t0 = Clock::now();
+  const RunConfig config = load_run_config(args.config, args.overrides);
+  const ClusterSpec cluster = load_cluster_spec(config.cluster);
+  const Topology topology(cluster);
+  log::debug("cluster {}: {} nodes, {} GPUs; topology graph of {} vertices and {} edges under {} leaves",
+             cluster.name, cluster.nodes, cluster.total_gpus(), topology.vertex_count(), topology.edge_count(),
+             topology.leaf_count());
+  // Before the (long) load: a run killed at any point after this leaves no earlier run's files.
+  if (std::filesystem::is_directory(args.out_dir)) remove_earlier_outputs(args.out_dir);
+  // A synthetic workload is drawn as the replay goes, when the run can take its jobs so.
+  Workload workload;
+  std::unique_ptr<JobFeed> feed;
+  if (takes_jobs_as_they_come(config, cluster)) feed = open_workload(config, cluster, workload);
+  std::optional<MoreJobs> more;
+  if (feed) {
+    more.emplace(MoreJobs{*feed, workload});
+    log::info("{}: about {} jobs, drawn as the replay goes; ready in {:.3f} s", workload.source,
+              feed->expected_jobs(), seconds_since(t0));
+  } else {
+    workload = load_workload(config, cluster);
+    log::info("{}: {} jobs ({} rows skipped), loaded in {:.3f} s", workload.source, workload.size(),
+              workload.rows_skipped, seconds_since(t0));
+  }
+  const RunReport r =
+      execute_run(config, cluster, workload, args.out_dir, args.progress && isatty(STDERR_FILENO), more);
+  if (feed) log::info("{} jobs drawn", workload.size());
+  log::info("simulated in {:.3f} s, outputs in {:.3f} s, {:.3f} s in all; conservation checked: {} GPU-seconds; "
+            "outputs in {}",
+            r.simulate_s, r.outputs_s, seconds_since(t0), r.conservation.job_gpu_seconds, args.out_dir);
+  return 0;
+}
+
+namespace {
+
+void print_keys(const Params& params) {
+  for (const Params::Doc& d : params.docs())
+    std::printf("      %s [%s]\n          %s\n", d.key.c_str(), d.fallback.c_str(), d.doc.c_str());
+}
+
+}  // namespace
+
+int list_command() {
+  std::printf("Policies (policy.name):\n");
+  for (const PolicyEntry& e : policy_table()) {
+    std::printf("  %-12.*s %.*s\n", static_cast<int>(e.name.size()), e.name.data(),
+                static_cast<int>(e.description.size()), e.description.data());
+    Params params("policy", {});
+    e.make(params);
+    print_keys(params);
+  }
+  std::printf("\nRun-time estimates (estimate.*), seen by policies instead of true run times:\n");
+  Params estimates("estimate", {});
+  make_estimates(Workload{}, estimates, 0);
+  print_keys(estimates);
+  std::printf("\nEvaluation (eval: coupled | decoupled, eval.*):\n");
+  Params eval("eval", {});
+  apply_evaluation(Workload{}, false, false, eval, ClusterSpec{}, "");
+  print_keys(eval);
+  std::printf("\nInjected failures (failures.*):\n");
+  Params failures("failures", {});
+  load_failure_model(failures, "");
+  print_keys(failures);
+  std::printf("\nWorkload sources (workload.source):\n");
+  for (const WorkloadSourceEntry& e : workload_source_table())
+    std::printf("  %-12.*s %.*s\n", static_cast<int>(e.name.size()), e.name.data(),
+                static_cast<int>(e.description.size()), e.description.data());
+  std::printf("\nOutputs (outputs):\n");
+  for (const SinkEntry& e : sink_table())
+    std::printf("  %-12.*s %.*s\n", static_cast<int>(e.name.size()), e.name.data(),
+                static_cast<int>(e.description.size()), e.description.data());
+  return 0;
+}
+
+int gen_command(const GenArgs& args) {
+  if (args.cluster != "seren" && args.cluster != "kalos")
+    throw InputError("--cluster: expected seren or kalos, got '" + args.cluster + "'");
+  const auto from = parse_timestamp(args.from);
+  const auto to = parse_timestamp(args.to);
+  if (!from) throw InputError("--from: expected a date like 2023-03-01, got '" + args.from + "'");
+  if (!to) throw InputError("--to: expected a date like 2023-04-01, got '" + args.to + "'");
+  if (*to <= *from) throw InputError("--to: must be later than --from");
+  if (!(args.load > 0)) throw InputError("--load: must be positive");
+  if (!args.policy.empty()) {
+    try {
+      make_policy(args.policy);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--policy: ") + e.what());
+    }
+  }
+  // The replay is the cluster's default run (configs/<cluster>.yaml: its policy with its keys, its
+  // estimates) on the drawn jobs, without the network slowdown: a trace's run times include it.
+  std::vector<std::string> sets = {"workload.source=synthetic", "workload.trace=", "workload.load=" + std::to_string(args.load),
+                                   "seed=" + std::to_string(args.seed), "network.slowdown=false", "outputs=summary"};
+  if (!args.model_file.empty()) sets.push_back("workload.model=" + args.model_file);
+  if (!args.cluster_file.empty()) sets.push_back("cluster=" + args.cluster_file);
+  RunConfig config = load_run_config((configs_dir() / (args.cluster + ".yaml")).string(), sets);
+  if (!args.policy.empty() && args.policy != config.policy_name) {  // another policy, at its defaults
+    config.policy_name = args.policy;
+    config.policy_params.clear();
+  }
+  const auto t0 = Clock::now();
+  const ClusterSpec cluster = load_cluster_spec(config.cluster);
+  const SyntheticModel model = load_synthetic_model(config.workload_model);
+  // Start and end times are those of a replay on the cluster, so the trace is self-consistent:
+  // the jobs are replayed as they are drawn, unless the policy reads estimates (made first).
+  const auto t_run = Clock::now();
+  SyntheticStream stream(model, *from, *to, args.load, args.seed, cluster.gpus_per_node);
+  Workload w = stream.start();
+  const bool as_they_come = takes_jobs_as_they_come(config, cluster);
+  if (!as_they_come)
+    while (stream.append_next(w)) {
+    }
+  const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster, w);
+  if (as_they_come) run->sim->set_feed(stream, w);
+  run->sim->run();
+  const double sim_s = seconds_since(t_run);
+  run->sim->check_conservation();
+  std::size_t rejected = 0;
+  for (const JobOutcome& o : run->sim->outcomes()) rejected += o.state == JobState::Rejected;
+  if (rejected > 0)
+    throw InputError(config.workload_model + ": " + std::to_string(rejected) + " generated jobs can never run on " +
+                     config.cluster + " under policy " + config.policy_name + "; the model and the cluster disagree");
+  write_acme_trace(args.output, args.cluster == "kalos" ? TraceSchema::Kalos : TraceSchema::Seren, w,
+                   run->sim->outcomes());
+  log::info("wrote {} jobs ({}) to {} in {:.2f} s (drawn and replayed under {} in {:.2f} s)", w.size(), w.source,
+            args.output, seconds_since(t0), config.policy_name, sim_s);
+  return 0;
+}
+
+int calibrate_command(const CalibrateArgs& args) {
+  if (args.cluster != "seren" && args.cluster != "kalos")
+    throw InputError("--cluster: expected seren or kalos, got '" + args.cluster + "'");
+  const auto dir = configs_dir();
+  const std::string published_file = args.published_file.empty()
+                                         ? (dir / "workloads" / (args.cluster + ".published.yaml")).string()
+                                         : args.published_file;
+  const PublishedStats published = load_published_stats(published_file);
+  const Workload trace = read_acme_trace(args.trace, TraceOptions{});
+  const CalibrationReport report = calibrate(trace, published);
+  std::fputs(format_calibration_table(report).c_str(), stdout);
+  const std::filesystem::path out = args.out_dir;
+  write_calibration(report, out);
+
+  // The plots: Python with matplotlib, if present. The table and the exit code never depend on it.
+  const auto script = dir.parent_path() / "scripts" / "plot_calibration.py";
+  const std::string python = "/usr/bin/python3";
+  if (!std::filesystem::exists(python) || !std::filesystem::exists(script)) {
+    log::warn("plots skipped: {} or {} not found", python, script.string());
+  } else {
+    const std::string command = python + " '" + script.string() + "' '" + out.string() + "'";
+    if (std::system(command.c_str()) != 0) log::warn("plots skipped: {} failed (is python3-matplotlib installed?)", command);
+    else if (!args.keep_data) std::filesystem::remove_all(out / "data");
+  }
+  log::info("calibration of {} against {}: {} in {}", args.trace, published_file,
+            report.passed() ? "every statistic within tolerance" : std::to_string(report.failures()) + " statistics out of tolerance",
+            out.string());
+  return report.passed() ? 0 : 1;
+}
+
+std::string config_keys_help() {
+  std::string s = "Configuration keys (YAML, or --set key=value; defaults in brackets):\n";
+  const RunConfig defaults;
+  for (const auto& f : run_config_fields()) {
+    const std::string value = f.get(defaults);
+    s += "  " + std::string(f.key) + " [" + value + "]\n      " + std::string(f.doc) + "\n";
+  }
+  return s;
+}
+
+}  // namespace acme

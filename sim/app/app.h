@@ -1,0 +1,113 @@
+// The commands of the acmesim executable; main.cpp parses the command line and calls these.
+// This is the one place where the engine, the policies, the workloads and the sinks meet.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/io/config.h"
+#include "sim/sink.h"
+
+namespace acme {
+
+// One run from start to end, with the pieces a sweep may share passed in: simulates `workload`
+// (which it does not change) on `cluster` under config's policy and writes config's outputs to
+// `out_dir`, after removing every output an earlier run left there (so that a killed run leaves no
+// finished-looking file). Safe to call from several threads at once on the same workload.
+// With `more`, the feed appends the rest of the jobs to `workload` as the replay goes (see
+// Simulation::set_feed; only for a run that takes its jobs as they come: takes_jobs_as_they_come).
+// `observer`, if given, is fed every fact and the RunRecord like the run's own sinks (validate).
+struct RunReport {
+  Conservation conservation;
+  double simulate_s = 0, outputs_s = 0;
+};
+struct MoreJobs {
+  JobFeed& feed;
+  Workload& workload;
+};
+RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
+                      const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more = {},
+                      Sink* observer = nullptr);
+
+// Whether a run can start before its workload is whole: it rewrites no job and gives its policy
+// no estimates (both need every job first). The evaluations output's index is made at the end.
+bool takes_jobs_as_they_come(const RunConfig& config, const ClusterSpec& cluster);
+
+// Every key of a run with the value in force, as its outputs list them: the configuration, then
+// the keys its policy, estimate model and network model read, defaults included. Builds those
+// plugins as execute_run does, so a key none of them has is an InputError before any run starts.
+std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& config, const ClusterSpec& cluster);
+
+struct RunArgs {
+  std::string config;
+  std::vector<std::string> overrides;  // key=value
+  std::string out_dir = "out";
+  bool progress = true;                // a progress line on stderr, when stderr is a terminal
+};
+int run_command(const RunArgs& args);
+
+int list_command();
+
+struct GenArgs {
+  std::string cluster = "seren";  // seren | kalos: picks the schema and the default files
+  std::string from, to;
+  std::uint64_t seed = 1;
+  double load = 1.0;
+  std::string output;
+  std::string model_file;    // default: configs/workloads/<cluster>.yaml
+  std::string cluster_file;  // default: configs/clusters/<cluster>.yaml
+  // The policy of the replay that sets start and end times, at its defaults; empty: the policy of
+  // configs/<cluster>.yaml with its keys (the Acme baseline).
+  std::string policy;
+};
+int gen_command(const GenArgs& args);
+
+struct CalibrateArgs {
+  std::string trace;              // an AcmeTrace CSV, either schema
+  std::string cluster = "seren";  // seren | kalos: picks the published statistics
+  std::string out_dir = "out/calibrate";
+  std::string published_file;     // default: configs/workloads/<cluster>.published.yaml
+  bool keep_data = false;         // keep <out>/data, the CDF tables the plots are drawn from
+};
+// Prints the table; returns 0 when every statistic is within tolerance, 1 otherwise.
+int calibrate_command(const CalibrateArgs& args);
+
+struct ValidateArgs {
+  std::string trace;                   // an AcmeTrace CSV, either schema
+  std::string cluster = "seren";       // seren | kalos: the default run configuration
+  std::string config;                  // default: configs/<cluster>.yaml
+  std::vector<std::string> overrides;  // key=value: run keys, and validate.* (sim/app/validate.cpp)
+  std::string out_dir = "out/validate";
+  bool progress = true;
+};
+// Replays the trace and compares each job's queueing delay with the recorded one (workloads/fidelity.h).
+// Prints the table; returns 0 when every gated group is within tolerance, 1 otherwise.
+int validate_command(const ValidateArgs& args);
+
+struct SweepArgs {
+  std::string file;      // a sweep file (sim/sweep.h, configs/README.md "Sweep files")
+  std::string out_dir;   // DIR: runs/<id>/, summary.csv, summary_by_type.csv
+  unsigned jobs = 0;     // worker threads per process; 0: the cores this process may use
+  bool progress = true;  // a progress bar on stderr, when stderr is a terminal
+};
+// Runs every unfinished run of the sweep, split over the processes of an MPI job if launched by
+// one, then merges DIR/summary.csv. Returns 0 when every run finished, 1 when some failed.
+int sweep_command(const SweepArgs& args);
+
+struct CompareArgs {
+  std::string dir;                   // a sweep's output folder, or its summary.csv
+  std::vector<std::string> by;       // group by these columns
+  std::string baseline;              // default: the first group
+  std::vector<std::string> metrics;  // default: see sim/compare.h
+};
+// Prints means, 95% confidence intervals and ratios to the baseline (sim/compare.h).
+int compare_command(const CompareArgs& args);
+
+// Help text listing every run configuration key with its default and meaning.
+std::string config_keys_help();
+
+}  // namespace acme

@@ -1,0 +1,87 @@
+// The sweep and compare commands (declared in app.h).
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "sim/app/app.h"
+#include "sim/app/compare.h"
+#include "sim/io/csv_table.h"
+#include "sim/error.h"
+#include "sim/log.h"
+#include "sim/app/process_group.h"
+#include "sim/app/sweep.h"
+
+namespace acme {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Worker threads for one process: the cores it may run on if it was given a share of the machine
+// (taskset, Slurm's cpusets, mpirun's binding), else the machine's cores over its processes.
+unsigned default_workers(int processes_on_machine) {
+  const unsigned online = std::max(1u, std::thread::hardware_concurrency());
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    const unsigned allowed = static_cast<unsigned>(CPU_COUNT(&set));
+    if (allowed > 0 && allowed < online) return allowed;
+  }
+  return std::max(1u, online / static_cast<unsigned>(std::max(1, processes_on_machine)));
+}
+
+int run_sweep_command(const SweepArgs& args, ProcessGroup& group) {
+  const auto t0 = Clock::now();
+  const Sweep sweep = load_sweep(args.file);
+  const double expand_s = seconds_since(t0);
+  const std::filesystem::path out = args.out_dir;
+  std::filesystem::create_directories(out / "runs");
+  const std::vector<std::size_t> todo = unfinished_runs(sweep, out);
+  group.barrier();  // every process has listed the unfinished runs before any run starts
+  const std::vector<std::size_t> mine = share_of(sweep, todo, group.rank(), group.size());
+  const unsigned workers = args.jobs ? args.jobs : default_workers(group.local_size());
+  if (group.rank() == 0)
+    log::info("{}: {} runs, {} already finished; {} to run on {} process{} x {} worker{}", args.file, sweep.runs.size(),
+              sweep.runs.size() - todo.size(), todo.size(), group.size(), group.size() == 1 ? "" : "es", workers,
+              workers == 1 ? "" : "s");
+  const bool bar = args.progress && group.rank() == 0 && isatty(STDERR_FILENO);
+  const RunnerResult ran = run_sweep_runs(sweep, mine, out, RunnerOptions{workers, bar});
+  const std::size_t failed = group.sum(ran.failed);  // also waits for every process to finish
+  if (group.rank() == 0) {
+    const auto t_merge = Clock::now();
+    const MergeResult merged = merge_sweep(sweep, out);
+    log::info("{} runs ok, {} failed, {} missing; expanded and checked in {:.3f} s, ran in {:.2f} s, merged in "
+              "{:.3f} s; {}",
+              merged.ok, merged.failed, merged.missing, expand_s, ran.seconds, seconds_since(t_merge),
+              (out / "summary.csv").string());
+  }
+  return failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int sweep_command(const SweepArgs& args) {
+  ProcessGroup group;
+  if (group.size() == 1) return run_sweep_command(args, group);
+  try {
+    return run_sweep_command(args, group);
+  } catch (const std::exception& e) {
+    group.abort(e.what(), dynamic_cast<const InputError*>(&e) ? 2 : 1);  // the others may be waiting for us
+  }
+}
+
+int compare_command(const CompareArgs& args) {
+  std::filesystem::path path = args.dir;
+  if (std::filesystem::is_directory(path)) path /= "summary.csv";
+  const CsvTable table = read_csv(path);
+  const CompareOptions options{args.by, args.baseline, args.metrics};
+  std::fputs(format_comparison(compare_runs(table, options), options).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace acme

@@ -1,0 +1,134 @@
+#include "sim/app/make_simulation.h"
+
+#include <filesystem>
+#include <string_view>
+
+#include "policies/registry.h"
+#include "sim/app/app.h"
+#include "sim/error.h"
+#include "sim/io/failure_keys.h"
+#include "sim/io/network_keys.h"
+#include "workloads/estimates.h"
+
+namespace acme {
+
+std::filesystem::path configs_dir() {
+  if (std::filesystem::is_directory("configs")) return "configs";
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && std::filesystem::is_directory(exe.parent_path().parent_path() / "configs"))
+    return exe.parent_path().parent_path() / "configs";
+  return "configs";
+}
+
+namespace {
+
+// A run's plugins, each built from its own configuration keys (which it checks): the policy,
+// the evaluation rewrite, the estimates, the network model, and the resolved configuration.
+struct Plugins {
+  std::unique_ptr<Policy> policy;
+  std::optional<Workload> evaluated;  // the workload with its Eval jobs rewritten, if they were
+  std::optional<EvaluationIndex> evaluations;  // the run's evaluations, when grouped
+  double eval_idle_share = 0;
+  std::vector<Time> estimates;
+  std::optional<NetworkModel> network;  // set when network.slowdown is on
+  std::optional<FailureModel> failures;  // set when failures.enabled is on
+  std::vector<std::pair<std::string, std::string>> described;
+};
+
+// The evaluation rewrite (eval: decoupled) and index (the evaluations output) of `workload`.
+EvalSetup evaluation_setup(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
+                           Params& eval_params) {
+  bool index = false;
+  for (const std::string& name : split_commas(config.outputs)) index |= name == "evaluations";
+  return apply_evaluation(workload, config.eval_decoupled, index, eval_params, cluster,
+                          (configs_dir() / "eval" / "llm7b_63.yaml").string());
+}
+
+// `workload` may be null: the plugins are then only checked and described (for sweeps).
+Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const Workload* workload) {
+  Plugins p;
+  // recorded replay has its own scheduler: start when recorded, else as soon as the job fits.
+  const std::string policy_name = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
+  Params policy_params("policy", config.policy_params);
+  try {
+    p.policy = make_policy(policy_name, policy_params);
+  } catch (const InputError& e) {
+    if (std::string_view(e.what()).rfind("unknown policy", 0) != 0) throw;
+    throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
+  }
+  // eval: decoupled, the Eval jobs are rewritten (workloads/evaluation.h) into a copy of the shared
+  // workload: one O(n) pass and the memory of a second workload for the run's lifetime.
+  const Workload none;
+  const Workload& jobs = workload ? *workload : none;
+  Params eval_params("eval", config.eval_params);
+  EvalSetup eval = evaluation_setup(config, cluster, jobs, eval_params);
+  p.evaluated = std::move(eval.rewritten);
+  p.evaluations = std::move(eval.index);
+  p.eval_idle_share = eval.idle_share;
+  eval_params.check_all_used();
+  Params estimate_params("estimate", config.estimate_params);
+  // The keys are read (and checked) either way; estimates are made only for a policy that reads them.
+  p.estimates = make_estimates(p.policy->reads_estimates() ? (p.evaluated ? *p.evaluated : jobs) : none,
+                               estimate_params, config.seed);
+  Params network_params("network", config.network_params);
+  const bool slowdown = network_params.flag("slowdown", config.replay == ReplayMode::Policy,
+                                            "multi-node jobs slow down by placement (default: on in replay policy)");
+  p.network.emplace(cluster, read_network_settings(network_params));
+  network_params.check_all_used();
+  if (!slowdown) p.network.reset();
+
+  Params failure_params("failures", config.failure_params);
+  p.failures.emplace(load_failure_model(failure_params, (configs_dir() / "failures" / "acme.yaml").string()));
+  p.failures->use_cluster(cluster);
+  failure_params.check_all_used();
+  if (!p.failures->enabled()) p.failures.reset();
+
+  p.described = describe(config);
+  for (const Params* params : {&policy_params, &estimate_params, &network_params, &eval_params})
+    for (const auto& kv : params->resolved()) p.described.push_back(kv);
+  // Listed only when on, so that the outputs of a run without failures stay as they were.
+  if (p.failures)
+    for (const auto& kv : failure_params.resolved()) p.described.push_back(kv);
+  return p;
+}
+
+}  // namespace
+
+std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
+                                             const Workload& workload) {
+  Plugins plugins = build_plugins(config, cluster, &workload);
+  auto run = std::make_unique<PreparedRun>();
+  run->evaluated = std::move(plugins.evaluated);
+  run->evaluations = std::move(plugins.evaluations);
+  run->network = std::move(plugins.network);
+  run->failures = std::move(plugins.failures);
+  run->estimates_made = !plugins.estimates.empty();
+  run->described = std::move(plugins.described);
+  run->workload = run->evaluated ? &*run->evaluated : &workload;
+  run->sim = std::make_unique<Simulation>(*run->workload, cluster, std::move(plugins.policy), config.replay,
+                                          std::move(plugins.estimates));
+  Simulation& sim = *run->sim;
+  sim.set_placement(config.placement);
+  if (run->network) sim.set_network(&*run->network);
+  if (run->failures) sim.set_failures(&*run->failures);
+  sim.set_idle_share(JobType::Eval, plugins.eval_idle_share);
+  return run;
+}
+
+std::optional<EvaluationIndex> evaluation_index(const RunConfig& config, const ClusterSpec& cluster,
+                                                const Workload& workload) {
+  Params eval_params("eval", config.eval_params);
+  return std::move(evaluation_setup(config, cluster, workload, eval_params).index);
+}
+
+std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& config, const ClusterSpec& cluster) {
+  return build_plugins(config, cluster, nullptr).described;
+}
+
+bool takes_jobs_as_they_come(const RunConfig& config, const ClusterSpec& cluster) {
+  const Plugins p = build_plugins(config, cluster, nullptr);
+  return !config.eval_decoupled && !p.policy->reads_estimates();
+}
+
+}  // namespace acme

@@ -1,0 +1,54 @@
+// The one function that builds a run from its configuration: the policy (greedy under replay:
+// recorded), the placement, the network and failure models, the run-time estimates (made only for
+// a policy that reads them) and the evaluation rewrite and index, wired into a Simulation. The
+// CLI (execute_run), sweeps (through execute_run) and tests (tests/policies/test_invariants.cpp)
+// all build their runs here; sinks and feeds are the caller's.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/failures.h"
+#include "sim/io/config.h"
+#include "sim/network.h"
+#include "sim/simulation.h"
+#include "workloads/evaluation.h"
+
+namespace acme {
+
+// A run ready to step, with everything its Simulation points to. Not movable: returned by
+// unique_ptr.
+struct PreparedRun {
+  std::optional<Workload> evaluated;           // the workload with its Eval jobs rewritten, if they were
+  std::optional<EvaluationIndex> evaluations;  // the run's evaluations, when the evaluations output is on
+  std::optional<NetworkModel> network;         // set when network.slowdown is on
+  std::optional<FailureModel> failures;        // set when failures.enabled is on
+  bool estimates_made = false;                 // the policy reads estimates, so the run made them
+  // Every key of the run with the value in force (resolve_run), for the outputs.
+  std::vector<std::pair<std::string, std::string>> described;
+  const Workload* workload = nullptr;          // what `sim` replays: &*evaluated or the caller's
+  std::unique_ptr<Simulation> sim;
+
+  PreparedRun() = default;
+  PreparedRun(const PreparedRun&) = delete;
+  PreparedRun& operator=(const PreparedRun&) = delete;
+};
+
+// Builds the run of `config` over `workload` on `cluster`. Throws InputError for a key no plugin
+// has or a bad value. REQUIRES: `workload` outlives the result.
+std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
+                                             const Workload& workload);
+
+// The index of the evaluations of `workload` (for a run whose jobs came as it went, once they
+// are all there); empty unless the evaluations output is on.
+std::optional<EvaluationIndex> evaluation_index(const RunConfig& config, const ClusterSpec& cluster,
+                                                const Workload& workload);
+
+// The shipped configs/ folder: ./configs, else the one beside the executable's folder.
+std::filesystem::path configs_dir();
+
+}  // namespace acme

@@ -1,0 +1,68 @@
+// The run configuration: every key, its type, default and meaning, in one table (config.cpp),
+// which also lists them for `acmesim run --help` and configs/README.md.
+//
+// Paths in a configuration file are relative to that file's folder; paths given with --set are
+// relative to the current directory.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/outcome.h"
+#include "sim/io/yaml_util.h"
+
+namespace acme {
+
+struct RunConfig {
+  std::string cluster = "configs/clusters/seren.yaml";
+  std::string workload_source = "auto";  // auto: acmetrace when workload.trace is set, else synthetic
+  std::string workload_trace;            // AcmeTrace CSV; empty: none
+  std::optional<Time> workload_from;     // select jobs submitted at or after
+  std::optional<Time> workload_to;       // ... and before
+  bool workload_lenient = false;         // skip (and count) malformed rows instead of stopping
+  std::string workload_model = "configs/workloads/seren.yaml";  // synthetic workload model
+  double workload_load = 1.0;            // synthetic arrival-rate multiplier
+  ReplayMode replay = ReplayMode::Policy;
+  std::string policy_name = "fifo";
+  PlacementStrategy placement = PlacementStrategy::FirstFit;
+  std::uint64_t seed = 1;
+  Time metrics_interval = Time::hours(1);
+  std::string outputs = "jobs,timeseries,summary,waste,run_json,evaluations,console";
+  bool eval_decoupled = false;           // eval: coupled (as traced) or decoupled (workloads/evaluation.h)
+
+  // Values under policy.* (but policy.name), estimate.* and network.*, read by the policy, the
+  // estimate model and the network model through Params: each knows its own keys.
+  std::vector<YamlValue> policy_params;
+  std::vector<YamlValue> estimate_params;
+  std::vector<YamlValue> network_params;  // network.*: the slowdown model
+  std::vector<YamlValue> eval_params;     // eval.*: the evaluation model (workloads/evaluation.h)
+  std::vector<YamlValue> failure_params;  // failures.*: injected failures (sim/failures.h)
+
+  // "file:line" of each key set from a file or --set, for errors found after loading.
+  std::map<std::string, std::string> origin;
+  std::string where(const std::string& key) const;
+};
+
+std::span<const Field<RunConfig>> run_config_fields();
+
+// Reads `path` (may be empty: defaults only), then applies `overrides` ("key=value") in order.
+// Throws InputError naming the file (or --set), line and key of the first problem.
+RunConfig load_run_config(const std::string& path, std::span<const std::string> overrides);
+// The same from values already read, applied in order (a later value of a key wins); how a sweep
+// builds each run from its base file, its fixed settings and its axes.
+RunConfig make_run_config(const std::vector<YamlValue>& values);
+
+// The resolved configuration as (key, value) pairs in table order, for outputs.
+std::vector<std::pair<std::string, std::string>> describe(const RunConfig& c);
+
+std::string_view name(ReplayMode m);
+
+// "a,b,,c" -> {"a", "b", "", "c"}; "" -> {""}.
+std::vector<std::string> split_commas(const std::string& s);
+
+}  // namespace acme

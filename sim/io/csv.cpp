@@ -1,0 +1,189 @@
+#include "sim/io/csv.h"
+
+#include <charconv>
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <system_error>
+
+#include "sim/error.h"
+
+namespace acme {
+
+OutputFile::OutputFile(std::filesystem::path path) : path_(std::move(path)) {
+  tmp_ = path_;
+  tmp_ += ".tmp";
+  file_ = std::fopen(tmp_.c_str(), "wb");
+  if (!file_) throw_input_error(path_.string(), 0, "", "cannot write this file");
+}
+
+OutputFile::~OutputFile() {
+  if (file_) {
+    std::fclose(file_);
+    std::error_code ignored;
+    std::filesystem::remove(tmp_, ignored);
+  }
+}
+
+void OutputFile::write(std::string_view text) {
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size())
+    throw_input_error(tmp_.string(), 0, "", "write failed (disk full?)");
+}
+
+void OutputFile::commit() {
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  if (!closed) throw_input_error(tmp_.string(), 0, "", "write failed on close (disk full?)");
+  std::filesystem::rename(tmp_, path_);
+}
+
+namespace {
+
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// Writes the decimal digits of `v`, at least `min_digits` of them (zero-padded); returns the end.
+char* write_digits(char* out, std::uint64_t v, int min_digits = 1) {
+  static constexpr std::uint64_t kPow10[] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+                                             10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+                                             100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+                                             100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+                                             100000000000000000ULL, 1000000000000000000ULL,
+                                             10000000000000000000ULL};
+  int n = (std::bit_width(v | 1) * 1233) >> 12;  // about log10: n or n + 1 digits
+  n += v >= kPow10[n];
+  n = std::max(n, min_digits);
+  char* p = out + n;
+  while (v >= 100) {
+    p -= 2;
+    std::memcpy(p, kDigitPairs + 2 * (v % 100), 2);
+    v /= 100;
+  }
+  if (v >= 10) {
+    p -= 2;
+    std::memcpy(p, kDigitPairs + 2 * v, 2);
+  } else {
+    *--p = static_cast<char>('0' + v);
+  }
+  while (p > out) *--p = '0';
+  return out + n;
+}
+
+char* write_integer(char* out, std::int64_t v) {
+  if (v < 0) {
+    *out++ = '-';
+    return write_digits(out, ~static_cast<std::uint64_t>(v) + 1);
+  }
+  return write_digits(out, static_cast<std::uint64_t>(v));
+}
+
+// `v` rounded to `decimals` places, as std::to_chars(fixed) prints it but "-0.000" as "0.000".
+// Fast path: when v x 10^decimals is below 2^43, its floating-point error is under 0.001, so if
+// it is not within 0.49 of a tie, rounding it to the nearest integer gives the same digits as
+// rounding the exact value. Needs 64 bytes at `out`. REQUIRES: v finite.
+char* write_fixed(char* out, double v, int decimals) {
+  static constexpr double kPow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+  if (decimals >= 0 && decimals <= 9) {
+    const double scaled = v * kPow10[decimals];
+    const double rounded = std::nearbyint(scaled);
+    if (std::abs(scaled) < 0x1p43 && std::abs(scaled - rounded) < 0.49) {
+      const auto n = static_cast<std::int64_t>(rounded);
+      if (n < 0) *out++ = '-';
+      const std::uint64_t u = n < 0 ? ~static_cast<std::uint64_t>(n) + 1 : static_cast<std::uint64_t>(n);
+      char digits[24];
+      const int len = static_cast<int>(write_digits(digits, u, decimals + 1) - digits);
+      std::memcpy(out, digits, static_cast<std::size_t>(len - decimals));
+      out += len - decimals;
+      if (decimals > 0) {
+        *out++ = '.';
+        std::memcpy(out, digits + len - decimals, static_cast<std::size_t>(decimals));
+        out += decimals;
+      }
+      return out;
+    }
+  }
+  char* end = std::to_chars(out, out + 64, v, std::chars_format::fixed, decimals).ptr;
+  if (out[0] == '-' && std::string_view(out + 1, end).find_first_not_of("0.") == std::string_view::npos) {
+    std::memmove(out, out + 1, static_cast<std::size_t>(end - out - 1));
+    --end;
+  }
+  return end;
+}
+
+// Bytes that make a CSV text cell need quotes.
+constexpr std::array<bool, 256> kNeedsQuotes = [] {
+  std::array<bool, 256> t{};
+  for (const unsigned char c : {',', '"', '\n', '\r'}) t[c] = true;
+  return t;
+}();
+
+}  // namespace
+
+std::string format_fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "";
+  char buf[64];
+  return std::string(buf, write_fixed(buf, v, decimals));
+}
+
+CsvWriter::CsvWriter(std::filesystem::path path) : file_(std::move(path)), buf_(2 * kFlushAt, '\0') {}
+
+void CsvWriter::grow(std::size_t n) { buf_.resize(std::max(2 * buf_.size(), len_ + n + 1)); }
+
+CsvWriter& CsvWriter::text(std::string_view s) {
+  bool plain = true;
+  for (const char c : s) plain &= !kNeedsQuotes[static_cast<unsigned char>(c)];
+  if (plain) {
+    std::memcpy(cell(s.size()), s.data(), s.size());
+    len_ += s.size();
+    return *this;
+  }
+  char* out = cell(2 * s.size() + 2);
+  char* const begin = out;
+  *out++ = '"';
+  for (const char c : s) {
+    if (c == '"') *out++ = '"';
+    *out++ = c;
+  }
+  *out++ = '"';
+  len_ += static_cast<std::size_t>(out - begin);
+  return *this;
+}
+
+CsvWriter& CsvWriter::integer(std::int64_t v) {
+  len_ = static_cast<std::size_t>(write_integer(cell(24), v) - buf_.data());
+  return *this;
+}
+
+CsvWriter& CsvWriter::real(double v, int decimals) {
+  char* out = cell(64);
+  if (std::isfinite(v)) len_ = static_cast<std::size_t>(write_fixed(out, v, decimals) - buf_.data());
+  return *this;
+}
+
+CsvWriter& CsvWriter::blank() {
+  cell(0);
+  return *this;
+}
+
+CsvWriter& CsvWriter::end_row() {
+  if (len_ + 1 > buf_.size()) buf_.resize(2 * buf_.size());
+  buf_[len_++] = '\n';
+  first_ = true;
+  if (len_ >= kFlushAt) {
+    file_.write(std::string_view(buf_.data(), len_));
+    len_ = 0;
+  }
+  return *this;
+}
+
+void CsvWriter::commit() {
+  file_.write(std::string_view(buf_.data(), len_));
+  len_ = 0;
+  file_.commit();
+}
+
+}  // namespace acme

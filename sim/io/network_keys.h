@@ -1,0 +1,13 @@
+// Reading the network model's keys (network.*) into NetworkSettings (sim/network.h).
+#pragma once
+
+#include "sim/io/params.h"
+#include "sim/network.h"
+
+namespace acme {
+
+// Reads network.comm_share.<Type>, network.need_gbps.<Type> and network.leaf_penalty, in that
+// order. Throws InputError on an unknown job type or a value out of range.
+NetworkSettings read_network_settings(Params& params);
+
+}  // namespace acme

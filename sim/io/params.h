@@ -1,0 +1,56 @@
+// Parameters of a plugin (a policy, the estimate model) under one configuration prefix.
+//
+// The plugin asks for each of its keys with a default, a range and a one-line doc; what it asks
+// for is what exists. Values come from the run configuration ("policy.aging_per_hour: 0.5") or
+// --set. Anything under the prefix that the plugin never asked for is an error naming file, line
+// and key (check_all_used). resolved() lists every key with the value in force, defaults
+// included, for run.json and summary.csv; docs() lists them for `acmesim list`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sim/io/yaml_util.h"
+
+namespace acme {
+
+class Params {
+ public:
+  Params(std::string prefix, std::vector<YamlValue> values) : prefix_(std::move(prefix)), values_(std::move(values)) {}
+
+  double number(std::string_view key, double fallback, double min, double max, std::string_view doc);
+  bool flag(std::string_view key, bool fallback, std::string_view doc);
+  // A file path (see YamlValue::as_path); empty when not given.
+  std::string path(std::string_view key, std::string_view doc);
+  std::string choice(std::string_view key, std::string_view fallback, std::vector<std::string_view> choices,
+                     std::string_view doc);
+  // Keys "<prefix>.<key>.<name>" as a name -> number table: the defaults, overridden and
+  // extended by the configuration, in default order then configuration order.
+  std::vector<std::pair<std::string, double>> table(std::string_view key,
+                                                    std::vector<std::pair<std::string, double>> defaults,
+                                                    double min, double max, std::string_view doc);
+
+  // InputError for the first value under the prefix that no one asked for.
+  void check_all_used() const;
+
+  struct Doc {
+    std::string key, fallback, doc;
+  };
+  const std::vector<Doc>& docs() const { return docs_; }
+  const std::vector<std::pair<std::string, std::string>>& resolved() const { return resolved_; }
+
+ private:
+  const YamlValue* find(std::string_view key);
+  void record(std::string_view key, std::string fallback, std::string_view doc, std::string value);
+
+  std::string prefix_;
+  std::vector<YamlValue> values_;
+  std::vector<bool> used_ = std::vector<bool>(values_.size(), false);
+  std::vector<Doc> docs_;
+  std::vector<std::pair<std::string, std::string>> resolved_;
+};
+
+}  // namespace acme

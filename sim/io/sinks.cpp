@@ -1,0 +1,393 @@
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <map>
+#include <vector>
+#include <string>
+
+#include "sim/io/csv.h"
+#include "sim/error.h"
+#include "sim/io/metrics.h"
+#include "sim/sink.h"
+
+namespace acme {
+namespace {
+
+// jobs.csv: one row per job, in workload order.
+class JobsSink final : public Sink {
+ public:
+  explicit JobsSink(const SinkSettings& s) : path_(s.out_dir / "jobs.csv") {}
+  void finish(const RunRecord& run) override {
+    CsvWriter csv(path_);
+    for (std::string_view h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num",
+                               "submit_s", "start_s", "end_s", "queue_s", "run_s", "gpu_seconds",
+                               "preemptions", "wasted_gpu_seconds", "leaves_spanned", "slowdown", "replay_delay_s",
+                               "reject_reason", "failures"})
+      csv.text(h);
+    csv.end_row();
+    const Workload& w = run.workload;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      const JobRequest& r = w.requests[i];
+      const JobOutcome& o = run.outcomes[i];
+      csv.text(w.names[static_cast<std::uint32_t>(i)]).text(w.users[r.user]).text(name(r.type));
+      csv.text(name(o.state)).integer(r.gpu_num).integer(r.node_num).integer(r.cpu_num);
+      const Time submit = submitted(w, run.outcomes, static_cast<JobId>(i));
+      csv.integer(submit.sec());
+      if (o.start) csv.integer(o.start->sec()); else csv.blank();
+      if (o.end) csv.integer(o.end->sec()); else csv.blank();
+      if (o.start) csv.integer((*o.start - submit).sec()).integer(o.run_time.sec());
+      else csv.blank().blank();
+      csv.integer(o.gpu_seconds).integer(o.preemptions).integer(o.wasted_gpu_seconds);
+      if (o.start) csv.integer(o.leaves_spanned).real(o.slowdown, 3); else csv.blank().blank();
+      if (run.replay == ReplayMode::Recorded && o.start) csv.integer((*o.start - o.release).sec());
+      else csv.blank();
+      csv.text(describe(o.reject)).integer(o.failures);
+      csv.end_row();
+    }
+    csv.commit();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// timeseries.csv: one row per interval [time_s, time_s + interval). The snapshot columns hold
+// the state at the instant time_s, after every event of that instant; gpus_allocated_mean is the
+// mean over the interval. Intervals are aligned to multiples of the interval since the epoch.
+// Fragmentation (GPUs only; cores are not considered): gpus_free_unusable are free GPUs on nodes
+// with fewer free GPUs than the smallest per-node share of any pending job (0 when no GPU job
+// waits); gpus_blocked_by_fragmentation is the GPU demand of pending jobs for which enough GPUs
+// are free in total but not enough nodes have room for their share.
+class TimeseriesSink final : public Sink {
+ public:
+  explicit TimeseriesSink(const SinkSettings& s)
+      : path_(s.out_dir / "timeseries.csv"),
+        interval_(s.interval.sec()),
+        total_gpus_(s.total_gpus),
+        node_free_(static_cast<std::size_t>(s.nodes), s.gpus_per_node),
+        nodes_by_free_(static_cast<std::size_t>(s.gpus_per_node) + 1, 0) {
+    nodes_by_free_.back() = s.nodes;
+    for (std::string_view h : {"time_s", "gpus_total", "gpus_allocated", "jobs_running", "jobs_pending",
+                               "gpus_pending", "gpus_free_unusable", "gpus_blocked_by_fragmentation",
+                               "gpus_allocated_mean", "jobs_recovering"})
+      rows_.text(h);
+    rows_.end_row();
+  }
+
+  void on_fact(const Fact& f) override {
+    const std::int64_t t = f.time.sec();
+    if (!started_) {
+      started_ = true;
+      row_start_ = floor_div(t, interval_) * interval_;
+      last_ = row_start_;
+    }
+    advance(t);
+    const JobRequest& r = *f.request;
+    const std::int64_t g = r.gpu_num;
+    switch (f.kind) {
+      case FactKind::Queued: wait(r, +1); break;
+      case FactKind::Started: wait(r, -1); ++now_.running; now_.allocated += g; hold(*f.placement, -1); break;
+      case FactKind::Ended: --now_.running; now_.allocated -= g; hold(*f.placement, +1); break;
+      case FactKind::Preempted: --now_.running; now_.allocated -= g; hold(*f.placement, +1); wait(r, +1); break;
+      case FactKind::Withdrawn: wait(r, -1); break;
+      case FactKind::Rejected: break;
+      case FactKind::Failed: --now_.running; ++now_.recovering; give_back(*f.placement); break;
+      case FactKind::Requeued: --now_.recovering; give_back(*f.placement); wait(r, +1); break;
+    }
+  }
+
+  void finish(const RunRecord&) override {
+    if (started_) {  // the interval holding the last event
+      area_ += now_.allocated * (row_start_ + interval_ - last_);
+      emit_row();
+    }
+    rows_.commit();
+  }
+
+ private:
+  struct State {
+    std::int64_t allocated = 0, running = 0, pending = 0, gpus_pending = 0, unusable = 0, blocked = 0, recovering = 0;
+  };
+  static std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b < 0); }
+
+  void wait(const JobRequest& r, int sign) {
+    now_.pending += sign;
+    now_.gpus_pending += sign * r.gpu_num;
+    if (r.gpu_num == 0) return;
+    waiting_[{r.gpu_num, r.node_num}] += sign;  // shapes are few: kept at zero, not erased
+  }
+  // What a failed job gives back (all or part of what it held).
+  void give_back(const Placement& p) {
+    now_.allocated -= gpus_of(p);
+    hold(p, +1);
+  }
+  void hold(const Placement& p, int sign) {
+    for (const NodeShare& s : p) {
+      auto& free = node_free_[static_cast<std::size_t>(s.node)];
+      --nodes_by_free_[static_cast<std::size_t>(free)];
+      free += sign * s.gpus;
+      ++nodes_by_free_[static_cast<std::size_t>(free)];
+    }
+  }
+
+  // Accounts time up to instant t, before the events of t are applied.
+  void advance(std::int64_t t) {
+    while (t >= row_start_ + interval_) {
+      area_ += now_.allocated * (row_start_ + interval_ - last_);
+      last_ = row_start_ + interval_;
+      emit_row();
+      row_start_ += interval_;
+      area_ = 0;
+      snapshot_taken_ = false;
+    }
+    if (!snapshot_taken_ && t > row_start_) take_snapshot();
+    area_ += now_.allocated * (t - last_);
+    last_ = t;
+  }
+  void take_snapshot() {
+    snapshot_ = now_;
+    // Nodes with at least k free GPUs, for every k.
+    std::vector<std::int64_t> at_least(nodes_by_free_.size() + 1, 0);
+    for (std::size_t k = nodes_by_free_.size(); k-- > 0;) at_least[k] = at_least[k + 1] + nodes_by_free_[k];
+    const std::int64_t free = total_gpus_ - now_.allocated;
+    std::size_t smallest = nodes_by_free_.size();
+    bool any_waiting = false;
+    for (const auto& [shape, count] : waiting_) {
+      if (count == 0) continue;
+      any_waiting = true;
+      const auto [gpus, nodes] = shape;
+      const auto share = static_cast<std::size_t>(even_share(gpus, nodes, 0));
+      smallest = std::min(smallest, share);
+      if (gpus <= free && (share >= at_least.size() || at_least[share] < nodes)) snapshot_.blocked += gpus * count;
+    }
+    for (std::size_t k = 0; any_waiting && k < smallest && k < nodes_by_free_.size(); ++k)
+      snapshot_.unusable += static_cast<std::int64_t>(k) * nodes_by_free_[k];
+    snapshot_taken_ = true;
+  }
+  void emit_row() {
+    if (!snapshot_taken_) take_snapshot();
+    rows_.integer(row_start_).integer(total_gpus_).integer(snapshot_.allocated).integer(snapshot_.running);
+    rows_.integer(snapshot_.pending).integer(snapshot_.gpus_pending).integer(snapshot_.unusable);
+    rows_.integer(snapshot_.blocked);
+    rows_.real(static_cast<double>(area_) / static_cast<double>(interval_));
+    rows_.integer(snapshot_.recovering);
+    rows_.end_row();
+  }
+
+  std::filesystem::path path_;
+  std::int64_t interval_;
+  std::int64_t total_gpus_;
+  CsvWriter rows_{path_};
+  bool started_ = false, snapshot_taken_ = false;
+  std::int64_t row_start_ = 0, last_ = 0, area_ = 0;
+  State now_, snapshot_;
+  std::vector<std::int32_t> node_free_;        // free GPUs per node, as the facts tell
+  std::vector<std::int64_t> nodes_by_free_;    // [k]: nodes with exactly k free GPUs
+  std::map<std::pair<std::int64_t, std::int32_t>, std::int64_t> waiting_;  // (GPUs, nodes) -> pending GPU jobs
+};
+
+void write_config_cells(CsvWriter& csv, const RunRecord& run) {
+  for (const auto& [key, value] : run.config) csv.text(value);
+}
+
+// summary.csv (one row) and summary_by_type.csv (one row per job type present).
+class SummarySink final : public Sink {
+ public:
+  explicit SummarySink(const SinkSettings& s) : dir_(s.out_dir) {}
+  void finish(const RunRecord& run) override {
+    const RunSummary sum = summarize(run);
+    {
+      CsvWriter csv(dir_ / "summary.csv");
+      for (const auto& [key, value] : run.config) csv.text(key);
+      for (std::string_view h : {"cluster_gpus", "window_start_s", "window_end_s", "rows_skipped"}) csv.text(h);
+      for (const StatColumn& c : stat_columns()) csv.text(c.name);
+      csv.end_row();
+      write_config_cells(csv, run);
+      csv.integer(run.cluster.total_gpus()).integer(sum.window_start.sec()).integer(sum.window_end.sec());
+      csv.integer(static_cast<std::int64_t>(run.workload.rows_skipped));
+      for (const StatColumn& c : stat_columns()) csv.text(c.format(sum.all));
+      csv.end_row();
+      csv.commit();
+    }
+    CsvWriter csv(dir_ / "summary_by_type.csv");
+    for (const auto& [key, value] : run.config) csv.text(key);
+    csv.text("type");
+    for (const StatColumn& c : stat_columns()) csv.text(c.name);
+    csv.end_row();
+    for (std::size_t t = 0; t < kJobTypeCount; ++t) {
+      if (sum.by_type[t].jobs == 0) continue;
+      write_config_cells(csv, run);
+      csv.text(kJobTypeNames[t]);
+      for (const StatColumn& c : stat_columns()) csv.text(c.format(sum.by_type[t]));
+      csv.end_row();
+    }
+    csv.commit();
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// wasted_by_cause.csv: wasted GPU-hours by cause, one row per cause, every cause listed.
+class WasteSink final : public Sink {
+ public:
+  explicit WasteSink(const SinkSettings& s) : path_(s.out_dir / "wasted_by_cause.csv") {}
+  void finish(const RunRecord& run) override {
+    CsvWriter csv(path_);
+    csv.text("cause").text("gpu_hours").end_row();
+    for (std::size_t c = 0; c < kWasteCauseCount; ++c)
+      csv.text(kWasteCauseNames[c]).real(static_cast<double>(run.conservation.wasted_by_cause[c]) / 3600.0).end_row();
+    csv.commit();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// run.json: the resolved configuration, version, workload provenance and conservation figures.
+class RunJsonSink final : public Sink {
+ public:
+  explicit RunJsonSink(const SinkSettings& s) : path_(s.out_dir / "run.json") {}
+  void finish(const RunRecord& run) override {
+    nlohmann::ordered_json j;
+    j["acmesim_version"] = ACMESIM_VERSION;
+    auto& config = j["config"];
+    for (const auto& [key, value] : run.config) config[key] = value;
+    j["workload"] = {{"source", run.workload.source},
+                     {"jobs", run.workload.size()},
+                     {"rows_skipped", run.workload.rows_skipped}};
+    j["cluster"] = {{"name", run.cluster.name}, {"nodes", run.cluster.nodes}, {"gpus", run.cluster.total_gpus()}};
+    j["conservation"] = {{"jobs", run.conservation.jobs},
+                         {"jobs_ended", run.conservation.ended},
+                         {"job_gpu_seconds", run.conservation.job_gpu_seconds},
+                         {"integral_gpu_seconds", run.conservation.integral_gpu_seconds},
+                         {"wasted_gpu_seconds_by_cause", [&] {
+                            nlohmann::ordered_json w;
+                            for (std::size_t c = 0; c < kWasteCauseCount; ++c)
+                              w[std::string(kWasteCauseNames[c])] = run.conservation.wasted_by_cause[c];
+                            return w;
+                          }()},
+                         {"ok", true}};
+    OutputFile out(path_);
+    out.write(j.dump(2));
+    out.write("\n");
+    out.commit();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A table for people on stdout.
+class ConsoleSink final : public Sink {
+ public:
+  explicit ConsoleSink(const SinkSettings&) {}
+  void finish(const RunRecord& run) override {
+    const RunSummary sum = summarize(run);
+    std::printf("\n%-9s %9s %9s %10s %9s %9s %10s %12s %7s %12s %9s %9s %9s\n", "type", "jobs", "gpu_jobs",
+                "queue_mean", "queue_p50", "queue_p90", "queue_p99", "gpu_hours", "util%", "wasted_gpu_h",
+                "completed", "failed", "cancelled");
+    auto row = [](std::string_view label, const Stats& s) {
+      std::printf("%-9.*s %9llu %9llu %9.0fs %8llds %8llds %9llds %12.0f %7.2f %12.0f %9llu %9llu %9llu\n",
+                  static_cast<int>(label.size()), label.data(), static_cast<unsigned long long>(s.jobs),
+                  static_cast<unsigned long long>(s.gpu_jobs), s.queue_mean_s,
+                  static_cast<long long>(s.queue_p50_s), static_cast<long long>(s.queue_p90_s),
+                  static_cast<long long>(s.queue_p99_s), s.gpu_hours, s.gpu_util_pct, s.wasted_gpu_hours,
+                  static_cast<unsigned long long>(s.by_state[0]), static_cast<unsigned long long>(s.by_state[1]),
+                  static_cast<unsigned long long>(s.by_state[2]));
+    };
+    for (std::size_t t = 0; t < kJobTypeCount; ++t)
+      if (sum.by_type[t].jobs > 0) row(kJobTypeNames[t], sum.by_type[t]);
+    row("all", sum.all);
+    std::printf("\n%s on %s (%d GPUs), window %s .. %s, makespan %.1f days, %llu rejected, %llu rows skipped\n",
+                run.workload.source.c_str(), run.cluster.name.c_str(), run.cluster.total_gpus(),
+                format_timestamp(sum.window_start).c_str(), format_timestamp(sum.window_end).c_str(),
+                static_cast<double>(sum.all.makespan_s) / 86400.0,
+                static_cast<unsigned long long>(sum.all.by_state[static_cast<std::size_t>(JobState::Rejected)]),
+                static_cast<unsigned long long>(run.workload.rows_skipped));
+    std::fflush(stdout);
+  }
+};
+
+// evaluations.csv: one row per evaluation (a checkpoint's batch of Eval jobs, the run's
+// EvaluationIndex), in order of first submission. Written only when the run grouped them.
+class EvaluationsSink final : public Sink {
+ public:
+  explicit EvaluationsSink(const SinkSettings& s) : path_(s.out_dir / "evaluations.csv") {}
+  void finish(const RunRecord& run) override {
+    if (!run.evaluations) return;
+    const EvaluationIndex& index = *run.evaluations;
+    struct Row {
+      JobId first = kNoJob;
+      std::int64_t jobs = 0, gpu_seconds = 0, wasted = 0, completed = 0;
+      OptionalTime submit, end;
+    };
+    std::vector<Row> rows(index.trials.size());
+    for (std::size_t i = 0; i < index.of_job.size(); ++i) {
+      if (index.of_job[i] == EvaluationIndex::kNone) continue;
+      const auto job = static_cast<JobId>(i);
+      const JobOutcome& o = run.outcomes[i];
+      Row& row = rows[index.of_job[i]];
+      const Time submit = submitted(run.workload, run.outcomes, job);
+      if (row.first == kNoJob) row.first = job;
+      if (!row.submit || submit < *row.submit) row.submit = submit;
+      if (o.end && (!row.end || *o.end > *row.end)) row.end = o.end;
+      ++row.jobs;
+      row.gpu_seconds += o.gpu_seconds;
+      row.wasted += o.wasted_gpu_seconds;
+      row.completed += o.state == JobState::Completed;
+    }
+    CsvWriter csv(path_);
+    for (std::string_view h : {"evaluation", "first_job", "trials", "jobs", "jobs_completed", "submit_s", "end_s",
+                               "makespan_s", "gpu_seconds", "wasted_gpu_seconds"})
+      csv.text(h);
+    csv.end_row();
+    for (std::size_t e = 0; e < rows.size(); ++e) {
+      const Row& row = rows[e];
+      if (row.first == kNoJob) continue;
+      csv.integer(static_cast<std::int64_t>(e)).text(run.workload.names[row.first]);
+      csv.integer(index.trials[e]).integer(row.jobs).integer(row.completed).integer(row.submit->sec());
+      if (row.end) csv.integer(row.end->sec()).integer((*row.end - *row.submit).sec()); else csv.blank().blank();
+      csv.integer(row.gpu_seconds).integer(row.wasted);
+      csv.end_row();
+    }
+    csv.commit();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+template <class S>
+std::unique_ptr<Sink> make(const SinkSettings& s) { return std::make_unique<S>(s); }
+
+constexpr SinkEntry kSinks[] = {
+    {"jobs", "jobs.csv: one row per job (request, state, times, queuing delay, GPU-seconds)", {"jobs.csv"},
+     make<JobsSink>},
+    {"timeseries", "timeseries.csv: cluster state per interval (allocated GPUs, running and pending jobs)",
+     {"timeseries.csv"}, make<TimeseriesSink>},
+    {"summary", "summary.csv and summary_by_type.csv: run statistics with every configuration key",
+     {"summary.csv", "summary_by_type.csv"}, make<SummarySink>},
+    {"waste", "wasted_by_cause.csv: wasted GPU-hours by cause (failed jobs, preemption, idle evaluation GPUs)",
+     {"wasted_by_cause.csv"}, make<WasteSink>},
+    {"run_json", "run.json: resolved configuration, version, workload provenance, conservation figures", {"run.json"},
+     make<RunJsonSink>},
+    {"evaluations", "evaluations.csv: one row per evaluation (a checkpoint's batch of Eval jobs): makespan, GPU-seconds",
+     {"evaluations.csv"}, make<EvaluationsSink>},
+    {"console", "a summary table per job type on standard output", {}, make<ConsoleSink>},
+};
+
+}  // namespace
+
+std::span<const SinkEntry> sink_table() { return kSinks; }
+
+std::unique_ptr<Sink> make_sink(std::string_view name, const SinkSettings& settings) {
+  std::string valid;
+  for (const SinkEntry& e : kSinks) {
+    if (e.name == name) return e.make(settings);
+    valid += (valid.empty() ? "" : ", ") + std::string(e.name);
+  }
+  throw InputError("unknown output '" + std::string(name) + "' (valid: " + valid + ")");
+}
+
+}  // namespace acme
