@@ -10,8 +10,8 @@
 //    for GPU and CPU jobs apart (partitions: a blocked GPU job does not hold back CPU jobs).
 //  - The backfill scheduler, at multiples of backfill_interval_s while a job is blocked: up to
 //    backfill_depth jobs behind it start if they fit and do not delay it (EASY, by estimates).
-//  - A launch latency from placement to start (Slurm's prolog; a pod's creation and image pull),
-//    log-normal, drawn by (seed, job, start): the job holds its GPUs meanwhile.
+// The launch latency from placement to start is the platform's, not the policy's (launch.* keys,
+// sim/launch.h); configs/seren.yaml and kalos.yaml set Acme's.
 // A job that a limit can never let run is refused on arrival.
 //
 // A pass costs O(log q) per job started plus the jobs held by limits ahead of the first blocked
@@ -19,14 +19,12 @@
 // after one that started nothing, with nothing arrived, stopped or freed, costs O(1).
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <vector>
 
 #include "policies/common.h"
 #include "policies/registry.h"
 #include "policies/reservation.h"
 #include "sim/error.h"
-#include "sim/random.h"
 
 namespace acme {
 namespace {
@@ -87,14 +85,7 @@ class AcmePolicy final : public Policy {
         interval_s_(static_cast<std::int64_t>(params.number(
             "backfill_interval_s", 30, 1, 86400, "seconds between backfill passes (Slurm's bf_interval)"))),
         depth_(static_cast<std::size_t>(params.number(
-            "backfill_depth", 500, 1, 1e9, "jobs behind the first blocked one a backfill pass looks at (bf_max_job_test)"))),
-        launch_median_s_(params.number("launch_median_s", 0.6, 0, 3600,
-                                       "median seconds from placement to start of a GPU job (prolog; pod start)")),
-        launch_cpu_median_s_(params.number("launch_cpu_median_s", 0.6, 0, 3600,
-                                           "median seconds from placement to start of a CPU job")),
-        launch_sigma_(params.number("launch_sigma", 1.8, 0, 4, "log-normal sigma of the launch latency")),
-        seed_(static_cast<std::uint64_t>(params.number("seed", 1, 0, 9.0e15, "seed of the launch-latency draws"))) {
-  }
+            "backfill_depth", 500, 1, 1e9, "jobs behind the first blocked one a backfill pass looks at (bf_max_job_test)"))) {}
 
   void on_queued(JobId job, const JobRequest&) override { arrivals_.push_back(job); }
   void on_withdrawn(JobId) override { changed_ = true; }
@@ -173,7 +164,7 @@ class AcmePolicy final : public Policy {
 
   bool start(SchedulingPass& pass, JobId j) {
     const JobRequest& r = pass.request(j);
-    if (!pass.try_start(j, launch(j, r))) return false;
+    if (!pass.try_start(j)) return false;
     started(pass, j, r);
     return true;
   }
@@ -181,8 +172,6 @@ class AcmePolicy final : public Policy {
   void started(const SchedulingPass& pass, JobId j, const JobRequest& r) {
     changed_ = true;
     planner_.started(pass, j);
-    if (j >= starts_.size()) starts_.resize(std::max<std::size_t>(j + 1, 2 * starts_.size()), 0);
-    ++starts_[j];
     if (r.gpu_num > 0) {
       if (j >= held_.size()) {
         const std::size_t n = std::max<std::size_t>(j + 1, 2 * held_.size());
@@ -197,25 +186,11 @@ class AcmePolicy final : public Policy {
     }
   }
 
-  // Log-normal around the median, the same for a (seed, job, start) under every policy and rerun.
-  Time launch(JobId j, const JobRequest& r) const {
-    const std::uint32_t run = j < starts_.size() ? starts_[j] : 0;
-    const double median = r.gpu_num > 0 ? launch_median_s_ : launch_cpu_median_s_;
-    if (median <= 0) return Time{};
-    double s = median;
-    if (launch_sigma_ > 0) {
-      Rng rng(seed_ ^ (std::uint64_t{j} << 20) ^ run);
-      s = median * std::exp(launch_sigma_ * rng.normal());
-    }
-    return Time::seconds(std::clamp<std::int64_t>(std::llround(s), 0, 86400));
-  }
 
   PriorityRanking ranking_;
   QosLimits limits_;
   std::int64_t interval_s_;
   std::size_t depth_;
-  double launch_median_s_, launch_cpu_median_s_, launch_sigma_;
-  std::uint64_t seed_;
 
   std::vector<JobId> arrivals_;
   JobQueue queues_[2];  // pending jobs by priority: CPU jobs, GPU jobs (Slurm's partitions)
@@ -226,12 +201,11 @@ class AcmePolicy final : public Policy {
   std::vector<std::int32_t> held_;     // [job]: GPUs a running job is charged for
   std::vector<std::uint32_t> job_user_;
   std::vector<JobType> job_type_;
-  std::vector<std::uint32_t> starts_;  // [job]: times started so far
 };
 
 const PolicyRegistrar kAcme({"acme",
-    "how Acme scheduled, the baseline: type priority, QOS limits per type and user, a main and a backfill "
-    "scheduler, launch latency; defaults fitted to Acme's queueing",
+    "how Acme scheduled, the baseline: type priority, QOS limits per type and user, a main scheduler and a "
+    "backfill scheduler every interval; defaults fitted to Acme's queueing",
     [](Params& params) -> std::unique_ptr<Policy> { return std::make_unique<AcmePolicy>(params); }, 5});
 
 }  // namespace

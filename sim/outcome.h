@@ -30,7 +30,7 @@ enum class WasteCause : std::uint8_t {
   CheckpointStall,  // GPUs stalled while a checkpoint was saved (sim/failures.h)
   RecoveryHold,     // GPUs a failed job kept while its failure was detected and diagnosed
   Restart,          // a run after a failure reloading its checkpoint before it computes again
-  Launch,           // GPUs held from placement until the job runs (SchedulingPass::try_start's launch)
+  Launch,           // GPUs held from placement until the job starts (sim/launch.h)
 };
 inline constexpr std::size_t kWasteCauseCount = 8;
 inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames = {

@@ -42,10 +42,9 @@ class SchedulingPass {
   virtual Time expected_end(JobId job) const = 0;
 
   // Starts the job now if it fits, placed by the run's placement strategy; returns whether it
-  // started. With a `launch` delay (Slurm's prolog, a pod's creation and image pull) the job holds
-  // its resources from now but runs from now + launch: the trace's start time, so the launch counts
-  // in its queueing delay, and its GPU-time is wasted (cause launch). REQUIRES: is_pending(job).
-  virtual bool try_start(JobId job, Time launch = Time{}) = 0;
+  // started. With a launch latency (sim/launch.h) it holds its resources from now but starts
+  // later. REQUIRES: is_pending(job).
+  virtual bool try_start(JobId job) = 0;
   // Asks for a scheduling pass at `t` even if nothing happens then (a backfill cycle). A policy
   // should ask only while it has pending jobs to look at, or the run never ends. REQUIRES: t > now().
   virtual void wake_at(Time t) = 0;

@@ -47,7 +47,7 @@ class Simulation::Pass final : public SchedulingPass {
     const Time end = r.started + Time::seconds(r.launch_s) + estimate - progress;
     return std::max(end, sim_.now_ + Time::seconds(1));
   }
-  bool try_start(JobId job, Time launch) override { return sim_.try_start(job, launch); }
+  bool try_start(JobId job) override { return sim_.try_start(job); }
   void wake_at(Time t) override { sim_.wake_at(t); }
   void preempt(JobId job, Preempt how) override { sim_.preempt(job, how); }
   Time oracle_remaining(JobId job) const override {
@@ -280,7 +280,7 @@ void Simulation::wake_at(Time t) {
   events_.push(t, EventKind::Wake, 0);
 }
 
-bool Simulation::try_start(JobId job, Time launch) {
+bool Simulation::try_start(JobId job) {
   if (job >= status_.size() || status_[job] != Status::Pending)
     throw std::logic_error("policy bug: asked to start job " + std::to_string(job) +
                            ", which is not pending");
@@ -302,10 +302,9 @@ bool Simulation::try_start(JobId job, Time launch) {
   status_[job] = Status::Running;
   --pending_;
   JobOutcome& o = outcomes_[job];
-  if (launch < Time{} || launch > Time::seconds(86400))
-    throw std::logic_error("policy bug: a launch of " + std::to_string(launch.sec()) + " s (0 to 1 day)");
-  if (!o.start) o.start = now_ + launch;
   Run& run = runs_[job];
+  const Time launch = launch_ ? launch_->draw(job, run.starts, request.gpu_num > 0) : Time{};
+  if (!o.start) o.start = now_ + launch;
   run.started = now_;
   run.launch_s = static_cast<std::int32_t>(launch.sec());
   ++run.starts;  // the tag of this run's end or failure event: an event of an earlier run is stale

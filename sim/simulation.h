@@ -31,8 +31,9 @@
 //    FailureModel::holds_gpus, a failed job keeps its resources but those on the failed node
 //    through the recovery delay (recovery_hold; a node failure under them ends the hold at once);
 //    a run after a failure first spends FailureModel::restart() reloading (restart).
-//  - A job started with a launch delay holds its resources from then on but starts (JobOutcome::
-//    start, and queue_s) when the launch is over; the launch's GPU-time is wasted (launch).
+//  - With a launch model (set_launch), a started job holds its resources from then on but starts
+//    (JobOutcome::start, and queue_s, as traces record it) when its launch latency is over; the
+//    launch's GPU-time is wasted (launch).
 //  - A policy may ask for a pass at a later time (EventKind::Wake): its backfill cycle.
 //
 // Cost: O(log r) per event with r running jobs, plus the policy's pass. Nothing is done per unit
@@ -47,6 +48,7 @@
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
 #include "sim/failures.h"
+#include "sim/launch.h"
 #include "sim/network.h"
 #include "sim/outcome.h"
 #include "sim/policy.h"
@@ -80,6 +82,9 @@ class Simulation {
   // for another (Workload::after), no estimates. Throws std::logic_error otherwise, or when the
   // feed appends a job released before the last one.
   void set_feed(JobFeed& feed, Workload& workload);
+  // The launch latency of every start (default: none). Not owned; must outlive the Simulation.
+  // Set before the first step.
+  void set_launch(const LaunchModel* launch) { launch_ = launch; }
   // Injected failures and checkpoints (default: none). Not owned; must outlive the Simulation.
   // Set before the first step.
   void set_failures(const FailureModel* failures) {
@@ -133,7 +138,7 @@ class Simulation {
   std::string_view user_name(const JobRequest& r) const;
   void finish(JobId job);
   void withdraw(JobId job);
-  bool try_start(JobId job, Time launch);
+  bool try_start(JobId job);
   void wake_at(Time t);
   void preempt(JobId job, SchedulingPass::Preempt how);
   // Accounts the GPU-time of the current run of a running job and frees its resources.
@@ -176,6 +181,7 @@ class Simulation {
   ReplayMode replay_;
   PlacementStrategy placement_ = PlacementStrategy::FirstFit;
   const NetworkModel* network_ = nullptr;
+  const LaunchModel* launch_ = nullptr;
   std::array<double, kJobTypeCount> idle_share_{};
   const FailureModel* failures_ = nullptr;
   std::uint64_t failures_injected_ = 0;

@@ -208,7 +208,9 @@ int gen_command(const GenArgs& args) {
                                    "seed=" + std::to_string(args.seed), "network.slowdown=false", "outputs=summary"};
   if (!args.model_file.empty()) sets.push_back("workload.model=" + args.model_file);
   if (!args.cluster_file.empty()) sets.push_back("cluster=" + args.cluster_file);
-  RunConfig config = load_run_config((configs_dir() / (args.cluster + ".yaml")).string(), sets);
+  const std::string config_file =
+      args.config_file.empty() ? (configs_dir() / (args.cluster + ".yaml")).string() : args.config_file;
+  RunConfig config = load_run_config(config_file, sets);
   if (!args.policy.empty() && args.policy != config.policy_name) {  // another policy, at its defaults
     config.policy_name = args.policy;
     config.policy_params.clear();

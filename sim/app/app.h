@@ -58,6 +58,7 @@ struct GenArgs {
   std::uint64_t seed = 1;
   double load = 1.0;
   std::string output;
+  std::string config_file;   // the replay's run configuration; default: configs/<cluster>.yaml
   std::string model_file;    // default: configs/workloads/<cluster>.yaml
   std::string cluster_file;  // default: configs/clusters/<cluster>.yaml
   // The policy of the replay that sets start and end times, at its defaults; empty: the policy of

@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
   gen_cmd->add_option("--seed", gen.seed, "random seed")->capture_default_str();
   gen_cmd->add_option("--load", gen.load, "arrival-rate multiplier (1.0: published rate)")->capture_default_str();
   gen_cmd->add_option("-o,--output", gen.output, "trace file to write")->required();
+  gen_cmd->add_option("--config", gen.config_file,
+                      "run configuration of the replay: policy and its keys, estimates, launch latency "
+                      "(default configs/<cluster>.yaml)");
   gen_cmd->add_option("--model", gen.model_file, "workload model (default configs/workloads/<cluster>.yaml)");
   gen_cmd->add_option("--cluster-file", gen.cluster_file, "cluster file (default configs/clusters/<cluster>.yaml)");
   gen_cmd->add_option("--policy", gen.policy,

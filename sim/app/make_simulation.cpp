@@ -7,6 +7,7 @@
 #include "sim/app/app.h"
 #include "sim/error.h"
 #include "sim/io/failure_keys.h"
+#include "sim/io/launch_keys.h"
 #include "sim/io/network_keys.h"
 #include "workloads/estimates.h"
 
@@ -32,7 +33,8 @@ struct Plugins {
   double eval_idle_share = 0;
   std::vector<Time> estimates;
   std::optional<NetworkModel> network;  // set when network.slowdown is on
-  std::optional<FailureModel> failures;  // set when failures.enabled is on
+  std::optional<FailureModel> failures;
+  std::optional<LaunchModel> launch;  // set when a launch latency is given  // set when failures.enabled is on
   std::vector<std::pair<std::string, std::string>> described;
 };
 
@@ -78,6 +80,12 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   network_params.check_all_used();
   if (!slowdown) p.network.reset();
 
+  Params launch_params("launch", config.launch_params);
+  p.launch = read_launch_model(launch_params);
+  launch_params.check_all_used();
+  // A recorded start already includes the launch.
+  if (!p.launch->enabled() || config.replay == ReplayMode::Recorded) p.launch.reset();
+
   Params failure_params("failures", config.failure_params);
   p.failures.emplace(load_failure_model(failure_params, (configs_dir() / "failures" / "acme.yaml").string()));
   p.failures->use_cluster(cluster);
@@ -87,6 +95,9 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   p.described = describe(config);
   for (const Params* params : {&policy_params, &estimate_params, &network_params, &eval_params})
     for (const auto& kv : params->resolved()) p.described.push_back(kv);
+  // Listed only when on, so that the outputs of a run without it stay as they were.
+  if (p.launch)
+    for (const auto& kv : launch_params.resolved()) p.described.push_back(kv);
   // Listed only when on, so that the outputs of a run without failures stay as they were.
   if (p.failures)
     for (const auto& kv : failure_params.resolved()) p.described.push_back(kv);
@@ -103,6 +114,7 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   run->evaluations = std::move(plugins.evaluations);
   run->network = std::move(plugins.network);
   run->failures = std::move(plugins.failures);
+  run->launch = std::move(plugins.launch);
   run->estimates_made = !plugins.estimates.empty();
   run->described = std::move(plugins.described);
   run->workload = run->evaluated ? &*run->evaluated : &workload;
@@ -112,6 +124,7 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   sim.set_placement(config.placement);
   if (run->network) sim.set_network(&*run->network);
   if (run->failures) sim.set_failures(&*run->failures);
+  if (run->launch) sim.set_launch(&*run->launch);
   sim.set_idle_share(JobType::Eval, plugins.eval_idle_share);
   return run;
 }

@@ -27,6 +27,7 @@ struct PreparedRun {
   std::optional<EvaluationIndex> evaluations;  // the run's evaluations, when the evaluations output is on
   std::optional<NetworkModel> network;         // set when network.slowdown is on
   std::optional<FailureModel> failures;        // set when failures.enabled is on
+  std::optional<LaunchModel> launch;           // set when a launch latency is given
   bool estimates_made = false;                 // the policy reads estimates, so the run made them
   // Every key of the run with the value in force (resolve_run), for the outputs.
   std::vector<std::pair<std::string, std::string>> described;

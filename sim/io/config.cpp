@@ -140,6 +140,7 @@ RunConfig make_run_config(const std::vector<YamlValue>& values) {
     if (v.key().rfind("policy.", 0) == 0 && v.key() != "policy.name") c.policy_params.push_back(v);
     else if (v.key().rfind("estimate.", 0) == 0) c.estimate_params.push_back(v);
     else if (v.key().rfind("network.", 0) == 0) c.network_params.push_back(v);
+    else if (v.key().rfind("launch.", 0) == 0) c.launch_params.push_back(v);
     else if (v.key().rfind("eval.", 0) == 0) c.eval_params.push_back(v);
     else if (v.key().rfind("failures.", 0) == 0) c.failure_params.push_back(v);
     else own.push_back(v);

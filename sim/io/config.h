@@ -40,6 +40,7 @@ struct RunConfig {
   std::vector<YamlValue> policy_params;
   std::vector<YamlValue> estimate_params;
   std::vector<YamlValue> network_params;  // network.*: the slowdown model
+  std::vector<YamlValue> launch_params;   // launch.*: the launch latency (sim/launch.h)
   std::vector<YamlValue> eval_params;     // eval.*: the evaluation model (workloads/evaluation.h)
   std::vector<YamlValue> failure_params;  // failures.*: injected failures (sim/failures.h)
 

@@ -6,7 +6,7 @@
 # Usage: tests/cli/test_cli_validate.sh path/to/acmesim   (ctest: cli_validate)
 set -euo pipefail
 acmesim=$(realpath "$1")
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -25,7 +25,10 @@ for spec in seren:2023-03-01:2023-03-08 kalos:2023-06-01:2023-06-08; do
   grep -q "^0 jobs whose queueing delay differs" "$work/stdout" || fail "$cluster greedy: $(cat "$work/stdout")"
   [ "$(cell GPU mismatched "$out/fidelity.csv")" = 0 ] || fail "$cluster greedy: GPU jobs mismatched"
   [ "$(cell GPU cdf_gap "$out/fidelity.csv")" = 0.0000 ] || fail "$cluster greedy: cdf gap"
-  [ "$(cell utilization mean_abs_diff "$out/fidelity.csv")" = 0.000 ] || fail "$cluster greedy: utilization"
+  # The simulated series counts GPUs held while jobs launch (launch.*), which no trace records: a
+  # fraction of a point.
+  /usr/bin/python3 -c 'import sys; sys.exit(float(sys.argv[1]) >= 1.0)' "$(cell utilization mean_abs_diff "$out/fidelity.csv")" ||
+    fail "$cluster greedy: utilization differs by $(cell utilization mean_abs_diff "$out/fidelity.csv") points"
   [ -s "$out/run/jobs.csv" ] || fail "$cluster greedy: no run/jobs.csv"
   if /usr/bin/python3 -c "import matplotlib, pandas" 2>/dev/null; then
     [ -s "$out/queue_cdf.png" ] && [ -s "$out/utilization.png" ] || fail "$cluster greedy: no plots"
@@ -46,13 +49,12 @@ for spec in seren:2023-03-01:2023-03-08 kalos:2023-06-01:2023-06-08; do
   echo "ok: $cluster fifo reports a gap of $(cell GPU cdf_gap "$out/fidelity.csv")"
 done
 
-# Other policies of gen's replay: the same policy gives every start back (backfill: gen's replay
-# gives its policy no estimates, so neither may validate's).
-for p in fifo "backfill --set estimate.model=none"; do
-  name=${p%% *}
-  "$acmesim" gen --cluster seren --from 2023-03-01 --to 2023-03-04 --policy "$name" -o "$work/$name.csv" 2>/dev/null
-  # shellcheck disable=SC2086
-  "$acmesim" validate "$work/$name.csv" --cluster seren --set policy.name=$p --out "$work/v-$name" -q \
+# Other policies of gen's replay: the same policy gives every start back, the default (acme, with
+# its estimates and launch latency) on both clusters too.
+for spec in seren:fifo seren:backfill seren:acme kalos:acme; do
+  IFS=: read -r cluster name <<<"$spec"
+  "$acmesim" gen --cluster "$cluster" --from 2023-06-01 --to 2023-06-04 --policy "$name" -o "$work/$name.csv" 2>/dev/null
+  "$acmesim" validate "$work/$name.csv" --cluster "$cluster" --set policy.name=$name --out "$work/v-$name" -q \
     >"$work/stdout" 2>"$work/stderr" || fail "$name: exit code $? ($(cat "$work/stderr"))"
   [ "$(cell GPU mismatched "$work/v-$name/fidelity.csv")" = 0 ] || fail "$name: $(cat "$work/stdout")"
   echo "ok: gen --policy $name replayed under $name matches"

@@ -41,7 +41,7 @@ std::string write(const fs::path& path, const std::string& text) {
 TEST_CASE("Unknown keys and values of the wrong type name the key and where it was set", "[bad-configs]") {
   CHECK(run_error({"workload.form=2023-03-01"}).rfind("--set: workload.form: unknown key (valid keys: cluster,", 0) ==
         0);
-  CHECK(run_error({"policy.dept=3"}) == "--set: policy.dept: not a key here (valid: none)");
+  CHECK(run_error({"policy.name=fifo", "policy.dept=3"}) == "--set: policy.dept: not a key here (valid: none)");
   CHECK(run_error({"seed=abc"}) == "--set: seed: expected a whole number, got 'abc'");
   CHECK(run_error({"workload.lenient=yes"}) == "--set: workload.lenient: expected true or false, got 'yes'");
   CHECK(run_error({"metrics.interval_s=[1, 2]"}) == "--set: metrics.interval_s: expected a single value");
@@ -142,7 +142,8 @@ TEST_CASE("Options that contradict each other are errors, not silently ignored",
         "--set: policy.name: replay: recorded starts jobs at their recorded start (greedy when they do not fit), so "
         "policy 'sjf' would not be used (use replay: policy)");
   CHECK(run_error({"replay=recorded", "policy.name=greedy"}) == "no error");
-  CHECK(run_error({"replay=recorded"}) == "no error");
+  // The default configuration's policy (acme) is not used by a recorded replay either.
+  CHECK(run_error({"replay=recorded"}).find("so policy 'acme' would not be used") != std::string::npos);
   CHECK(run_error({"workload.source=synthetic", "workload.trace=x.csv"}) ==
         "--set: workload.trace: workload.source is synthetic, which reads no trace (leave it auto to replay the "
         "trace)");
@@ -168,7 +169,8 @@ TEST_CASE("Bad sweep axes are errors naming the sweep file's line", "[bad-config
   const std::string s = (dir / "s.yaml").string();
   CHECK(sweep_error("grid:\n  workload.sorce: [auto]\n").rfind(s + ":3: workload.sorce: unknown key (valid keys:", 0) ==
         0);
-  CHECK(sweep_error("grid:\n  policy.depth: [1, 2]\n") == s + ":3: policy.depth: not a key here (valid: none)");
+  CHECK(sweep_error("set: {policy.name: fifo}\ngrid:\n  policy.depth: [1, 2]\n") ==
+        s + ":4: policy.depth: not a key here (valid: none)");
   CHECK(sweep_error("grid: {seed: []}\n") == s + ":2: grid.seed: an empty list gives no runs");
   CHECK(sweep_error("seeds: []\n") == s + ":2: seeds: an empty list gives no runs");
   CHECK(sweep_error("seeds: {from: 1, count: 0}\n") == s + ":2: seeds.count: must be between 1 and 1000000, got 0");
