@@ -10,6 +10,7 @@
 
 #include "policies/registry.h"
 #include "sim/error.h"
+#include "sim/io/launch_keys.h"
 #include "sim/simulation.h"
 #include "sim/sink.h"
 #include "workloads/acme_trace_reader.h"
@@ -89,11 +90,15 @@ inline std::vector<std::string> replay_golden(const std::string& trace, const Cl
                                               const std::vector<std::string>& settings = {},
                                               Sink* sink = nullptr) {
   const Workload w = read_acme_trace((source_dir() / "tests" / "golden" / trace).string(), {});
-  std::vector<YamlValue> policy_values, estimate_values;
+  std::vector<YamlValue> policy_values, estimate_values, launch_values;
   for (const std::string& s : settings)
-    (s.rfind("policy.", 0) == 0 ? policy_values : estimate_values).push_back(yaml_override(s));
+    (s.rfind("policy.", 0) == 0 ? policy_values : s.rfind("launch.", 0) == 0 ? launch_values : estimate_values)
+        .push_back(yaml_override(s));
   Params policy_params("policy", policy_values), estimate_params("estimate", estimate_values);
+  Params launch_params("launch", launch_values);
+  const LaunchModel launch = read_launch_model(launch_params);
   Simulation sim(w, cluster, make_policy(policy, policy_params), mode, make_estimates(w, estimate_params, 1));
+  if (launch.enabled()) sim.set_launch(&launch);
   if (sink) sim.add_sink(*sink);
   sim.run();
   const Conservation c = sim.check_conservation();

@@ -178,6 +178,26 @@ TEST_CASE("Backfill starts a job that ends before the reservation and never dela
         golden_expected("backfill.fifo.expected"));
 }
 
+TEST_CASE("Acme holds back a user's evaluations past the QOS limit without blocking other users", "[golden]") {
+  CHECK(replay_golden("acme_limits.csv", small_cluster(2), "acme", ReplayMode::Policy, {"policy.user_gpu_limit.Eval=2"}) ==
+        golden_expected("acme_limits.user.expected"));
+  CHECK(replay_golden("acme_limits.csv", small_cluster(2), "acme", ReplayMode::Policy,
+                      {"policy.user_gpu_limit.Eval=0", "policy.type_gpu_limit.Eval=2"}) ==
+        golden_expected("acme_limits.type.expected"));
+}
+
+TEST_CASE("A launch latency holds the GPUs, delays the start and counts in the queueing delay", "[golden]") {
+  CHECK(replay_golden("acme_limits.csv", small_cluster(2), "acme", ReplayMode::Policy,
+                      {"policy.user_gpu_limit.Eval=2", "launch.gpu_median_s=5"}) ==
+        golden_expected("acme_limits.launch.expected"));
+}
+
+TEST_CASE("Acme backfills behind a blocked job only at its backfill interval, and never delays it", "[golden]") {
+  const std::vector<std::string> exact = {"estimate.factor=1", "estimate.sigma=0"};
+  CHECK(replay_golden("acme_backfill.csv", small_cluster(2), "acme", ReplayMode::Policy, exact) ==
+        golden_expected("acme_backfill.acme.expected"));
+}
+
 TEST_CASE("The SJF oracle starts the shortest pending jobs first", "[golden]") {
   CHECK(replay_golden("shortest.csv", small_cluster(1), "sjf", ReplayMode::Policy) ==
         golden_expected("shortest.sjf.expected"));

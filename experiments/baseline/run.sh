@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The Acme baseline (policy acme, configs/seren.yaml and kalos.yaml) against Acme's measured
+# queueing: one month of synthetic Seren and of synthetic Kalos, seeds 1-5, every default; then
+# the sensitivity of the fitted keys around their values (seed 1). Writes out/baseline/ and, here,
+# results.csv, sensitivity.csv, results.md and the plots (analyze.py).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+scripts/build.sh >/dev/null
+run() {  # run CLUSTER NAME [--set k=v ...]
+  local cluster=$1 name=$2; shift 2
+  build/acmesim run "configs/$cluster.yaml" -q --set outputs=jobs,summary "$@" --out "out/baseline/$cluster/$name" 2>/dev/null
+}
+for cluster in seren kalos; do
+  for seed in 1 2 3 4 5; do run "$cluster" "seed$seed" --set seed="$seed" & done
+  wait
+  for policy in fifo greedy backfill; do run "$cluster" "$policy" --set policy.name="$policy" & done
+  wait
+done
+# Sensitivity, seed 1: the fitted keys one at a time.
+for limit in 30 35 40 48; do run seren "user_gpu_limit.Eval=$limit" --set policy.user_gpu_limit.Eval="$limit" & done
+wait
+for sigma in 1.0 1.8 2.2; do run seren "launch.sigma=$sigma" --set launch.sigma="$sigma" & done
+for sigma in 1.8 2.14 2.4; do run kalos "launch.sigma=$sigma" --set launch.sigma="$sigma" & done
+wait
+for median in 8 14 20; do run kalos "launch.gpu_median_s=$median" --set launch.gpu_median_s="$median" & done
+wait
+/usr/bin/python3 experiments/baseline/analyze.py out/baseline workloads/data/acme_queue.json experiments/baseline
