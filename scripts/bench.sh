@@ -92,7 +92,7 @@ for n in "${sizes[@]}"; do
 done
 # Every policy, evaluation decoupling and failure injection on the largest Seren trace: within 2x of FIFO.
 n=${sizes[-1]}; trace=$seren_1m; [ "$n" = 1025054 ] || trace=$(first_jobs "$n")
-for policy in greedy priority quota backfill sjf srtf; do
+for policy in acme greedy priority quota backfill sjf srtf; do
   for outputs in $every summary; do
     replay seren "$policy" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set policy.name=$policy
   done

@@ -138,12 +138,12 @@ CalibrationReport calibrate(const Workload& w, const PublishedStats& pub) {
     if (!first_submit || r.submit < *first_submit) first_submit = r.submit;
     if (!last_submit || r.submit > *last_submit) last_submit = r.submit;
     const double run = p.recorded_start ? static_cast<double>(p.run.sec()) : 0.0;
-    const double g = run * r.gpu_num;
     double duration = run;
     if (pub.duration_end_minus_submit) {
       const Time end = p.recorded_start ? *p.recorded_start + p.run : p.cancel_pending_at.value_or(r.submit);
       duration = static_cast<double>((end - r.submit).sec());
     }
+    const double g = duration * r.gpu_num;  // as the trace's gpu_time column: gpu_num x duration
     const auto ti = static_cast<std::size_t>(r.type);
     gpu_jobs_by_type[ti] += 1;
     gpu_time_by_type[ti] += g;

@@ -4,7 +4,9 @@
 //
 // What is measured on the trace (GPU jobs: gpu_num > 0):
 //  - type mix: share of all jobs by type, CPU included;
-//  - GPU-time share by type: gpu_num x (end - start), over the types the published shares cover;
+//  - GPU-time share by type: gpu_num x duration (below), as the trace's gpu_time column and the
+//    published shares count it, over the types the published shares cover; so with
+//    `duration: end_minus_submit` (Kalos) GPU-time includes queueing, by state and size too;
 //  - share of GPU jobs with at most 1, 8, 64, 256, 1024 GPUs, and the mean GPUs per GPU job;
 //  - duration CDF at 2^k s, all GPU jobs and per type (types with at least
 //    duration_min_type_share_pct of the GPU jobs); duration is end - start, or end - submit when
