@@ -29,10 +29,10 @@ class BackfillPolicy final : public Policy {
         depth_(static_cast<std::size_t>(params.number("depth", 256, 1, 1e9, "jobs behind the first blocked one "
                                                                                 "considered for backfill per pass"))) {}
 
-  void on_queued(JobId job, const JobRequest&) override { arrivals_.push_back(job); }
-  void on_withdrawn(JobId) override { changed_ = true; }
+  void on_queued(JobId job, const JobRequest&) override { gate_.arrived(job); }
+  void on_withdrawn(JobId) override { gate_.changed(); }
   void on_stopped(JobId job) override {
-    changed_ = true;
+    gate_.changed();
     planner_.stopped(job);
   }
 
@@ -41,12 +41,10 @@ class BackfillPolicy final : public Policy {
   void schedule(SchedulingPass& pass) override {
     // Nothing arrived, left, started or ended and no room came back since a pass that started
     // nothing: the same jobs are blocked (time only brings the shadow time closer).
-    if (arrivals_.empty() && !changed_ && pass.cluster().room_freed() == room_seen_) return;
-    changed_ = false;
-    room_seen_ = pass.cluster().room_freed();
-    for (JobId j : arrivals_)
+    if (!gate_.open(pass)) return;
+    for (JobId j : gate_.arrivals())
       queue_.insert({by_priority_ ? ranking_.key(pass, j) : 0.0, pass.request(j).submit, j});
-    arrivals_.clear();
+    gate_.arrivals().clear();
     for (drop_withdrawn(pass, queue_); !queue_.empty(); drop_withdrawn(pass, queue_)) {
       if (!pass.try_start(queue_.begin()->job)) break;
       started(pass, queue_.begin()->job);
@@ -80,16 +78,14 @@ class BackfillPolicy final : public Policy {
 
  private:
   void started(const SchedulingPass& pass, JobId j) {
-    changed_ = true;  // the reservation may differ with this job running
+    gate_.changed();  // the reservation may differ with this job running
     planner_.started(pass, j);
   }
 
   bool by_priority_;
   PriorityRanking ranking_;
   std::size_t depth_;
-  std::vector<JobId> arrivals_;
-  bool changed_ = false;         // since the last pass: a withdrawal, a start or a stop
-  std::uint64_t room_seen_ = 0;  // Cluster::room_freed() at the last pass
+  PassGate gate_;
   JobQueue queue_;
   ShadowPlanner planner_;
 };

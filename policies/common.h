@@ -12,6 +12,30 @@
 
 namespace acme {
 
+// The bookkeeping of a policy that keeps its own queue and skips a pass that could start nothing
+// (backfill, sjf, srtf): the jobs queued since its last pass, and whether a job left, started or
+// stopped, or room came back, since then.
+class PassGate {
+ public:
+  void arrived(JobId job) { arrivals_.push_back(job); }
+  void changed() { changed_ = true; }  // a withdrawal, a start or a stop
+  // Whether this pass may start anything: something arrived, left, started or stopped, or room
+  // came back, since the last pass. Then takes note of the room and clears changed(); the caller
+  // moves arrivals() into its queue and clears them.
+  bool open(const SchedulingPass& pass) {
+    if (arrivals_.empty() && !changed_ && pass.cluster().room_freed() == room_seen_) return false;
+    changed_ = false;
+    room_seen_ = pass.cluster().room_freed();
+    return true;
+  }
+  std::vector<JobId>& arrivals() { return arrivals_; }
+
+ private:
+  std::vector<JobId> arrivals_;
+  bool changed_ = false;
+  std::uint64_t room_seen_ = 0;  // Cluster::room_freed() at the last pass
+};
+
 // A pending job in a policy's order: smaller key first, then earlier submit, then JobId.
 struct QueueEntry {
   double key = 0;

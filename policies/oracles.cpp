@@ -27,10 +27,10 @@ class ShortestFirst final : public Policy {
        depth_(static_cast<std::size_t>(params.number("depth", 256, 1, 1e9, "jobs past the first blocked one "
                                                                                "considered per pass"))) {}
 
-  void on_queued(JobId job, const JobRequest&) override { arrivals_.push_back(job); }
-  void on_withdrawn(JobId) override { changed_ = true; }
+  void on_queued(JobId job, const JobRequest&) override { gate_.arrived(job); }
+  void on_withdrawn(JobId) override { gate_.changed(); }
   void on_stopped(JobId job) override {
-    changed_ = true;
+    gate_.changed();
     if (auto it = running_.find(job); it != running_.end()) {
      by_remaining_.erase({it->second.end, job});
      running_.erase(it);
@@ -40,9 +40,7 @@ class ShortestFirst final : public Policy {
   void schedule(SchedulingPass& pass) override {
     // Nothing arrived, left, started or stopped and no room came back since a pass that started
     // nothing: the same jobs are blocked, and no more running jobs outlast them than then.
-    if (arrivals_.empty() && !changed_ && pass.cluster().room_freed() == room_seen_) return;
-    changed_ = false;
-    room_seen_ = pass.cluster().room_freed();
+    if (!gate_.open(pass)) return;
     admit(pass);
     std::size_t scanned = 0;
     bool blocked = false;
@@ -56,7 +54,7 @@ class ShortestFirst final : public Policy {
      bool started = may_fit(pass, j) && pass.try_start(j);
      if (!started && first && preemptive_) started = start_by_suspending(pass, j, it->key);
      if (started) {
-       changed_ = true;
+       gate_.changed();
        const Time end = pass.now() + pass.oracle_remaining(j);
        running_[j] = Running{pass.now(), end, Time::seconds(static_cast<std::int64_t>(it->key))};
        by_remaining_.insert({end, j});
@@ -71,9 +69,9 @@ class ShortestFirst final : public Policy {
 
  private:
   void admit(const SchedulingPass& pass) {
-    for (JobId j : arrivals_)
+    for (JobId j : gate_.arrivals())
      queue_.insert({static_cast<double>(pass.oracle_remaining(j).sec()), pass.request(j).submit, j});
-    arrivals_.clear();
+    gate_.arrivals().clear();
   }
 
   // Suspends running jobs with more work left than `j` (latest end first) to start it. Work runs
@@ -99,9 +97,7 @@ class ShortestFirst final : public Policy {
 
   bool preemptive_;
   std::size_t depth_;
-  std::vector<JobId> arrivals_;
-  bool changed_ = false;         // since the last pass: a withdrawal, a start or a stop
-  std::uint64_t room_seen_ = 0;  // Cluster::room_freed() at the last pass
+  PassGate gate_;
   JobQueue queue_;
   std::unordered_map<JobId, Running> running_;
   std::set<std::pair<Time, JobId>> by_remaining_;  // running jobs by true end

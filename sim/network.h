@@ -11,7 +11,7 @@
 //                  + comm_share x leaf_penalty x (leaves spanned - 1)
 //
 // Single-node jobs talk over NVLink only: slowdown 1. The defaults and their reasoning are in
-// README.md ("The network model"). Contention between jobs is not modeled.
+// sim/README.md ("The network model and placement"). Contention between jobs is not modeled.
 #pragma once
 
 #include <array>

@@ -114,55 +114,6 @@ Time Simulation::release_time(std::size_t job) const {
   return replay_ == ReplayMode::Recorded && p.recorded_start ? *p.recorded_start : workload_.requests[job].submit;
 }
 
-void Simulation::set_feed(JobFeed& feed, Workload& workload) {
-  if (&workload != &workload_) throw std::logic_error("Simulation::set_feed: the feed must append to the replayed workload");
-  if (!release_order_.empty() || !workload_.after.empty() || !estimates_.empty())
-    throw std::logic_error("Simulation::set_feed: a fed workload is released in JobId order, without dependencies or estimates");
-  feed_ = &feed;
-  fed_ = &workload;
-  const std::size_t room = workload_.size() + feed.expected_jobs() + feed.expected_jobs() / 20 + 16;
-  status_.reserve(room);
-  outcomes_.reserve(room);
-  slot_.reserve(room);
-  runs_.reserve(room);
-  // Their pages, mapped at once rather than a fault at a time as jobs come (while the feed draws
-  // its first jobs).
-  prefault(status_.data(), status_.capacity() * sizeof(Status));
-  prefault(outcomes_.data(), outcomes_.capacity() * sizeof(JobOutcome));
-  prefault(slot_.data(), slot_.capacity() * sizeof(std::uint32_t));
-  prefault(runs_.data(), runs_.capacity() * sizeof(Run));
-  keep_fed();
-}
-
-void Simulation::keep_fed() {
-  while (feed_ && next_release_ == timed_releases_) {
-    const std::size_t first = workload_.size();
-    if (!feed_->append_next(*fed_)) {
-      feed_ = nullptr;
-      break;
-    }
-    admit(first);
-  }
-}
-
-void Simulation::admit(std::size_t first) {
-  const std::size_t n = workload_.size();
-  if (!workload_.after.empty()) throw std::logic_error("JobFeed: fed jobs may not wait for others");
-  status_.resize(n, Status::Unreleased);
-  outcomes_.resize(n);
-  slot_.resize(n, 0);
-  runs_.resize(n);
-  for (std::size_t i = first; i < n; ++i) {
-    outcomes_[i].release = release_time(i);
-    runs_[i].remaining = workload_.profiles[i].run;
-    if (i > 0 && outcomes_[i].release < outcomes_[i - 1].release)
-      throw std::logic_error("JobFeed: job " + std::string(workload_.names[static_cast<std::uint32_t>(i)]) +
-                             " is released before the one ahead of it");
-  }
-  if (first == 0 && n > 0) now_ = last_change_ = outcomes_[0].release;  // as if built with them
-  timed_releases_ = n;
-}
-
 Simulation::~Simulation() = default;
 
 void Simulation::add_sink(Sink& sink) { sinks_.push_back(&sink); }
@@ -337,14 +288,6 @@ bool Simulation::try_start(JobId job) {
   return true;
 }
 
-Time Simulation::checkpoint_interval(JobId job) const {
-  return failures_ && failures_->enabled() ? failures_->checkpoint_interval(workload_.requests[job].type) : Time{};
-}
-
-Time Simulation::checkpoint_stall(JobId job) const {
-  return failures_ ? failures_->checkpoint_stall(workload_.requests[job]) : Time{};
-}
-
 void Simulation::free_slot(JobId job) {
   free_slots_.push_back(slot_[job]);
 }
@@ -458,85 +401,6 @@ Simulation::RunSplit Simulation::split(JobId job, Time held) const {
   return {launch, overhead, stall, held - stall, Time::seconds(saves * interval.sec())};
 }
 
-std::vector<int> Simulation::struck_nodes(JobId job, FailureDomain domain) const {
-  const Placement& p = placement_of(job);
-  if (domain == FailureDomain::Job || p.empty()) return {};
-  auto pick = static_cast<std::int64_t>(failures_->where(job, runs_[job].starts - 1) * static_cast<double>(gpus_of(p)));
-  int node = p.back().node;
-  for (const NodeShare& share : p) {
-    if (pick < share.gpus) {
-      node = share.node;
-      break;
-    }
-    pick -= share.gpus;
-  }
-  return domain == FailureDomain::Leaf ? cluster_.nodes_under(cluster_.leaf_of(node)) : std::vector<int>{node};
-}
-
-void Simulation::fail(JobId job, FailureDomain domain) {
-  const std::vector<int> down = struck_nodes(job, domain);
-  stop_failed(job, down);
-  if (down.empty()) return;
-  // The nodes fail under every job on them (found by a scan over the slots), in JobId order: a
-  // running job fails too; a recovering one that still holds part of them ends its hold at once.
-  std::vector<JobId> on_nodes;
-  for (std::size_t slot = 0; slot < held_.size(); ++slot) {
-    const JobId other = held_by_[slot];
-    if (slot_[other] != slot || (status_[other] != Status::Running && status_[other] != Status::Recovering))
-      continue;  // a free slot
-    for (const NodeShare& share : held_[slot])
-      if (std::binary_search(down.begin(), down.end(), share.node)) {
-        on_nodes.push_back(other);
-        break;
-      }
-  }
-  std::sort(on_nodes.begin(), on_nodes.end());
-  for (JobId other : on_nodes) {
-    if (status_[other] == Status::Running) stop_failed(other, down);
-    else requeue(other);
-  }
-  for (int node : down) {
-    nodes_failed_ += !cluster_.is_down(node);  // one already down stays down until the later repair
-    cluster_.take_down(node);
-    node_up_at_[static_cast<std::size_t>(node)] = now_ + failures_->repair();
-    events_.push(now_ + failures_->repair(), EventKind::NodeUp, static_cast<JobId>(node));
-  }
-}
-
-void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
-  Run& r = runs_[job];
-  const RunSplit s = split(job, now_ - r.started);
-  account_run(job);
-  const std::int64_t gpus = workload_.requests[job].gpu_num;
-  waste(job, WasteCause::Launch, gpus * s.launch.sec());
-  waste(job, WasteCause::Restart, gpus * s.overhead.sec());
-  waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
-  waste(job, WasteCause::FailureLost, gpus * (s.compute - s.saved).sec());
-  const auto kept = static_cast<std::int64_t>(static_cast<double>(s.saved.sec()) / r.slowdown);
-  r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
-  r.overhead_s = -1;  // its next start reloads
-  r.started = now_;   // the recovery starts
-  ++outcomes_[job].failures;
-  ++failures_injected_;
-  status_[job] = Status::Recovering;
-  // It gives back everything now, or, holding, only its share of the nodes that go down.
-  Placement& held = held_[slot_[job]];
-  Placement released;
-  if (failures_->holds_gpus()) {
-    auto going_down = [&](const NodeShare& share) { return std::binary_search(down.begin(), down.end(), share.node); };
-    for (const NodeShare& share : held)
-      if (going_down(share)) released.push_back(share);
-    std::erase_if(held, going_down);
-  } else {
-    released.swap(held);
-  }
-  give_back(job, released);
-  emit(FactKind::Failed, job, &released);
-  if (held.empty()) free_slot(job);
-  policy_->on_stopped(job);
-  events_.push(now_ + failures_->recovery_delay(), EventKind::Recovered, job);
-}
-
 void Simulation::requeue(JobId job) {
   Placement released;
   if (holds(job)) {
@@ -561,53 +425,6 @@ void Simulation::withdraw(JobId job) {
   end_job(job, workload_.profiles[job].final_state);
   emit(FactKind::Withdrawn, job);
   if (s == Status::Pending) policy_->on_withdrawn(job);
-}
-
-void Simulation::free_run_state() {
-  std::vector<Run>().swap(runs_);
-  std::vector<Time>().swap(estimates_);
-  std::vector<std::uint32_t>().swap(slot_);
-  std::vector<Placement>().swap(held_);
-  std::vector<JobId>().swap(held_by_);
-  std::vector<std::uint32_t>().swap(free_slots_);
-  std::vector<JobId>().swap(release_order_);
-  std::vector<std::uint32_t>().swap(followers_begin_);
-  std::vector<JobId>().swap(followers_);
-}
-
-Conservation Simulation::check_conservation() const {
-  Conservation c;
-  c.jobs = workload_.size();
-  c.ended = ended_;
-  c.integral_gpu_seconds = allocated_integral_;
-  c.wasted_by_cause = wasted_;
-  std::int64_t wasted_jobs = 0;
-  for (std::size_t i = 0; i < status_.size(); ++i) {
-    wasted_jobs += outcomes_[i].wasted_gpu_seconds;
-    if (status_[i] != Status::Ended)
-      throw std::logic_error("conservation: job " + std::string(workload_.names[static_cast<std::uint32_t>(i)]) +
-                             " never ended (the policy left it pending with nothing left to happen)");
-    c.job_gpu_seconds += outcomes_[i].gpu_seconds;
-  }
-  if (c.ended != c.jobs)
-    throw std::logic_error("conservation: " + std::to_string(c.ended) + " job ends for " +
-                           std::to_string(c.jobs) + " jobs");
-  if (cluster_.allocated_gpus() != 0)
-    throw std::logic_error("conservation: " + std::to_string(cluster_.allocated_gpus()) +
-                           " GPUs still allocated at the end of the run");
-  if (cluster_.allocated_cpus() != 0)
-    throw std::logic_error("conservation: " + std::to_string(cluster_.allocated_cpus()) +
-                           " CPU cores still allocated at the end of the run");
-  std::int64_t wasted_causes = 0;
-  for (auto w : wasted_) wasted_causes += w;
-  if (wasted_jobs != wasted_causes || wasted_jobs > c.job_gpu_seconds)
-    throw std::logic_error("conservation: wasted GPU-seconds by job (" + std::to_string(wasted_jobs) +
-                           ") and by cause (" + std::to_string(wasted_causes) + ") disagree");
-  if (c.job_gpu_seconds != c.integral_gpu_seconds)
-    throw std::logic_error("conservation: jobs hold " + std::to_string(c.job_gpu_seconds) +
-                           " GPU-seconds but the allocation integral is " +
-                           std::to_string(c.integral_gpu_seconds));
-  return c;
 }
 
 }  // namespace acme

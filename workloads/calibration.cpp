@@ -117,95 +117,99 @@ std::size_t CalibrationReport::failures() const {
   return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const CalibrationRow& r) { return r.gated && !r.pass; }));
 }
 
-CalibrationReport calibrate(const Workload& w, const PublishedStats& pub) {
-  const CalibrationTolerance& tol = pub.tolerance;
-  CalibrationReport rep;
-  rep.jobs = w.size();
+namespace {
 
+// What calibrate() compares, counted over a trace in one pass: GPU jobs only, but for the type mix.
+struct TraceTally {
+  std::size_t jobs = 0, gpu_jobs = 0;
   std::array<double, kJobTypeCount> jobs_by_type{}, gpu_jobs_by_type{}, gpu_time_by_type{};
   std::array<double, kJobStateCount> jobs_by_state{}, gpu_time_by_state{};
+  // (value, weight) samples, sorted: GPUs per job (weight 1, or GPU-time), durations (weight 1).
   std::vector<std::pair<double, double>> sizes_jobs, sizes_time;
   std::array<std::vector<std::pair<double, double>>, kJobTypeCount> durations_by_type;
   std::vector<std::pair<double, double>> durations_all;
   double gpus_sum = 0, gpu_time = 0;
   std::optional<Time> first_submit, last_submit;
+};
+
+TraceTally tally_trace(const Workload& w, bool duration_end_minus_submit) {
+  TraceTally t;
+  t.jobs = w.size();
   for (std::size_t i = 0; i < w.size(); ++i) {
     const JobRequest& r = w.requests[i];
     const JobProfile& p = w.profiles[i];
-    jobs_by_type[static_cast<std::size_t>(r.type)] += 1;
+    t.jobs_by_type[static_cast<std::size_t>(r.type)] += 1;
     if (r.gpu_num <= 0) continue;
-    ++rep.gpu_jobs;
-    if (!first_submit || r.submit < *first_submit) first_submit = r.submit;
-    if (!last_submit || r.submit > *last_submit) last_submit = r.submit;
+    ++t.gpu_jobs;
+    if (!t.first_submit || r.submit < *t.first_submit) t.first_submit = r.submit;
+    if (!t.last_submit || r.submit > *t.last_submit) t.last_submit = r.submit;
     const double run = p.recorded_start ? static_cast<double>(p.run.sec()) : 0.0;
     double duration = run;
-    if (pub.duration_end_minus_submit) {
+    if (duration_end_minus_submit) {
       const Time end = p.recorded_start ? *p.recorded_start + p.run : p.cancel_pending_at.value_or(r.submit);
       duration = static_cast<double>((end - r.submit).sec());
     }
     const double g = duration * r.gpu_num;  // as the trace's gpu_time column: gpu_num x duration
     const auto ti = static_cast<std::size_t>(r.type);
-    gpu_jobs_by_type[ti] += 1;
-    gpu_time_by_type[ti] += g;
+    t.gpu_jobs_by_type[ti] += 1;
+    t.gpu_time_by_type[ti] += g;
     JobState s = p.final_state;
     if (s == JobState::Timeout || s == JobState::NodeFail) s = JobState::Failed;
-    jobs_by_state[static_cast<std::size_t>(s)] += 1;
-    gpu_time_by_state[static_cast<std::size_t>(s)] += g;
-    sizes_jobs.emplace_back(r.gpu_num, 1.0);
-    sizes_time.emplace_back(r.gpu_num, g);
-    durations_by_type[ti].emplace_back(duration, 1.0);
-    durations_all.emplace_back(duration, 1.0);
-    gpus_sum += r.gpu_num;
-    gpu_time += g;
+    t.jobs_by_state[static_cast<std::size_t>(s)] += 1;
+    t.gpu_time_by_state[static_cast<std::size_t>(s)] += g;
+    t.sizes_jobs.emplace_back(r.gpu_num, 1.0);
+    t.sizes_time.emplace_back(r.gpu_num, g);
+    t.durations_by_type[ti].emplace_back(duration, 1.0);
+    t.durations_all.emplace_back(duration, 1.0);
+    t.gpus_sum += r.gpu_num;
+    t.gpu_time += g;
   }
-  std::sort(sizes_jobs.begin(), sizes_jobs.end());
-  std::sort(sizes_time.begin(), sizes_time.end());
-  std::sort(durations_all.begin(), durations_all.end());
-  for (auto& d : durations_by_type) std::sort(d.begin(), d.end());
-  const double jobs = static_cast<double>(rep.jobs), gpu_jobs = static_cast<double>(rep.gpu_jobs);
-  auto share = [](double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
-  auto points = [&](std::string name, double published, double trace, double tolerance, bool gated = true) {
+  std::sort(t.sizes_jobs.begin(), t.sizes_jobs.end());
+  std::sort(t.sizes_time.begin(), t.sizes_time.end());
+  std::sort(t.durations_all.begin(), t.durations_all.end());
+  for (auto& d : t.durations_by_type) std::sort(d.begin(), d.end());
+  return t;
+}
+
+double share(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
+// Adds rows to a report: a difference in points, or relative in %, against a tolerance.
+class Rows {
+ public:
+  explicit Rows(CalibrationReport& rep) : rep_(rep) {}
+  void points(std::string name, double published, double trace, double tolerance, bool gated = true) {
     CalibrationRow row{std::move(name), published, trace, trace - published, tolerance, gated, false};
     row.pass = std::abs(row.difference) <= tolerance + 1e-9;
-    rep.rows.push_back(row);
-  };
-  auto relative = [&](std::string name, double published, double trace, double tolerance_pct, bool gated = true) {
+    rep_.rows.push_back(row);
+  }
+  void relative(std::string name, double published, double trace, double tolerance_pct, bool gated = true) {
     CalibrationRow row{std::move(name), published, trace, published != 0 ? 100.0 * (trace - published) / published : 0.0,
                        tolerance_pct, gated, false};
     row.pass = std::abs(row.difference) <= tolerance_pct + 1e-9;
-    rep.rows.push_back(row);
-  };
-
-  for (const auto& [type, pct] : pub.type_mix_pct)
-    points("type mix % of jobs: " + std::string(name(type)), pct, share(jobs_by_type[static_cast<std::size_t>(type)], jobs),
-           tol.type_mix_points);
-
-  for (const auto& [n, pct] : pub.size_share_le_pct) {
-    double le = 0;
-    for (const auto& [gpus, one] : sizes_jobs) le += gpus <= n ? one : 0.0;
-    points("GPU jobs % with <= " + std::to_string(n) + " GPUs", pct, share(le, gpu_jobs), tol.size_share_points);
+    rep_.rows.push_back(row);
   }
 
-  double covered = 0;
-  for (const auto& [type, pct] : pub.gpu_time_share_pct) covered += gpu_time_by_type[static_cast<std::size_t>(type)];
-  for (const auto& [type, pct] : pub.gpu_time_share_pct)
-    relative("GPU-time % by type: " + std::string(name(type)) + " (diff rel. %)", pct,
-             share(gpu_time_by_type[static_cast<std::size_t>(type)], covered), tol.gpu_time_share_relative_pct);
+ private:
+  CalibrationReport& rep_;
+};
 
+// The duration CDFs (all GPU jobs, and per type), as rows and as series for the plots.
+void check_durations(const TraceTally& t, const PublishedStats& pub, Rows& rows, CalibrationReport& rep) {
+  const CalibrationTolerance& tol = pub.tolerance;
   std::vector<double> fine;  // the trace's CDF for the plots: four points per doubling
   for (int k = 0; k <= 84; ++k) fine.push_back(std::exp2(k / 4.0));
   double gpu_pct = 0;
   for (const auto& [type, pct] : pub.type_mix_pct) gpu_pct += type == JobType::CPU ? 0.0 : pct;
   for (const auto& [group, pts] : pub.duration_cdf) {
-    const std::vector<std::pair<double, double>>* samples = &durations_all;
+    const std::vector<std::pair<double, double>>* samples = &t.durations_all;
     std::string note;
     bool gated = true;
     if (group != "all") {
-      const JobType t = *parse_job_type(group);
-      samples = &durations_by_type[static_cast<std::size_t>(t)];
+      const JobType type_of_group = *parse_job_type(group);
+      samples = &t.durations_by_type[static_cast<std::size_t>(type_of_group)];
       // Per-type CDFs are gated only for types with enough of the published GPU jobs.
       double type_pct = 0;
-      for (const auto& [type, pct] : pub.type_mix_pct) type_pct += type == t ? pct : 0.0;
+      for (const auto& [type, pct] : pub.type_mix_pct) type_pct += type == type_of_group ? pct : 0.0;
       if (gpu_pct <= 0 || 100.0 * type_pct / gpu_pct < tol.duration_min_type_share_pct) {
         gated = false;
         note = " (type < " + format_fixed(tol.duration_min_type_share_pct, 0) + "% of GPU jobs)";
@@ -215,38 +219,73 @@ CalibrationReport calibrate(const Workload& w, const PublishedStats& pub) {
     for (const auto& q : pts) xs.push_back(q.first);
     const Points trace = cdf_at(*samples, xs);
     for (std::size_t i = 0; i < pts.size(); ++i)
-      points("duration CDF % " + group + " <= " + format_fixed(pts[i].first, 0) + " s" + note, pts[i].second,
-             trace[i].second, tol.duration_cdf_points, gated);
+      rows.points("duration CDF % " + group + " <= " + format_fixed(pts[i].first, 0) + " s" + note, pts[i].second,
+                  trace[i].second, tol.duration_cdf_points, gated);
     rep.series.push_back({"duration", group, "published", pts});
     rep.series.push_back({"duration", group, "trace", cdf_at(*samples, fine)});
   }
+}
 
-  for (const auto& [state, pct] : pub.state_count_pct)
-    points("state % of GPU jobs: " + std::string(name(state)), pct,
-           share(jobs_by_state[static_cast<std::size_t>(state)], gpu_jobs), tol.state_count_points);
-  for (const auto& [state, pct] : pub.state_gpu_time_pct)
-    points("state % of GPU-time: " + std::string(name(state)), pct,
-           share(gpu_time_by_state[static_cast<std::size_t>(state)], gpu_time), tol.state_gpu_time_points);
-
-  const double mean = gpu_jobs > 0 ? gpus_sum / gpu_jobs : 0.0;
-  if (pub.mean_gpus > 0) relative("mean GPUs per GPU job (diff rel. %)", pub.mean_gpus, mean, tol.mean_gpus_relative_pct);
-  if (pub.mean_gpus_full_trace > 0)
-    relative("mean GPUs per GPU job, full trace (diff rel. %)", pub.mean_gpus_full_trace, mean,
-             tol.mean_gpus_relative_pct, false);
-  if (pub.gpu_jobs_per_month > 0) {
-    const double days = first_submit ? static_cast<double>((*last_submit - *first_submit).sec()) / 86400.0 : 0.0;
-    relative("GPU jobs per month (diff rel. %)", pub.gpu_jobs_per_month, days > 0 ? gpu_jobs / days * kDaysPerMonth : 0.0,
-             tol.gpu_jobs_per_month_relative_pct);
-  }
-
+// The GPU-demand CDFs (by jobs and by GPU-time), as series for the plots.
+void add_size_series(const TraceTally& t, const PublishedStats& pub, CalibrationReport& rep) {
   std::vector<double> size_xs;
-  for (const auto& [gpus, one] : sizes_jobs) size_xs.push_back(gpus);
+  for (const auto& [gpus, one] : t.sizes_jobs) size_xs.push_back(gpus);
   std::sort(size_xs.begin(), size_xs.end());
   size_xs.erase(std::unique(size_xs.begin(), size_xs.end()), size_xs.end());
   rep.series.push_back({"gpu_demand", "jobs", "published", pub.size_cdf_jobs});
-  rep.series.push_back({"gpu_demand", "jobs", "trace", cdf_at(sizes_jobs, size_xs)});
+  rep.series.push_back({"gpu_demand", "jobs", "trace", cdf_at(t.sizes_jobs, size_xs)});
   rep.series.push_back({"gpu_demand", "gpu_time", "published", pub.size_cdf_gpu_time});
-  rep.series.push_back({"gpu_demand", "gpu_time", "trace", cdf_at(sizes_time, size_xs)});
+  rep.series.push_back({"gpu_demand", "gpu_time", "trace", cdf_at(t.sizes_time, size_xs)});
+}
+
+}  // namespace
+
+CalibrationReport calibrate(const Workload& w, const PublishedStats& pub) {
+  const CalibrationTolerance& tol = pub.tolerance;
+  const TraceTally t = tally_trace(w, pub.duration_end_minus_submit);
+  CalibrationReport rep;
+  rep.jobs = t.jobs;
+  rep.gpu_jobs = t.gpu_jobs;
+  Rows rows(rep);
+  const double jobs = static_cast<double>(rep.jobs), gpu_jobs = static_cast<double>(rep.gpu_jobs);
+
+  for (const auto& [type, pct] : pub.type_mix_pct)
+    rows.points("type mix % of jobs: " + std::string(name(type)), pct,
+                share(t.jobs_by_type[static_cast<std::size_t>(type)], jobs), tol.type_mix_points);
+
+  for (const auto& [n, pct] : pub.size_share_le_pct) {
+    double le = 0;
+    for (const auto& [gpus, one] : t.sizes_jobs) le += gpus <= n ? one : 0.0;
+    rows.points("GPU jobs % with <= " + std::to_string(n) + " GPUs", pct, share(le, gpu_jobs), tol.size_share_points);
+  }
+
+  double covered = 0;
+  for (const auto& [type, pct] : pub.gpu_time_share_pct) covered += t.gpu_time_by_type[static_cast<std::size_t>(type)];
+  for (const auto& [type, pct] : pub.gpu_time_share_pct)
+    rows.relative("GPU-time % by type: " + std::string(name(type)) + " (diff rel. %)", pct,
+                  share(t.gpu_time_by_type[static_cast<std::size_t>(type)], covered), tol.gpu_time_share_relative_pct);
+
+  check_durations(t, pub, rows, rep);
+
+  for (const auto& [state, pct] : pub.state_count_pct)
+    rows.points("state % of GPU jobs: " + std::string(name(state)), pct,
+                share(t.jobs_by_state[static_cast<std::size_t>(state)], gpu_jobs), tol.state_count_points);
+  for (const auto& [state, pct] : pub.state_gpu_time_pct)
+    rows.points("state % of GPU-time: " + std::string(name(state)), pct,
+                share(t.gpu_time_by_state[static_cast<std::size_t>(state)], t.gpu_time), tol.state_gpu_time_points);
+
+  const double mean = gpu_jobs > 0 ? t.gpus_sum / gpu_jobs : 0.0;
+  if (pub.mean_gpus > 0) rows.relative("mean GPUs per GPU job (diff rel. %)", pub.mean_gpus, mean, tol.mean_gpus_relative_pct);
+  if (pub.mean_gpus_full_trace > 0)
+    rows.relative("mean GPUs per GPU job, full trace (diff rel. %)", pub.mean_gpus_full_trace, mean,
+                  tol.mean_gpus_relative_pct, false);
+  if (pub.gpu_jobs_per_month > 0) {
+    const double days = t.first_submit ? static_cast<double>((*t.last_submit - *t.first_submit).sec()) / 86400.0 : 0.0;
+    rows.relative("GPU jobs per month (diff rel. %)", pub.gpu_jobs_per_month,
+                  days > 0 ? gpu_jobs / days * kDaysPerMonth : 0.0, tol.gpu_jobs_per_month_relative_pct);
+  }
+
+  add_size_series(t, pub, rep);
   return rep;
 }
 

@@ -253,111 +253,134 @@ bool packable(const Workload& w, JobId j) {
          !w.profiles[j].cancel_pending_at;
 }
 
-}  // namespace
+// decouple_evaluations, one job at a time: jobs outside evaluations are copied; an evaluation's
+// trials that cannot be packed stay one job each, without their remote load and metric; the
+// packable ones become one packed job (and a metric job after it) at the last of them.
+class Decoupler {
+ public:
+  Decoupler(const Workload& w, const EvaluationIndex& groups, const EvalShares& shares, const EvalPacking& packing)
+      : w_(w), groups_(groups), shares_(shares), packing_(packing), members_(members_of(groups)),
+        packed_at_(groups.trials.size(), kNoJob), catalogue_(packing.model),
+        gpu_factor_(1 - shares.remote_load - shares.metric + shares.local_load),
+        own_idle_(gpu_factor_ > 0 ? (shares.local_load + shares.preprocess) / gpu_factor_ : 0) {
+    Workload& o = out_.workload;
+    o.users = w.users;
+    o.source = w.source;
+    o.rows_skipped = w.rows_skipped;
+    o.window_from = w.window_from;
+    o.window_to = w.window_to;
+    o.requests.reserve(w.size());
+    o.profiles.reserve(w.size());
+    out_.index.trials = groups.trials;
+    // The packed job of an evaluation goes where its last packable trial was; each trial keeps
+    // its evaluation's number.
+    for (std::size_t e = 0; e < groups.trials.size(); ++e)
+      for (JobId j : members_.of(e))
+        if (packable(w, j)) packed_at_[e] = j;
+    catalogue_.datasets.clear();  // an evaluation's trials as datasets, reused
+  }
 
-EvalRewrite decouple_evaluations(const Workload& w, const EvaluationIndex& groups, const EvalShares& shares,
-                                 const EvalPacking& packing) {
-  EvalRewrite out;
-  Workload& o = out.workload;
-  o.users = w.users;
-  o.source = w.source;
-  o.rows_skipped = w.rows_skipped;
-  o.window_from = w.window_from;
-  o.window_to = w.window_to;
-  o.requests.reserve(w.size());
-  o.profiles.reserve(w.size());
-  out.index.trials = groups.trials;
-  auto add = [&](std::uint32_t evaluation, std::string_view name, const JobRequest& r, const JobProfile& p,
-                 JobId after = kNoJob) {
+  EvalRewrite run() && {
+    for (std::size_t i = 0; i < w_.size(); ++i) {
+      const auto j = static_cast<JobId>(i);
+      const std::uint32_t e = groups_.of_job.empty() ? EvaluationIndex::kNone : groups_.of_job[i];
+      if (e == EvaluationIndex::kNone) add(e, w_.names[j], w_.requests[i], w_.profiles[i]);
+      else if (!packable(w_, j)) write_unpacked(j, e);
+      else if (packed_at_[e] == j) write_packed(j, e);
+      // else: packed into the job written at its evaluation's last trial
+    }
+    return std::move(out_);
+  }
+
+ private:
+  JobId add(std::uint32_t evaluation, std::string_view name, const JobRequest& r, const JobProfile& p,
+            JobId after = kNoJob) {
+    Workload& o = out_.workload;
     const JobId id = after == kNoJob ? o.add(name, r, p) : o.add_after(after, name, r, p);
-    out.index.of_job.push_back(evaluation);
+    out_.index.of_job.push_back(evaluation);
     return id;
-  };
+  }
 
-  // The packed job of an evaluation goes where its last packable trial was; each trial keeps its
-  // evaluation's number.
-  const Members members = members_of(groups);
-  std::vector<JobId> packed_at(groups.trials.size(), kNoJob);
-  for (std::size_t e = 0; e < groups.trials.size(); ++e)
-    for (JobId j : members.of(e))
-      if (packable(w, j)) packed_at[e] = j;
+  void write_unpacked(JobId j, std::uint32_t e) {
+    const JobRequest& r = w_.requests[j];
+    const std::string_view name = w_.names[j];
+    JobProfile p = w_.profiles[j];
+    const double run = static_cast<double>(p.run.sec());
+    p.run = Time::seconds(ceil_s(run * gpu_factor_));
+    p.idle_share = static_cast<float>(own_idle_);
+    const JobId gpu_job = add(e, name, r, p);
+    if (p.final_state != JobState::Completed || !(run * shares_.metric > 0)) return;
+    JobRequest mr = r;
+    mr.gpu_num = 0;
+    mr.node_num = 1;
+    mr.cpu_num = packing_.metric_cpus;
+    JobProfile mp = w_.profiles[j];
+    mp.run = Time::seconds(ceil_s(run * shares_.metric));
+    mp.idle_share = 0;
+    add(e, std::string(name) + "#metric", mr, mp, gpu_job);
+  }
 
-  EvalCatalogue c = packing.model;  // an evaluation's trials as datasets, reused
-  c.datasets.clear();
-  std::vector<JobId> trials;
-  const double gpu_factor = 1 - shares.remote_load - shares.metric + shares.local_load;
-  const double own_idle = gpu_factor > 0 ? (shares.local_load + shares.preprocess) / gpu_factor : 0;
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    const auto j = static_cast<JobId>(i);
-    const JobRequest& r = w.requests[i];
-    const std::string_view name = w.names[j];
-    const std::uint32_t e = groups.of_job.empty() ? EvaluationIndex::kNone : groups.of_job[i];
-    if (e == EvaluationIndex::kNone) {
-      add(e, name, r, w.profiles[i]);
-      continue;
-    }
-    if (!packable(w, j)) {  // stays one job, without its remote load and metric
-      JobProfile p = w.profiles[i];
-      const double run = static_cast<double>(p.run.sec());
-      p.run = Time::seconds(ceil_s(run * gpu_factor));
-      p.idle_share = static_cast<float>(own_idle);
-      const JobId gpu_job = add(e, name, r, p);
-      if (p.final_state != JobState::Completed || !(run * shares.metric > 0)) continue;
-      JobRequest mr = r;
-      mr.gpu_num = 0;
-      mr.node_num = 1;
-      mr.cpu_num = packing.metric_cpus;
-      JobProfile mp = w.profiles[i];
-      mp.run = Time::seconds(ceil_s(run * shares.metric));
-      mp.idle_share = 0;
-      add(e, std::string(name) + "#metric", mr, mp, gpu_job);
-      continue;
-    }
-    if (packed_at[e] != j) continue;  // packed into the job written at its evaluation's last trial
-
-    trials.clear();
-    c.datasets.clear();
-    for (JobId t : members.of(e))
-      if (packable(w, t)) {
-        trials.push_back(t);
-        const double run = static_cast<double>(w.profiles[t].run.sec());
-        c.datasets.push_back({{}, run * shares.preprocess, run * shares.infer(), run * shares.metric});
+  void write_packed(JobId j, std::uint32_t e) {
+    trials_.clear();
+    catalogue_.datasets.clear();
+    for (JobId t : members_.of(e))
+      if (packable(w_, t)) {
+        trials_.push_back(t);
+        const double run = static_cast<double>(w_.profiles[t].run.sec());
+        catalogue_.datasets.push_back({{}, run * shares_.preprocess, run * shares_.infer(), run * shares_.metric});
       }
     // A GPU per trial, up to packing.nodes nodes, the same number on each node it needs.
-    const int wanted = std::min(static_cast<int>(trials.size()), packing.nodes * packing.gpus_per_node);
-    const int nodes = (wanted + packing.gpus_per_node - 1) / packing.gpus_per_node;
+    const int wanted = std::min(static_cast<int>(trials_.size()), packing_.nodes * packing_.gpus_per_node);
+    const int nodes = (wanted + packing_.gpus_per_node - 1) / packing_.gpus_per_node;
     const int per_node = wanted / nodes;
     const int gpus = nodes * per_node;
-    const EvalSchedule s = evaluate(c, nodes, per_node, EvalMode::Decoupled);
+    const EvalSchedule s = evaluate(catalogue_, nodes, per_node, EvalMode::Decoupled);
     double gpus_done = 0;
     for (const EvalSpan& span : s.spans)
       if (span.gpu >= 0) gpus_done = std::max(gpus_done, span.end);
     std::int32_t cpus_per_trial = 0;
-    for (JobId t : trials) cpus_per_trial = std::max(cpus_per_trial, w.requests[t].cpu_num);
-    JobRequest pr = r;
+    for (JobId t : trials_) cpus_per_trial = std::max(cpus_per_trial, w_.requests[t].cpu_num);
+    JobRequest pr = w_.requests[j];
     pr.gpu_num = gpus;
     pr.node_num = nodes;
-    pr.cpu_num = nodes * std::min(per_node * cpus_per_trial, packing.cpus_per_node);
-    JobProfile pp = w.profiles[i];
+    pr.cpu_num = nodes * std::min(per_node * cpus_per_trial, packing_.cpus_per_node);
+    JobProfile pp = w_.profiles[j];
     pp.run = Time::seconds(std::max<std::int64_t>(1, ceil_s(gpus_done)));
     pp.idle_share = static_cast<float>(std::clamp(1 - s.gpu_infer_s / (gpus * static_cast<double>(pp.run.sec())), 0.0, 1.0));
-    const std::string first(w.names[trials.front()]);
-    const JobId packed = add(e, first + "#eval" + std::to_string(trials.size()), pr, pp);
+    const std::string first(w_.names[trials_.front()]);
+    const JobId packed = add(e, first + "#eval" + std::to_string(trials_.size()), pr, pp);
     // Metric work left once the GPUs are done: the tail of the metric tasks' schedule.
     int running = 0;
     for (const EvalSpan& span : s.spans) running += span.phase == EvalPhase::Metric && span.end > gpus_done + kEps;
     const std::int64_t tail = ceil_s(s.makespan_s - gpus_done);
-    if (running == 0 || tail <= 0) continue;
+    if (running == 0 || tail <= 0) return;
     JobRequest mr = pr;
     mr.gpu_num = 0;
     mr.node_num = 1;
-    mr.cpu_num = std::min(running * packing.metric_cpus, packing.cpus_per_node);
+    mr.cpu_num = std::min(running * packing_.metric_cpus, packing_.cpus_per_node);
     JobProfile mp = pp;
     mp.run = Time::seconds(tail);
     mp.idle_share = 0;
     add(e, first + "#metric", mr, mp, packed);
   }
-  return out;
+
+  const Workload& w_;
+  const EvaluationIndex& groups_;
+  const EvalShares& shares_;
+  const EvalPacking& packing_;
+  const Members members_;
+  std::vector<JobId> packed_at_;  // [evaluation]: the trial its packed job is written at
+  EvalCatalogue catalogue_;
+  std::vector<JobId> trials_;
+  const double gpu_factor_, own_idle_;
+  EvalRewrite out_;
+};
+
+}  // namespace
+
+EvalRewrite decouple_evaluations(const Workload& w, const EvaluationIndex& groups, const EvalShares& shares,
+                                 const EvalPacking& packing) {
+  return Decoupler(w, groups, shares, packing).run();
 }
 
 EvalSetup apply_evaluation(const Workload& w, bool decoupled, bool index, Params& params, const ClusterSpec& cluster,

@@ -90,7 +90,7 @@ struct ValidateArgs {
 int validate_command(const ValidateArgs& args);
 
 struct SweepArgs {
-  std::string file;      // a sweep file (sim/sweep.h, configs/README.md "Sweep files")
+  std::string file;      // a sweep file (sim/app/sweep.h, configs/README.md "Sweep files")
   std::string out_dir;   // DIR: runs/<id>/, summary.csv, summary_by_type.csv
   unsigned jobs = 0;     // worker threads per process; 0: the cores this process may use
   bool progress = true;  // a progress bar on stderr, when stderr is a terminal
@@ -103,9 +103,9 @@ struct CompareArgs {
   std::string dir;                   // a sweep's output folder, or its summary.csv
   std::vector<std::string> by;       // group by these columns
   std::string baseline;              // default: the first group
-  std::vector<std::string> metrics;  // default: see sim/compare.h
+  std::vector<std::string> metrics;  // default: see sim/app/compare.h
 };
-// Prints means, 95% confidence intervals and ratios to the baseline (sim/compare.h).
+// Prints means, 95% confidence intervals and ratios to the baseline (sim/app/compare.h).
 int compare_command(const CompareArgs& args);
 
 // Help text listing every run configuration key with its default and meaning.

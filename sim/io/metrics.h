@@ -1,6 +1,6 @@
 // Run statistics: queuing delay, utilization and wasted GPU-time, for all jobs and per type.
 //
-// Definitions (also in the README):
+// Definitions (also in configs/README.md, "Outputs"):
 //  - queuing delay: start - submit, over GPU jobs that started; percentiles are nearest-rank.
 //  - the window: [workload.from, workload.to) when given; otherwise from the first submit to
 //    the last job end. Utilization is allocated GPU-time inside the window over GPUs x window.

@@ -7,7 +7,7 @@
 //  - accepted with a warning: jobs larger than the cluster (REJECTED, counted in the summary),
 //    GPUs that node_num does not divide (spread evenly), rows out of submit order;
 //  - a large trace read through a window holds memory for the rows selected, not the file.
-// Configurations and sweeps: test_bad_configs.cpp; the command line: scripts/test_cli_bad_inputs.sh.
+// Configurations and sweeps: test_bad_configs.cpp; the command line: tests/cli/test_cli_bad_inputs.sh.
 #include <catch2/catch.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>

@@ -3,7 +3,7 @@
 # configuration makes `acmesim run` exit with 2 and print one line "acmesim: error: where: what" on
 # stderr, and write no output at all (not even the --out folder); a job larger than the cluster is
 # REJECTED with a warning, and the run finishes and counts it.
-# Usage: scripts/test_cli_bad_inputs.sh path/to/acmesim   (ctest: cli_bad_inputs)
+# Usage: tests/cli/test_cli_bad_inputs.sh path/to/acmesim   (ctest: cli_bad_inputs)
 set -euo pipefail
 acmesim=$1
 src=$(cd "$(dirname "$0")/../.." && pwd)

@@ -4,7 +4,7 @@
 # synthetic Seren at 1.25 times the rate): while it simulates, into a fresh folder and into one
 # holding a finished earlier run (whose files must not stay beside the killed run's); and while
 # it writes jobs.csv.
-# Usage: scripts/test_kill_run.sh path/to/acmesim   (ctest: cli_kill_run)
+# Usage: tests/cli/test_kill_run.sh path/to/acmesim   (ctest: cli_kill_run)
 set -euo pipefail
 acmesim=$1
 src=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A sweep over two MPI ranks gives byte-identical summaries to one process (ctest, ACMESIM_MPI=ON).
-# Usage: scripts/test_sweep_mpi.sh path/to/acmesim [mpirun]
+# Usage: tests/cli/test_sweep_mpi.sh path/to/acmesim [mpirun]
 set -euo pipefail
 acmesim=$1
 mpirun=${2:-mpirun}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Executes experiments/sweeps/sweep.ipynb, and plot.py, on a small sweep's output (ctest).
-# Usage: scripts/test_sweep_notebook.sh path/to/acmesim
+# Usage: tests/cli/test_sweep_notebook.sh path/to/acmesim
 set -euo pipefail
 acmesim=$1
 root="$(cd "$(dirname "$0")/../.." && pwd)"

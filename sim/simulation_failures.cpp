@@ -1,0 +1,97 @@
+// The Simulation (sim/simulation.h): failures and checkpoints.
+#include "sim/simulation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace acme {
+
+Time Simulation::checkpoint_interval(JobId job) const {
+  return failures_ && failures_->enabled() ? failures_->checkpoint_interval(workload_.requests[job].type) : Time{};
+}
+
+Time Simulation::checkpoint_stall(JobId job) const {
+  return failures_ ? failures_->checkpoint_stall(workload_.requests[job]) : Time{};
+}
+
+std::vector<int> Simulation::struck_nodes(JobId job, FailureDomain domain) const {
+  const Placement& p = placement_of(job);
+  if (domain == FailureDomain::Job || p.empty()) return {};
+  auto pick = static_cast<std::int64_t>(failures_->where(job, runs_[job].starts - 1) * static_cast<double>(gpus_of(p)));
+  int node = p.back().node;
+  for (const NodeShare& share : p) {
+    if (pick < share.gpus) {
+      node = share.node;
+      break;
+    }
+    pick -= share.gpus;
+  }
+  return domain == FailureDomain::Leaf ? cluster_.nodes_under(cluster_.leaf_of(node)) : std::vector<int>{node};
+}
+
+void Simulation::fail(JobId job, FailureDomain domain) {
+  const std::vector<int> down = struck_nodes(job, domain);
+  stop_failed(job, down);
+  if (down.empty()) return;
+  // The nodes fail under every job on them (found by a scan over the slots), in JobId order: a
+  // running job fails too; a recovering one that still holds part of them ends its hold at once.
+  std::vector<JobId> on_nodes;
+  for (std::size_t slot = 0; slot < held_.size(); ++slot) {
+    const JobId other = held_by_[slot];
+    if (slot_[other] != slot || (status_[other] != Status::Running && status_[other] != Status::Recovering))
+      continue;  // a free slot
+    for (const NodeShare& share : held_[slot])
+      if (std::binary_search(down.begin(), down.end(), share.node)) {
+        on_nodes.push_back(other);
+        break;
+      }
+  }
+  std::sort(on_nodes.begin(), on_nodes.end());
+  for (JobId other : on_nodes) {
+    if (status_[other] == Status::Running) stop_failed(other, down);
+    else requeue(other);
+  }
+  for (int node : down) {
+    nodes_failed_ += !cluster_.is_down(node);  // one already down stays down until the later repair
+    cluster_.take_down(node);
+    node_up_at_[static_cast<std::size_t>(node)] = now_ + failures_->repair();
+    events_.push(now_ + failures_->repair(), EventKind::NodeUp, static_cast<JobId>(node));
+  }
+}
+
+void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
+  Run& r = runs_[job];
+  const RunSplit s = split(job, now_ - r.started);
+  account_run(job);
+  const std::int64_t gpus = workload_.requests[job].gpu_num;
+  waste(job, WasteCause::Launch, gpus * s.launch.sec());
+  waste(job, WasteCause::Restart, gpus * s.overhead.sec());
+  waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
+  waste(job, WasteCause::FailureLost, gpus * (s.compute - s.saved).sec());
+  const auto kept = static_cast<std::int64_t>(static_cast<double>(s.saved.sec()) / r.slowdown);
+  r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
+  r.overhead_s = -1;  // its next start reloads
+  r.started = now_;   // the recovery starts
+  ++outcomes_[job].failures;
+  ++failures_injected_;
+  status_[job] = Status::Recovering;
+  // It gives back everything now, or, holding, only its share of the nodes that go down.
+  Placement& held = held_[slot_[job]];
+  Placement released;
+  if (failures_->holds_gpus()) {
+    auto going_down = [&](const NodeShare& share) { return std::binary_search(down.begin(), down.end(), share.node); };
+    for (const NodeShare& share : held)
+      if (going_down(share)) released.push_back(share);
+    std::erase_if(held, going_down);
+  } else {
+    released.swap(held);
+  }
+  give_back(job, released);
+  emit(FactKind::Failed, job, &released);
+  if (held.empty()) free_slot(job);
+  policy_->on_stopped(job);
+  events_.push(now_ + failures_->recovery_delay(), EventKind::Recovered, job);
+}
+
+}  // namespace acme

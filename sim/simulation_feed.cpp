@@ -1,0 +1,59 @@
+// The Simulation (sim/simulation.h): a workload fed as the replay goes (set_feed).
+#include "sim/simulation.h"
+
+#include <stdexcept>
+
+#include "sim/prefault.h"
+
+namespace acme {
+
+void Simulation::set_feed(JobFeed& feed, Workload& workload) {
+  if (&workload != &workload_) throw std::logic_error("Simulation::set_feed: the feed must append to the replayed workload");
+  if (!release_order_.empty() || !workload_.after.empty() || !estimates_.empty())
+    throw std::logic_error("Simulation::set_feed: a fed workload is released in JobId order, without dependencies or estimates");
+  feed_ = &feed;
+  fed_ = &workload;
+  const std::size_t room = workload_.size() + feed.expected_jobs() + feed.expected_jobs() / 20 + 16;
+  status_.reserve(room);
+  outcomes_.reserve(room);
+  slot_.reserve(room);
+  runs_.reserve(room);
+  // Their pages, mapped at once rather than a fault at a time as jobs come (while the feed draws
+  // its first jobs).
+  prefault(status_.data(), status_.capacity() * sizeof(Status));
+  prefault(outcomes_.data(), outcomes_.capacity() * sizeof(JobOutcome));
+  prefault(slot_.data(), slot_.capacity() * sizeof(std::uint32_t));
+  prefault(runs_.data(), runs_.capacity() * sizeof(Run));
+  keep_fed();
+}
+
+void Simulation::keep_fed() {
+  while (feed_ && next_release_ == timed_releases_) {
+    const std::size_t first = workload_.size();
+    if (!feed_->append_next(*fed_)) {
+      feed_ = nullptr;
+      break;
+    }
+    admit(first);
+  }
+}
+
+void Simulation::admit(std::size_t first) {
+  const std::size_t n = workload_.size();
+  if (!workload_.after.empty()) throw std::logic_error("JobFeed: fed jobs may not wait for others");
+  status_.resize(n, Status::Unreleased);
+  outcomes_.resize(n);
+  slot_.resize(n, 0);
+  runs_.resize(n);
+  for (std::size_t i = first; i < n; ++i) {
+    outcomes_[i].release = release_time(i);
+    runs_[i].remaining = workload_.profiles[i].run;
+    if (i > 0 && outcomes_[i].release < outcomes_[i - 1].release)
+      throw std::logic_error("JobFeed: job " + std::string(workload_.names[static_cast<std::uint32_t>(i)]) +
+                             " is released before the one ahead of it");
+  }
+  if (first == 0 && n > 0) now_ = last_change_ = outcomes_[0].release;  // as if built with them
+  timed_releases_ = n;
+}
+
+}  // namespace acme
