@@ -130,6 +130,46 @@ std::array<double, 2> logit_pair(const YamlValue& v) {
 
 }  // namespace
 
+namespace {
+
+// InputError naming the first key the model at `path` lacks: every type its mix can draw needs
+// sizes (GPU types) and durations.
+void check_complete(const SyntheticModel& m, bool has_cpu_cdf, const std::string& path) {
+  auto need = [&](bool ok, const std::string& what) {
+    if (!ok) throw_input_error(path, 0, what, "missing");
+  };
+  need(m.jobs_per_day > 0, "jobs_per_day");
+  need(!m.type.empty(), "type_mix_pct");
+  for (double v : m.type.values()) {
+    const auto t = static_cast<std::size_t>(v);
+    if (t == static_cast<std::size_t>(JobType::CPU)) {
+      need(!m.cpu_states.empty(), "cpu_state_mix_pct");
+      need(!m.cpu_job_cpus.empty(), "cpu_job_cpus");
+      need(has_cpu_cdf, "duration_cdf.CPU");
+      continue;
+    }
+    // Every GPU type the mix can draw needs sizes and durations.
+    need(!m.gpu_sizes[t].empty(), "gpu_sizes." + std::string(kJobTypeNames[t]));
+    need(!m.durations[t].empty(), "duration_cdf." + std::string(kJobTypeNames[t]));
+  }
+  if (m.eval_batch.share_of_eval_pct > 0) need(!m.eval_batch.jobs.empty(), "eval_batch.jobs");
+}
+
+// The expected GPU-seconds per job of each type, for the balances and their pool. A pass over
+// 2^16 quantiles a type: the other core takes every other type.
+void compute_gpu_seconds_per_job(SyntheticModel& m) {
+  const auto expect = [&m](std::size_t first) {
+    for (std::size_t t = first; t < kJobTypeCount; t += 2)
+      if (!m.gpu_sizes[t].empty() && !m.durations[t].empty())
+        m.gpu_seconds_per_job[t] = expected_gpu_seconds(m, static_cast<JobType>(t));
+  };
+  auto odd = std::async(std::launch::async, expect, 1);
+  expect(0);
+  odd.get();
+}
+
+}  // namespace
+
 SyntheticModel load_synthetic_model(const std::string& path) {
   static constexpr std::string_view kMaps[] = {"type_mix_pct", "cpu_state_mix_pct"};
   SyntheticModel m;
@@ -180,35 +220,8 @@ SyntheticModel load_synthetic_model(const std::string& path) {
     else if (k == "user_zipf_s") m.user_zipf_s = v.as_double(0, 10);
     else v.fail("unknown key");
   }
-  auto need = [&](bool ok, const std::string& what) {
-    if (!ok) throw_input_error(path, 0, what, "missing");
-  };
-  need(m.jobs_per_day > 0, "jobs_per_day");
-  need(!m.type.empty(), "type_mix_pct");
-  for (double v : m.type.values()) {
-    const auto t = static_cast<std::size_t>(v);
-    if (t == static_cast<std::size_t>(JobType::CPU)) {
-      need(!m.cpu_states.empty(), "cpu_state_mix_pct");
-      need(!m.cpu_job_cpus.empty(), "cpu_job_cpus");
-      need(has_cpu_cdf, "duration_cdf.CPU");
-      continue;
-    }
-    // Every GPU type the mix can draw needs sizes and durations.
-    need(!m.gpu_sizes[t].empty(), "gpu_sizes." + std::string(kJobTypeNames[t]));
-    need(!m.durations[t].empty(), "duration_cdf." + std::string(kJobTypeNames[t]));
-  }
-  if (m.eval_batch.share_of_eval_pct > 0) need(!m.eval_batch.jobs.empty(), "eval_batch.jobs");
-  if (m.gpu_time_balance_pct > 0 || m.state_balance_gpu_time_pct > 0) {  // the balances and their pool
-    // A pass over 2^16 quantiles a type: the other core takes every other type.
-    const auto expect = [&m](std::size_t first) {
-      for (std::size_t t = first; t < kJobTypeCount; t += 2)
-        if (!m.gpu_sizes[t].empty() && !m.durations[t].empty())
-          m.gpu_seconds_per_job[t] = expected_gpu_seconds(m, static_cast<JobType>(t));
-    };
-    auto odd = std::async(std::launch::async, expect, 1);
-    expect(0);
-    odd.get();
-  }
+  check_complete(m, has_cpu_cdf, path);
+  if (m.gpu_time_balance_pct > 0 || m.state_balance_gpu_time_pct > 0) compute_gpu_seconds_per_job(m);
   return m;
 }
 
