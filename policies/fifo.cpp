@@ -14,13 +14,13 @@ class FifoPolicy final : public Policy {
 
   void schedule(SchedulingPass& pass) override {
     while (!queue_.empty()) {
-     const JobId head = queue_.front();
-     if (!pass.is_pending(head)) {  // withdrawn while waiting
-       queue_.pop_front();
-       continue;
-     }
-     if (!pass.try_start(head)) return;
-     queue_.pop_front();
+      const JobId head = queue_.front();
+      if (!pass.is_pending(head)) {  // withdrawn while waiting
+        queue_.pop_front();
+        continue;
+      }
+      if (!pass.try_start(head)) return;
+      queue_.pop_front();
     }
   }
 

@@ -20,9 +20,9 @@ class GreedyPolicy final : public Policy {
   void schedule(SchedulingPass& pass) override {
     std::size_t kept = 0;
     for (std::size_t i = 0; i < queue_.size(); ++i) {
-     const JobId job = queue_[i];
-     if (!pass.is_pending(job)) continue;  // withdrawn while waiting
-     if (!may_fit(pass, job) || !pass.try_start(job)) queue_[kept++] = job;
+      const JobId job = queue_[i];
+      if (!pass.is_pending(job)) continue;  // withdrawn while waiting
+      if (!may_fit(pass, job) || !pass.try_start(job)) queue_[kept++] = job;
     }
     queue_.resize(kept);
   }

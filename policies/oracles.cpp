@@ -23,17 +23,17 @@ namespace {
 class ShortestFirst final : public Policy {
  public:
   ShortestFirst(Params& params, bool preemptive)
-     : preemptive_(preemptive),
-       depth_(static_cast<std::size_t>(params.number("depth", 256, 1, 1e9, "jobs past the first blocked one "
-                                                                               "considered per pass"))) {}
+      : preemptive_(preemptive),
+        depth_(static_cast<std::size_t>(params.number("depth", 256, 1, 1e9, "jobs past the first blocked one "
+                                                                                "considered per pass"))) {}
 
   void on_queued(JobId job, const JobRequest&) override { gate_.arrived(job); }
   void on_withdrawn(JobId) override { gate_.changed(); }
   void on_stopped(JobId job) override {
     gate_.changed();
     if (auto it = running_.find(job); it != running_.end()) {
-     by_remaining_.erase({it->second.end, job});
-     running_.erase(it);
+      by_remaining_.erase({it->second.end, job});
+      running_.erase(it);
     }
   }
 
@@ -45,32 +45,32 @@ class ShortestFirst final : public Policy {
     std::size_t scanned = 0;
     bool blocked = false;
     for (auto it = queue_.begin(); it != queue_.end() && scanned < depth_;) {
-     const JobId j = it->job;
-     if (!pass.is_pending(j)) {
-       it = queue_.erase(it);
-       continue;
-     }
-     const bool first = !blocked;
-     bool started = may_fit(pass, j) && pass.try_start(j);
-     if (!started && first && preemptive_) started = start_by_suspending(pass, j, it->key);
-     if (started) {
+      const JobId j = it->job;
+      if (!pass.is_pending(j)) {
+        it = queue_.erase(it);
+        continue;
+      }
+      const bool first = !blocked;
+      bool started = may_fit(pass, j) && pass.try_start(j);
+      if (!started && first && preemptive_) started = start_by_suspending(pass, j, it->key);
+      if (started) {
        gate_.changed();
-       const Time end = pass.now() + pass.oracle_remaining(j);
-       running_[j] = Running{pass.now(), end, Time::seconds(static_cast<std::int64_t>(it->key))};
-       by_remaining_.insert({end, j});
-       it = queue_.erase(it);
-     } else {
-       blocked = true;
-       ++it;
-     }
-     if (blocked) ++scanned;
+        const Time end = pass.now() + pass.oracle_remaining(j);
+        running_[j] = Running{pass.now(), end, Time::seconds(static_cast<std::int64_t>(it->key))};
+        by_remaining_.insert({end, j});
+        it = queue_.erase(it);
+      } else {
+        blocked = true;
+        ++it;
+      }
+      if (blocked) ++scanned;
     }
   }
 
  private:
   void admit(const SchedulingPass& pass) {
     for (JobId j : gate_.arrivals())
-     queue_.insert({static_cast<double>(pass.oracle_remaining(j).sec()), pass.request(j).submit, j});
+      queue_.insert({static_cast<double>(pass.oracle_remaining(j).sec()), pass.request(j).submit, j});
     gate_.arrivals().clear();
   }
 
@@ -81,7 +81,7 @@ class ShortestFirst final : public Policy {
     std::vector<JobId> victims;
     const std::size_t budget = victim_budget(pass.request(j));
     for (auto it = by_remaining_.rbegin(); it != by_remaining_.rend() && it->first > now + left && victims.size() < budget; ++it)
-     if (running_.at(it->second).work_left(now) > left) victims.push_back(it->second);
+      if (running_.at(it->second).work_left(now) > left) victims.push_back(it->second);
     return start_by_preempting(pass, j, victims, SchedulingPass::Preempt::Suspend);
   }
 
@@ -89,9 +89,9 @@ class ShortestFirst final : public Policy {
   struct Running {
     Time start, end, work;
     Time work_left(Time now) const {
-     if (now >= end) return Time{};
-     const double share = static_cast<double>((end - now).sec()) / static_cast<double>((end - start).sec());
-     return Time::seconds(static_cast<std::int64_t>(std::ceil(share * static_cast<double>(work.sec()))));
+      if (now >= end) return Time{};
+      const double share = static_cast<double>((end - now).sec()) / static_cast<double>((end - start).sec());
+      return Time::seconds(static_cast<std::int64_t>(std::ceil(share * static_cast<double>(work.sec()))));
     }
   };
 

@@ -14,24 +14,24 @@ namespace {
 class PriorityPolicy final : public Policy {
  public:
   explicit PriorityPolicy(Params& params)
-     : ranking_(params), preemptive_(params.flag("preemptive", false, "preempt lower-priority running jobs")) {}
+      : ranking_(params), preemptive_(params.flag("preemptive", false, "preempt lower-priority running jobs")) {}
 
   void on_queued(JobId job, const JobRequest&) override { arrivals_.push_back(job); }
   void on_stopped(JobId job) override {
     if (auto it = running_.find(job); it != running_.end()) {
-     by_rank_.erase({it->second.first, it->second.second, job});
-     running_.erase(it);
+      by_rank_.erase({it->second.first, it->second.second, job});
+      running_.erase(it);
     }
   }
 
   void schedule(SchedulingPass& pass) override {
     for (admit(pass); !queue_.empty(); admit(pass)) {
-     const QueueEntry head = *queue_.begin();
-     if (!pass.try_start(head.job) && !(preemptive_ && start_over_lower(pass, head))) return;
-     queue_.erase(queue_.begin());
-     const Time start = pass.now();
-     running_[head.job] = {head.key, start};
-     by_rank_.insert({head.key, start, head.job});
+      const QueueEntry head = *queue_.begin();
+      if (!pass.try_start(head.job) && !(preemptive_ && start_over_lower(pass, head))) return;
+      queue_.erase(queue_.begin());
+      const Time start = pass.now();
+      running_[head.job] = {head.key, start};
+      by_rank_.insert({head.key, start, head.job});
     }
   }
 
@@ -48,7 +48,7 @@ class PriorityPolicy final : public Policy {
     std::vector<JobId> victims;
     const std::size_t budget = victim_budget(pass.request(head.job));
     for (auto it = by_rank_.rbegin(); it != by_rank_.rend() && it->key > head.key && victims.size() < budget; ++it)
-     victims.push_back(it->job);
+      victims.push_back(it->job);
     return start_by_preempting(pass, head.job, victims, SchedulingPass::Preempt::Kill);
   }
 

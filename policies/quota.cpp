@@ -36,14 +36,14 @@ class QuotaPolicy final : public Policy {
  public:
   explicit QuotaPolicy(Params& params) : ranking_(params) {
     std::vector<std::pair<std::string, double>> default_pct = {
-       {"Pretrain", 70}, {"SFT", 10}, {"MLLM", 5}, {"Other", 5}, {"Debug", 5}, {"Eval", 5}, {"CPU", 0}};
+        {"Pretrain", 70}, {"SFT", 10}, {"MLLM", 5}, {"Other", 5}, {"Debug", 5}, {"Eval", 5}, {"CPU", 0}};
     for (const auto& [name, pct] : params.table("quota_pct", default_pct, 0, 100,
-                                               "guaranteed share of the cluster's GPUs per group, %"))
-     group(name).quota_pct = pct;
+                                                "guaranteed share of the cluster's GPUs per group, %"))
+      group(name).quota_pct = pct;
     for (const auto& [name, lend] : params.table("lend", {}, 0, 1, "1: the group lends its idle quota (default), 0: not"))
-     group(name).lends = lend > 0.5;
+      group(name).lends = lend > 0.5;
     group_priority_ = params.table("group_priority", {}, -1e6, 1e6,
-                                  "order in which groups are served, higher first (default: the type's priority)");
+                                   "order in which groups are served, higher first (default: the type's priority)");
     const std::string map = params.path("user_groups", "CSV file of user,group; empty: groups are job types");
     if (!map.empty()) read_user_groups(map);
     double total = 0;
@@ -66,10 +66,10 @@ class QuotaPolicy final : public Policy {
     const Held h = it->second;
     running_.erase(it);
     if (h.borrowed) {
-     borrowed_ -= h.gpus;
-     borrowers_.erase({-static_cast<double>(h.start.sec()), h.start, job});
+      borrowed_ -= h.gpus;
+      borrowers_.erase({-static_cast<double>(h.start.sec()), h.start, job});
     } else {
-     h.group->own -= h.gpus;
+      h.group->own -= h.gpus;
     }
   }
 
@@ -78,30 +78,30 @@ class QuotaPolicy final : public Policy {
     admit(pass);
     for (auto& [name, g] : groups_) g.waiting = false;
     for (Group* g : order_) {
-     for (;;) {
-       admit(pass);
-       drop_withdrawn(pass, g->queue);
-       if (g->queue.empty()) break;
-       const JobId job = g->queue.begin()->job;
-       const std::int64_t gpus = pass.request(job).gpu_num;
-       bool started = false, borrowed = false;
-       if (g->own + gpus <= g->quota) {
-         started = pass.try_start(job) || start_by_preempting(pass, job, borrower_list(victim_budget(pass.request(job))),
-                                                                    SchedulingPass::Preempt::Kill);
-         g->waiting = !started;
-       } else if (borrowed_ + gpus <= lendable()) {
-         started = borrowed = pass.try_start(job);
-       }
-       if (!started) break;
-       g->queue.erase(g->queue.begin());
-       running_[job] = Held{g, gpus, pass.now(), borrowed};
-       if (borrowed) {
-         borrowed_ += gpus;
-         borrowers_.insert({-static_cast<double>(pass.now().sec()), pass.now(), job});
-       } else {
-         g->own += gpus;
-       }
-     }
+      for (;;) {
+        admit(pass);
+        drop_withdrawn(pass, g->queue);
+        if (g->queue.empty()) break;
+        const JobId job = g->queue.begin()->job;
+        const std::int64_t gpus = pass.request(job).gpu_num;
+        bool started = false, borrowed = false;
+        if (g->own + gpus <= g->quota) {
+          started = pass.try_start(job) || start_by_preempting(pass, job, borrower_list(victim_budget(pass.request(job))),
+                                                                     SchedulingPass::Preempt::Kill);
+          g->waiting = !started;
+        } else if (borrowed_ + gpus <= lendable()) {
+          started = borrowed = pass.try_start(job);
+        }
+        if (!started) break;
+        g->queue.erase(g->queue.begin());
+        running_[job] = Held{g, gpus, pass.now(), borrowed};
+        if (borrowed) {
+          borrowed_ += gpus;
+          borrowers_.insert({-static_cast<double>(pass.now().sec()), pass.now(), job});
+        } else {
+          g->own += gpus;
+        }
+      }
     }
   }
 
@@ -133,12 +133,12 @@ class QuotaPolicy final : public Policy {
     if (!in) throw InputError(path + ": cannot open the user-group map (policy.user_groups)");
     std::string line;
     for (std::size_t n = 1; std::getline(in, line); ++n) {
-     if (!line.empty() && line.back() == '\r') line.pop_back();
-     if (line.empty() || (n == 1 && line == "user,group")) continue;
-     const auto comma = line.find(',');
-     if (comma == std::string::npos || comma == 0 || comma + 1 == line.size())
-       throw InputError(path + ":" + std::to_string(n) + ": expected user,group");
-     user_group_[line.substr(0, comma)] = line.substr(comma + 1);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty() || (n == 1 && line == "user,group")) continue;
+      const auto comma = line.find(',');
+      if (comma == std::string::npos || comma == 0 || comma + 1 == line.size())
+        throw InputError(path + ":" + std::to_string(n) + ": expected user,group");
+      user_group_[line.substr(0, comma)] = line.substr(comma + 1);
     }
   }
 
@@ -146,9 +146,9 @@ class QuotaPolicy final : public Policy {
   void size_quotas(std::int64_t total) {
     std::int64_t assigned = 0, lent = 0;
     for (auto& [name, g] : groups_) {
-     g.quota = static_cast<std::int64_t>(g.quota_pct / 100.0 * static_cast<double>(total));
-     assigned += g.quota;
-     if (g.lends) lent += g.quota;
+      g.quota = static_cast<std::int64_t>(g.quota_pct / 100.0 * static_cast<double>(total));
+      assigned += g.quota;
+      if (g.lends) lent += g.quota;
     }
     unassigned_ = total - assigned;
     most_lendable_ = unassigned_ + lent;
@@ -160,10 +160,10 @@ class QuotaPolicy final : public Policy {
     order_.clear();
     for (auto& [name, g] : groups_) order_.push_back(&g);
     auto rank = [this](const Group* g) {
-     for (const auto& [n, p] : group_priority_)
-       if (n == g->name) return p;
-     if (auto t = parse_job_type(g->name)) return ranking_.type_priority(*t);
-     return 0.0;
+      for (const auto& [n, p] : group_priority_)
+        if (n == g->name) return p;
+      if (auto t = parse_job_type(g->name)) return ranking_.type_priority(*t);
+      return 0.0;
     };
     std::stable_sort(order_.begin(), order_.end(), [&](const Group* a, const Group* b) { return rank(a) > rank(b); });
   }
@@ -171,19 +171,19 @@ class QuotaPolicy final : public Policy {
   // The job's group: its user's, from policy.user_groups, else its job type.
   std::string_view group_name(const JobRequest& request, std::string_view user) const {
     if (!user_group_.empty())
-     if (auto it = user_group_.find(std::string(user)); it != user_group_.end()) return it->second;
+      if (auto it = user_group_.find(std::string(user)); it != user_group_.end()) return it->second;
     return kJobTypeNames[static_cast<std::size_t>(request.type)];
   }
 
   void admit(const SchedulingPass& pass) {
     for (JobId j : arrivals_) {
-     const std::string name(group_name(pass.request(j), pass.user_name(j)));
-     if (!groups_.count(name)) {  // a group without a quota: it can only borrow
-       group(name);
-       reorder();
-     }
-     Group& g = groups_.at(name);
-     g.queue.insert({ranking_.key(pass, j), pass.request(j).submit, j});
+      const std::string name(group_name(pass.request(j), pass.user_name(j)));
+      if (!groups_.count(name)) {  // a group without a quota: it can only borrow
+        group(name);
+        reorder();
+      }
+      Group& g = groups_.at(name);
+      g.queue.insert({ranking_.key(pass, j), pass.request(j).submit, j});
     }
     arrivals_.clear();
   }
@@ -193,7 +193,7 @@ class QuotaPolicy final : public Policy {
   std::int64_t lendable() const {
     std::int64_t idle = unassigned_;
     for (const auto& [name, g] : groups_)
-     if (g.lends && !g.waiting) idle += std::max<std::int64_t>(g.quota - g.own, 0);
+      if (g.lends && !g.waiting) idle += std::max<std::int64_t>(g.quota - g.own, 0);
     return idle;
   }
 
