@@ -87,10 +87,10 @@ class AcmePolicy final : public Policy {
         depth_(static_cast<std::size_t>(params.number(
             "backfill_depth", 500, 1, 1e9, "jobs behind the first blocked one a backfill pass looks at (bf_max_job_test)"))) {}
 
-  void on_queued(JobId job, const JobRequest&) override { arrivals_.push_back(job); }
-  void on_withdrawn(JobId) override { changed_ = true; }
+  void on_queued(JobId job, const JobRequest&) override { gate_.arrived(job); }
+  void on_withdrawn(JobId) override { gate_.changed(); }
   void on_stopped(JobId job) override {
-    changed_ = true;
+    gate_.changed();
     planner_.stopped(job);
     if (job < held_.size() && held_[job] > 0) {
       limits_.charge(job_user_[job], job_type_[job], -held_[job]);
@@ -102,22 +102,22 @@ class AcmePolicy final : public Policy {
   bool refuses(const JobRequest& r, std::string_view, const Cluster&) override { return limits_.never(r); }
 
   void schedule(SchedulingPass& pass) override {
-    const bool changed = !arrivals_.empty() || changed_ || pass.cluster().room_freed() != room_seen_;
+    const bool changed = gate_.open(pass);
     since_backfill_ = since_backfill_ || changed;
     // A backfill pass with nothing new since the last one would start nothing: time only brings
     // the shadow time closer.
     const bool backfill_due = since_backfill_ && pass.now().sec() % interval_s_ == 0;
     if (!changed && !backfill_due) return;
     if (backfill_due) since_backfill_ = false;
-    changed_ = false;
-    room_seen_ = pass.cluster().room_freed();
-    for (JobId j : arrivals_) queues_[pass.request(j).gpu_num > 0].insert({ranking_.key(pass, j), pass.request(j).submit, j});
-    arrivals_.clear();
+    for (JobId j : gate_.arrivals())
+      queues_[pass.request(j).gpu_num > 0].insert({ranking_.key(pass, j), pass.request(j).submit, j});
+    gate_.arrivals().clear();
 
+    started_now_ = false;
     bool waiting = false;
     for (JobQueue& queue : queues_) waiting = scan(pass, queue, backfill_due) || waiting;
     // The next backfill pass, while a blocked job has others behind it and something changed.
-    if (waiting && (since_backfill_ || changed_))
+    if (waiting && (since_backfill_ || started_now_))
       pass.wake_at(Time::seconds((pass.now().sec() / interval_s_ + 1) * interval_s_));
   }
 
@@ -170,7 +170,8 @@ class AcmePolicy final : public Policy {
   }
 
   void started(const SchedulingPass& pass, JobId j, const JobRequest& r) {
-    changed_ = true;
+    gate_.changed();
+    started_now_ = true;
     planner_.started(pass, j);
     if (r.gpu_num > 0) {
       if (j >= held_.size()) {
@@ -192,11 +193,10 @@ class AcmePolicy final : public Policy {
   std::int64_t interval_s_;
   std::size_t depth_;
 
-  std::vector<JobId> arrivals_;
+  PassGate gate_;
   JobQueue queues_[2];  // pending jobs by priority: CPU jobs, GPU jobs (Slurm's partitions)
-  bool changed_ = false;         // since the last pass: a withdrawal, a start or a stop
   bool since_backfill_ = false;  // anything changed since the last backfill pass
-  std::uint64_t room_seen_ = 0;  // Cluster::room_freed() at the last pass
+  bool started_now_ = false;     // the pass under way started a job
   ShadowPlanner planner_;
   std::vector<std::int32_t> held_;     // [job]: GPUs a running job is charged for
   std::vector<std::uint32_t> job_user_;
