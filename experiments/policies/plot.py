@@ -29,7 +29,7 @@ cols = ["cluster", "policy", "type", "jobs", "gpu_jobs", "queue_mean_s", "queue_
 table = data[cols].sort_values(["cluster", "type", "policy"])
 table.to_csv(out / "results.csv", index=False)
 
-order = ["fifo", "priority", "quota", "backfill", "sjf", "srtf"]
+order = ["acme", "fifo", "priority", "quota", "backfill", "sjf", "srtf"]
 
 
 def markdown(frame):

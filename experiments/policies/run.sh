@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/build.sh >/dev/null
-policies=(fifo priority quota backfill sjf srtf)
+policies=(acme fifo priority quota backfill sjf srtf)
 for cluster in seren kalos; do
   trace_var="${cluster^^}_TRACE"
   extra=()
