@@ -1,7 +1,8 @@
-// A policy compiled only into the test binary registers itself as every shipped policy does: the
-// registry lists it and makes it by name, and the suites over every policy (test_policies.cpp,
-// test_invariants.cpp, sim/test_conservation.cpp, workloads/test_feed.cpp) run it, with no other
-// edit than this file and its line in tests/CMakeLists.txt.
+// A policy compiled only into the tests (newcomer_policy.cpp) registers itself as every shipped
+// policy does: the registry lists it and makes it by name, and the suites over every policy
+// (test_policies.cpp, test_invariants.cpp, sim/test_conservation.cpp, workloads/test_feed.cpp)
+// run it, with no other edit than its file and its line in tests/CMakeLists.txt; so does the
+// command line built with it (ctest cli_new_policy).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -12,21 +13,6 @@
 
 namespace acme::test {
 namespace {
-
-// Starts pending jobs in queue order, skipping any that does not fit.
-class NewcomerPolicy final : public Policy {
- public:
-  void on_queued(JobId job, const JobRequest&) override { queue_.push_back(job); }
-  void schedule(SchedulingPass& pass) override {
-    std::erase_if(queue_, [&](JobId j) { return !pass.is_pending(j) || pass.try_start(j); });
-  }
-
- private:
-  std::vector<JobId> queue_;
-};
-
-const PolicyRegistrar kNewcomer({"newcomer", "TEST ONLY: every pending job that fits, in queue order",
-                                 [](Params&) -> std::unique_ptr<Policy> { return std::make_unique<NewcomerPolicy>(); }});
 
 // Reads estimates without saying so.
 class SilentEstimateReader final : public Policy {
