@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """The Acme baseline's queueing against Acme's measured queueing: tables and plots.
 
-Usage: analyze.py OUT_DIR ACME_QUEUE_JSON DEST   (experiments/baseline/run.sh calls it)
+Usage: analyze.py OUT_DIR ACME_QUEUE_JSON DEST [README ...]   (experiments/baseline/run.sh calls it)
 Reads OUT_DIR/<cluster>/<run>/jobs.csv; writes DEST/results.csv (every run and statistic),
-DEST/sensitivity.csv, DEST/results.md and DEST/queue_cdf_by_type.png, DEST/measured_vs_simulated.png.
+DEST/sensitivity.csv, DEST/results.md, DEST/queue_cdf_by_type.png and
+DEST/measured_vs_simulated.png, and rewrites the block between the lines
+"<!-- baseline table: analyze.py -->" and "<!-- end of baseline table -->" of each README given
+with the seed-1 table, so that no number there is typed by hand.
 """
 import json
 import os
@@ -135,6 +138,34 @@ def markdown(rows, header):
     return "\n".join(lines)
 
 
+BEGIN, END = "<!-- baseline table: analyze.py -->", "<!-- end of baseline table -->"
+
+
+def short_table(table, q):
+    """Seed 1 of both clusters against the measured figures, for the READMEs."""
+    rows = []
+    for cluster in CLUSTERS:
+        name = cluster.capitalize()
+        s = table[(table.cluster == cluster) & (table.run == "seed1")].iloc[0]
+        gpu, cpu = q["cluster_summary"]["gpu_jobs"][name], q["cluster_summary"]["cpu_jobs"][name]
+        by_size = q["by_gpu_demand_third_party"]
+        rows.append([name, f"{gpu['mean_s']:.0f} / {s['gpu_mean_s']:.0f}", f"{gpu['median_s']:.0f} / {s['gpu_median_s']:.0f}",
+                     f"{cpu['mean_s']:.0f} / {s['cpu_mean_s']:.0f}",
+                     f"{by_size['mean_queue_s_of_1_gpu_jobs'][name]} / {s['gpu1_mean_s']:.0f}",
+                     f"{by_size['mean_queue_s_of_jobs_over_512_gpus'][name]} / {s['gpu_over512_mean_s']:.0f}",
+                     f"{'Eval' if cluster == 'seren' else '-'} / {s['longest_waiting_type']}"])
+    return markdown(rows, ["cluster (measured / simulated, s)", "GPU mean", "GPU median", "CPU mean",
+                           "1-GPU mean", ">512-GPU mean", "longest wait"])
+
+
+def update_readme(path, block):
+    with open(path) as f:
+        text = f.read()
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    with open(path, "w") as f:
+        f.write(text[:start] + "\n" + block + "\n" + text[end:])
+
+
 def main():
     out, queue_file, dest = sys.argv[1:4]
     with open(queue_file) as f:
@@ -168,6 +199,8 @@ def main():
         f.write("\n".join(md) + "\n")
     cdf_plot(out, dest)
     bar_plot(table, q, dest)
+    for readme in sys.argv[4:]:
+        update_readme(readme, short_table(table, q))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 # The Acme baseline (policy acme, configs/seren.yaml and kalos.yaml) against Acme's measured
 # queueing: one month of synthetic Seren and of synthetic Kalos, seeds 1-5, every default; then
 # the sensitivity of the fitted keys around their values (seed 1). Writes out/baseline/ and, here,
-# results.csv, sensitivity.csv, results.md and the plots (analyze.py).
+# results.csv, sensitivity.csv, results.md and the plots, and the seed-1 table of this folder's
+# README and of the top-level README (analyze.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/build.sh >/dev/null
@@ -24,4 +25,5 @@ for sigma in 1.8 2.14 2.4; do run kalos "launch.sigma=$sigma" --set launch.sigma
 wait
 for median in 8 14 20; do run kalos "launch.gpu_median_s=$median" --set launch.gpu_median_s="$median" & done
 wait
-/usr/bin/python3 experiments/baseline/analyze.py out/baseline workloads/data/acme_queue.json experiments/baseline
+/usr/bin/python3 experiments/baseline/analyze.py out/baseline workloads/data/acme_queue.json experiments/baseline \
+  experiments/baseline/README.md README.md
