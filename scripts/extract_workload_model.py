@@ -101,6 +101,10 @@ SIZE_TABLES = {
 CPU_JOB_CPUS = [[1, 30], [2, 20], [4, 20], [8, 15], [16, 10], [32, 5]]
 USERS = 300
 USER_ZIPF_S = 1.1
+# Closed-loop submission of large jobs (workloads/synthetic.h, large_jobs; derivation in
+# experiments/calibration/README.md): min_gpus and, per cluster, the cap on drawn concurrent GPUs.
+LARGE_JOBS_MIN_GPUS = 256
+SEREN_MAX_CONCURRENT_GPUS = 2288
 DAILY_AMPLITUDE = 0.25
 PEAK_HOUR = 15.0
 WEEKEND_FACTOR = 0.75
@@ -542,7 +546,31 @@ def model_yaml(data, m):
             f"users: {USERS}",
             "# source: none. ASSUMPTION: Zipf exponent of sessions per user (a few heavy users dominate).",
             f"user_zipf_s: {num(USER_ZIPF_S)}"]
+    out += large_jobs_lines(data, key)
     return "\n".join(out) + "\n"
+
+
+def large_jobs_lines(data, key):
+    """The cap on drawn concurrent GPUs under which large jobs are submitted: Kalos's published
+    peak of requested GPUs; Seren has none published, so its cap is an assumption."""
+    out = ["",
+           "# Closed loop (workloads/synthetic.h): a job of at least min_gpus GPUs is submitted only when the",
+           "# GPUs of the jobs submitted before it and still running as drawn (queueing ignored) plus its own",
+           "# stay within max_concurrent_gpus; else it waits, FIFO among large jobs (0: off). Users did not",
+           "# submit pretraining runs the cluster could not hold: drawn independently, the large jobs' demand",
+           "# exceeded the cluster for hours and they waited hours, where Acme's waited 31 s (Seren) and 64 s",
+           "# (Kalos) on average (acme_queue.json by_gpu_demand_third_party).",
+           f"# ASSUMPTION: min_gpus {LARGE_JOBS_MIN_GPUS}, by measurement (experiments/calibration/README.md)."]
+    if key == "kalos":
+        peak = data["state_mix"]["kalos_public_exact"]
+        out += [source(peak, "state_mix.kalos_public_exact.peak_concurrent_requested_gpus"),
+                f"# (the public trace's peak of concurrently requested GPUs, {peak['peak_concurrent_requested_gpus']} of 2,416)"]
+        cap = peak["peak_concurrent_requested_gpus"]
+    else:
+        out += ["# source: none. ASSUMPTION: Seren's peak of requested GPUs is not published; the cap is chosen",
+                "# by measurement (experiments/calibration/README.md)."]
+        cap = SEREN_MAX_CONCURRENT_GPUS
+    return out + ["large_jobs:", f"  min_gpus: {LARGE_JOBS_MIN_GPUS}", f"  max_concurrent_gpus: {cap}"]
 
 
 def mean_gpus_lines(data, m):

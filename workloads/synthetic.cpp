@@ -153,6 +153,12 @@ void check_complete(const SyntheticModel& m, bool has_cpu_cdf, const std::string
     need(!m.durations[t].empty(), "duration_cdf." + std::string(kJobTypeNames[t]));
   }
   if (m.eval_batch.share_of_eval_pct > 0) need(!m.eval_batch.jobs.empty(), "eval_batch.jobs");
+  // A large job over the cap would wait forever, and every large job behind it.
+  if (!m.large_jobs.on()) return;
+  for (const Discrete& sizes : m.gpu_sizes)
+    for (double gpus : sizes.values())
+      if (gpus >= m.large_jobs.min_gpus && gpus > static_cast<double>(m.large_jobs.max_concurrent_gpus))
+        throw_input_error(path, 0, "large_jobs.max_concurrent_gpus", "below a job size the model draws");
 }
 
 // The expected GPU-seconds per job of each type, for the balances and their pool. A pass over
@@ -190,6 +196,8 @@ SyntheticModel load_synthetic_model(const std::string& path) {
     else if (k == "eval_batch.share_of_eval_pct") m.eval_batch.share_of_eval_pct = v.as_double(0, 100);
     else if (k == "eval_batch.jobs") m.eval_batch.jobs = Discrete(v.as_pairs());
     else if (k == "eval_batch.checkpoint_after_s") m.eval_batch.checkpoint_after_s = v.as_int(0, INT64_C(1) << 40);
+    else if (k == "large_jobs.min_gpus") m.large_jobs.min_gpus = static_cast<std::int32_t>(v.as_int(1, 1 << 20));
+    else if (k == "large_jobs.max_concurrent_gpus") m.large_jobs.max_concurrent_gpus = v.as_int(0, INT64_C(1) << 40);
     else if (k == "eval_batch.stagger_s") m.eval_batch.stagger_s = v.as_int(0, 86400);
     else if (k.starts_with("gpu_sizes.")) {
       const auto t = type_suffix(v, "gpu_sizes.");

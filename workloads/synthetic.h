@@ -38,6 +38,13 @@
 //    eval_batch.jobs jobs, stagger_s apart, by the user of the checkpointed job (one evaluation
 //    pipeline per model). Batched jobs are part of the Eval share, not extra; a
 //    job no checkpoint picks up keeps its own arrival time.
+//  - Large jobs are submitted in a closed loop (large_jobs; off when max_concurrent_gpus is 0): a
+//    job of at least min_gpus GPUs is submitted only when the GPUs of every job submitted before it
+//    and still running as drawn (from its submit, for its drawn run time, queueing ignored) plus
+//    its own stay within max_concurrent_gpus; until then it waits for drawn jobs to end, behind
+//    the large jobs waiting before it (FIFO), and keeps everything else. Smaller jobs are never
+//    delayed; a job the window's end would find waiting is dropped (logged). Users of Acme did not
+//    submit pretraining runs the cluster could not hold (Kalos' peak of requested GPUs: 1,536).
 //  - Per GPU type, the size, coupling and state quantiles, and per type and size the run-time
 //    quantile, come from Kronecker (quasi-random) sequences with random starts rather than
 //    independent uniforms: the sample then follows each published distribution closely even for
@@ -131,6 +138,13 @@ struct EvalBatchModel {
   std::int64_t stagger_s = 1;
 };
 
+// Closed-loop submission of large jobs (large_jobs.*): see the model above.
+struct LargeJobsModel {
+  std::int32_t min_gpus = 256;              // a job with at least this many GPUs is large
+  std::int64_t max_concurrent_gpus = 0;     // the cap on drawn demand; 0: off
+  bool on() const { return max_concurrent_gpus > 0; }
+};
+
 struct SyntheticModel {
   std::string cluster;
   double jobs_per_day = 0;
@@ -139,6 +153,7 @@ struct SyntheticModel {
   std::int64_t max_run_s = 0;                     // 0: no cut
   ArrivalModel arrivals;
   EvalBatchModel eval_batch;
+  LargeJobsModel large_jobs;
   std::array<Discrete, kJobTypeCount> gpu_sizes;  // GPUs per job, by type
   std::array<double, kJobTypeCount> coupling{};   // size_duration_coupling, in [-1, 1]
   std::array<LogCdf, kJobTypeCount> durations;    // by type (CPU for CPU jobs)

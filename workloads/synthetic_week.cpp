@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "sim/io/csv.h"
+#include "sim/log.h"
 #include "sim/prefault.h"
 
 namespace acme {
@@ -64,7 +65,8 @@ WeekDrawer::WeekDrawer(const SyntheticModel& m, std::int64_t begin, std::int64_t
       gpus_per_node_(gpus_per_node),
       week_begin_(begin),
       t_(static_cast<double>(begin)),
-      last_submit_(begin) {
+      last_submit_(begin),
+      admission_(m.large_jobs, end) {
   for (std::size_t t = 0; t < kJobTypeCount; ++t) {
     const double alphas[4] = {kAlphaSize, kAlphaRun, kAlphaCouple, kAlphaState};
     for (int i = 0; i < 4; ++i) seq_[t][i] = Kronecker{rng_.uniform(), alphas[i]};
@@ -191,6 +193,7 @@ void WeekDrawer::hand_out(std::size_t kept, std::int64_t watermark, HandOut& out
     give(drafts_[i], watermark, out);
   }
   for (; h < held_.size(); ++h) give(held_[h], watermark, out);
+  release_before(watermark, out.last, out);
   held_.swap(holding_);
   out.names.add_numbers(given_ + 1, out.requests.size());  // job names are 1, 2, ... in submit order
   given_ += out.requests.size();
@@ -200,6 +203,31 @@ void WeekDrawer::hand_out(std::size_t kept, std::int64_t watermark, HandOut& out
 
 void WeekDrawer::give(const Draft& d, std::int64_t watermark, HandOut& out) {
   if (d.submit >= watermark) return holding_.push_back(d);
+  if (m_.large_jobs.on()) {
+    released_.clear();
+    admission_.release_until(d.submit, released_);
+    for (const Draft& r : released_) emit(r, out);
+    if (!admission_.admit(d)) return;
+  }
+  emit(d, out);
+}
+
+void WeekDrawer::release_before(std::int64_t watermark, bool last, HandOut& out) {
+  if (!m_.large_jobs.on()) return;
+  // Jobs held for the next hand-out are submitted at or after the watermark: no release before
+  // it can depend on them.
+  released_.clear();
+  admission_.release_until(std::min(watermark, end_) - 1, released_);
+  for (const Draft& r : released_) emit(r, out);
+  if (!last) return;
+  log::debug("synthetic {}: {} large job(s) submitted later than drawn, by {:.0f} s on average", m_.cluster,
+             admission_.delayed(), admission_.delayed_seconds() / std::max<double>(1, admission_.delayed()));
+  if (const std::size_t dropped = admission_.drop_waiting(); dropped > 0)
+    log::warn("synthetic {}: {} large job(s) still waiting for admission at the window's end, dropped",
+              m_.cluster, dropped);
+}
+
+void WeekDrawer::emit(const Draft& d, HandOut& out) {
   JobRequest& r = out.requests.emplace_back();
   r.submit = Time::seconds(d.submit);
   r.type = d.type;

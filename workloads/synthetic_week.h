@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "workloads/synthetic_admission.h"
 #include "workloads/synthetic_drafts.h"
 #include "workloads/synthetic_draws.h"
 #include "workloads/synthetic_stream.h"
@@ -59,8 +60,12 @@ class WeekDrawer {
   void hand_out(std::size_t kept, std::int64_t watermark, HandOut& out);
   // After the last balance: hands out the first week left (the last one: every job left).
   void give_out_week(HandOut& out);
-  // Gives out one job, or holds it if submitted at or after `watermark`.
+  // Gives out one job (after the large jobs released before it), holds it if submitted at or
+  // after `watermark`, or lets it wait for admission.
   void give(const Draft& d, std::int64_t watermark, HandOut& out);
+  // Gives out the large jobs released before `watermark`; on the last hand-out, drops the rest.
+  void release_before(std::int64_t watermark, bool last, HandOut& out);
+  void emit(const Draft& d, HandOut& out);  // appends the job to the hand-out
 
   const SyntheticModel& m_;
   Rng seeded_;
@@ -91,6 +96,8 @@ class WeekDrawer {
   BalanceCarry carry_;
   std::vector<Draft> held_;     // handed out, not given out (submitted at or after the watermark)
   std::vector<Draft> holding_;  // the next held_, while hand_out merges
+  Admission admission_;          // of large jobs, across hand-outs
+  std::vector<Draft> released_;  // by the admission, to give out before the next job
   std::vector<std::uint32_t> waiting_;   // this week's Eval jobs that wait for a checkpoint
   std::vector<Checkpoint> checkpoints_;  // this week's
 };

@@ -169,9 +169,11 @@ TEST_CASE("A trace from `acmesim gen` replayed under gen's policy gives every jo
       // The simulated series counts the GPUs held while jobs launch, which no trace records.
       CHECK(std::stod(csv_row(dir / policy, "utilization").at("mean_abs_diff")) < 1.0);
     }
+    // FIFO: nothing overtakes a blocked job, so delays grow, and a tight tolerance fails. Only on
+    // Seren: Kalos' large jobs are submitted within its peak of 1,536 GPUs (large_jobs), so a
+    // week of Kalos never fills the cluster and FIFO starts every job when greedy does.
+    if (std::string(cluster) != "seren") continue;
     const std::string trace = gen_week(dir, cluster, from, to, "greedy");
-
-    // FIFO: nothing overtakes a blocked job, so delays grow, and a tight tolerance fails.
     REQUIRE(validate(trace, cluster, dir / "fifo", {"policy.name=fifo", "validate.max_cdf_gap=0.001"}) == 1);
     const auto fifo = csv_row(dir / "fifo", "GPU");
     CHECK(std::stoll(fifo.at("mismatched")) > 0);

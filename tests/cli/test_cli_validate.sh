@@ -39,6 +39,9 @@ for spec in seren:2023-03-01:2023-03-08 kalos:2023-06-01:2023-06-08; do
   [ "$(cell GPU mismatched "$work/slow/fidelity.csv")" != 0 ] || fail "$cluster: slowdown changes no start"
   echo "ok: $cluster greedy matches ($(cell GPU compared "$out/fidelity.csv") GPU jobs compared)"
 
+  # FIFO fails a tight tolerance where a blocked job holds others back: on Seren. Kalos' large
+  # jobs are submitted within its peak of 1,536 GPUs (large_jobs): a week never fills the cluster.
+  [ "$cluster" = seren ] || continue
   out=$work/$cluster-fifo
   code=0
   "$acmesim" validate "$work/$cluster.csv" --cluster "$cluster" --set policy.name=fifo \

@@ -28,9 +28,11 @@ Cluster load(const std::string& name) {
 // Every gated statistic except the GPU-time-weighted ones passes. GPU-time shares (by type and by
 // state) are carried by a handful of long, large jobs, so a few weeks cannot check them; the
 // full-window report does (experiments/calibration).
-void check_counts(const CalibrationReport& report) {
+// With skip_durations, the duration CDFs too.
+void check_counts(const CalibrationReport& report, bool skip_durations = false) {
   for (const CalibrationRow& r : report.rows) {
     if (!r.gated || r.statistic.find("GPU-time") != std::string::npos) continue;
+    if (skip_durations && r.statistic.starts_with("duration CDF")) continue;
     INFO(r.statistic << ": published " << r.published << ", trace " << r.trace << ", tolerance " << r.tolerance);
     CHECK(r.pass);
   }
@@ -46,14 +48,17 @@ TEST_CASE("Three weeks of synthetic Seren match the published mix, sizes, run ti
 
 TEST_CASE("Six weeks of synthetic Kalos match the published mix, sizes, run times and states", "[calibration]") {
   Cluster c = load("kalos");
-  // About 9,000 GPU jobs, 110 of them Other and 200 of 256 GPUs or more: per-type run-time CDFs
-  // get 5 points instead of 2, the mean GPUs 10% instead of 5%, the monthly rate 8% instead of 5%
+  // About 9,000 GPU jobs, 110 of them Other and 200 of 256 GPUs or more: the mean GPUs 10% instead of 5%, the monthly rate 8% instead of 5%
   // (evaluation batches make the count burstier).
-  c.published.tolerance.duration_cdf_points = 5;
-  c.published.tolerance.mean_gpus_relative_pct = 10;
+  // Large jobs are submitted in a closed loop (large_jobs): those still waiting at the window's
+  // end are dropped, 23 of 374 for this seed (0-23 over seeds 1-5), so the mean GPUs gets 15%.
+  c.published.tolerance.mean_gpus_relative_pct = 15;
   c.published.tolerance.gpu_jobs_per_month_relative_pct = 8;
   const Workload w = generate_workload(c.model, *parse_timestamp("2023-05-17"), *parse_timestamp("2023-06-28"), 1.0, 1, 8);
-  check_counts(calibrate(w, c.published));
+  // Kalos' published durations are end - submit; its run times are fitted (scripts/fit_queueing.py)
+  // so that gen's replay, under acme with its launch latency, gives them back. Jobs not replayed
+  // are shorter (Eval <= 32 s: 53% against 19.5%): the full-window report gates the durations.
+  check_counts(calibrate(w, c.published), true);
 }
 
 TEST_CASE("The calibration fails a trace whose jobs are all of one type", "[calibration]") {
