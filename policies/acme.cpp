@@ -36,7 +36,7 @@ class QosLimits {
   explicit QosLimits(Params& params) {
     read(params, "type_gpu_limit", {{"Eval", 0}}, "most GPUs all running jobs of a type may hold (0: no limit)",
          type_limit_);
-    read(params, "user_gpu_limit", {{"Eval", 35}}, "most GPUs one user's running jobs of a type may hold (0: no limit)",
+    read(params, "user_gpu_limit", {{"Eval", 34}}, "most GPUs one user's running jobs of a type may hold (0: no limit)",
          user_limit_);
   }
   // Whether no state of the cluster lets the job run: it is larger than a limit.

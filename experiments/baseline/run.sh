@@ -18,7 +18,11 @@ for cluster in seren kalos; do
   wait
 done
 # Sensitivity, seed 1: the fitted keys one at a time.
-for limit in 30 35 40 48; do run seren "user_gpu_limit.Eval=$limit" --set policy.user_gpu_limit.Eval="$limit" & done
+for limit in 30 34 40 48; do run seren "user_gpu_limit.Eval=$limit" --set policy.user_gpu_limit.Eval="$limit" & done
+wait
+for limit in 100 110; do  # the alternative: one limit on all evaluation jobs together
+  run seren "type_gpu_limit.Eval=$limit" --set policy.user_gpu_limit.Eval=0 --set policy.type_gpu_limit.Eval="$limit" &
+done
 wait
 for sigma in 1.0 1.8 2.2; do run seren "launch.sigma=$sigma" --set launch.sigma="$sigma" & done
 for sigma in 1.8 2.14 2.4; do run kalos "launch.sigma=$sigma" --set launch.sigma="$sigma" & done
