@@ -88,19 +88,19 @@ def cdf_plot(out, dest):
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
     for ax, cluster in zip(axes, CLUSTERS):
         jobs = jobs_of(os.path.join(out, cluster, "seed1"))
-        for t in TYPES + ["CPU"]:
+        for i, t in enumerate(TYPES + ["CPU"]):
             d = jobs[jobs.type == t].queue_s.to_numpy()
             if len(d) < 20:
                 continue
             x = np.sort(np.maximum(d, 0.5))  # 0 s shown at 0.5 s on the log axis
-            ax.step(x, np.arange(1, len(x) + 1) / len(x), where="post", label=f"{t} ({len(d):,})")
+            ax.step(x, np.arange(1, len(x) + 1) / len(x), where="post", color=f"C{i}", label=f"{t} ({len(d):,})")
         ax.set_xscale("log")
         ax.set_xlim(0.5, 1e6)
         ax.set_xlabel("queueing delay, s (0 s drawn at 0.5 s)")
         ax.set_title(f"{cluster.capitalize()}, policy acme, seed 1")
         ax.grid(alpha=0.3)
+        ax.legend(loc="lower right", title="job type (jobs)")  # the CDFs leave that corner empty
     axes[0].set_ylabel("share of jobs")
-    axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), title="job type (jobs)")
     fig.tight_layout()
     fig.savefig(os.path.join(dest, "queue_cdf_by_type.png"))
 

@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/build.sh >/dev/null
+rm -rf out/baseline  # a run left from an earlier sweep of values would join the tables
 run() {  # run CLUSTER NAME [--set k=v ...]
   local cluster=$1 name=$2; shift 2
   build/acmesim run "configs/$cluster.yaml" -q --set outputs=jobs,summary "$@" --out "out/baseline/$cluster/$name" 2>/dev/null
