@@ -119,4 +119,20 @@ inline std::vector<std::string> golden_expected(const std::string& file) {
   return lines_of(read_file(source_dir() / "tests" / "golden" / file));
 }
 
+// The example rows from the AcmeTrace README, exactly as published.
+inline const std::string kPublishedSerenRows =
+    "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n"
+    "5778432,u5907,1,8,128,Other,FAILED,2023-03-01 00:18:22+08:00,2023-03-01 00:18:54+08:00,2023-03-01 "
+    "00:20:51+08:00,117,32,936.0\n"
+    "5778469,u5907,1,8,128,Other,COMPLETED,2023-03-01 00:23:58+08:00,2023-03-01 00:24:11+08:00,2023-03-01 "
+    "01:09:04+08:00,2693,13,21544.0\n";
+
+inline const std::string kPublishedKalosRows =
+    "job_id,user,node_num,gpu_num,cpu_num,mem_per_pod_GB,shared_mem_per_pod,type,state,submit_time,start_time,"
+    "end_time,fail_time,stop_time,duration,queue,gpu_time\n"
+    "dlctk696s0jbvitv,uf794,8,64,960,1000,100.0,Other,FAILED,2023-05-17 11:00:58+00:00,2023-05-17 "
+    "11:01:08+00:00,2023-05-17 11:01:16+00:00,2023-05-17 11:01:16+00:00,,18,10.0,1152.0\n"
+    "dlc1t2ypl09b8qtp,uf794,8,64,960,1000,100.0,Other,CANCELLED,2023-05-17 11:28:42+00:00,2023-05-17 "
+    "11:28:54+00:00,2023-05-17 11:30:04+00:00,,2023-05-17 11:30:04+00:00,82,12.0,5248.0\n";
+
 }  // namespace acme::test

@@ -184,24 +184,12 @@ TEST_CASE("A trace from `acmesim gen` replayed under gen's policy gives every jo
 }
 
 TEST_CASE("Validate reads the published AcmeTrace example rows of both schemas unchanged", "[fidelity][cli]") {
-  // The README rows of AcmeTrace (as in test_reader.cpp): Seren waited 32 s and 13 s, Kalos 10 s
+  // The README rows of AcmeTrace (harness.h): Seren waited 32 s and 13 s, Kalos 10 s
   // and 12 s; on the modeled cluster, empty but for them, both start at once. Two jobs are under
   // min_jobs (not gated: exit 0) until min_jobs is 1: then the CDF gap of 1 fails.
   const auto dir = temp_dir("fidelity-published");
-  const std::string seren =
-      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n"
-      "5778432,u5907,1,8,128,Other,FAILED,2023-03-01 00:18:22+08:00,2023-03-01 00:18:54+08:00,2023-03-01 "
-      "00:20:51+08:00,117,32,936.0\n"
-      "5778469,u5907,1,8,128,Other,COMPLETED,2023-03-01 00:23:58+08:00,2023-03-01 00:24:11+08:00,2023-03-01 "
-      "01:09:04+08:00,2693,13,21544.0\n";
-  const std::string kalos =
-      "job_id,user,node_num,gpu_num,cpu_num,mem_per_pod_GB,shared_mem_per_pod,type,state,submit_time,start_time,"
-      "end_time,fail_time,stop_time,duration,queue,gpu_time\n"
-      "dlctk696s0jbvitv,uf794,8,64,960,1000,100.0,Other,FAILED,2023-05-17 11:00:58+00:00,2023-05-17 "
-      "11:01:08+00:00,2023-05-17 11:01:16+00:00,2023-05-17 11:01:16+00:00,,18,10.0,1152.0\n"
-      "dlc1t2ypl09b8qtp,uf794,8,64,960,1000,100.0,Other,CANCELLED,2023-05-17 11:28:42+00:00,2023-05-17 "
-      "11:28:54+00:00,2023-05-17 11:30:04+00:00,,2023-05-17 11:30:04+00:00,82,12.0,5248.0\n";
-  for (const auto& [cluster, text, mean] : {std::tuple{"seren", seren, "22.500"}, std::tuple{"kalos", kalos, "11.000"}}) {
+  for (const auto& [cluster, text, mean] : {std::tuple{"seren", kPublishedSerenRows, "22.500"},
+                                            std::tuple{"kalos", kPublishedKalosRows, "11.000"}}) {
     INFO(cluster);
     const auto trace = dir / (std::string(cluster) + ".csv");
     std::ofstream(trace) << text;

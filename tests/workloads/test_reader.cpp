@@ -7,26 +7,10 @@
 namespace acme::test {
 namespace {
 
-// The example rows from the AcmeTrace README, exactly as published.
-const std::string kSeren =
-    "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n"
-    "5778432,u5907,1,8,128,Other,FAILED,2023-03-01 00:18:22+08:00,2023-03-01 00:18:54+08:00,2023-03-01 "
-    "00:20:51+08:00,117,32,936.0\n"
-    "5778469,u5907,1,8,128,Other,COMPLETED,2023-03-01 00:23:58+08:00,2023-03-01 00:24:11+08:00,2023-03-01 "
-    "01:09:04+08:00,2693,13,21544.0\n";
-
-const std::string kKalos =
-    "job_id,user,node_num,gpu_num,cpu_num,mem_per_pod_GB,shared_mem_per_pod,type,state,submit_time,start_time,"
-    "end_time,fail_time,stop_time,duration,queue,gpu_time\n"
-    "dlctk696s0jbvitv,uf794,8,64,960,1000,100.0,Other,FAILED,2023-05-17 11:00:58+00:00,2023-05-17 "
-    "11:01:08+00:00,2023-05-17 11:01:16+00:00,2023-05-17 11:01:16+00:00,,18,10.0,1152.0\n"
-    "dlc1t2ypl09b8qtp,uf794,8,64,960,1000,100.0,Other,CANCELLED,2023-05-17 11:28:42+00:00,2023-05-17 "
-    "11:28:54+00:00,2023-05-17 11:30:04+00:00,,2023-05-17 11:30:04+00:00,82,12.0,5248.0\n";
-
 }  // namespace
 
 TEST_CASE("The published Seren example rows read with times converted from +08:00", "[reader]") {
-  const Workload w = read_acme_trace_text(kSeren, "trace_seren.csv", {});
+  const Workload w = read_acme_trace_text(kPublishedSerenRows, "trace_seren.csv", {});
   REQUIRE(w.size() == 2);
   CHECK(w.names[0] == "5778432");
   CHECK(w.users[w.requests[0].user] == "u5907");
@@ -44,7 +28,7 @@ TEST_CASE("The published Seren example rows read with times converted from +08:0
 
 TEST_CASE("The published Kalos example rows read with run time end - start, not its duration column",
           "[reader]") {
-  const Workload w = read_acme_trace_text(kKalos, "trace_kalos.csv", {});
+  const Workload w = read_acme_trace_text(kPublishedKalosRows, "trace_kalos.csv", {});
   REQUIRE(w.size() == 2);
   CHECK(w.names[1] == "dlc1t2ypl09b8qtp");
   CHECK(w.requests[0].gpu_num == 64);
@@ -70,9 +54,9 @@ TEST_CASE("A window selects jobs by submit time, from inclusive, to exclusive", 
   TraceOptions opt;
   opt.from = *parse_timestamp("2023-03-01 00:20:00+08:00");
   opt.to = *parse_timestamp("2023-03-01 00:23:58+08:00");
-  CHECK(read_acme_trace_text(kSeren, "t.csv", opt).size() == 0);
+  CHECK(read_acme_trace_text(kPublishedSerenRows, "t.csv", opt).size() == 0);
   opt.to = *parse_timestamp("2023-03-01 00:23:59+08:00");
-  CHECK(read_acme_trace_text(kSeren, "t.csv", opt).size() == 1);
+  CHECK(read_acme_trace_text(kPublishedSerenRows, "t.csv", opt).size() == 1);
 }
 
 TEST_CASE("RUNNING rows without an end run until the window's end", "[reader]") {
