@@ -570,7 +570,10 @@ def large_jobs_lines(data, key):
         out += ["# source: none. ASSUMPTION: Seren's peak of requested GPUs is not published; the cap is chosen",
                 "# by measurement (experiments/calibration/README.md)."]
         cap = SEREN_MAX_CONCURRENT_GPUS
-    return out + ["large_jobs:", f"  min_gpus: {LARGE_JOBS_MIN_GPUS}", f"  max_concurrent_gpus: {cap}"]
+    gpus = data["clusters"][key]["gpus_total"]
+    return out + [f"# On another cluster than this one ({gpus} GPUs) the cap scales with its GPUs.",
+                  "large_jobs:", f"  min_gpus: {LARGE_JOBS_MIN_GPUS}", f"  max_concurrent_gpus: {cap}",
+                  f"  cluster_gpus: {gpus}"]
 
 
 def mean_gpus_lines(data, m):

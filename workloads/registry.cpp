@@ -15,7 +15,7 @@ Workload load_trace(const RunConfig& c, const ClusterSpec&) {
 }
 
 Workload load_synthetic(const RunConfig& c, const ClusterSpec& cluster) {
-  return generate_workload(load_synthetic_model(c.workload_model), *c.workload_from, *c.workload_to,
+  return generate_workload(on_cluster(load_synthetic_model(c.workload_model), cluster.total_gpus()), *c.workload_from, *c.workload_to,
                            c.workload_load, c.seed, cluster.gpus_per_node);
 }
 
@@ -23,7 +23,7 @@ Workload load_synthetic(const RunConfig& c, const ClusterSpec& cluster) {
 class SyntheticFeed : public JobFeed {
  public:
   SyntheticFeed(const RunConfig& c, const ClusterSpec& cluster)
-      : model_(load_synthetic_model(c.workload_model)),
+      : model_(on_cluster(load_synthetic_model(c.workload_model), cluster.total_gpus())),
         stream_(model_, *c.workload_from, *c.workload_to, c.workload_load, c.seed, cluster.gpus_per_node) {}
   Workload start() { return stream_.start(); }
   bool append_next(Workload& w) override { return stream_.append_next(w); }

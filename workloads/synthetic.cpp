@@ -198,6 +198,7 @@ SyntheticModel load_synthetic_model(const std::string& path) {
     else if (k == "eval_batch.checkpoint_after_s") m.eval_batch.checkpoint_after_s = v.as_int(0, INT64_C(1) << 40);
     else if (k == "large_jobs.min_gpus") m.large_jobs.min_gpus = static_cast<std::int32_t>(v.as_int(1, 1 << 20));
     else if (k == "large_jobs.max_concurrent_gpus") m.large_jobs.max_concurrent_gpus = v.as_int(0, INT64_C(1) << 40);
+    else if (k == "large_jobs.cluster_gpus") m.large_jobs.cluster_gpus = v.as_int(0, INT64_C(1) << 40);
     else if (k == "eval_batch.stagger_s") m.eval_batch.stagger_s = v.as_int(0, 86400);
     else if (k.starts_with("gpu_sizes.")) {
       const auto t = type_suffix(v, "gpu_sizes.");
@@ -268,6 +269,24 @@ double arrival_shape(const ArrivalModel& a, Time t) {
   constexpr double kTwoPi = 6.283185307179586;
   return (1.0 + a.daily_amplitude * std::cos(kTwoPi * (hour - a.peak_hour) / 24.0)) *
          (weekend ? a.weekend_factor : 1.0) * week_norm;
+}
+
+LargeJobsModel LargeJobsModel::on_cluster(std::int64_t gpus, std::int64_t largest) const {
+  LargeJobsModel m = *this;
+  if (!on() || cluster_gpus <= 0 || gpus == cluster_gpus) return m;
+  const auto scaled = static_cast<std::int64_t>(
+      std::llround(static_cast<double>(max_concurrent_gpus) * static_cast<double>(gpus) / static_cast<double>(cluster_gpus)));
+  m.max_concurrent_gpus = std::max(scaled, largest);
+  m.cluster_gpus = gpus;
+  return m;
+}
+
+SyntheticModel on_cluster(SyntheticModel m, std::int64_t cluster_gpus) {
+  double largest = 0;
+  for (const Discrete& sizes : m.gpu_sizes)
+    for (double gpus : sizes.values()) largest = std::max(largest, gpus);
+  m.large_jobs = m.large_jobs.on_cluster(cluster_gpus, static_cast<std::int64_t>(largest));
+  return m;
 }
 
 }  // namespace acme

@@ -41,7 +41,8 @@
 //  - Large jobs are submitted in a closed loop (large_jobs; off when max_concurrent_gpus is 0): a
 //    job of at least min_gpus GPUs is submitted only when the GPUs of every job submitted before it
 //    and still running as drawn (from its submit, for its drawn run time, queueing ignored) plus
-//    its own stay within max_concurrent_gpus; until then it waits for drawn jobs to end, behind
+//    its own stay within max_concurrent_gpus (set for a cluster of cluster_gpus GPUs; on another
+//    cluster scaled with its GPUs, on_cluster); until then it waits for drawn jobs to end, behind
 //    the large jobs waiting before it (FIFO), and keeps everything else. Smaller jobs are never
 //    delayed; a job the window's end would find waiting is dropped (logged). Users of Acme did not
 //    submit pretraining runs the cluster could not hold (Kalos' peak of requested GPUs: 1,536).
@@ -142,7 +143,11 @@ struct EvalBatchModel {
 struct LargeJobsModel {
   std::int32_t min_gpus = 256;              // a job with at least this many GPUs is large
   std::int64_t max_concurrent_gpus = 0;     // the cap on drawn demand; 0: off
+  std::int64_t cluster_gpus = 0;            // the GPUs of the cluster the cap is for; 0: any
   bool on() const { return max_concurrent_gpus > 0; }
+  // The same on a cluster of `gpus` GPUs: the cap scaled by gpus / cluster_gpus, and never below
+  // `largest`, the largest job the model draws (that job would wait for ever).
+  LargeJobsModel on_cluster(std::int64_t gpus, std::int64_t largest) const;
 };
 
 struct SyntheticModel {
@@ -170,6 +175,10 @@ struct SyntheticModel {
 
 inline constexpr std::size_t kGpuTimeBalanceMinJobs = 100;
 inline constexpr std::pair<double, double> kGpuTimeBalanceFactor{0.25, 4.0};  // the factor's bounds
+
+// The model on a cluster of `cluster_gpus` GPUs: its cap on large jobs (large_jobs) scaled from
+// the cluster the model describes. `acmesim run` and `gen` use the model so.
+SyntheticModel on_cluster(SyntheticModel m, std::int64_t cluster_gpus);
 
 // Reads and checks a model file; InputError names file, line and key. The expected GPU-seconds
 // of the balances are computed on two threads.

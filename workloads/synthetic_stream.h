@@ -12,9 +12,8 @@
 // out before left over (BalanceCarry); the jobs handed out keep the run times and states this
 // gives them, the rest are balanced again at the next hand-out. At the window's end the rest (the
 // last quarter of the window or more) is balanced at once, so that the totals of the window meet
-// their expectations as with one balance over all of it (on 40 seeds of the Kalos window the
-// GPU-time shares by type stay within 4.5% of the published ones), then handed out a week at a
-// time, so that the replay need not wait for all of it.
+// their expectations as with one balance over all of it, then handed out a week at a time, so
+// that the replay need not wait for all of it (experiments/calibration/ measures both).
 //
 // Jobs come out in submit order, named 1, 2, ... in that order: a hand-out gives the jobs submitted
 // before the first week it keeps (its watermark: every later job is submitted at or after it) and
@@ -27,8 +26,7 @@
 // Same model, window, load and seed: the same jobs, however and whenever they are taken.
 // Cost: the drawing thread's, O(n) and about 0.27 s for a million jobs; the caller's, copying the
 // jobs in (about 10 ns a job). Memory: the window's drafts (48 bytes a job) until the last are
-// drawn, and the hand-outs not taken yet (about 72 bytes a job). (Dropping the drafts handed out
-// as it goes saved 9 of 277 MB for a million jobs and cost the run 2% in time: not done.)
+// drawn, and the hand-outs not taken yet (about 72 bytes a job).
 #pragma once
 
 #include <condition_variable>

@@ -217,7 +217,7 @@ int gen_command(const GenArgs& args) {
   }
   const auto t0 = Clock::now();
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
-  const SyntheticModel model = load_synthetic_model(config.workload_model);
+  const SyntheticModel model = on_cluster(load_synthetic_model(config.workload_model), cluster.total_gpus());
   // Start and end times are those of a replay on the cluster, so the trace is self-consistent:
   // the jobs are replayed as they are drawn, unless the policy reads estimates (made first).
   const auto t_run = Clock::now();

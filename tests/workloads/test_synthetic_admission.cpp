@@ -104,3 +104,18 @@ TEST_CASE("On weeks of both clusters the drawn demand never exceeds the cap when
 }
 
 }  // namespace acme::test
+
+namespace acme::test {
+
+TEST_CASE("The cap on large jobs scales with the cluster and never falls below the largest job", "[synthetic][admission]") {
+  const LargeJobsModel seren{256, 2288, 2288};
+  CHECK(seren.on_cluster(2288, 1024).max_concurrent_gpus == 2288);   // its own cluster: as set
+  CHECK(seren.on_cluster(80000, 1024).max_concurrent_gpus == 80000);  // 10,000 nodes: the same share
+  CHECK(seren.on_cluster(1144, 1024).max_concurrent_gpus == 1144);    // half
+  CHECK(seren.on_cluster(800, 1024).max_concurrent_gpus == 1024);     // never below the largest job
+  const LargeJobsModel kalos{256, 1536, 2416};
+  CHECK(kalos.on_cluster(4832, 1024).max_concurrent_gpus == 3072);
+  CHECK_FALSE(LargeJobsModel{256, 0, 2288}.on_cluster(80000, 1024).on());  // off stays off
+}
+
+}  // namespace acme::test
