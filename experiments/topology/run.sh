@@ -17,7 +17,7 @@ for cluster in seren kalos; do
 done
 for need in 200 800; do
   for net in seren:configs/clusters/seren.yaml kalos:experiments/topology/seren_kalos_network.yaml; do
-    build/acmesim run configs/seren.yaml "${common[@]}" --set cluster="${net#*:}" --set placement=topology \
+    build/acmesim run configs/seren.yaml "${common[@]}" --set policy.name=fifo --set cluster="${net#*:}" --set placement=topology \
       --set network.need_gbps.Pretrain=$need --set network.need_gbps.MLLM=$need \
       --out "out/topology/network/need$need/${net%%:*}" 2>/dev/null
   done
