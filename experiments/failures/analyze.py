@@ -127,3 +127,62 @@ ax[0][0].legend(fontsize=7)
 fig.suptitle("Synthetic Kalos, June 2023, failures injected: mean of 3 seeds (band: min-max)", fontsize=10)
 fig.tight_layout()
 fig.savefig(os.path.join(out, "experiment.png"), dpi=80)
+
+# The README's tables, written between its marker lines (<!-- NAME:begin --> .. <!-- NAME:end -->) so
+# that they are always the files': the validation's (validation.csv, validation.txt, written first
+# by run.sh) and the FIFO sweep's means.
+def fill(text, name, body):
+    begin, end = f"<!-- {name}:begin -->\n", f"<!-- {name}:end -->"
+    if begin not in text or end not in text:
+        sys.exit(f"analyze.py: README.md lacks the markers of {name}")
+    head, rest = text.split(begin, 1)
+    return head + begin + body + rest[rest.index(end):]
+
+readme = os.path.join(out, "README.md")
+if os.path.exists(readme) and os.path.exists(os.path.join(out, "validation.csv")):
+    cat = {"Infrastructure": "Infra", "Framework": "Framework", "Script": "Script"}
+    lines = ["| reason | category | count meas. | count sim. | GPUs meas. | GPUs sim. | TTF meas. (min) | "
+             "TTF sim. (min) | share meas. % | share sim. % |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for v in csv.DictReader(open(os.path.join(out, "validation.csv"))):
+        if v["reason"] == "ALL":
+            lines.append(f"| **all {v['category']}** | | {v['measured_count']} | {v['simulated_count']} | | | | | "
+                         f"{v['measured_share_pct']} | {v['simulated_share_pct']} |")
+        else:
+            lines.append(f"| {v['reason']} | {cat[v['category']]} | {v['measured_count']} | {v['simulated_count']} | "
+                         f"{v['measured_avg_gpus']} | {v['simulated_avg_gpus']} | "
+                         f"{float(v['measured_ttf_min']):.0f} | {float(v['simulated_ttf_min']):.0f} | "
+                         f"{v['measured_share_pct']} | {v['simulated_share_pct']} |")
+    # The targets: "share NVLinkError measured 30.25% simulated 33.49% (+11%) PASS".
+    how = {"count Infrastructure": " (fitted)", "count Framework": " (by construction)",
+           "count Script": " (by construction)"}
+    targets, met = [], "?"
+    for t in open(os.path.join(out, "validation.txt")):
+        m = re.match(r"(\w+ \w+)\s+measured\s+(\S+) simulated\s+(\S+) \((\S+)\) (\w+)", t)
+        if m:
+            ok = "met" if m.group(5) == "PASS" else "missed"
+            targets.append(f"| {m.group(1)} | {m.group(2)} | {m.group(3)} | {m.group(4)} | "
+                           f"{ok}{how.get(m.group(1), '') if ok == 'met' else ''} |")
+        m = re.match(r"targets met: (\d+ of \d+)", t)
+        if m:
+            met = m.group(1)
+    targets = [f"**Targets** ({met} met):", "", "| target | measured | simulated | error | |",
+               "|---|---|---|---|---|"] + targets
+    sweep_lines = ["| recovery | interval (min) | mode | failure_lost | checkpoint_stall | recovery_hold | restart | "
+                   "total (GPU-h) | total, seeds' range | Pretrain goodput % | Pretrain completion (h) |",
+                   "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for rec in ("manual", "automatic"):
+        for mode in ("sync", "async"):
+            for x in (x for x in rows if x["policy"] == "fifo" and x["recovery"] == rec and x["mode"] == mode):
+                total = f"{x['wasted_failures_gpu_h']:,.0f}"
+                if best[("fifo", mode, rec)] is x:
+                    total = f"**{total}**"
+                sweep_lines.append(
+                    f"| {rec} | {x['interval_min']} | {mode} | {x['failure_lost_gpu_h']:,.0f} | "
+                    f"{x['checkpoint_stall_gpu_h']:,.0f} | {x['recovery_hold_gpu_h']:,.0f} | {x['restart_gpu_h']:,.0f} | "
+                    f"{total} | {x['wasted_failures_min_gpu_h']:,.0f}-{x['wasted_failures_max_gpu_h']:,.0f} | "
+                    f"{x['pretrain_goodput_pct']:.1f} | {x['pretrain_mean_completion_h']:.1f} |")
+    text = open(readme).read()
+    text = fill(text, "validation-table", "\n".join(lines) + "\n")
+    text = fill(text, "targets-table", "\n".join(targets) + "\n")
+    text = fill(text, "sweep-table", "\n".join(sweep_lines) + "\n")
+    open(readme, "w").write(text)
