@@ -14,11 +14,16 @@
 // sim/launch.h); configs/seren.yaml and kalos.yaml set Acme's.
 // A job that a limit can never let run is refused on arrival.
 //
-// A pass costs O(log q) per job started plus the jobs held by limits ahead of the first blocked
-// one; a backfill pass adds O(backfill_depth) and the reservation (policies/reservation.h). A pass
-// after one that started nothing, with nothing arrived, stopped or freed, costs O(1).
+// A pass costs O(log q) per job started or held back; a backfill pass adds O(backfill_depth) and
+// the reservation (policies/reservation.h). A pass after one that started nothing, with nothing
+// arrived, stopped or freed, costs O(1). A job a limit holds back waits out of the queue until a
+// job that counts against that limit stops.
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "policies/common.h"
@@ -44,13 +49,24 @@ class QosLimits {
     const auto t = static_cast<std::size_t>(r.type);
     return (type_limit_[t] > 0 && r.gpu_num > type_limit_[t]) || (user_limit_[t] > 0 && r.gpu_num > user_limit_[t]);
   }
-  // Whether starting the job now would go past a limit.
-  bool holds_back(const JobRequest& r) const {
+  // The limit that starting the job now would go past, as a key; none if it may start.
+  std::optional<std::size_t> binding(const JobRequest& r) const {
     const auto t = static_cast<std::size_t>(r.type);
-    if (type_limit_[t] > 0 && type_use_[t] + r.gpu_num > type_limit_[t]) return true;
-    if (user_limit_[t] == 0) return false;
+    if (type_limit_[t] > 0 && type_use_[t] + r.gpu_num > type_limit_[t]) return t;
+    if (user_limit_[t] == 0) return std::nullopt;
     const std::size_t i = index(r.user, r.type);
-    return (i < user_use_.size() ? user_use_[i] : 0) + r.gpu_num > user_limit_[t];
+    if (use_of(i) + r.gpu_num <= user_limit_[t]) return std::nullopt;
+    return kJobTypeCount + i;
+  }
+  // The keys of the two limits a job of `user` and `type` counts against.
+  static std::array<std::size_t, 2> keys_of(std::uint32_t user, JobType type) {
+    return {static_cast<std::size_t>(type), kJobTypeCount + index(user, type)};
+  }
+  // GPUs the limit of `key` leaves now (a key binding() returned).
+  std::int64_t headroom(std::size_t key) const {
+    if (key < kJobTypeCount) return type_limit_[key] - type_use_[key];
+    const std::size_t i = key - kJobTypeCount;
+    return user_limit_[i % kJobTypeCount] - use_of(i);
   }
   // A job started (gpus > 0) or stopped (gpus < 0).
   void charge(std::uint32_t user, JobType type, std::int64_t gpus) {
@@ -70,6 +86,7 @@ class QosLimits {
       out[static_cast<std::size_t>(*t)] = static_cast<std::int64_t>(gpus);
     }
   }
+  std::int64_t use_of(std::size_t i) const { return i < user_use_.size() ? user_use_[i] : 0; }
   static std::size_t index(std::uint32_t user, JobType t) {
     return static_cast<std::size_t>(user) * kJobTypeCount + static_cast<std::size_t>(t);
   }
@@ -95,6 +112,8 @@ class AcmePolicy final : public Policy {
     if (job < held_.size() && held_[job] > 0) {
       limits_.charge(job_user_[job], job_type_[job], -held_[job]);
       held_[job] = 0;
+      for (const std::size_t key : QosLimits::keys_of(job_user_[job], job_type_[job]))
+        if (held_back_.count(key)) freed_.push_back(key);
     }
   }
   bool reads_estimates() const override { return true; }
@@ -112,6 +131,8 @@ class AcmePolicy final : public Policy {
     for (JobId j : gate_.arrivals())
       queues_[pass.request(j).gpu_num > 0].insert({ranking_.key(pass, j), pass.request(j).submit, j});
     gate_.arrivals().clear();
+    for (const std::size_t key : freed_) readmit(key);  // once every stop of this instant is in
+    freed_.clear();
 
     started_now_ = false;
     bool waiting = false;
@@ -122,6 +143,26 @@ class AcmePolicy final : public Policy {
   }
 
  private:
+  // Back into the queue: the jobs the limit `key` held back, in queue order, as many as its
+  // headroom now lets start (one that then does not is held back again). So a held job is looked
+  // at when a job counting against its limit stops, not at every pass: O(jobs readmitted).
+  void readmit(std::size_t key) {
+    const auto held = held_back_.find(key);
+    if (held == held_back_.end()) return;
+    std::int64_t room = limits_.headroom(key);
+    for (auto it = held->second.begin(); it != held->second.end() && room > 0;) {
+      if (it->second > room) {
+        ++it;
+        continue;
+      }
+      room -= it->second;
+      --held_jobs_;
+      queues_[1].insert(it->first);  // only GPU jobs are held back
+      it = held->second.erase(it);
+    }
+    if (held->second.empty()) held_back_.erase(held);
+  }
+
   // One partition's queue: the main scheduler, and the backfill scheduler when due. Returns
   // whether a job is blocked with others behind it.
   bool scan(SchedulingPass& pass, JobQueue& queue, bool backfill_due) {
@@ -134,8 +175,11 @@ class AcmePolicy final : public Policy {
         it = queue.erase(it);  // withdrawn
         continue;
       }
-      if (limits_.holds_back(pass.request(j))) {
-        ++it;
+      const JobRequest& r = pass.request(j);
+      if (const auto limit = limits_.binding(r)) {  // set aside until that limit frees (readmit)
+        held_back_[*limit].insert({*it, r.gpu_num});
+        ++held_jobs_;
+        it = queue.erase(it);
         continue;
       }
       if (!head) {
@@ -159,7 +203,7 @@ class AcmePolicy final : public Policy {
       }
       ++it;
     }
-    return head && queue.size() > 1;
+    return head && queue.size() + held_jobs_ > 1;
   }
 
   bool start(SchedulingPass& pass, JobId j) {
@@ -195,6 +239,10 @@ class AcmePolicy final : public Policy {
 
   PassGate gate_;
   JobQueue queues_[2];  // pending jobs by priority: CPU jobs, GPU jobs (Slurm's partitions)
+  // Pending jobs a QOS limit holds back (with their GPUs), by the limit's key, out of the queue.
+  std::unordered_map<std::size_t, std::set<std::pair<QueueEntry, std::int32_t>>> held_back_;
+  std::vector<std::size_t> freed_;      // keys of limits a stop freed since the last pass
+  std::size_t held_jobs_ = 0;           // in held_back_
   bool since_backfill_ = false;  // anything changed since the last backfill pass
   bool started_now_ = false;     // the pass under way started a job
   ShadowPlanner planner_;
