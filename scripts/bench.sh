@@ -82,16 +82,17 @@ replay() {  # case label trace cluster jobs nodes outputs target -- settings...
 }
 every=jobs,timeseries,summary,waste,run_json
 seren_cluster=configs/clusters/seren.yaml
-sizes=(10000 100000 1025054); [ $smoke = 1 ] && sizes=(10000)
+full=$(($(wc -l < "$seren_1m") - 1))  # the whole trace: about a million jobs
+sizes=(10000 100000 "$full"); [ $smoke = 1 ] && sizes=(10000)
 for n in "${sizes[@]}"; do
-  trace=$seren_1m; [ "$n" = 1025054 ] || trace=$(first_jobs "$n")
+  trace=$seren_1m; [ "$n" = "$full" ] || trace=$(first_jobs "$n")
   target_every=; target_summary=
-  [ "$n" = 1025054 ] && target_every=1.0 && target_summary=0.5
+  [ "$n" = "$full" ] && target_every=1.0 && target_summary=0.5
   replay seren fifo "$trace" $seren_cluster "$n" 286 $every "$target_every" --set policy.name=fifo
   replay seren fifo "$trace" $seren_cluster "$n" 286 summary "$target_summary" --set policy.name=fifo
 done
 # Every policy, evaluation decoupling and failure injection on the largest Seren trace: within 2x of FIFO.
-n=${sizes[-1]}; trace=$seren_1m; [ "$n" = 1025054 ] || trace=$(first_jobs "$n")
+n=${sizes[-1]}; trace=$seren_1m; [ "$n" = "$full" ] || trace=$(first_jobs "$n")
 for policy in acme greedy priority quota backfill sjf srtf; do
   for outputs in $every summary; do
     replay seren "$policy" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set policy.name=$policy
