@@ -11,6 +11,8 @@ bad=$src/tests/data/bad
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=input_error.sh
+. "$src/tests/cli/input_error.sh"
 
 # expect_error NAME EXPECTED_ERROR_LINE [--set key=value ...]
 expect_error() {
@@ -19,12 +21,7 @@ expect_error() {
   local out=$work/out-$name code=0
   "$acmesim" run "$src/configs/seren.yaml" -q --out "$out" --set workload.from= --set workload.to= "$@" \
     >"$work/stdout" 2>"$work/stderr" || code=$?
-  [ "$code" = 2 ] || fail "$name: exit code $code, expected 2 ($(cat "$work/stderr"))"
-  [ "$(grep -c . "$work/stderr")" = 1 ] || fail "$name: stderr is not one line: $(cat "$work/stderr")"
-  [ "$(cat "$work/stderr")" = "acmesim: error: $expected" ] || fail "$name: stderr: $(cat "$work/stderr")"
-  [ ! -s "$work/stdout" ] || fail "$name: wrote to stdout"
-  [ ! -e "$out" ] || fail "$name: created $out"
-  echo "ok: $name"
+  check_input_error "$name" "$expected" "$code" "$out"
 }
 
 expect_error duplicate_id "$bad/duplicate_id.csv:4: job_id: duplicate job id '7', also on line 2" \

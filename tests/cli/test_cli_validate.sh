@@ -10,6 +10,8 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=input_error.sh
+. "$src/tests/cli/input_error.sh"
 cd "$src"  # configs/ and scripts/ found from here, so the plots are drawn
 cell() {  # cell GROUP COLUMN FILE
   /usr/bin/python3 -c 'import csv, sys
@@ -69,12 +71,7 @@ expect_error() {
   shift 3
   local out=$work/out-$name code=0
   "$acmesim" validate "$trace" --cluster seren --out "$out" -q "$@" >"$work/stdout" 2>"$work/stderr" || code=$?
-  [ "$code" = 2 ] || fail "$name: exit code $code, expected 2 ($(cat "$work/stderr"))"
-  [ "$(grep -c . "$work/stderr")" = 1 ] || fail "$name: stderr is not one line: $(cat "$work/stderr")"
-  [ "$(cat "$work/stderr")" = "acmesim: error: $expected" ] || fail "$name: stderr: $(cat "$work/stderr")"
-  [ ! -s "$work/stdout" ] || fail "$name: wrote to stdout"
-  [ ! -e "$out" ] || fail "$name: created $out"
-  echo "ok: $name"
+  check_input_error "$name" "$expected" "$code" "$out"
 }
 bad=$src/tests/data/bad
 expect_error truncated "$bad/truncated.csv:3: cpu_num: missing: the line has 4 fields, the header 10 (truncated line?)" \
