@@ -5,7 +5,6 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 
 #include "policies/registry.h"
@@ -258,16 +257,7 @@ int calibrate_command(const CalibrateArgs& args) {
   const std::filesystem::path out = args.out_dir;
   write_calibration(report, out);
 
-  // The plots: Python with matplotlib, if present. The table and the exit code never depend on it.
-  const auto script = dir.parent_path() / "scripts" / "plot_calibration.py";
-  const std::string python = "/usr/bin/python3";
-  if (!std::filesystem::exists(python) || !std::filesystem::exists(script)) {
-    log::warn("plots skipped: {} or {} not found", python, script.string());
-  } else {
-    const std::string command = python + " '" + script.string() + "' '" + out.string() + "'";
-    if (std::system(command.c_str()) != 0) log::warn("plots skipped: {} failed (is python3-matplotlib installed?)", command);
-    else if (!args.keep_data) std::filesystem::remove_all(out / "data");
-  }
+  if (draw_plots("plot_calibration.py", out) && !args.keep_data) std::filesystem::remove_all(out / "data");
   log::info("calibration of {} against {}: {} in {}", args.trace, published_file,
             report.passed() ? "every statistic within tolerance" : std::to_string(report.failures()) + " statistics out of tolerance",
             out.string());

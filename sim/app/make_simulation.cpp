@@ -1,11 +1,14 @@
 #include "sim/app/make_simulation.h"
 
+#include <cstdlib>
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "policies/registry.h"
 #include "sim/app/app.h"
 #include "sim/error.h"
+#include "sim/log.h"
 #include "sim/io/failure_keys.h"
 #include "sim/io/launch_keys.h"
 #include "sim/io/network_keys.h"
@@ -142,6 +145,19 @@ std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& co
 bool takes_jobs_as_they_come(const RunConfig& config, const ClusterSpec& cluster) {
   const Plugins p = build_plugins(config, cluster, nullptr);
   return !config.eval_decoupled && !p.policy->reads_estimates();
+}
+
+bool draw_plots(const std::string& script, const std::filesystem::path& folder) {
+  const auto path = configs_dir().parent_path() / "scripts" / script;
+  const std::string python = "/usr/bin/python3";
+  if (!std::filesystem::exists(python) || !std::filesystem::exists(path)) {
+    log::warn("plots skipped: {} or {} not found", python, path.string());
+    return false;
+  }
+  const std::string command = python + " '" + path.string() + "' '" + folder.string() + "'";
+  if (std::system(command.c_str()) == 0) return true;
+  log::warn("plots skipped: {} failed (is python3-matplotlib installed?)", command);
+  return false;
 }
 
 }  // namespace acme

@@ -52,4 +52,9 @@ std::optional<EvaluationIndex> evaluation_index(const RunConfig& config, const C
 // The shipped configs/ folder: ./configs, else the one beside the executable's folder.
 std::filesystem::path configs_dir();
 
+// Runs scripts/<script> (beside configs_dir()) with /usr/bin/python3 on `folder`, to draw a
+// command's plots; returns false, with a warning, if python3, the script or matplotlib is missing.
+// The command's tables and exit code never depend on it.
+bool draw_plots(const std::string& script, const std::filesystem::path& folder);
+
 }  // namespace acme

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -101,18 +100,6 @@ RunConfig validate_config(const ValidateArgs& args, std::vector<YamlValue>& vali
   return config;
 }
 
-// The plots, with Python and matplotlib if present; the table and exit code never depend on them.
-void draw_plots(const std::filesystem::path& out) {
-  const auto script = configs_dir().parent_path() / "scripts" / "plot_fidelity.py";
-  const std::string python = "/usr/bin/python3";
-  if (!std::filesystem::exists(python) || !std::filesystem::exists(script)) {
-    log::warn("plots skipped: {} or {} not found", python, script.string());
-    return;
-  }
-  const std::string command = python + " '" + script.string() + "' '" + out.string() + "'";
-  if (std::system(command.c_str()) != 0) log::warn("plots skipped: {} failed (is python3-matplotlib installed?)", command);
-}
-
 }  // namespace
 
 int validate_command(const ValidateArgs& args) {
@@ -139,7 +126,7 @@ int validate_command(const ValidateArgs& args) {
       compare_utilization(recorder.recorded_spans, recorder.simulated_spans, cluster.total_gpus(), config.metrics_interval);
   std::fputs(format_fidelity_table(report).c_str(), stdout);
   write_fidelity(report, out);
-  draw_plots(out);
+  draw_plots("plot_fidelity.py", out);
   log::info("fidelity of {} under {}: {} in {}", args.trace, config.policy_name,
             report.passed() ? "every gated group within tolerance"
                             : std::to_string(report.failures()) + " groups out of tolerance",
