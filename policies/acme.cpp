@@ -109,9 +109,9 @@ class AcmePolicy final : public Policy {
   void on_stopped(JobId job) override {
     gate_.changed();
     planner_.stopped(job);
-    if (job < held_.size() && held_[job] > 0) {
-      limits_.charge(job_user_[job], job_type_[job], -held_[job]);
-      held_[job] = 0;
+    if (job < charged_.size() && charged_[job] > 0) {
+      limits_.charge(job_user_[job], job_type_[job], -charged_[job]);
+      charged_[job] = 0;
       for (const std::size_t key : QosLimits::keys_of(job_user_[job], job_type_[job]))
         if (held_back_.count(key)) freed_.push_back(key);
     }
@@ -164,7 +164,7 @@ class AcmePolicy final : public Policy {
   }
 
   // One partition's queue: the main scheduler, and the backfill scheduler when due. Returns
-  // whether a job is blocked with others behind it.
+  // whether a job is blocked while others wait (queued, or held back by a limit).
   bool scan(SchedulingPass& pass, JobQueue& queue, bool backfill_due) {
     std::optional<JobId> head;  // the first job that does not fit
     std::optional<ShadowPlanner::Reservation> res;
@@ -193,7 +193,7 @@ class AcmePolicy final : public Policy {
         continue;
       }
       if (++scanned > depth_) break;
-      if (pass.cluster().fits_now(pass.request(j))) {
+      if (pass.cluster().fits_now(r)) {
         if (!res) res = planner_.reservation(pass, *head);
         if (ShadowPlanner::may_backfill(pass, j, *res) && start(pass, j)) {
           ShadowPlanner::backfilled(pass, j, *res);
@@ -207,30 +207,25 @@ class AcmePolicy final : public Policy {
   }
 
   bool start(SchedulingPass& pass, JobId j) {
-    const JobRequest& r = pass.request(j);
     if (!pass.try_start(j)) return false;
-    started(pass, j, r);
-    return true;
-  }
-
-  void started(const SchedulingPass& pass, JobId j, const JobRequest& r) {
+    const JobRequest& r = pass.request(j);
     gate_.changed();
     started_now_ = true;
     planner_.started(pass, j);
     if (r.gpu_num > 0) {
-      if (j >= held_.size()) {
-        const std::size_t n = std::max<std::size_t>(j + 1, 2 * held_.size());
-        held_.resize(n, 0);
+      if (j >= charged_.size()) {
+        const std::size_t n = std::max<std::size_t>(j + 1, 2 * charged_.size());
+        charged_.resize(n, 0);
         job_user_.resize(n, 0);
         job_type_.resize(n, JobType::CPU);
       }
-      held_[j] = r.gpu_num;
+      charged_[j] = r.gpu_num;
       job_user_[j] = r.user;
       job_type_[j] = r.type;
       limits_.charge(r.user, r.type, r.gpu_num);
     }
+    return true;
   }
-
 
   PriorityRanking ranking_;
   QosLimits limits_;
@@ -246,7 +241,7 @@ class AcmePolicy final : public Policy {
   bool since_backfill_ = false;  // anything changed since the last backfill pass
   bool started_now_ = false;     // the pass under way started a job
   ShadowPlanner planner_;
-  std::vector<std::int32_t> held_;     // [job]: GPUs a running job is charged for
+  std::vector<std::int32_t> charged_;  // [job]: GPUs a running job counts against its limits
   std::vector<std::uint32_t> job_user_;
   std::vector<JobType> job_type_;
 };
