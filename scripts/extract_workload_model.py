@@ -104,7 +104,7 @@ USER_ZIPF_S = 1.1
 # Closed-loop submission of large jobs (workloads/synthetic.h, large_jobs; derivation in
 # experiments/calibration/README.md): min_gpus and, per cluster, the cap on drawn concurrent GPUs.
 LARGE_JOBS_MIN_GPUS = 256
-SEREN_MAX_CONCURRENT_GPUS = 2288
+SEREN_MAX_CONCURRENT_GPUS = 2048  # FITTED: experiments/baseline/README.md
 DAILY_AMPLITUDE = 0.25
 PEAK_HOUR = 15.0
 WEEKEND_FACTOR = 0.75
@@ -382,10 +382,11 @@ def build(data, key):
     # points scripts/fit_queueing.py found are added, so that the run times plus the replay's
     # queueing give them back.
     cdfs, cdf_notes = {}, {}
-    fitted = {}
+    fitted, gt_factor = {}, {}
     if key == "kalos" and os.path.exists(QUEUEING_FIT):
         with open(QUEUEING_FIT) as f:
-            fitted = json.load(f)["points_added"]
+            fit = json.load(f)
+        fitted, gt_factor = fit["points_added"], fit.get("gpu_time_factor", {})
     for t in types:
         if t in durations[c["cdfs"]]:
             points = durations[c["cdfs"]][t]["cdf_points_x_s_y_pct"]
@@ -407,7 +408,9 @@ def build(data, key):
             couplings[t] = 0.0
             coupling_notes[t] = "no published GPU-time share: independent"
             continue
-        target = gt_share[t] / 100 * total_gt / (gpu_mix_pct[t] / 100 * gpu_jobs)
+        # Kalos' shares count queueing (gpu_num x (end - submit)): the run times' part of them is
+        # the published share times the factor scripts/fit_queueing.py found (FITTED).
+        target = gt_share[t] / 100 * total_gt / (gpu_mix_pct[t] / 100 * gpu_jobs) * gt_factor.get(t, 1.0)
         p, (lo, ind, hi) = fit_coupling(tables[t], cdfs[t], max_run, target)
         couplings[t] = p
         coupling_notes[t] = (f"target {target:.0f} GPU-s per job; reachable {lo:.0f} (countermonotone) .. "
@@ -552,7 +555,7 @@ def model_yaml(data, m):
 
 def large_jobs_lines(data, key):
     """The cap on drawn concurrent GPUs under which large jobs are submitted: Kalos's published
-    peak of requested GPUs; Seren has none published, so its cap is an assumption."""
+    peak of requested GPUs; Seren has none published, so its cap is fitted."""
     out = ["",
            "# Closed loop (workloads/synthetic.h): a job of at least min_gpus GPUs is submitted only when the",
            "# GPUs of the jobs submitted before it and still running as drawn (queueing ignored) plus its own",
@@ -567,8 +570,9 @@ def large_jobs_lines(data, key):
                 f"# (the public trace's peak of concurrently requested GPUs, {peak['peak_concurrent_requested_gpus']} of 2,416)"]
         cap = peak["peak_concurrent_requested_gpus"]
     else:
-        out += ["# source: none. ASSUMPTION: Seren's peak of requested GPUs is not published; the cap is chosen",
-                "# by measurement (experiments/calibration/README.md)."]
+        out += ["# source: none. Seren's peak of requested GPUs is not published. FITTED: 2048 (256 of 286",
+                "# nodes) is the largest cap under which, in the baseline replay, large jobs do not queue behind",
+                "# each other for hours (experiments/baseline/README.md); with 2288, the cluster, they did."]
         cap = SEREN_MAX_CONCURRENT_GPUS
     gpus = data["clusters"][key]["gpus_total"]
     return out + [f"# On another cluster than this one ({gpus} GPUs) the cap scales with its GPUs.",

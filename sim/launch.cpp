@@ -7,9 +7,11 @@
 
 namespace acme {
 
-Time LaunchModel::draw(JobId job, std::uint32_t start, bool gpu_job) const {
-  const double median = gpu_job ? gpu_median_s : cpu_median_s;
+Time LaunchModel::draw(JobId job, std::uint32_t start, const JobRequest& r) const {
+  const double median = r.gpu_num > 0 ? gpu_median_s : cpu_median_s;
   if (median <= 0) return Time{};
+  const bool large = large_min_gpus > 0 && r.gpu_num >= large_min_gpus;
+  const double sigma = large ? large_sigma : this->sigma;
   double s = median;
   if (sigma > 0) {
     Rng rng(seed ^ (std::uint64_t{job} << 24) ^ (std::uint64_t{start} << 1) ^ 0x4c41554e43ULL);

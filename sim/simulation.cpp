@@ -254,7 +254,7 @@ bool Simulation::try_start(JobId job) {
   --pending_;
   JobOutcome& o = outcomes_[job];
   Run& run = runs_[job];
-  const Time launch = launch_ ? launch_->draw(job, run.starts, request.gpu_num > 0) : Time{};
+  const Time launch = launch_ ? launch_->draw(job, run.starts, request) : Time{};
   if (!o.start) o.start = now_ + launch;
   run.started = now_;
   run.launch_s = static_cast<std::int32_t>(launch.sec());

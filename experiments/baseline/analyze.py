@@ -65,12 +65,12 @@ def criteria(cluster, s, q):
                      s["gpu_median_s"] <= 5, "fitted: launch.*"))
         within("CPU-job mean, s", cpu["mean_s"], s["cpu_mean_s"], 0.5, "fitted: launch.sigma")
         rows.append(("type with the longest mean wait", "Eval", s["longest_waiting_type"], "Eval",
-                     s["longest_waiting_type"] == "Eval", "predicted"))
+                     s["longest_waiting_type"] == "Eval", "fitted: large_jobs.max_concurrent_gpus"))
         over = by_size["seren_1_gpu_jobs_waiting_over_1h_pct"]
         rows.append(("1-GPU jobs waiting over 1 h, %", f"{over:.1f}", f"{s['gpu1_over_1h_pct']:.2f}", "reported",
                      None, "predicted"))
     else:
-        within("GPU-job mean, s", gpu["mean_s"], s["gpu_mean_s"], 0.25, "predicted")
+        within("GPU-job mean, s", gpu["mean_s"], s["gpu_mean_s"], 0.25, "fitted: launch.sigma")
         ok = abs(s["gpu_median_s"] - gpu["median_s"]) <= 5
         rows.append(("GPU-job median, s", f"{gpu['median_s']:.0f}", f"{s['gpu_median_s']:.0f}", "within 5 s", ok,
                      "fitted: launch.gpu_median_s"))
@@ -80,7 +80,8 @@ def criteria(cluster, s, q):
     one, big = by_size["mean_queue_s_of_1_gpu_jobs"][name], by_size["mean_queue_s_of_jobs_over_512_gpus"][name]
     rows.append(("1-GPU mean over >512-GPU mean, s", f"{one} > {big}",
                  f"{s['gpu1_mean_s']:.0f} vs {s['gpu_over512_mean_s']:.0f}", "1-GPU longer",
-                 s["gpu1_mean_s"] > s["gpu_over512_mean_s"], "predicted"))
+                 s["gpu1_mean_s"] > s["gpu_over512_mean_s"],
+                 "fitted: large_jobs.max_concurrent_gpus" if cluster == "seren" else "fitted: launch.large_sigma"))
     return rows
 
 

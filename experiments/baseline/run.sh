@@ -26,7 +26,17 @@ for limit in 100 110; do  # the alternative: one limit on all evaluation jobs to
 done
 wait
 for sigma in 1.0 1.8 2.2; do run seren "launch.sigma=$sigma" --set launch.sigma="$sigma" & done
-for sigma in 1.8 2.14 2.4; do run kalos "launch.sigma=$sigma" --set launch.sigma="$sigma" & done
+for sigma in 2.15 2.25 2.35; do run kalos "launch.sigma=$sigma" --set launch.sigma="$sigma" & done
+wait
+for sigma in 1.0 1.3 1.8 2.2; do run kalos "launch.large_sigma=$sigma" --set launch.large_sigma="$sigma" & done
+wait
+# The network slowdown on (the configurations turn it off), and Seren's large jobs admitted up to
+# the whole cluster (large_jobs.max_concurrent_gpus 2288 instead of 2048).
+run seren "network.slowdown=true" --set network.slowdown=true &
+run kalos "network.slowdown=true" --set network.slowdown=true &
+mkdir -p out/baseline
+sed 's/max_concurrent_gpus: 2048/max_concurrent_gpus: 2288/' configs/workloads/seren.yaml >out/baseline/seren_2288.yaml
+run seren "large_jobs.max_concurrent_gpus=2288" --set workload.model="$PWD/out/baseline/seren_2288.yaml" &
 wait
 for median in 8 14 20; do run kalos "launch.gpu_median_s=$median" --set launch.gpu_median_s="$median" & done
 wait

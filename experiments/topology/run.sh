@@ -2,11 +2,12 @@
 # Placement strategies under FIFO and quota on one month of synthetic Seren and Kalos, and the
 # same Seren workload on Seren's network (1 x 200 Gb/s per node) and on Kalos's (5 x 200 Gb/s),
 # with pretraining and multimodal jobs needing 200 Gb/s (the default) and 800 Gb/s per node.
-# Writes out/topology/... and, here, results.csv, results.md and the plots.
+# The network slowdown is on (the baseline configurations turn it off). Writes out/topology/...
+# and, here, results.csv, results.md and the plots.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/build.sh >/dev/null
-common=(-q --set outputs=jobs,timeseries,summary,run_json)
+common=(-q --set outputs=jobs,timeseries,summary,run_json --set network.slowdown=true)
 for cluster in seren kalos; do
   for policy in fifo quota; do
     for placement in first_fit best_fit topology; do

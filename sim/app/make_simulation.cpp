@@ -37,7 +37,7 @@ struct Plugins {
   std::vector<Time> estimates;
   std::optional<NetworkModel> network;  // set when network.slowdown is on
   std::optional<FailureModel> failures;
-  std::optional<LaunchModel> launch;  // set when a launch latency is given  // set when failures.enabled is on
+  std::optional<LaunchModel> launch;  // set when a launch latency is given
   std::vector<std::pair<std::string, std::string>> described;
 };
 

@@ -41,12 +41,14 @@ for spec in seren:2023-03-01:2023-03-08 kalos:2023-06-01:2023-06-08; do
   [ "$(cell GPU mismatched "$work/slow/fidelity.csv")" != 0 ] || fail "$cluster: slowdown changes no start"
   echo "ok: $cluster greedy matches ($(cell GPU compared "$out/fidelity.csv") GPU jobs compared)"
 
-  # FIFO fails a tight tolerance where a blocked job holds others back: on Seren. Kalos' large
-  # jobs are submitted within its peak of 1,536 GPUs (large_jobs): a week never fills the cluster.
+  # FIFO fails a tight tolerance where a blocked job holds others back: on Seren at twice its
+  # load (large jobs are submitted within a cap, large_jobs: at the published load a week rarely
+  # fills either cluster).
   [ "$cluster" = seren ] || continue
   out=$work/$cluster-fifo
   code=0
-  "$acmesim" validate "$work/$cluster.csv" --cluster "$cluster" --set policy.name=fifo \
+  "$acmesim" gen --cluster "$cluster" --from "$from" --to "$to" --policy greedy --load 2 -o "$work/busy.csv" 2>/dev/null
+  "$acmesim" validate "$work/busy.csv" --cluster "$cluster" --set policy.name=fifo \
     --set validate.max_cdf_gap=0.001 --out "$out" -q >"$work/stdout" 2>"$work/stderr" || code=$?
   [ "$code" = 1 ] || fail "$cluster fifo: exit code $code, expected 1 ($(cat "$work/stderr"))"
   grep -q "^GPU .* FAIL$" "$work/stdout" || fail "$cluster fifo: no failing GPU row: $(cat "$work/stdout")"
