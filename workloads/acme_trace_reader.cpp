@@ -237,7 +237,10 @@ class TraceParser {
                                              " (truncated line?)"};
     }
     const Time submit = *parse_time(field(kSubmit), kColNames[kSubmit], true);
-    if ((opt_.from && submit < *opt_.from) || (opt_.to && submit >= *opt_.to)) return;
+    if ((opt_.from && submit < *opt_.from) || (opt_.to && submit >= *opt_.to)) {
+      ++w_.rows_outside_window;
+      return;
+    }
     const std::string_view id = field(kJobId);
     const std::uint64_t hash = std::hash<std::string_view>{}(id);
     ids_.prefetch(hash);  // its filter word loads while the rest of the row is parsed
@@ -299,6 +302,7 @@ class TraceParser {
     Workload kept;
     kept.source = w_.source;
     kept.rows_skipped = w_.rows_skipped;
+    kept.rows_outside_window = w_.rows_outside_window;
     kept.window_from = w_.window_from;
     kept.window_to = w_.window_to;
     for (JobId j = 0; j < w_.size(); ++j) {

@@ -267,6 +267,7 @@ class Decoupler {
     o.users = w.users;
     o.source = w.source;
     o.rows_skipped = w.rows_skipped;
+    o.rows_outside_window = w.rows_outside_window;
     o.window_from = w.window_from;
     o.window_to = w.window_to;
     o.requests.reserve(w.size());

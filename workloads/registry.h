@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "sim/cluster_spec.h"
@@ -27,5 +28,8 @@ Workload load_workload(const RunConfig& config, const ClusterSpec& cluster);
 // The feed of the workload's jobs into `w`, for a source that has one; else null (and `w` as it
 // was). The same jobs as load_workload.
 std::unique_ptr<JobFeed> open_workload(const RunConfig& config, const ClusterSpec& cluster, Workload& w);
+// "N jobs (S rows skipped)", and for a trace read with a window, how many of its rows the window
+// kept: what the log says after loading.
+std::string describe_loaded(const Workload& w);
 
 }  // namespace acme

@@ -132,8 +132,7 @@ int run_command(const RunArgs& args) {
               feed->expected_jobs(), seconds_since(t0));
   } else {
     workload = load_workload(config, cluster);
-    log::info("{}: {} jobs ({} rows skipped), loaded in {:.3f} s", workload.source, workload.size(),
-              workload.rows_skipped, seconds_since(t0));
+    log::info("{}: {}, loaded in {:.3f} s", workload.source, describe_loaded(workload), seconds_since(t0));
   }
   const RunReport r =
       execute_run(config, cluster, workload, args.out_dir, args.progress && isatty(STDERR_FILENO), more);

@@ -116,8 +116,7 @@ int validate_command(const ValidateArgs& args) {
   for (const char* name : {"fidelity.csv", "utilization.csv", "queue_cdf.csv", "queue_cdf.png", "utilization.png"})
     std::filesystem::remove(out / name);
   const Workload workload = load_workload(config, cluster);
-  log::info("{}: {} jobs ({} rows skipped); replaying under {}", workload.source, workload.size(),
-            workload.rows_skipped, config.replay == ReplayMode::Recorded ? "replay: recorded" : config.policy_name);
+  log::info("{}: {}; replaying under {}", workload.source, describe_loaded(workload), config.replay == ReplayMode::Recorded ? "replay: recorded" : config.policy_name);
 
   ScheduleRecorder recorder;
   execute_run(config, cluster, workload, out / "run", args.progress && isatty(STDERR_FILENO), {}, &recorder);

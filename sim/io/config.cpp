@@ -133,7 +133,29 @@ RunConfig load_run_config(const std::string& path, std::span<const std::string> 
   return make_run_config(values);
 }
 
-RunConfig make_run_config(const std::vector<YamlValue>& values) {
+namespace {
+
+// A window belongs to the workload named with it: a later layer (--set, a sweep's settings) that
+// names a trace replays the whole trace, or the window it gives itself, not the window the file
+// it overrides chose for its own (synthetic) workload.
+std::vector<YamlValue> drop_windows_of_other_workloads(const std::vector<YamlValue>& values) {
+  const auto trace = std::find_if(values.rbegin(), values.rend(),
+                                  [](const YamlValue& v) { return v.key() == "workload.trace"; });
+  if (trace == values.rend()) return values;
+  const auto last = trace.base() - 1;  // the value naming the trace
+  std::vector<YamlValue> kept;
+  for (auto it = values.begin(); it != values.end(); ++it) {
+    const bool window = it->key() == "workload.from" || it->key() == "workload.to";
+    if (window && it < last && it->file() != last->file()) continue;
+    kept.push_back(*it);
+  }
+  return kept;
+}
+
+}  // namespace
+
+RunConfig make_run_config(const std::vector<YamlValue>& given) {
+  const std::vector<YamlValue> values = drop_windows_of_other_workloads(given);
   RunConfig c;
   std::vector<YamlValue> own;
   for (const YamlValue& v : values) {

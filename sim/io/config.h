@@ -2,7 +2,9 @@
 // which also lists them for `acmesim run --help` and configs/README.md.
 //
 // Paths in a configuration file are relative to that file's folder; paths given with --set are
-// relative to the current directory.
+// relative to the current directory. A window (workload.from, .to) belongs to the workload named
+// with it: a later layer (--set, a sweep) that names a trace drops the window of the file it
+// overrides, so the trace replays whole unless that layer gives a window too.
 #pragma once
 
 #include <cstdint>

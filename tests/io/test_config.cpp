@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include "harness.h"
 #include "policies/registry.h"
 #include "sim/io/launch_keys.h"
@@ -37,6 +39,29 @@ TEST_CASE("A command-line override wins over the file and resolves paths from th
   CHECK(c.seed == 7);
   CHECK(c.cluster == (source_dir() / "configs/clusters/seren.yaml").lexically_normal().string());
   CHECK(c.where("seed") == "--set");
+}
+
+TEST_CASE("A window belongs to the workload named with it", "[config]") {
+  // configs/seren.yaml's March window is for its synthetic month: a trace named by --set replays
+  // whole, unless --set gives a window too; a file that names a trace keeps its own window.
+  const std::string seren = (source_dir() / "configs/seren.yaml").string();
+  const RunConfig whole = load_run_config(seren, std::vector<std::string>{"workload.trace=x.csv"});
+  CHECK(!whole.workload_from);
+  CHECK(!whole.workload_to);
+  const RunConfig april = load_run_config(seren, std::vector<std::string>{"workload.from=2023-04-01", "workload.trace=x.csv"});
+  CHECK(april.workload_from == parse_timestamp("2023-04-01"));
+  CHECK(!april.workload_to);
+  const RunConfig synthetic = load_run_config(seren, std::vector<std::string>{"seed=2"});
+  CHECK(synthetic.workload_from);
+  CHECK(synthetic.workload_to);
+  const auto dir = temp_dir("config-window");
+  const std::string own = (dir / "trace_window.yaml").string();
+  std::ofstream(own) << "workload:\n  trace: x.csv\n  from: 2023-05-01\n  to: 2023-06-01\n";
+  const RunConfig kept = load_run_config(own, std::vector<std::string>{"seed=3"});
+  CHECK(kept.workload_from == parse_timestamp("2023-05-01"));
+  CHECK(kept.workload_to == parse_timestamp("2023-06-01"));
+  const RunConfig other = load_run_config(own, std::vector<std::string>{"workload.trace=y.csv"});
+  CHECK(!other.workload_from);
 }
 
 TEST_CASE("Bad values name the key and say what is expected", "[config]") {

@@ -3,6 +3,7 @@
 
 #include "harness.h"
 #include "sim/error.h"
+#include "workloads/registry.h"
 
 namespace acme::test {
 namespace {
@@ -56,7 +57,15 @@ TEST_CASE("A window selects jobs by submit time, from inclusive, to exclusive", 
   opt.to = *parse_timestamp("2023-03-01 00:23:58+08:00");
   CHECK(read_acme_trace_text(kPublishedSerenRows, "t.csv", opt).size() == 0);
   opt.to = *parse_timestamp("2023-03-01 00:23:59+08:00");
-  CHECK(read_acme_trace_text(kPublishedSerenRows, "t.csv", opt).size() == 1);
+  const Workload w = read_acme_trace_text(kPublishedSerenRows, "t.csv", opt);
+  CHECK(w.size() == 1);
+  CHECK(w.rows_outside_window == 1);
+  // What the log says after loading: how many of the file's rows the window kept.
+  CHECK(describe_loaded(w) ==
+        "1 jobs (0 rows skipped; the window 2023-02-28 16:20:00+00:00 to 2023-02-28 16:23:59+00:00 kept 1 of the "
+        "file's 2 rows)");
+  CHECK(describe_loaded(read_acme_trace_text(kPublishedSerenRows, "t.csv", {})) ==
+        "2 jobs (0 rows skipped; no window: every row of the file)");
 }
 
 TEST_CASE("RUNNING rows without an end run until the window's end", "[reader]") {
