@@ -141,7 +141,7 @@ namespace {
 std::vector<YamlValue> drop_windows_of_other_workloads(const std::vector<YamlValue>& values) {
   const auto trace = std::find_if(values.rbegin(), values.rend(),
                                   [](const YamlValue& v) { return v.key() == "workload.trace"; });
-  if (trace == values.rend()) return values;
+  if (trace == values.rend() || trace->as_string().empty()) return values;  // empty: no trace
   const auto last = trace.base() - 1;  // the value naming the trace
   std::vector<YamlValue> kept;
   for (auto it = values.begin(); it != values.end(); ++it) {
@@ -179,12 +179,12 @@ RunConfig make_run_config(const std::vector<YamlValue>& given) {
   if (c.workload_source == "auto") c.workload_source = c.workload_trace.empty() ? "synthetic" : "acmetrace";
   if (c.workload_source == "acmetrace" && c.workload_trace.empty())
     fail("workload.source", "acmetrace replays a trace file, but workload.trace is not set");
-  if (c.workload_source == "synthetic" && (!c.workload_from || !c.workload_to))
-    fail(c.workload_from ? "workload.to" : "workload.from",
-         "a synthetic workload needs both workload.from and workload.to");
   // Options that the run would ignore without a word: its outputs would misstate what it did.
   if (c.workload_source == "synthetic" && !c.workload_trace.empty())
     fail("workload.trace", "workload.source is synthetic, which reads no trace (leave it auto to replay the trace)");
+  if (c.workload_source == "synthetic" && (!c.workload_from || !c.workload_to))
+    fail(c.workload_from ? "workload.to" : "workload.from",
+         "a synthetic workload needs both workload.from and workload.to");
   if (c.workload_source == "acmetrace" && c.workload_load != 1.0)
     fail("workload.load",
          "scales synthetic arrivals only; a trace (workload.source acmetrace) is replayed as recorded");

@@ -56,7 +56,7 @@ TEST_CASE("A window belongs to the workload named with it", "[config]") {
   CHECK(synthetic.workload_to);
   const auto dir = temp_dir("config-window");
   const std::string own = (dir / "trace_window.yaml").string();
-  std::ofstream(own) << "workload:\n  trace: x.csv\n  from: 2023-05-01\n  to: 2023-06-01\n";
+  std::ofstream(own) << "cluster: " << (source_dir() / "configs/clusters/seren.yaml").string() << "\nworkload:\n  trace: x.csv\n  from: 2023-05-01\n  to: 2023-06-01\n";
   const RunConfig kept = load_run_config(own, std::vector<std::string>{"seed=3"});
   CHECK(kept.workload_from == parse_timestamp("2023-05-01"));
   CHECK(kept.workload_to == parse_timestamp("2023-06-01"));
