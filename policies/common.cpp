@@ -15,7 +15,7 @@ PriorityRanking::PriorityRanking(Params& params) : by_type_(kJobTypeCount, 0.0) 
     if (!t) throw InputError("policy.type_priority." + name + ": unknown job type");
     by_type_[static_cast<std::size_t>(*t)] = value;
   }
-  for (const auto& [user, value] : params.table("user_priority", {}, -1e6, 1e6, "added to the priority of a user's jobs"))
+  for (const auto& [user, value] : params.table("user_priority", {}, -1e6, 1e6, "added to the priority of a user's jobs", 0))
     by_user_[user] = value;
   aging_per_hour_ = params.number("aging_per_hour", 0, 0, 1e6, "priority gained per hour of waiting");
 }

@@ -40,7 +40,7 @@ class QuotaPolicy final : public Policy {
     for (const auto& [name, pct] : params.table("quota_pct", default_pct, 0, 100,
                                                 "guaranteed share of the cluster's GPUs per group, %"))
       group(name).quota_pct = pct;
-    for (const auto& [name, lend] : params.table("lend", {}, 0, 1, "1: the group lends its idle quota (default), 0: not"))
+    for (const auto& [name, lend] : params.table("lend", {}, 0, 1, "1: the group lends its idle quota, 0: not", 1))
       group(name).lends = lend > 0.5;
     group_priority_ = params.table("group_priority", {}, -1e6, 1e6,
                                    "order in which groups are served, higher first (default: the type's priority)");

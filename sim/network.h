@@ -23,6 +23,7 @@ namespace acme {
 
 // The keys network.* (read by sim/io/network_keys.h), by job type where they are tables.
 struct NetworkSettings {
+  bool slowdown = true;  // whether multi-node jobs slow down by placement at all
   std::array<double, kJobTypeCount> comm_share{};  // share of the job's time spent communicating
   std::array<double, kJobTypeCount> need_gbps{};   // per-node bandwidth at which its run time holds
   double leaf_penalty = 0.05;                      // extra communication time per extra leaf

@@ -9,6 +9,7 @@
 
 #include "policies/registry.h"
 #include "sim/app/make_simulation.h"
+#include "sim/app/plugin_keys.h"
 #include "sim/io/config.h"
 #include "sim/error.h"
 #include "sim/log.h"
@@ -145,8 +146,8 @@ int run_command(const RunArgs& args) {
 
 namespace {
 
-void print_keys(const Params& params) {
-  for (const Params::Doc& d : params.docs())
+void print_keys(const std::vector<Params::Doc>& keys) {
+  for (const Params::Doc& d : keys)
     std::printf("      %s [%s]\n          %s\n", d.key.c_str(), d.fallback.c_str(), d.doc.c_str());
 }
 
@@ -154,25 +155,14 @@ void print_keys(const Params& params) {
 
 int list_command() {
   std::printf("Policies (policy.name):\n");
-  for (const PolicyEntry& e : policy_table()) {
-    std::printf("  %-12.*s %.*s\n", static_cast<int>(e.name.size()), e.name.data(),
-                static_cast<int>(e.description.size()), e.description.data());
-    Params params("policy", {});
-    e.make(params);
-    print_keys(params);
+  for (const KeySection& s : policy_key_sections()) {
+    std::printf("  %s\n", s.title.c_str());
+    print_keys(s.keys);
   }
-  std::printf("\nRun-time estimates (estimate.*), seen by policies instead of true run times:\n");
-  Params estimates("estimate", {});
-  make_estimates(Workload{}, estimates, 0);
-  print_keys(estimates);
-  std::printf("\nEvaluation (eval: coupled | decoupled, eval.*):\n");
-  Params eval("eval", {});
-  apply_evaluation(Workload{}, false, false, eval, ClusterSpec{}, "");
-  print_keys(eval);
-  std::printf("\nInjected failures (failures.*):\n");
-  Params failures("failures", {});
-  load_failure_model(failures, "");
-  print_keys(failures);
+  for (const KeySection& s : plugin_key_sections()) {
+    std::printf("\n%s:\n", s.title.c_str());
+    print_keys(s.keys);
+  }
   std::printf("\nWorkload sources (workload.source):\n");
   for (const WorkloadSourceEntry& e : workload_source_table())
     std::printf("  %-12.*s %.*s\n", static_cast<int>(e.name.size()), e.name.data(),

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "sim/app/app.h"
+#include "sim/app/plugin_keys.h"
 #include "sim/error.h"
 #include "sim/log.h"
 
@@ -27,7 +28,7 @@ Command add_run(CLI::App& app) {
   cmd->add_option("--out", run->out_dir, "output folder, created if needed")->capture_default_str();
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("-q,--quiet", *quiet, "no progress line");
-  cmd->footer("\n" + acme::config_keys_help());
+  cmd->footer([] { return "\n" + acme::config_keys_help() + acme::plugin_keys_help(); });  // on --help only
   return {cmd, [run, quiet] {
             run->progress = !*quiet;
             return acme::run_command(*run);

@@ -20,10 +20,13 @@ std::filesystem::path configs_dir() {
   if (std::filesystem::is_directory("configs")) return "configs";
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec && std::filesystem::is_directory(exe.parent_path().parent_path() / "configs"))
-    return exe.parent_path().parent_path() / "configs";
+  if (ec) return "configs";
+  for (auto dir = exe.parent_path(); dir.has_relative_path(); dir = dir.parent_path())  // up to the root
+    if (std::filesystem::is_directory(dir.parent_path() / "configs")) return dir.parent_path() / "configs";
   return "configs";
 }
+
+std::string default_failure_table() { return (configs_dir() / "failures" / "acme.yaml").string(); }
 
 namespace {
 
@@ -77,11 +80,9 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   p.estimates = make_estimates(p.policy->reads_estimates() ? (p.evaluated ? *p.evaluated : jobs) : none,
                                estimate_params, config.seed);
   Params network_params("network", config.network_params);
-  const bool slowdown = network_params.flag("slowdown", config.replay == ReplayMode::Policy,
-                                            "multi-node jobs slow down by placement (default: on in replay policy)");
-  p.network.emplace(cluster, read_network_settings(network_params));
+  const NetworkSettings network = read_network_settings(network_params, config.replay == ReplayMode::Policy);
   network_params.check_all_used();
-  if (!slowdown) p.network.reset();
+  if (network.slowdown) p.network.emplace(cluster, network);
 
   Params launch_params("launch", config.launch_params);
   p.launch = read_launch_model(launch_params);
@@ -90,7 +91,7 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   if (!p.launch->enabled() || config.replay == ReplayMode::Recorded) p.launch.reset();
 
   Params failure_params("failures", config.failure_params);
-  p.failures.emplace(load_failure_model(failure_params, (configs_dir() / "failures" / "acme.yaml").string()));
+  p.failures.emplace(load_failure_model(failure_params, default_failure_table()));
   p.failures->use_cluster(cluster);
   failure_params.check_all_used();
   if (!p.failures->enabled()) p.failures.reset();

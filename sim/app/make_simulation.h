@@ -49,8 +49,11 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
 std::optional<EvaluationIndex> evaluation_index(const RunConfig& config, const ClusterSpec& cluster,
                                                 const Workload& workload);
 
-// The shipped configs/ folder: ./configs, else the one beside the executable's folder.
+// The shipped configs/ folder: ./configs, else the nearest one up from the executable's folder
+// (build/configs, then configs beside build/, ...).
 std::filesystem::path configs_dir();
+// The failure table a run uses unless failures.table names another: configs/failures/acme.yaml.
+std::string default_failure_table();
 
 // Runs scripts/<script> (beside configs_dir()) with /usr/bin/python3 on `folder`, to draw a
 // command's plots; returns false, with a warning, if python3, the script or matplotlib is missing.

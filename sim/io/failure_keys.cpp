@@ -147,7 +147,7 @@ FailureSettings read_failure_settings(Params& params, const std::string& default
   s.enabled = params.flag("enabled", false, "inject failures from the failure table (configs/failures/)");
   s.seed = static_cast<std::uint64_t>(
       params.number("seed", 1, 0, 9.0e15, "seed of the failure generator, apart from the run's seed"));
-  std::string table = params.path("table", "the failure model (default configs/failures/acme.yaml)");
+  std::string table = params.path("table", "the failure model", "configs/failures/acme.yaml");
   if (table.empty()) table = default_table;
   const std::string recovery = params.choice("recovery", "manual", {"manual", "automatic"},
                                              "detection and diagnosis before a failed job may restart");
@@ -166,7 +166,8 @@ FailureSettings read_failure_settings(Params& params, const std::string& default
     if (!t) throw InputError("failures.checkpoint." + name + ": unknown job type");
     s.checkpoints[static_cast<std::size_t>(*t)] = on > 0;
   }
-  // Off, the table is not read (the keys are still known, so that they can be set and checked).
+  // Its values are the defaults of the keys below. Off, it is not read (the keys are still known,
+  // so that they can be set and checked; a run with failures off records none of them).
   TableFile t = s.enabled ? read_table(table, recovery) : TableFile{};
   s.reasons = std::move(t.reasons);
   s.per_run = std::move(t.per_run);

@@ -20,8 +20,11 @@ void fill(std::array<double, kJobTypeCount>& out, const std::vector<std::pair<st
 
 }  // namespace
 
-NetworkSettings read_network_settings(Params& params) {
+NetworkSettings read_network_settings(Params& params, bool slowdown) {
   NetworkSettings s;
+  s.slowdown = params.flag("slowdown", slowdown,
+                           "multi-node jobs slow down by placement (default: on, off in replay: recorded, whose run "
+                           "times include the network)");
   fill(s.comm_share,
        params.table("comm_share",
                     {{"Pretrain", 0.4}, {"MLLM", 0.3}, {"SFT", 0.2}, {"Debug", 0.2}, {"Other", 0.2}, {"Eval", 0}, {"CPU", 0}},

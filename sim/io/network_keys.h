@@ -6,8 +6,9 @@
 
 namespace acme {
 
-// Reads network.comm_share.<Type>, network.need_gbps.<Type> and network.leaf_penalty, in that
-// order. Throws InputError on an unknown job type or a value out of range.
-NetworkSettings read_network_settings(Params& params);
+// Reads network.slowdown (default `slowdown`), network.comm_share.<Type>, network.need_gbps.<Type>
+// and network.leaf_penalty, in that order. Throws InputError on an unknown job type or a value out
+// of range.
+NetworkSettings read_network_settings(Params& params, bool slowdown);
 
 }  // namespace acme

@@ -45,10 +45,10 @@ bool Params::flag(std::string_view key, bool fallback, std::string_view doc) {
   return value;
 }
 
-std::string Params::path(std::string_view key, std::string_view doc) {
+std::string Params::path(std::string_view key, std::string_view doc, std::string_view shown_default) {
   const YamlValue* v = find(key);
   std::string value = v ? v->as_path() : std::string();
-  record(key, "", doc, value);
+  record(key, std::string(shown_default), doc, value.empty() ? std::string(shown_default) : value);
   return value;
 }
 
@@ -72,7 +72,8 @@ std::string Params::choice(std::string_view key, std::string_view fallback, std:
 
 std::vector<std::pair<std::string, double>> Params::table(std::string_view key,
                                                           std::vector<std::pair<std::string, double>> defaults,
-                                                          double min, double max, std::string_view doc) {
+                                                          double min, double max, std::string_view doc,
+                                                          std::optional<double> others) {
   const std::string head = prefix_ + "." + std::string(key) + ".";
   std::vector<std::pair<std::string, double>> out = defaults;
   for (std::size_t i = 0; i < values_.size(); ++i) {
@@ -88,6 +89,10 @@ std::vector<std::pair<std::string, double>> Params::table(std::string_view key,
   std::string fallback, value;
   for (const auto& [n, x] : defaults) fallback += (fallback.empty() ? "" : " ") + n + ":" + print_number(x);
   for (const auto& [n, x] : out) value += (value.empty() ? "" : " ") + n + ":" + print_number(x);
+  if (others) {
+    fallback += (fallback.empty() ? "*:" : " *:") + print_number(*others);
+    value += (value.empty() ? "*:" : " *:") + print_number(*others);
+  }
   record(std::string(key) + ".<name>", fallback, doc, value);
   return out;
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,15 +24,18 @@ class Params {
 
   double number(std::string_view key, double fallback, double min, double max, std::string_view doc);
   bool flag(std::string_view key, bool fallback, std::string_view doc);
-  // A file path (see YamlValue::as_path); empty when not given.
-  std::string path(std::string_view key, std::string_view doc);
+  // A file path (see YamlValue::as_path); empty when not given, when the plugin uses the file
+  // named by `shown_default` (listed and recorded as the value in force).
+  std::string path(std::string_view key, std::string_view doc, std::string_view shown_default = "");
   std::string choice(std::string_view key, std::string_view fallback, std::vector<std::string_view> choices,
                      std::string_view doc);
   // Keys "<prefix>.<key>.<name>" as a name -> number table: the defaults, overridden and
-  // extended by the configuration, in default order then configuration order.
+  // extended by the configuration, in default order then configuration order. `others`: the value
+  // the plugin takes for a name not in the table, listed and recorded as "*:value".
   std::vector<std::pair<std::string, double>> table(std::string_view key,
                                                     std::vector<std::pair<std::string, double>> defaults,
-                                                    double min, double max, std::string_view doc);
+                                                    double min, double max, std::string_view doc,
+                                                    std::optional<double> others = std::nullopt);
 
   // InputError for the first value under the prefix that no one asked for.
   void check_all_used() const;

@@ -3,8 +3,6 @@
 #include <fstream>
 
 #include "harness.h"
-#include "policies/registry.h"
-#include "sim/io/launch_keys.h"
 #include "sim/io/config.h"
 #include "sim/error.h"
 #include "sim/io/cluster_file.h"
@@ -80,29 +78,6 @@ TEST_CASE("Every configuration key is documented in configs/README.md", "[config
   const std::string readme = read_file(source_dir() / "configs/README.md");
   for (const auto& f : run_config_fields()) CHECK(readme.find("`" + std::string(f.key) + "`") != std::string::npos);
   for (const auto& f : cluster_spec_fields()) CHECK(readme.find("`" + std::string(f.key) + "`") != std::string::npos);
-}
-
-TEST_CASE("Every key of every registered policy and of the launch latency is documented in configs/README.md",
-          "[config]") {
-  const std::string readme = read_file(source_dir() / "configs/README.md");
-  // A table key is documented as `prefix.key.<Type>` or `.<name>`: what precedes ".<" must be there.
-  auto documented = [&](const std::string& key) {
-    return readme.find("`" + key.substr(0, key.find(".<"))) != std::string::npos;
-  };
-  for (const PolicyEntry& e : policy_table()) {
-    Params params("policy", {});
-    e.make(params);
-    for (const Params::Doc& d : params.docs()) {
-      INFO(e.name << ": " << d.key);
-      CHECK(documented(d.key));
-    }
-  }
-  Params launch("launch", {});
-  read_launch_model(launch);
-  for (const Params::Doc& d : launch.docs()) {
-    INFO(d.key);
-    CHECK(documented(d.key));
-  }
 }
 
 }  // namespace acme::test

@@ -61,7 +61,7 @@ TEST_CASE("The network model slows multi-node jobs by bandwidth and leaves spann
   ClusterSpec seren = small_cluster(6);
   seren.oversubscription = 2;
   Params defaults("network", {});
-  const NetworkModel m(seren, read_network_settings(defaults));
+  const NetworkModel m(seren, read_network_settings(defaults, true));
   CHECK(m.slowdown(job(8, 1), 1) == 1.0);
   CHECK(m.slowdown(job(16, 2), 1) == Approx(1.0));                    // 200 Gb/s as needed
   CHECK(m.slowdown(job(16, 2), 2) == Approx(1 + 0.4 * 1 + 0.4 * 0.05));  // uplinks halve it
@@ -69,8 +69,8 @@ TEST_CASE("The network model slows multi-node jobs by bandwidth and leaves spann
   ClusterSpec kalos = seren;
   kalos.nics_per_node = 5;
   Params hungry("network", {yaml_override("network.need_gbps.Pretrain=400")});
-  const NetworkModel k(kalos, read_network_settings(hungry));
-  const NetworkModel s(seren, read_network_settings(hungry));
+  const NetworkModel k(kalos, read_network_settings(hungry, true));
+  const NetworkModel s(seren, read_network_settings(hungry, true));
   CHECK(k.slowdown(job(16, 2), 1) == Approx(1.0));
   CHECK(s.slowdown(job(16, 2), 1) == Approx(1.4));
 }
@@ -81,7 +81,7 @@ TEST_CASE("A slowed job holds its GPUs longer and a suspended one keeps work at 
   spec.nodes_per_leaf = 1;  // j2's two nodes span two leaves
   spec.oversubscription = 2;
   Params defaults("network", {});
-  const NetworkModel network(spec, read_network_settings(defaults));
+  const NetworkModel network(spec, read_network_settings(defaults, true));
   Simulation sim(w, spec, make_policy("fifo"), ReplayMode::Policy);
   sim.set_network(&network);
   sim.run();
