@@ -10,6 +10,7 @@
 #include "policies/registry.h"
 #include "sim/app/make_simulation.h"
 #include "sim/app/plugin_keys.h"
+#include "sim/io/csv.h"
 #include "sim/io/config.h"
 #include "sim/error.h"
 #include "sim/log.h"
@@ -76,7 +77,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   const Workload& workload = *run->workload;
   Simulation& sim = *run->sim;
 
-  std::filesystem::create_directories(out_dir);
+  create_output_folder(out_dir);
   remove_earlier_outputs(out_dir);
   const SinkSettings settings{out_dir, config.metrics_interval, cluster.total_gpus(), cluster.nodes,
                               cluster.gpus_per_node};
@@ -121,6 +122,7 @@ int run_command(const RunArgs& args) {
              cluster.name, cluster.nodes, cluster.total_gpus(), topology.vertex_count(), topology.edge_count(),
              topology.leaf_count());
   // Before the (long) load: a run killed at any point after this leaves no earlier run's files.
+  check_output_folder(args.out_dir);
   if (std::filesystem::is_directory(args.out_dir)) remove_earlier_outputs(args.out_dir);
   // A synthetic workload is drawn as the replay goes, when the run can take its jobs so.
   Workload workload;
@@ -240,6 +242,7 @@ int calibrate_command(const CalibrateArgs& args) {
                                          ? (dir / "workloads" / (args.cluster + ".published.yaml")).string()
                                          : args.published_file;
   const PublishedStats published = load_published_stats(published_file);
+  check_output_folder(args.out_dir);  // before the table is printed: a bad --out prints one line
   const Workload trace = read_acme_trace(args.trace, TraceOptions{});
   const CalibrationReport report = calibrate(trace, published);
   std::fputs(format_calibration_table(report).c_str(), stdout);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "sim/io/csv.h"
 #include "sim/app/app.h"
 #include "sim/app/compare.h"
 #include "sim/io/csv_table.h"
@@ -40,6 +41,7 @@ int run_sweep_command(const SweepArgs& args, ProcessGroup& group) {
   const Sweep sweep = load_sweep(args.file);
   const double expand_s = seconds_since(t0);
   const std::filesystem::path out = args.out_dir;
+  create_output_folder(out);
   std::filesystem::create_directories(out / "runs");
   const std::vector<std::size_t> todo = unfinished_runs(sweep, out);
   group.barrier();  // every process has listed the unfinished runs before any run starts

@@ -150,7 +150,19 @@ int main(int argc, char** argv) {
   const Command commands[] = {add_run(app),       add_list(app),  add_gen(app),    add_calibrate(app),
                               add_validate(app), add_sweep(app), add_compare(app)};
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {  // a user error, as a bad key is: one line, exit 2
+    std::string what = e.what();
+    for (char& c : what)
+      if (c == '\n') c = ' ';
+    std::fprintf(stderr, "acmesim: error: %s (acmesim --help, or acmesim <command> --help)\n", what.c_str());
+    return 2;
+  }
   acme::log::init(verbose);
   try {
     for (const Command& c : commands)

@@ -58,7 +58,7 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   Plugins p;
   // recorded replay has its own scheduler: start when recorded, else as soon as the job fits.
   const std::string policy_name = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
-  Params policy_params("policy", config.policy_params);
+  Params policy_params("policy", config.policy_params, "policy " + policy_name);
   try {
     p.policy = make_policy(policy_name, policy_params);
   } catch (const InputError& e) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/io/csv.h"
 #include "sim/app/app.h"
 #include "sim/app/make_simulation.h"
 #include "sim/cluster_spec.h"
@@ -112,6 +113,7 @@ int validate_command(const ValidateArgs& args) {
   validate_params.check_all_used();
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
   const std::filesystem::path out = args.out_dir;
+  check_output_folder(out);
   // Before the (long) load, as `acmesim run` does: a validation that fails leaves no earlier report.
   for (const char* name : {"fidelity.csv", "utilization.csv", "queue_cdf.csv", "queue_cdf.png", "utilization.png"})
     std::filesystem::remove(out / name);

@@ -1,5 +1,7 @@
 #include "sim/io/csv.h"
 
+#include <cerrno>
+
 #include <charconv>
 #include <algorithm>
 #include <array>
@@ -12,11 +14,37 @@
 
 namespace acme {
 
+void check_output_folder(const std::filesystem::path& dir, std::string_view option) {
+  std::error_code ec;
+  for (auto p = dir; !p.empty(); p = p.parent_path()) {  // the nearest part of the path that exists
+    if (!std::filesystem::exists(p, ec)) {
+      if (p == p.parent_path()) break;
+      continue;
+    }
+    if (!std::filesystem::is_directory(p, ec))
+      throw InputError(std::string(option) + ": " + dir.string() + ": " + p.string() +
+                       " is a file; name a folder for the outputs");
+    break;
+  }
+}
+
+void create_output_folder(const std::filesystem::path& dir, std::string_view option) {
+  check_output_folder(dir, option);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(std::string(option) + ": " + dir.string() + ": cannot create this folder (" + ec.message() + ")");
+}
+
 OutputFile::OutputFile(std::filesystem::path path) : path_(std::move(path)) {
   tmp_ = path_;
   tmp_ += ".tmp";
   file_ = std::fopen(tmp_.c_str(), "wb");
-  if (!file_) throw_input_error(path_.string(), 0, "", "cannot write this file");
+  if (file_) return;
+  const std::string reason = std::strerror(errno);
+  const auto folder = path_.parent_path();
+  if (!folder.empty() && !std::filesystem::is_directory(folder))
+    throw_input_error(path_.string(), 0, "", "cannot write this file: its folder " + folder.string() + " does not exist");
+  throw_input_error(path_.string(), 0, "", "cannot write this file (" + reason + ")");
 }
 
 OutputFile::~OutputFile() {

@@ -9,6 +9,13 @@
 
 namespace acme {
 
+// Whether `dir` can be the output folder, without creating it: InputError naming `option` (--out)
+// and the path if it, or a folder above it, is a file. Commands call it before their long work.
+void check_output_folder(const std::filesystem::path& dir, std::string_view option = "--out");
+// check_output_folder, then creates the folder and its parents if needed (InputError with the
+// system's reason if that fails).
+void create_output_folder(const std::filesystem::path& dir, std::string_view option = "--out");
+
 // Writes to "<path>.tmp" and renames it to `path` on commit(); destroyed without commit() (say,
 // by an exception), it removes the temporary file, so no half-written output looks finished.
 // Writes go through stdio's buffer: callers with many small writes buffer them (CsvWriter).

@@ -102,7 +102,8 @@ void Params::check_all_used() const {
     if (used_[i]) continue;
     std::string valid;
     for (const Doc& d : docs_) valid += (valid.empty() ? "" : ", ") + d.key;
-    values_[i].fail("not a key here (valid: " + (valid.empty() ? std::string("none") : valid) + ")");
+    values_[i].fail((owner_.empty() ? std::string("not a key here") : "not a key of " + owner_) + " (valid: " +
+                    (valid.empty() ? std::string("none") : valid) + ")");
   }
 }
 

@@ -20,7 +20,9 @@ namespace acme {
 
 class Params {
  public:
-  Params(std::string prefix, std::vector<YamlValue> values) : prefix_(std::move(prefix)), values_(std::move(values)) {}
+  // `owner` names the plugin in errors ("policy fifo"); empty: the prefix says enough.
+  Params(std::string prefix, std::vector<YamlValue> values, std::string owner = "")
+      : prefix_(std::move(prefix)), owner_(std::move(owner)), values_(std::move(values)) {}
 
   double number(std::string_view key, double fallback, double min, double max, std::string_view doc);
   bool flag(std::string_view key, bool fallback, std::string_view doc);
@@ -51,6 +53,7 @@ class Params {
   void record(std::string_view key, std::string fallback, std::string_view doc, std::string value);
 
   std::string prefix_;
+  std::string owner_;
   std::vector<YamlValue> values_;
   std::vector<bool> used_ = std::vector<bool>(values_.size(), false);
   std::vector<Doc> docs_;

@@ -69,3 +69,30 @@ code=0
 quota, backfill, sjf, srtf)" ] || fail "gen_policy: stderr: $(cat "$work/stderr")"
 [ ! -e "$work/gen.csv" ] || fail "gen_policy: wrote $work/gen.csv"
 echo "ok: gen_policy"
+
+# User errors of the command line itself: one line naming what and where, exit 2, nothing written.
+touch "$work/a_file"
+code=0
+"$acmesim" run "$src/configs/seren.yaml" -q --out "$work/a_file/run" --set workload.trace="$bad/too_large.csv" \
+  >"$work/stdout" 2>"$work/stderr" || code=$?
+check_input_error out_is_file "--out: $work/a_file/run: $work/a_file is a file; name a folder for the outputs" \
+  "$code" "$work/none"
+expect_error key_of_other_policy "--set: policy.depth: not a key of policy fifo (valid: none)" \
+  --set policy.name=fifo --set policy.depth=3 --set workload.trace="$bad/too_large.csv"
+code=0
+"$acmesim" gen --cluster kalos --from 2023-05-17 --to 2023-05-18 -o "$work/no_such_folder/gen.csv" \
+  >"$work/stdout" 2>"$work/stderr" || code=$?
+check_input_error gen_missing_folder \
+  "$work/no_such_folder/gen.csv: cannot write this file: its folder $work/no_such_folder does not exist" \
+  "$code" "$work/no_such_folder"
+code=0
+"$acmesim" run "$src/configs/seren.yaml" --sett x >"$work/stdout" 2>"$work/stderr" || code=$?
+check_input_error unknown_flag \
+  "The following arguments were not expected: x --sett (acmesim --help, or acmesim <command> --help)" \
+  "$code" "$work/none"
+"$acmesim" gen --cluster kalos --from 2023-05-17 --to 2023-05-18 -o "$work/kalos_day.csv" 2>/dev/null
+code=0
+"$acmesim" calibrate "$work/kalos_day.csv" --cluster kalos --out "$work/a_file" >"$work/stdout" 2>"$work/stderr" ||
+  code=$?
+check_input_error calibrate_out_is_file "--out: $work/a_file: $work/a_file is a file; name a folder for the outputs" \
+  "$code" "$work/none"
