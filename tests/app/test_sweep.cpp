@@ -98,7 +98,7 @@ TEST_CASE("A bad key in a sweep is an error naming the sweep file, its line and 
   // Policy keys are checked by building each run's policy before any run starts.
   const std::string policy_key =
       write_sweep(dir, "policy_key.yaml", base + "grid:\n  policy.name: [backfill]\n  policy.dept: [1, 2]\n");
-  CHECK(sweep_error(policy_key).rfind(policy_key + ":4: policy.dept: not a key here (valid: policy.order,", 0) == 0);
+  CHECK(sweep_error(policy_key).rfind(policy_key + ":4: policy.dept: not a key of policy backfill (valid: policy.order,", 0) == 0);
   const std::string policy = write_sweep(dir, "policy.yaml", base + "grid: {policy.name: [fifo, fido]}\n");
   CHECK(sweep_error(policy) == policy + ":2: policy.name: unknown policy 'fido' (valid: " + policy_names() + ")");
   const std::string top = write_sweep(dir, "top.yaml", base + "gird: {policy.name: [fifo]}\n");

@@ -41,7 +41,7 @@ std::string write(const fs::path& path, const std::string& text) {
 TEST_CASE("Unknown keys and values of the wrong type name the key and where it was set", "[bad-configs]") {
   CHECK(run_error({"workload.form=2023-03-01"}).rfind("--set: workload.form: unknown key (valid keys: cluster,", 0) ==
         0);
-  CHECK(run_error({"policy.name=fifo", "policy.dept=3"}) == "--set: policy.dept: not a key here (valid: none)");
+  CHECK(run_error({"policy.name=fifo", "policy.dept=3"}) == "--set: policy.dept: not a key of policy fifo (valid: none)");
   CHECK(run_error({"seed=abc"}) == "--set: seed: expected a whole number, got 'abc'");
   CHECK(run_error({"workload.lenient=yes"}) == "--set: workload.lenient: expected true or false, got 'yes'");
   CHECK(run_error({"metrics.interval_s=[1, 2]"}) == "--set: metrics.interval_s: expected a single value");
@@ -170,7 +170,7 @@ TEST_CASE("Bad sweep axes are errors naming the sweep file's line", "[bad-config
   CHECK(sweep_error("grid:\n  workload.sorce: [auto]\n").rfind(s + ":3: workload.sorce: unknown key (valid keys:", 0) ==
         0);
   CHECK(sweep_error("set: {policy.name: fifo}\ngrid:\n  policy.depth: [1, 2]\n") ==
-        s + ":4: policy.depth: not a key here (valid: none)");
+        s + ":4: policy.depth: not a key of policy fifo (valid: none)");
   CHECK(sweep_error("grid: {seed: []}\n") == s + ":2: grid.seed: an empty list gives no runs");
   CHECK(sweep_error("seeds: []\n") == s + ":2: seeds: an empty list gives no runs");
   CHECK(sweep_error("seeds: {from: 1, count: 0}\n") == s + ":2: seeds.count: must be between 1 and 1000000, got 0");
