@@ -185,6 +185,9 @@ int gen_command(const GenArgs& args) {
   if (!to) throw InputError("--to: expected a date like 2023-04-01, got '" + args.to + "'");
   if (*to <= *from) throw InputError("--to: must be later than --from");
   if (!(args.load > 0)) throw InputError("--load: must be positive");
+  // -o out/seren.csv makes out/ as --out does; checked before the drawing, made at the end.
+  const std::filesystem::path output_folder = std::filesystem::path(args.output).parent_path();
+  if (!output_folder.empty()) check_output_folder(output_folder, "-o");
   if (!args.policy.empty()) {
     try {
       make_policy(args.policy);
@@ -227,6 +230,7 @@ int gen_command(const GenArgs& args) {
   if (rejected > 0)
     throw InputError(config.workload_model + ": " + std::to_string(rejected) + " generated jobs can never run on " +
                      config.cluster + " under policy " + config.policy_name + "; the model and the cluster disagree");
+  if (!output_folder.empty()) create_output_folder(output_folder, "-o");
   write_acme_trace(args.output, args.cluster == "kalos" ? TraceSchema::Kalos : TraceSchema::Seren, w,
                    run->sim->outcomes());
   log::info("wrote {} jobs ({}) to {} in {:.2f} s (drawn and replayed under {} in {:.2f} s)", w.size(), w.source,

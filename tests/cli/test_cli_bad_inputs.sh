@@ -80,11 +80,14 @@ check_input_error out_is_file "--out: $work/a_file/run: $work/a_file is a file; 
 expect_error key_of_other_policy "--set: policy.depth: not a key of policy fifo (valid: none)" \
   --set policy.name=fifo --set policy.depth=3 --set workload.trace="$bad/too_large.csv"
 code=0
-"$acmesim" gen --cluster kalos --from 2023-05-17 --to 2023-05-18 -o "$work/no_such_folder/gen.csv" \
+"$acmesim" gen --cluster kalos --from 2023-05-17 --to 2023-05-18 -o "$work/a_file/gen.csv" \
   >"$work/stdout" 2>"$work/stderr" || code=$?
-check_input_error gen_missing_folder \
-  "$work/no_such_folder/gen.csv: cannot write this file: its folder $work/no_such_folder does not exist" \
-  "$code" "$work/no_such_folder"
+check_input_error gen_folder_is_file "-o: $work/a_file: $work/a_file is a file; name a folder for the outputs" \
+  "$code" "$work/none"
+# A folder that does not exist is made, as for --out.
+"$acmesim" gen --cluster kalos --from 2023-05-17 --to 2023-05-18 -o "$work/new/folder/gen.csv" 2>/dev/null
+[ -s "$work/new/folder/gen.csv" ] || fail "gen_new_folder: no trace written"
+echo "ok: gen_new_folder"
 code=0
 "$acmesim" run "$src/configs/seren.yaml" --sett x >"$work/stdout" 2>"$work/stderr" || code=$?
 check_input_error unknown_flag \
