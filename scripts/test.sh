@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything on a fresh machine: installs what is missing, then
-#   (i)   builds build/ (Release, warnings as errors) and runs every test through ctest;
+#   (i)   builds build/ (Release, warnings as errors), runs every test through ctest, then the
+#         documentation's commands (scripts/docs_check.sh);
 #   (ii)  builds build-sanitize/ (GCC with AddressSanitizer and UndefinedBehaviorSanitizer, -O1 -g,
 #         warnings as errors) and runs the same tests there: any sanitizer report fails its test;
 #   (iii) runs each libFuzzer target for 20 s (scripts/fuzz.sh, build-fuzz/).
@@ -18,6 +19,7 @@ esac
 normal() {
   scripts/build.sh -DACMESIM_WERROR=ON
   ctest --test-dir build --output-on-failure -j "$(nproc)"
+  scripts/docs_check.sh  # the docs' commands as written, and the experiments' tables as committed
 }
 
 sanitize() {

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The documentation's commands, run as written from the repository root, so that they cannot go
+# stale (scripts/test.sh runs this after the tests):
+#  1. every ```sh block of a tracked Markdown file that the line `<!-- runnable -->` precedes, in
+#     its own bash with `set -euo pipefail`;
+#  2. every experiment's run.sh that its README names as its **Command.**, then a check that the
+#     tables they write (CSV and Markdown, README tables included) come out as committed: the
+#     numbers in the docs are the numbers the scripts write. Files that hold wall times are named
+#     below and not compared.
+# A block that reads a downloaded AcmeTrace file (trace_seren.csv, trace_kalos.csv at the root)
+# gets a synthetic stand-in from `acmesim gen`, removed at the end.
+# Usage: scripts/docs_check.sh [--blocks | --experiments]   (after scripts/build.sh)
+# Exit 1 naming the file and line of the first block or the files that fail.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+case "${1:-}" in
+  "") parts=(blocks experiments) ;;
+  --blocks) parts=(blocks) ;;
+  --experiments) parts=(experiments) ;;
+  *) echo "usage: scripts/docs_check.sh [--blocks | --experiments]" >&2; exit 2 ;;
+esac
+timed=(experiments/eval_decoupling/replay_time.csv)  # wall times: differ from run to run
+work=$(mktemp -d)
+made=()
+cleanup() {
+  rm -rf "$work"
+  for f in "${made[@]}"; do rm -f "$f"; done
+}
+trap cleanup EXIT
+
+stand_in() {  # stand_in CLUSTER FROM TO: a synthetic trace_CLUSTER.csv unless the real one is there
+  local file=trace_$1.csv
+  [ -e "$file" ] && return
+  build/acmesim gen --cluster "$1" --from "$2" --to "$3" -o "$file" 2>/dev/null
+  made+=("$file")
+}
+
+blocks() {
+  local n=0
+  while IFS= read -r md; do
+    # "LINE<TAB>command text" of each runnable block, blocks apart by a line "@@END".
+    awk '
+      /^<!-- runnable -->$/ { armed = NR; next }
+      /^```sh/ { if (armed == NR - 1) { inside = 1; start = NR + 1; printf "@@START\t%d\n", start } ; armed = 0; next }
+      /^```/ { if (inside) print "@@END"; inside = 0; next }
+      inside { print }
+      { armed = 0 }
+    ' "$md" >"$work/blocks"
+    local line=0 body=""
+    while IFS= read -r text; do
+      case "$text" in
+        @@START*) line=${text#*$'\t'}; body="" ;;
+        @@END)
+          n=$((n + 1))
+          if grep -q 'trace_seren\.csv' <<<"$body"; then stand_in seren 2023-03-25 2023-05-05; fi
+          if grep -q 'trace_kalos\.csv' <<<"$body"; then stand_in kalos 2023-05-17 2023-06-01; fi
+          printf 'set -euo pipefail\n%s\n' "$body" >"$work/block.sh"
+          if ! bash "$work/block.sh" >"$work/log" 2>&1; then
+            echo "docs_check: FAIL: the block at $md:$line:" >&2
+            cat "$work/block.sh" >&2
+            tail -20 "$work/log" >&2
+            exit 1
+          fi
+          echo "docs_check: ok: $md:$line" ;;
+        *) body+="$text"$'\n' ;;
+      esac
+    done <"$work/blocks"
+  done < <(git ls-files '*.md')
+  echo "docs_check: $n runnable blocks ran as written"
+}
+
+experiments() {
+  local scripts
+  scripts=$(git ls-files 'experiments/*/README.md' | xargs sed -nE 's/^\*\*Command\.\*\* `(experiments\/[a-z_]+\/run\.sh)[^`]*`.*/\1/p')
+  for s in $scripts; do
+    local start=$SECONDS
+    "$s" >"$work/log" 2>&1 || { echo "docs_check: FAIL: $s" >&2; tail -20 "$work/log" >&2; exit 1; }
+    echo "docs_check: ok: $s ($((SECONDS - start)) s)"
+  done
+  local changed
+  changed=$(git diff --name-only -- '*.csv' '*.md' | grep -vxF -f <(printf '%s\n' "${timed[@]}") || true)
+  if [ -n "$changed" ]; then
+    echo "docs_check: FAIL: the experiments wrote other numbers than the committed ones:" >&2
+    git diff --stat -- $changed >&2
+    exit 1
+  fi
+  echo "docs_check: the experiments' tables are as committed"
+}
+
+for part in "${parts[@]}"; do "$part"; done
