@@ -4,7 +4,8 @@
 # 10k, 100k and 1M jobs on Seren (286 nodes) and 1M jobs on a 10,000-node cluster, and the
 # 1,000-run sweep. Prints a table and writes the numbers as CSV:
 #   $BENCH_OUT/kernels.csv  Google Benchmark's CSV (name, iterations, real_time, cpu_time, ...)
-#   $BENCH_OUT/replay.csv   case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mib,target_s
+#   $BENCH_OUT/replay.csv   case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mib,target_s,
+#                           date,machine (the day, UTC, and the machine's CPUs, cores and memory)
 # Usage: scripts/bench.sh [--smoke] [--no-build] [--build-dir DIR] [--runs N]
 #   --smoke     10k jobs of a 3-day trace, one run each, kernels for a moment: what CI runs (ctest
 #               bench_script_smoke) so that nothing rots
@@ -56,7 +57,9 @@ if [ $smoke = 0 ] && [ ! -s "$big_trace" ]; then
   $bin gen --cluster seren --cluster-file "$big_cluster" --from 2023-03-01 --to 2023-03-06 --load 44 --seed 1 -o "$big_trace"
 fi
 
-echo "case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mib,target_s" > "$out/replay.csv"
+today=$(date -u +%F)
+machine="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1 | tr -d ','); $(nproc) cores; $(free -g | awk '/^Mem:/ {print $2}') GiB"
+echo "case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mib,target_s,date,machine" > "$out/replay.csv"
 printf '\n== whole replays (one core, %s run(s) each) ==\n' "$runs"
 printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s\n' case policy jobs nodes outputs median_s min_s peak_MiB target_s
 replay() {  # case label trace cluster jobs nodes outputs target -- settings...
@@ -78,7 +81,7 @@ replay() {  # case label trace cluster jobs nodes outputs target -- settings...
   median=$(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p")
   local shown=summary; [ "$outputs" = summary ] || shown=every
   printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s\n' "$case" "$label" "$jobs" "$nodes" "$shown" "$median" "$min" "$peak" "$target"
-  echo "$case,$label,$jobs,$nodes,$shown,$runs,$median,$min,$peak,$target" >> "$out/replay.csv"
+  echo "$case,$label,$jobs,$nodes,$shown,$runs,$median,$min,$peak,$target,$today,$machine" >> "$out/replay.csv"
 }
 every=jobs,timeseries,summary,waste,run_json
 seren_cluster=configs/clusters/seren.yaml
@@ -115,6 +118,6 @@ if [ $smoke = 0 ]; then
   /usr/bin/time -f '%e %M' -o "$dir/time.txt" $bin sweep configs/sweeps/kalos_1000.yaml --out "$dir/sweep" -q >/dev/null 2>&1
   read -r wall kb < "$dir/time.txt"
   printf 'sweep of 1000 runs: %s s (target 300 s)\n' "$wall"
-  echo "sweep,kalos_1000,1000,302,summary,1,$wall,$wall,$((kb / 1024)),300" >> "$out/replay.csv"
+  echo "sweep,kalos_1000,1000,302,summary,1,$wall,$wall,$((kb / 1024)),300,$today,$machine" >> "$out/replay.csv"
 fi
 printf '\nCSV: %s/kernels.csv, %s/replay.csv\n' "$out" "$out"

@@ -3,7 +3,8 @@
 # stale (scripts/test.sh runs this after the tests):
 #  1. every ```sh block of a tracked Markdown file that the line `<!-- runnable -->` precedes, in
 #     its own bash with `set -euo pipefail`;
-#  2. every experiment's run.sh that its README names as its **Command.**, then a check that the
+#  2. the count of tests tests/README.md states, against ctest's;
+#  3. every experiment's run.sh that its README names as its **Command.**, then a check that the
 #     tables they write (CSV and Markdown, README tables included) come out as committed: the
 #     numbers in the docs are the numbers the scripts write. Files that hold wall times are named
 #     below and not compared.
@@ -14,8 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
-  "") parts=(blocks experiments) ;;
-  --blocks) parts=(blocks) ;;
+  "") parts=(counts blocks experiments) ;;
+  --blocks) parts=(counts blocks) ;;
   --experiments) parts=(experiments) ;;
   *) echo "usage: scripts/docs_check.sh [--blocks | --experiments]" >&2; exit 2 ;;
 esac
@@ -67,6 +68,14 @@ blocks() {
     done <"$work/blocks"
   done < <(git ls-files '*.md')
   echo "docs_check: $n runnable blocks ran as written"
+}
+
+counts() {  # the test count tests/README.md states is ctest's
+  local stated actual
+  stated=$(sed -nE 's/.* ([0-9]+) tests through ctest.*/\1/p' tests/README.md | head -1)
+  actual=$(ctest --test-dir build -N | sed -nE 's/^Total Tests: ([0-9]+)/\1/p')
+  [ "$stated" = "$actual" ] || { echo "docs_check: FAIL: tests/README.md says $stated tests, ctest has $actual" >&2; exit 1; }
+  echo "docs_check: ok: tests/README.md's count of $actual tests"
 }
 
 experiments() {
