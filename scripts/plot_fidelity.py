@@ -13,11 +13,14 @@ from pathlib import Path
 try:
     import matplotlib
     matplotlib.use("Agg")
+    import matplotlib.dates as mdates
     import matplotlib.pyplot as plt
     import pandas as pd
 except ImportError as e:
     print(f"plot_fidelity.py: {e}; install python3-matplotlib and python3-pandas", file=sys.stderr)
     sys.exit(3)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import plot_style  # noqa: E402
 
 STYLE = {
     "recorded": dict(color="black", linewidth=1.8, label="recorded (trace)", zorder=3),
@@ -30,7 +33,7 @@ def cdfs(d, fidelity, out):
     gaps = dict(zip(fidelity["group"], fidelity["cdf_gap"]))
     cols = min(4, len(groups))
     rows = (len(groups) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=plot_style.figsize(cols, rows), squeeze=False)
     for ax, g in zip(axes.flat, groups):
         for src, style in STYLE.items():
             s = d[(d["group"] == g) & (d["source"] == src) & (d["delay_s"] >= 1)]
@@ -39,40 +42,33 @@ def cdfs(d, fidelity, out):
         ax.set_xscale("log")
         ax.set_ylim(0, 104)  # a curve at 100% stays visible above the frame's edge
         title = "all GPU jobs" if g == "GPU" else g
-        ax.set_title(f"{title}  (gap {gaps.get(g, float('nan')):.3f})", fontsize=10)
-        ax.grid(alpha=0.3)
-        ax.tick_params(labelsize=8)
+        ax.set_title(f"{title}  (gap {gaps.get(g, float('nan')):.3f})")
     for ax in list(axes.flat)[len(groups):]:
         ax.axis("off")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=9, frameon=False)
-    fig.supxlabel("queueing delay (s, log)", fontsize=10)
-    fig.supylabel("jobs with at most this delay (%)", fontsize=10)
-    fig.tight_layout(rect=(0, 0, 1, 0.94))
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    fig.supxlabel("queueing delay (s, log)")
+    fig.supylabel("jobs with at most this delay (%)")
+    plot_style.legend_outside(fig)
+    plot_style.save(fig, out)
 
 
 def utilization(u, out):
-    fig, ax = plt.subplots(figsize=(10, 3.4))
+    fig, ax = plt.subplots(figsize=(10, 4))
     t = pd.to_datetime(u["time_s"], unit="s", utc=True)
     ax.plot(t, u["recorded_pct"], **STYLE["recorded"])
     ax.plot(t, u["simulated_pct"], **dict(STYLE["simulated"], linewidth=1.0))
     ax.set_ylim(0, 105)
-    ax.set_ylabel("GPUs allocated (%)", fontsize=10)
-    ax.set_xlabel("time (UTC)", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.tick_params(labelsize=8)
-    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
-    fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    ax.set_ylabel("GPUs allocated (%)")
+    ax.set_xlabel("time (UTC)")
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
+    plot_style.legend_outside(ax)
+    plot_style.save(fig, out)
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     root = Path(sys.argv[1])
+    plot_style.apply()
     cdfs(pd.read_csv(root / "queue_cdf.csv"), pd.read_csv(root / "fidelity.csv"), root / "queue_cdf.png")
     u = pd.read_csv(root / "utilization.csv")
     if not u.empty:

@@ -64,6 +64,7 @@ PublishedStats load_published_stats(const std::string& path) {
       {"tolerance.size_share_points", &t.size_share_points},
       {"tolerance.gpu_time_share_relative_pct", &t.gpu_time_share_relative_pct},
       {"tolerance.duration_cdf_points", &t.duration_cdf_points},
+      {"tolerance.duration_cdf_sigmas", &t.duration_cdf_sigmas},
       {"tolerance.duration_min_type_share_pct", &t.duration_min_type_share_pct},
       {"tolerance.state_count_points", &t.state_count_points},
       {"tolerance.state_gpu_time_points", &t.state_gpu_time_points},
@@ -218,9 +219,13 @@ void check_durations(const TraceTally& t, const PublishedStats& pub, Rows& rows,
     std::vector<double> xs;
     for (const auto& q : pts) xs.push_back(q.first);
     const Points trace = cdf_at(*samples, xs);
-    for (std::size_t i = 0; i < pts.size(); ++i)
+    const double n = static_cast<double>(samples->size());
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      const double p = std::clamp(pts[i].second / 100.0, 0.0, 1.0);
+      const double sampling = n > 0 ? 100.0 * tol.duration_cdf_sigmas * std::sqrt(p * (1 - p) * 2.0 / n) : 0.0;
       rows.points("duration CDF % " + group + " <= " + format_fixed(pts[i].first, 0) + " s" + note, pts[i].second,
-                  trace[i].second, tol.duration_cdf_points, gated);
+                  trace[i].second, std::max(tol.duration_cdf_points, sampling), gated);
+    }
     rep.series.push_back({"duration", group, "published", pts});
     rep.series.push_back({"duration", group, "trace", cdf_at(*samples, fine)});
   }

@@ -11,6 +11,7 @@ with the seed-1 table, so that no number there is typed by hand.
 import json
 import os
 import sys
+from pathlib import Path
 
 import matplotlib
 
@@ -19,11 +20,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import plot_style  # noqa: E402
+
 TYPES = ["Eval", "Pretrain", "SFT", "MLLM", "Debug", "Other"]
 CLUSTERS = ["seren", "kalos"]
 SEEDS = [f"seed{s}" for s in range(1, 6)]
 OTHERS = ["fifo", "greedy", "backfill"]
-plt.rcParams.update({"font.size": 11, "axes.titlesize": 12, "legend.fontsize": 10, "figure.dpi": 110})
 
 
 def jobs_of(run_dir):
@@ -86,7 +89,7 @@ def criteria(cluster, s, q):
 
 
 def cdf_plot(out, dest):
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=plot_style.figsize(2.6), sharey=True)
     for ax, cluster in zip(axes, CLUSTERS):
         jobs = jobs_of(os.path.join(out, cluster, "seed1"))
         for i, t in enumerate(TYPES + ["CPU"]):
@@ -99,15 +102,13 @@ def cdf_plot(out, dest):
         ax.set_xlim(0.5, 1e6)
         ax.set_xlabel("queueing delay, s (0 s drawn at 0.5 s)")
         ax.set_title(f"{cluster.capitalize()}, policy acme, seed 1")
-        ax.grid(alpha=0.3)
-        ax.legend(loc="lower right", title="job type (jobs)")  # the CDFs leave that corner empty
+        plot_style.legend_outside(ax, title="job type (jobs)")
     axes[0].set_ylabel("share of jobs")
-    fig.tight_layout()
-    fig.savefig(os.path.join(dest, "queue_cdf_by_type.png"))
+    plot_style.save(fig, os.path.join(dest, "queue_cdf_by_type.png"))
 
 
 def bar_plot(table, q, dest):
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    fig, axes = plt.subplots(1, 2, figsize=plot_style.figsize(2.6))
     runs = ["seed1"] + OTHERS
     for ax, cluster in zip(axes, CLUSTERS):
         name = cluster.capitalize()
@@ -124,13 +125,13 @@ def bar_plot(table, q, dest):
             ax.bar(x + (i + 1) * width, [max(sel[s], 0.1) for s in stats_], width,
                    label="acme (seed 1)" if run == "seed1" else run)
         ax.set_yscale("log")
+        plot_style.log_ticks(ax.yaxis)
         ax.set_xticks(x + 0.4 - width / 2, labels)
         ax.set_ylabel("mean queueing delay, s (log)")
         ax.set_title(f"{name}: measured against simulated")
-        ax.grid(axis="y", alpha=0.3)
-    axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
-    fig.tight_layout()
-    fig.savefig(os.path.join(dest, "measured_vs_simulated.png"))
+        ax.grid(False, axis="x")
+    plot_style.legend_outside(fig)
+    plot_style.save(fig, os.path.join(dest, "measured_vs_simulated.png"))
 
 
 def markdown(rows, header):
@@ -169,6 +170,7 @@ def update_readme(path, block):
 
 def main():
     out, queue_file, dest = sys.argv[1:4]
+    plot_style.apply()
     with open(queue_file) as f:
         q = json.load(f)
     rows = []

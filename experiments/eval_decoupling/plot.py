@@ -7,28 +7,34 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.patches import Patch
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import plot_style  # noqa: E402
+
+plot_style.apply()
 raw, here = Path(sys.argv[1]), Path(sys.argv[2])
 
 # Reproduction: makespans and ratios against the paper's.
 rep = pd.read_csv(here / "reproduction.csv")
-fig, ax = plt.subplots(figsize=(5.5, 3.6))
+fig, ax = plt.subplots()
 x = range(len(rep))
 ax.bar([i - 0.2 for i in x], rep.coupled_makespan_s / 3600, 0.4, label="coupled")
 ax.bar([i + 0.2 for i in x], rep.decoupled_makespan_s / 3600, 0.4, label="decoupled")
 for i, r in rep.iterrows():
-    ax.text(i, r.coupled_makespan_s / 3600 * 1.02, f"{r.ratio:.2f}x (paper {r.paper_ratio}x)", ha="center", fontsize=8)
+    ax.text(i, r.coupled_makespan_s / 3600 * 1.02, f"{r.ratio:.2f}x (paper {r.paper_ratio}x)", ha="center")
 ax.set_xticks(list(x), [f"{n} node{'s' if n > 1 else ''} ({8 * n} GPUs)" for n in rep.nodes])
 ax.set_ylabel("evaluation makespan, h")
 ax.set_title("7B model, 63 datasets")
-ax.legend()
-fig.tight_layout()
-fig.savefig(here / "reproduction.png", dpi=120)
+ax.set_ylim(0, rep.coupled_makespan_s.max() / 3600 * 1.12)  # room for the ratios above the bars
+ax.grid(False, axis="x")
+plot_style.legend_outside(ax)
+plot_style.save(fig, here / "reproduction.png")
 
 # Schedules (Gantt), one panel per nodes x mode.
 colors = {"fetch": "tab:gray", "remote_load": "tab:red", "local_load": "tab:pink", "preprocess": "tab:orange",
           "infer": "tab:green", "metric": "tab:blue"}
-fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharex="row")
+fig, axes = plt.subplots(2, 2, figsize=plot_style.figsize(2.4, 2), sharex="row")
 for row, n in enumerate([1, 4]):
     for col, m in enumerate(["coupled", "decoupled"]):
         ax = axes[row][col]
@@ -40,15 +46,13 @@ for row, n in enumerate([1, 4]):
             p = s[s.phase == phase]
             ax.barh(y[p.index], (p.end_s - p.start_s) / 3600, left=p.start_s / 3600, color=c, height=0.8,
                     label=phase, linewidth=0)
-        ax.set_title(f"{n} node(s), {m}: makespan {s.end_s.max() / 3600:.2f} h", fontsize=9)
+        ax.set_title(f"{n} node(s), {m}: makespan {s.end_s.max() / 3600:.2f} h")
         ax.set_ylabel("GPU (rows below: CPU work per node)" if col == 0 else "")
         ax.invert_yaxis()
 axes[1][0].set_xlabel("hours")
 axes[1][1].set_xlabel("hours")
-from matplotlib.patches import Patch
-fig.legend([Patch(color=c) for c in colors.values()], list(colors), loc="lower center", ncol=6)
-fig.tight_layout(rect=(0, 0.05, 1, 1))
-fig.savefig(here / "schedules.png", dpi=110)
+plot_style.legend_outside(fig, [Patch(color=c) for c in colors.values()], list(colors), where="below")
+plot_style.save(fig, here / "schedules.png")
 
 # Cluster level: one month of synthetic Seren, FIFO and backfill. An evaluation is a batch of
 # Eval jobs submitted together (evaluations.csv); "batches" are those of at least 2 trials.
@@ -95,7 +99,8 @@ rt["coupled"] = rt.coupled.round(2)
 rt["decoupled"] = rt.decoupled.round(2)
 rt.rename(columns={"coupled": "coupled_wall_s", "decoupled": "decoupled_wall_s"}).to_csv(here / "replay_time.csv", index=False)
 
-fig, axes = plt.subplots(1, 4, figsize=(14, 3.6))
+fig, axes = plt.subplots(2, 2, figsize=plot_style.figsize(2, 2))
+axes = axes.flatten()
 labels = [f"{r.policy}\n{r['mode']}" for _, r in cl.iterrows()]
 colors4 = ["tab:blue", "tab:orange", "tab:blue", "tab:orange"]
 axes[0].bar(labels, cl.batch_makespan_p50_s / 3600, color=colors4)
@@ -110,10 +115,8 @@ for cause, c in [("failed_job", "tab:red"), ("preemption", "tab:purple"), ("eval
     axes[3].bar(labels, v, bottom=bottom, color=c, label=cause)
     bottom = [b + x for b, x in zip(bottom, v)]
 axes[3].set_ylabel("wasted GPU-hours (thousands)")
-axes[3].set_ylim(0, max(bottom) * 1.35)
-axes[3].legend(fontsize=7, ncol=3, loc="upper center")
+plot_style.legend_outside(axes[3], title="wasted by")
 for ax in axes:
-    ax.tick_params(axis="x", labelsize=8)
-fig.suptitle("Synthetic Seren, March 2023: evaluation coupled (blue) vs decoupled (orange)", fontsize=10)
-fig.tight_layout()
-fig.savefig(here / "cluster.png", dpi=120)
+    ax.grid(False, axis="x")
+fig.suptitle("Synthetic Seren, March 2023: evaluation coupled (blue) vs decoupled (orange)")
+plot_style.save(fig, here / "cluster.png")

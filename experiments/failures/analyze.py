@@ -1,9 +1,13 @@
 """Issue 6 experiment: tabulate the sweep (experiment.csv) and plot it (experiment.png).
 Usage: /usr/bin/python3 analyze.py SWEEP_DIR OUT_DIR"""
 import csv, math, os, sys
+from pathlib import Path
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib import ticker
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import plot_style
 
 sweep, out = sys.argv[1], sys.argv[2]
 # The waste that failures and checkpoints cause (the recorded failures' failed_job is apart).
@@ -101,7 +105,8 @@ with open(os.path.join(out, "optimum.txt"), "w") as f:
                 f"{x['wasted_failures_max_gpu_h']:.0f}); per seed: "
                 f"{', '.join(f'{iv} min' for _, iv in seeds)}; Young/Daly {yd[k[1]]:.0f} min\n")
 
-fig, ax = plt.subplots(2, 3, figsize=(13, 7), sharex=True)
+plot_style.apply()
+fig, ax = plt.subplots(2, 3, figsize=plot_style.figsize(3, 2), sharex=True)
 for row, pol in enumerate(["fifo", "backfill"]):
     for mode, ls in (("sync", "-"), ("async", "--")):
         for rec, c in (("manual", "C0"), ("automatic", "C1")):
@@ -116,17 +121,23 @@ for row, pol in enumerate(["fifo", "backfill"]):
             a[2].plot(iv, [x["pretrain_mean_completion_h"] for x in xs], ls, color=c, marker="o", ms=3, label=lab)
     for m, ls in (("sync", "-"), ("async", "--")):
         for a in ax[row]:
-            a.axvline(yd[m], color="grey", ls=ls, lw=0.8)
-    for a, t in zip(ax[row], ("wasted GPU-kh (lost + stall + hold + restart)", "Pretrain goodput %",
-                              "Pretrain mean completion time (h)")):
-        a.set_xscale("log"); a.set_title(f"{pol}: {t}", fontsize=9)
+            a.axvline(yd[m], color="grey", ls=ls, lw=0.8, label=f"Young/Daly, {m}")
+    for a, t in zip(ax[row], ("wasted GPU-kh", "Pretrain goodput (%)", "Pretrain mean completion (h)")):
+        a.set_xscale("log"); a.set_title(f"{pol}: {t}")
         if row == 1:
-            a.set_xlabel("checkpoint interval (min); grey: Young/Daly")
+            a.set_xlabel("checkpoint interval (min)")
     ax[row][0].set_yscale("log")
-ax[0][0].legend(fontsize=7)
-fig.suptitle("Synthetic Kalos, June 2023, failures injected: mean of 3 seeds (band: min-max)", fontsize=10)
-fig.tight_layout()
-fig.savefig(os.path.join(out, "experiment.png"), dpi=80)
+    plot_style.log_ticks(ax[row][0].yaxis)
+# Labelled x ticks at round intervals within the swept range (sharex: one axis sets them all).
+ivs = [x["interval_min"] for x in rows]
+ax[0][0].xaxis.set_major_locator(ticker.FixedLocator(
+    [t for t in (1, 2, 5, 10, 20, 30, 60, 120, 240, 480, 960) if min(ivs) <= t <= max(ivs)]))
+ax[0][0].xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+ax[0][0].xaxis.set_minor_formatter(ticker.NullFormatter())
+plot_style.legend_outside(fig, title="checkpoint, recovery")
+fig.suptitle("Synthetic Kalos, June 2023, failures injected: mean of 3 seeds (band: min-max);\n"
+             "wasted = failure_lost + checkpoint_stall + recovery_hold + restart")
+plot_style.save(fig, os.path.join(out, "experiment.png"))
 
 # The README's tables, written between its marker lines (<!-- NAME:begin --> .. <!-- NAME:end -->) so
 # that they are always the files': the validation's (validation.csv, validation.txt, written first

@@ -14,6 +14,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+import plot_style  # noqa: E402
+
 runs, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 rows = []
 for summary in sorted(runs.glob("*/*/summary_by_type.csv")):
@@ -52,28 +55,31 @@ with open(out / "results.md", "w") as md:
         md.write(markdown(whole[["queue_mean_s", "queue_p50_s", "queue_p90_s", "queue_p99_s", "gpu_util_pct",
                         "wasted_gpu_hours", "preemptions"]].round(1)) + "\n")
 
+plot_style.apply()
 clusters = sorted(table.cluster.unique())
-fig, axes = plt.subplots(1, len(clusters), figsize=(6 * len(clusters), 4), squeeze=False)
+fig, axes = plt.subplots(1, len(clusters), figsize=plot_style.figsize(len(clusters)), squeeze=False)
 for ax, cluster in zip(axes[0], clusters):
     part = table[(table.cluster == cluster) & (table.type != "all") & (table.gpu_jobs > 0)]
     pivot = part.pivot(index="type", columns="policy", values="queue_mean_s")
     pivot = pivot[[p for p in order if p in pivot.columns]] / 3600.0
-    pivot.plot.bar(ax=ax, rot=0)
+    pivot.plot.bar(ax=ax, rot=0, legend=False)
     ax.set_title(f"{cluster}: mean queuing delay by job type")
     ax.set_ylabel("hours")
     ax.set_xlabel("")
-fig.tight_layout()
-fig.savefig(out / "queue_by_type.png", dpi=90)
+    ax.grid(False, axis="x")
+plot_style.legend_outside(fig, title="policy")
+plot_style.save(fig, out / "queue_by_type.png")
 
-fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+fig, axes = plt.subplots(1, 2, figsize=plot_style.figsize(2))
 whole = table[table.type == "all"]
 for ax, (col, label) in zip(axes, [("gpu_util_pct", "GPU utilization in the window (%)"),
                                     ("wasted_gpu_hours", "wasted GPU-hours")]):
     pivot = whole.pivot(index="policy", columns="cluster", values=col).reindex(
         [p for p in order if p in set(whole.policy)])
-    pivot.plot.bar(ax=ax, rot=0)
+    pivot.plot.bar(ax=ax, rot=0, legend=False)
     ax.set_title(label)
     ax.set_xlabel("")
-fig.tight_layout()
-fig.savefig(out / "util_waste.png", dpi=90)
+    ax.grid(False, axis="x")
+plot_style.legend_outside(fig, title="cluster")
+plot_style.save(fig, out / "util_waste.png")
 print((out / "results.md").read_text())

@@ -10,7 +10,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import sweep_figures  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import plot_style  # noqa: E402
+import sweep_figures  # noqa: E402  (applies plot_style)
 
 
 def main():
@@ -20,9 +22,7 @@ def main():
     out = Path(sys.argv[2]) if len(sys.argv) == 3 else sweep.dir / "figures"
     out.mkdir(parents=True, exist_ok=True)
     for name, draw in sweep_figures.FIGURES.items():
-        fig = draw(sweep)
-        fig.savefig(out / f"{name}.png", dpi=120)
-        matplotlib.pyplot.close(fig)
+        plot_style.save(draw(sweep), out / f"{name}.png")
     print(f"{len(sweep.summary)} runs ({len(sweep.ok)} ok): {', '.join(sweep_figures.FIGURES)} in {out}")
 
 

@@ -8,13 +8,22 @@ and python3-matplotlib; nothing else.
     sweep.swept            # the swept columns (those before run_id), e.g. ["policy.name", "seed"]
     sweep.per_run("jobs.csv")   # every ok run's jobs.csv, with the run's swept values as columns
     queue_cdf(sweep)       # a matplotlib Figure; likewise utilization, waste_by_cause, heatmap
+
+Importing it applies the figure scripts' shared style (scripts/plot_style.py).
 """
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import plot_style  # noqa: E402
+
+plot_style.apply()
 
 # Run ids are hex: keep them text even when they happen to be all digits.
 _DTYPES = {"run_id": str, "status": str, "error": str}
@@ -62,7 +71,7 @@ def load(sweep_dir):
 
 def _empty(message):
     fig, ax = plt.subplots(figsize=(6, 2))
-    ax.text(0.5, 0.5, message, ha="center", va="center")
+    ax.text(0.5, 0.5, message, ha="center", va="center", wrap=True)
     ax.set_axis_off()
     return fig
 
@@ -74,7 +83,7 @@ def queue_cdf(sweep):
         return _empty("no jobs.csv: add jobs to the sweep's outputs")
     by = sweep.group_column()
     jobs = jobs[(jobs["gpu_num"] > 0) & jobs["queue_s"].notna()]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots()
     for name, g in jobs.groupby(by, sort=False):
         q = np.sort(g["queue_s"].to_numpy())
         ax.step(q, np.arange(1, len(q) + 1) / len(q), where="post", label=f"{name} ({g['run_id'].nunique()} runs)")
@@ -82,9 +91,7 @@ def queue_cdf(sweep):
     ax.set_xlabel("queuing delay (s)")
     ax.set_ylabel("fraction of GPU jobs")
     ax.set_title("Queuing delay of GPU jobs")
-    ax.grid(alpha=0.3)
-    ax.legend(title=by)
-    fig.tight_layout()
+    plot_style.legend_outside(ax, title=by)
     return fig
 
 
@@ -96,17 +103,15 @@ def utilization(sweep):
     by = sweep.group_column()
     ts["util_pct"] = 100.0 * ts["gpus_allocated_mean"] / ts["gpus_total"]
     ts["time"] = pd.to_datetime(ts["time_s"], unit="s", utc=True)
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig, ax = plt.subplots(figsize=(10, 4.5))
     for name, g in ts.groupby(by, sort=False):
         mean = g.groupby("time")["util_pct"].mean()
         ax.plot(mean.index, mean.to_numpy(), label=str(name), lw=1)
     ax.set_ylabel("GPU utilization (%)")
     ax.set_ylim(0, 100)
     ax.set_title("GPU utilization over time (mean over runs)")
-    ax.grid(alpha=0.3)
-    ax.legend(title=by)
-    fig.autofmt_xdate()
-    fig.tight_layout()
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
+    plot_style.legend_outside(ax, title=by)
     return fig
 
 
@@ -119,7 +124,7 @@ def waste_by_cause(sweep):
     table = (waste.groupby([by, "run_id", "cause"], sort=False)["gpu_hours"].sum()
              .groupby(level=[0, 2], sort=False).mean().unstack("cause").fillna(0)
              .reindex(pd.unique(waste[by])))
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots()
     bottom = np.zeros(len(table))
     for cause in table.columns:
         ax.bar([str(i) for i in table.index], table[cause].to_numpy(), bottom=bottom, label=cause)
@@ -127,8 +132,8 @@ def waste_by_cause(sweep):
     ax.set_xlabel(by)
     ax.set_ylabel("wasted GPU-hours (mean over runs)")
     ax.set_title("Wasted GPU-time by cause")
-    ax.legend()
-    fig.tight_layout()
+    ax.grid(False, axis="x")
+    plot_style.legend_outside(ax, title="cause")
     return fig
 
 
@@ -143,6 +148,7 @@ def heatmap(sweep, metric="queue_mean_s"):
         data, across = sweep.by_type[sweep.by_type["status"] == "ok"], "type"
     table = data.pivot_table(index=by, columns=across, values=metric, aggfunc="mean", sort=False)
     fig, ax = plt.subplots(figsize=(1.2 * len(table.columns) + 3, 0.6 * len(table.index) + 2))
+    ax.grid(False)
     im = ax.imshow(table.to_numpy(dtype=float), cmap="viridis", aspect="auto")
     ax.set_xticks(range(len(table.columns)), [str(c) for c in table.columns], rotation=30, ha="right")
     ax.set_yticks(range(len(table.index)), [str(i) for i in table.index])
@@ -150,11 +156,10 @@ def heatmap(sweep, metric="queue_mean_s"):
     ax.set_ylabel(by)
     for (i, j), v in np.ndenumerate(table.to_numpy(dtype=float)):
         if np.isfinite(v):
-            ax.text(j, i, f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}", ha="center", va="center", color="w",
-                    fontsize=8)
+            ax.text(j, i, f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}", ha="center", va="center",
+                    color="k" if im.norm(v) > 0.6 else "w")  # dark on viridis' light end
     fig.colorbar(im, ax=ax, label=metric)
     ax.set_title(f"{metric} by {by} and {across}")
-    fig.tight_layout()
     return fig
 
 

@@ -12,6 +12,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+import plot_style  # noqa: E402
+
 runs, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 
 
@@ -55,16 +58,22 @@ with open(out / "results.md", "w") as md:
             md.write("| " + " | ".join(f"{r[c]:.2f}" if isinstance(r[c], float) else str(r[c]) for c in cols) + " |\n")
 
 place = data[data.study == "placement"]
-fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-for ax, (col, label) in zip(axes, [("large_queue_mean_s", "mean queuing delay of jobs >= 64 GPUs (h)"),
-                                    ("multi_node_slowdown_mean", "mean slowdown of multi-node jobs"),
-                                    ("gpus_blocked_by_fragmentation_mean", "GPUs blocked by fragmentation (mean)")]):
+plot_style.apply()
+fig, axes = plt.subplots(1, 3, figsize=plot_style.figsize(3))
+for ax, (col, title, label) in zip(axes, [
+        ("large_queue_mean_s", "jobs >= 64 GPUs: queuing delay", "mean queuing delay (h)"),
+        ("multi_node_slowdown_mean", "multi-node jobs: slowdown", "mean slowdown - 1 (%)"),
+        ("gpus_blocked_by_fragmentation_mean", "fragmentation", "GPUs blocked (mean)")]):
     pivot = place.assign(run=place.cluster + "/" + place.policy).pivot(index="run", columns="variant", values=col)
     if col.endswith("_s"):
         pivot = pivot / 3600
-    pivot[["first_fit", "best_fit", "topology"]].plot.bar(ax=ax, rot=0)
-    ax.set_title(label)
+    if col == "multi_node_slowdown_mean":  # about 1.00-1.03: drawn as the excess over 1, in %
+        pivot = (pivot - 1) * 100
+    pivot[["first_fit", "best_fit", "topology"]].plot.bar(ax=ax, rot=0, legend=False)
+    ax.set_title(title)
+    ax.set_ylabel(label)
     ax.set_xlabel("")
-fig.tight_layout()
-fig.savefig(out / "placement.png", dpi=90)
+    ax.grid(False, axis="x")
+plot_style.legend_outside(fig, title="placement")
+plot_style.save(fig, out / "placement.png")
 print((out / "results.md").read_text())

@@ -76,6 +76,41 @@ TEST_CASE("The calibration fails a trace whose jobs are all of one type", "[cali
   CHECK(eval_row_failed);
 }
 
+TEST_CASE("A duration CDF point allows for the sampling error of a small type", "[calibration]") {
+  // By hand: published 30% at 64 s. With n jobs the difference of two samples has a standard error
+  // of 100 x sqrt(0.3 x 0.7 x 2 / n) points: 4.10 for n = 250, so two of them allow 8.20 points;
+  // 1.30 for n = 2,500, 2.59 points. A trace 6 points off (24%) passes with 250 jobs, not 2,500.
+  PublishedStats pub;
+  pub.type_mix_pct = {{JobType::Other, 100}};
+  pub.duration_cdf = {{"all", {{64, 30}}}};
+  pub.tolerance.duration_cdf_sigmas = 2;
+  auto report_for = [&](int jobs, int short_jobs) {
+    Workload w;
+    for (int i = 0; i < jobs; ++i) {
+      JobRequest r;
+      r.type = JobType::Other;
+      r.gpu_num = 1;
+      r.node_num = 1;
+      JobProfile p;
+      p.run = Time::seconds(i < short_jobs ? 60 : 600);
+      p.recorded_start = Time::seconds(0);
+      w.add("j" + std::to_string(i), r, p);
+    }
+    for (const CalibrationRow& r : calibrate(w, pub).rows)
+      if (r.statistic == "duration CDF % all <= 64 s") return r;
+    FAIL("no duration row");
+    return CalibrationRow{};
+  };
+  const CalibrationRow small = report_for(250, 75);  // exactly 30%: passes either way
+  CHECK(small.tolerance == Approx(8.198).epsilon(1e-3));
+  CHECK(small.pass);
+  const CalibrationRow off_small = report_for(250, 60);  // 24%: 6 points off, within 8.2
+  CHECK(off_small.pass);
+  const CalibrationRow off_large = report_for(2500, 600);  // 24% of 2,500: 6 points off, beyond 2.59
+  CHECK(off_large.tolerance == Approx(2.592).epsilon(1e-3));
+  CHECK_FALSE(off_large.pass);
+}
+
 TEST_CASE("The calibration table and CSV name each statistic with its tolerance and verdict", "[calibration]") {
   Cluster c = load("kalos");
   const Workload w = generate_workload(c.model, *parse_timestamp("2023-05-17"), *parse_timestamp("2023-05-24"), 1.0, 1, 8);
