@@ -30,7 +30,34 @@ PolicyRegistrar::PolicyRegistrar(const PolicyEntry& entry) {
 
 std::span<const PolicyEntry> policy_table() { return entries(); }
 
+namespace {
+std::vector<std::pair<std::string, PolicyResolver>>& resolvers() {
+  static std::vector<std::pair<std::string, PolicyResolver>> table;
+  return table;
+}
+}  // namespace
+
+void set_policy_resolver(std::string_view prefix, PolicyResolver resolver) {
+  for (auto& [p, r] : resolvers())
+    if (p == prefix) {
+      r = resolver;
+      return;
+    }
+  resolvers().emplace_back(prefix, resolver);
+}
+
 std::unique_ptr<Policy> make_policy(std::string_view name, Params& params) {
+  if (const auto colon = name.find(':'); colon != std::string_view::npos) {
+    for (const auto& [prefix, resolver] : resolvers())
+      if (name.substr(0, colon) == prefix) {
+        auto policy = resolver(name, params);
+        params.check_all_used();
+        return policy;
+      }
+    if (name.substr(0, colon) == "python")
+      throw InputError("policy '" + std::string(name) + "': python: policies run from Python (acmesim.run), not "
+                       "from the acmesim executable");
+  }
   std::string valid;
   for (const PolicyEntry& e : policy_table()) {
     if (e.name == name) {

@@ -37,6 +37,12 @@ class PolicyRegistrar {
 // Complete once main() runs (registration happens during static initialization).
 std::span<const PolicyEntry> policy_table();
 
+// Policies named "<prefix>:<rest>" are made by a resolver instead of the table: the Python module
+// registers "python" (policy.name: python:module.Class) when it is imported. The resolver takes
+// the whole name and the policy's keys; a prefix set twice keeps the later resolver.
+using PolicyResolver = std::unique_ptr<Policy> (*)(std::string_view name, Params& params);
+void set_policy_resolver(std::string_view prefix, PolicyResolver resolver);
+
 // Throws InputError "unknown policy 'x' (valid: ...)" for a name not in the table, and for a
 // policy.<key> the policy does not have.
 std::unique_ptr<Policy> make_policy(std::string_view name, Params& params);

@@ -4,7 +4,8 @@ set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libboost-graph-dev nlohmann-json3-dev libyaml-cpp-dev
           libspdlog-dev catch2 libbenchmark-dev libcli11-dev python3-matplotlib python3-pandas time
           openmpi-bin libopenmpi-dev jupyter-core jupyter-nbconvert jupyter-notebook python3-nbformat
-          python3-ipykernel clang libclang-rt-14-dev)  # clang + its runtime: libFuzzer (scripts/fuzz.sh)
+          python3-ipykernel python3-dev pybind11-dev python3-pytest  # the Python module and its tests
+          clang libclang-rt-14-dev)  # clang + its runtime: libFuzzer (scripts/fuzz.sh)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

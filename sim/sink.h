@@ -23,12 +23,15 @@ class Sink {
   virtual void finish(const RunRecord& run) = 0;
 };
 
+struct TableCapture;
+
 struct SinkSettings {
   std::filesystem::path out_dir;
   Time interval = Time::hours(1);  // time-series interval
   int total_gpus = 0;
   int nodes = 0;
   int gpus_per_node = 8;
+  TableCapture* capture = nullptr;  // set: the outputs go there (sim/io/captured_table.h), no file
 };
 
 struct SinkEntry {

@@ -67,9 +67,37 @@ void remove_earlier_outputs(const std::filesystem::path& dir) {
 
 }  // namespace
 
+namespace {
+
+// A run's jobs: loaded whole, or (a synthetic workload, when the run can take its jobs so) drawn
+// as the replay goes through `feed`.
+struct RunWorkload {
+  Workload workload;
+  std::unique_ptr<JobFeed> feed;
+  std::optional<MoreJobs> more() {
+    if (!feed) return std::nullopt;
+    return MoreJobs{*feed, workload};
+  }
+};
+
+RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluster, Clock::time_point t0) {
+  RunWorkload w;
+  if (takes_jobs_as_they_come(config, cluster)) w.feed = open_workload(config, cluster, w.workload);
+  if (w.feed) {
+    log::info("{}: about {} jobs, drawn as the replay goes; ready in {:.3f} s", w.workload.source,
+              w.feed->expected_jobs(), seconds_since(t0));
+  } else {
+    w.workload = load_workload(config, cluster);
+    log::info("{}: {}, loaded in {:.3f} s", w.workload.source, describe_loaded(w.workload), seconds_since(t0));
+  }
+  return w;
+}
+
+}  // namespace
+
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload_in,
                       const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more,
-                      Sink* observer) {
+                      Sink* observer, TableCapture* capture) {
   const auto t1 = Clock::now();  // the run's set-up (a million jobs' state) counts
   const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster, workload_in);
   if (more && (run->evaluated || run->estimates_made))
@@ -77,10 +105,12 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   const Workload& workload = *run->workload;
   Simulation& sim = *run->sim;
 
-  create_output_folder(out_dir);
-  remove_earlier_outputs(out_dir);
+  if (!capture) {
+    create_output_folder(out_dir);
+    remove_earlier_outputs(out_dir);
+  }
   const SinkSettings settings{out_dir, config.metrics_interval, cluster.total_gpus(), cluster.nodes,
-                              cluster.gpus_per_node};
+                              cluster.gpus_per_node, capture};
   std::vector<std::unique_ptr<Sink>> sinks;
   for (const std::string& name : split_commas(config.outputs)) sinks.push_back(make_sink(name, settings));
 
@@ -113,6 +143,16 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
   return report;
 }
 
+CapturedRun run_captured(const RunConfig& config) {
+  const auto t0 = Clock::now();
+  const ClusterSpec cluster = load_cluster_spec(config.cluster);
+  RunWorkload w = open_run_workload(config, cluster, t0);
+  CapturedRun out;
+  out.report = execute_run(config, cluster, w.workload, "", false, w.more(), nullptr, &out.outputs);
+  out.jobs = w.workload.size();
+  return out;
+}
+
 int run_command(const RunArgs& args) {
   const auto t0 = Clock::now();
   const RunConfig config = load_run_config(args.config, args.overrides);
@@ -124,22 +164,10 @@ int run_command(const RunArgs& args) {
   // Before the (long) load: a run killed at any point after this leaves no earlier run's files.
   check_output_folder(args.out_dir);
   if (std::filesystem::is_directory(args.out_dir)) remove_earlier_outputs(args.out_dir);
-  // A synthetic workload is drawn as the replay goes, when the run can take its jobs so.
-  Workload workload;
-  std::unique_ptr<JobFeed> feed;
-  if (takes_jobs_as_they_come(config, cluster)) feed = open_workload(config, cluster, workload);
-  std::optional<MoreJobs> more;
-  if (feed) {
-    more.emplace(MoreJobs{*feed, workload});
-    log::info("{}: about {} jobs, drawn as the replay goes; ready in {:.3f} s", workload.source,
-              feed->expected_jobs(), seconds_since(t0));
-  } else {
-    workload = load_workload(config, cluster);
-    log::info("{}: {}, loaded in {:.3f} s", workload.source, describe_loaded(workload), seconds_since(t0));
-  }
+  RunWorkload w = open_run_workload(config, cluster, t0);
   const RunReport r =
-      execute_run(config, cluster, workload, args.out_dir, args.progress && isatty(STDERR_FILENO), more);
-  if (feed) log::info("{} jobs drawn", workload.size());
+      execute_run(config, cluster, w.workload, args.out_dir, args.progress && isatty(STDERR_FILENO), w.more());
+  if (w.feed) log::info("{} jobs drawn", w.workload.size());
   log::info("simulated in {:.3f} s, outputs in {:.3f} s, {:.3f} s in all; conservation checked: {} GPU-seconds; "
             "outputs in {}",
             r.simulate_s, r.outputs_s, seconds_since(t0), r.conservation.job_gpu_seconds, args.out_dir);

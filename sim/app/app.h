@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/io/captured_table.h"
 #include "sim/io/config.h"
 #include "sim/sink.h"
 
@@ -29,9 +30,19 @@ struct MoreJobs {
   JobFeed& feed;
   Workload& workload;
 };
+// With `capture`, the outputs go there (sim/io/captured_table.h) and out_dir is not used.
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
                       const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more = {},
-                      Sink* observer = nullptr);
+                      Sink* observer = nullptr, TableCapture* capture = nullptr);
+
+// The run of `acmesim run` in process, its outputs captured instead of written: what the Python
+// module's acmesim.run returns as DataFrames. Throws InputError as run_command would.
+struct CapturedRun {
+  TableCapture outputs;
+  RunReport report;
+  std::size_t jobs = 0;
+};
+CapturedRun run_captured(const RunConfig& config);
 
 // Whether a run can start before its workload is whole: it rewrites no job and gives its policy
 // no estimates (both need every job first). The evaluations output's index is made at the end.

@@ -1,5 +1,7 @@
 #include "sim/app/make_simulation.h"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -18,11 +20,16 @@ namespace acme {
 
 std::filesystem::path configs_dir() {
   if (std::filesystem::is_directory("configs")) return "configs";
+  // Up from the executable, then from the file this code is in (the Python module's shared object).
   std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "configs";
-  for (auto dir = exe.parent_path(); dir.has_relative_path(); dir = dir.parent_path())  // up to the root
-    if (std::filesystem::is_directory(dir.parent_path() / "configs")) return dir.parent_path() / "configs";
+  std::vector<std::filesystem::path> homes;
+  if (auto exe = std::filesystem::read_symlink("/proc/self/exe", ec); !ec) homes.push_back(exe);
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&configs_dir), &info) != 0 && info.dli_fname)
+    homes.push_back(std::filesystem::absolute(info.dli_fname, ec));
+  for (const auto& home : homes)
+    for (auto dir = home.parent_path(); dir.has_relative_path(); dir = dir.parent_path())  // up to the root
+      if (std::filesystem::is_directory(dir.parent_path() / "configs")) return dir.parent_path() / "configs";
   return "configs";
 }
 

@@ -50,7 +50,7 @@ std::optional<EvaluationIndex> evaluation_index(const RunConfig& config, const C
                                                 const Workload& workload);
 
 // The shipped configs/ folder: ./configs, else the nearest one up from the executable's folder
-// (build/configs, then configs beside build/, ...).
+// (build/configs, then configs beside build/, ...), else up from the Python module's.
 std::filesystem::path configs_dir();
 // The failure table a run uses unless failures.table names another: configs/failures/acme.yaml.
 std::string default_failure_table();

@@ -1,5 +1,7 @@
 #include "sim/io/csv.h"
 
+#include "sim/io/captured_table.h"
+
 #include <cerrno>
 
 #include <charconv>
@@ -157,11 +159,23 @@ std::string format_fixed(double v, int decimals) {
   return std::string(buf, write_fixed(buf, v, decimals));
 }
 
-CsvWriter::CsvWriter(std::filesystem::path path) : file_(std::move(path)), buf_(2 * kFlushAt, '\0') {}
+CsvWriter::CsvWriter(std::filesystem::path path, TableCapture* capture) {
+  if (capture) {
+    table_ = &capture->tables[path.filename().string()];
+    *table_ = CapturedTable{};
+    return;
+  }
+  file_.emplace(std::move(path));
+  buf_.assign(2 * kFlushAt, '\0');
+}
 
 void CsvWriter::grow(std::size_t n) { buf_.resize(std::max(2 * buf_.size(), len_ + n + 1)); }
 
 CsvWriter& CsvWriter::text(std::string_view s) {
+  if (table_) {
+    table_->text(column_++, s);
+    return *this;
+  }
   bool plain = true;
   for (const char c : s) plain &= !kNeedsQuotes[static_cast<unsigned char>(c)];
   if (plain) {
@@ -182,36 +196,54 @@ CsvWriter& CsvWriter::text(std::string_view s) {
 }
 
 CsvWriter& CsvWriter::integer(std::int64_t v) {
+  if (table_) {
+    table_->integer(column_++, v);
+    return *this;
+  }
   len_ = static_cast<std::size_t>(write_integer(cell(24), v) - buf_.data());
   return *this;
 }
 
 CsvWriter& CsvWriter::real(double v, int decimals) {
+  if (table_) {
+    table_->real(column_++, v);
+    return *this;
+  }
   char* out = cell(64);
   if (std::isfinite(v)) len_ = static_cast<std::size_t>(write_fixed(out, v, decimals) - buf_.data());
   return *this;
 }
 
 CsvWriter& CsvWriter::blank() {
+  if (table_) {
+    table_->blank(column_++);
+    return *this;
+  }
   cell(0);
   return *this;
 }
 
 CsvWriter& CsvWriter::end_row() {
+  if (table_) {
+    table_->end_row();
+    column_ = 0;
+    return *this;
+  }
   if (len_ + 1 > buf_.size()) buf_.resize(2 * buf_.size());
   buf_[len_++] = '\n';
   first_ = true;
   if (len_ >= kFlushAt) {
-    file_.write(std::string_view(buf_.data(), len_));
+    file_->write(std::string_view(buf_.data(), len_));
     len_ = 0;
   }
   return *this;
 }
 
 void CsvWriter::commit() {
-  file_.write(std::string_view(buf_.data(), len_));
+  if (table_) return;
+  file_->write(std::string_view(buf_.data(), len_));
   len_ = 0;
-  file_.commit();
+  file_->commit();
 }
 
 }  // namespace acme

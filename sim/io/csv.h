@@ -4,10 +4,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace acme {
+
+struct CapturedTable;
+struct TableCapture;
 
 // Whether `dir` can be the output folder, without creating it: InputError naming `option` (--out)
 // and the path if it, or a folder above it, is a file. Commands call it before their long work.
@@ -38,9 +42,11 @@ class OutputFile {
 // cell is quoted only when it holds a comma, a quote or a line break. Numbers are printed with
 // std::to_chars, so output does not depend on the locale. Cells are formatted straight into a
 // buffer that goes to the file every MiB or so: a cell costs tens of nanoseconds.
+// Given a TableCapture, it writes no file: its cells go, typed, to the capture's table of the
+// path's file name (sim/io/captured_table.h).
 class CsvWriter {
  public:
-  explicit CsvWriter(std::filesystem::path path);
+  explicit CsvWriter(std::filesystem::path path, TableCapture* capture = nullptr);
 
   CsvWriter& text(std::string_view s);
   CsvWriter& integer(std::int64_t v);
@@ -59,7 +65,9 @@ class CsvWriter {
     return buf_.data() + len_;
   }
   void grow(std::size_t n);
-  OutputFile file_;
+  std::optional<OutputFile> file_;  // none when captured
+  CapturedTable* table_ = nullptr;  // when captured
+  std::size_t column_ = 0;          // the next cell's column, when captured
   std::string buf_;       // sized once; [0, len_) is written
   std::size_t len_ = 0;
   bool first_ = true;

@@ -97,6 +97,19 @@ std::vector<std::pair<std::string, double>> Params::table(std::string_view key,
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> Params::take_rest(std::string_view doc) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    if (used_[i]) continue;
+    used_[i] = true;
+    const std::string key = values_[i].key().substr(prefix_.size() + 1);
+    const std::string value = values_[i].as_string();
+    record(key, "", doc, value);
+    out.emplace_back(key, value);
+  }
+  return out;
+}
+
 void Params::check_all_used() const {
   for (std::size_t i = 0; i < values_.size(); ++i) {
     if (used_[i]) continue;

@@ -39,6 +39,10 @@ class Params {
                                                     double min, double max, std::string_view doc,
                                                     std::optional<double> others = std::nullopt);
 
+  // Every value under the prefix no one asked for yet, as (key after the prefix, value as
+  // written), marked used and recorded: how a policy written in Python takes its keys.
+  std::vector<std::pair<std::string, std::string>> take_rest(std::string_view doc);
+
   // InputError for the first value under the prefix that no one asked for.
   void check_all_used() const;
 

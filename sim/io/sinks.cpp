@@ -5,6 +5,7 @@
 #include <vector>
 #include <string>
 
+#include "sim/io/captured_table.h"
 #include "sim/io/csv.h"
 #include "sim/error.h"
 #include "sim/io/metrics.h"
@@ -16,9 +17,9 @@ namespace {
 // jobs.csv: one row per job, in workload order.
 class JobsSink final : public Sink {
  public:
-  explicit JobsSink(const SinkSettings& s) : path_(s.out_dir / "jobs.csv") {}
+  explicit JobsSink(const SinkSettings& s) : path_(s.out_dir / "jobs.csv"), capture_(s.capture) {}
   void finish(const RunRecord& run) override {
-    CsvWriter csv(path_);
+    CsvWriter csv(path_, capture_);
     for (std::string_view h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num",
                                "submit_s", "start_s", "end_s", "queue_s", "run_s", "gpu_seconds",
                                "preemptions", "wasted_gpu_seconds", "leaves_spanned", "slowdown", "replay_delay_s",
@@ -49,6 +50,7 @@ class JobsSink final : public Sink {
 
  private:
   std::filesystem::path path_;
+  TableCapture* capture_;
 };
 
 // timeseries.csv: one row per interval [time_s, time_s + interval). The snapshot columns hold
@@ -62,6 +64,7 @@ class TimeseriesSink final : public Sink {
  public:
   explicit TimeseriesSink(const SinkSettings& s)
       : path_(s.out_dir / "timeseries.csv"),
+        capture_(s.capture),
         interval_(s.interval.sec()),
         total_gpus_(s.total_gpus),
         node_free_(static_cast<std::size_t>(s.nodes), s.gpus_per_node),
@@ -175,9 +178,10 @@ class TimeseriesSink final : public Sink {
   }
 
   std::filesystem::path path_;
+  TableCapture* capture_;
   std::int64_t interval_;
   std::int64_t total_gpus_;
-  CsvWriter rows_{path_};
+  CsvWriter rows_{path_, capture_};
   bool started_ = false, snapshot_taken_ = false;
   std::int64_t row_start_ = 0, last_ = 0, area_ = 0;
   State now_, snapshot_;
@@ -193,11 +197,11 @@ void write_config_cells(CsvWriter& csv, const RunRecord& run) {
 // summary.csv (one row) and summary_by_type.csv (one row per job type present).
 class SummarySink final : public Sink {
  public:
-  explicit SummarySink(const SinkSettings& s) : dir_(s.out_dir) {}
+  explicit SummarySink(const SinkSettings& s) : dir_(s.out_dir), capture_(s.capture) {}
   void finish(const RunRecord& run) override {
     const RunSummary sum = summarize(run);
     {
-      CsvWriter csv(dir_ / "summary.csv");
+      CsvWriter csv(dir_ / "summary.csv", capture_);
       for (const auto& [key, value] : run.config) csv.text(key);
       for (std::string_view h : {"cluster_gpus", "window_start_s", "window_end_s", "rows_skipped"}) csv.text(h);
       for (const StatColumn& c : stat_columns()) csv.text(c.name);
@@ -209,7 +213,7 @@ class SummarySink final : public Sink {
       csv.end_row();
       csv.commit();
     }
-    CsvWriter csv(dir_ / "summary_by_type.csv");
+    CsvWriter csv(dir_ / "summary_by_type.csv", capture_);
     for (const auto& [key, value] : run.config) csv.text(key);
     csv.text("type");
     for (const StatColumn& c : stat_columns()) csv.text(c.name);
@@ -226,14 +230,15 @@ class SummarySink final : public Sink {
 
  private:
   std::filesystem::path dir_;
+  TableCapture* capture_;
 };
 
 // wasted_by_cause.csv: wasted GPU-hours by cause, one row per cause, every cause listed.
 class WasteSink final : public Sink {
  public:
-  explicit WasteSink(const SinkSettings& s) : path_(s.out_dir / "wasted_by_cause.csv") {}
+  explicit WasteSink(const SinkSettings& s) : path_(s.out_dir / "wasted_by_cause.csv"), capture_(s.capture) {}
   void finish(const RunRecord& run) override {
-    CsvWriter csv(path_);
+    CsvWriter csv(path_, capture_);
     csv.text("cause").text("gpu_hours").end_row();
     for (std::size_t c = 0; c < kWasteCauseCount; ++c)
       csv.text(kWasteCauseNames[c]).real(static_cast<double>(run.conservation.wasted_by_cause[c]) / 3600.0).end_row();
@@ -242,12 +247,13 @@ class WasteSink final : public Sink {
 
  private:
   std::filesystem::path path_;
+  TableCapture* capture_;
 };
 
 // run.json: the resolved configuration, version, workload provenance and conservation figures.
 class RunJsonSink final : public Sink {
  public:
-  explicit RunJsonSink(const SinkSettings& s) : path_(s.out_dir / "run.json") {}
+  explicit RunJsonSink(const SinkSettings& s) : path_(s.out_dir / "run.json"), capture_(s.capture) {}
   void finish(const RunRecord& run) override {
     nlohmann::ordered_json j;
     j["acmesim_version"] = ACMESIM_VERSION;
@@ -268,6 +274,10 @@ class RunJsonSink final : public Sink {
                             return w;
                           }()},
                          {"ok", true}};
+    if (capture_) {
+      capture_->texts["run.json"] = j.dump(2) + "\n";
+      return;
+    }
     OutputFile out(path_);
     out.write(j.dump(2));
     out.write("\n");
@@ -276,6 +286,7 @@ class RunJsonSink final : public Sink {
 
  private:
   std::filesystem::path path_;
+  TableCapture* capture_;
 };
 
 // A table for people on stdout.
@@ -313,7 +324,7 @@ class ConsoleSink final : public Sink {
 // EvaluationIndex), in order of first submission. Written only when the run grouped them.
 class EvaluationsSink final : public Sink {
  public:
-  explicit EvaluationsSink(const SinkSettings& s) : path_(s.out_dir / "evaluations.csv") {}
+  explicit EvaluationsSink(const SinkSettings& s) : path_(s.out_dir / "evaluations.csv"), capture_(s.capture) {}
   void finish(const RunRecord& run) override {
     if (!run.evaluations) return;
     const EvaluationIndex& index = *run.evaluations;
@@ -337,7 +348,7 @@ class EvaluationsSink final : public Sink {
       row.wasted += o.wasted_gpu_seconds;
       row.completed += o.state == JobState::Completed;
     }
-    CsvWriter csv(path_);
+    CsvWriter csv(path_, capture_);
     for (std::string_view h : {"evaluation", "first_job", "trials", "jobs", "jobs_completed", "submit_s", "end_s",
                                "makespan_s", "gpu_seconds", "wasted_gpu_seconds"})
       csv.text(h);
@@ -356,6 +367,7 @@ class EvaluationsSink final : public Sink {
 
  private:
   std::filesystem::path path_;
+  TableCapture* capture_;
 };
 
 template <class S>

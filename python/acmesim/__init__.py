@@ -1,0 +1,223 @@
+"""acmesim from Python: runs as pandas DataFrames, and scheduling policies written in Python.
+
+    import acmesim
+    r = acmesim.run("configs/seren.yaml", set={"policy.name": "fifo"})
+    r.jobs, r.timeseries, r.summary, r.by_type, r.waste, r.evaluations   # DataFrames
+    r.to_csv("out/from-python")
+
+A policy is a subclass of acmesim.Policy, given to run() as an object or named in a
+configuration as policy.name: python:module.Class (its policy.* keys become keyword arguments).
+It sees what the C++ policies see (sim/policy.h): a SchedulingPass with now(), request(job),
+is_pending(job), try_start(job), preempt(job), estimate(job), ... An exception in it stops the
+run with acmesim.PolicyError carrying its traceback and the simulated time; bad input raises
+acmesim.InputError (a ValueError) with the command line's message.
+"""
+import importlib
+import itertools
+import json
+import os
+
+import numpy as np
+import pandas as pd
+
+from . import _acmesim
+from ._acmesim import InputError, JobRequest, PolicyError, SchedulingPass
+
+__all__ = ["run", "gen", "sweep", "policies", "keys", "Policy", "Result", "InputError", "PolicyError",
+           "JobRequest", "SchedulingPass"]
+
+# The outputs as run() returns them: attribute -> the file of the command line.
+OUTPUTS = {"jobs": "jobs.csv", "timeseries": "timeseries.csv", "summary": "summary.csv",
+           "by_type": "summary_by_type.csv", "waste": "wasted_by_cause.csv", "evaluations": "evaluations.csv"}
+# Read like pandas reads the files: their numbers are formatted as text by the C++ side.
+_TEXT_TABLES = {"summary.csv", "summary_by_type.csv"}
+
+
+class Policy:
+    """A scheduling policy. Override schedule(); the other hooks are optional.
+
+    on_queued(job, request): a job joined the queue (jobs join in release order).
+    on_withdrawn(job): a pending job left the queue without starting.
+    on_stopped(job): a running job stopped (ended, or preempted: on_queued follows).
+    schedule(pass_): once per instant with events; start jobs with pass_.try_start(job). The pass
+        is valid only during the call.
+    reads_estimates(): True to read pass_.estimate(job) (run-time estimates, estimate.*).
+    """
+
+    def on_queued(self, job, request):
+        pass
+
+    def on_withdrawn(self, job):
+        pass
+
+    def on_stopped(self, job):
+        pass
+
+    def schedule(self, pass_):
+        raise NotImplementedError("a Policy must define schedule(pass_)")
+
+    def reads_estimates(self):
+        return False
+
+
+class Result:
+    """One run's outputs: DataFrames with the columns of the files `acmesim run` writes."""
+
+    def __init__(self, raw):
+        self.simulate_s = raw["simulate_s"]
+        self.outputs_s = raw["outputs_s"]
+        tables = raw["tables"]
+        for attr, file in OUTPUTS.items():
+            setattr(self, attr, _frame(tables[file], file in _TEXT_TABLES) if file in tables else None)
+        self.run = json.loads(raw["texts"]["run.json"]) if "run.json" in raw["texts"] else None
+
+    def to_csv(self, folder):
+        """Writes every output there is to `folder` (made if needed), as CSV files of those names."""
+        os.makedirs(folder, exist_ok=True)
+        for attr, file in OUTPUTS.items():
+            frame = getattr(self, attr)
+            if frame is not None:
+                frame.to_csv(os.path.join(folder, file), index=False)
+        if self.run is not None:
+            with open(os.path.join(folder, "run.json"), "w") as f:
+                json.dump(self.run, f, indent=2)
+                f.write("\n")
+
+    def __repr__(self):
+        shown = ", ".join(f"{a}: {len(getattr(self, a))} rows" for a in OUTPUTS if getattr(self, a) is not None)
+        return f"acmesim.Result({shown})"
+
+
+def _read_result(folder):
+    result = Result.__new__(Result)
+    result.simulate_s = result.outputs_s = None
+    for attr, file in OUTPUTS.items():
+        path = os.path.join(folder, file)
+        setattr(result, attr, pd.read_csv(path) if os.path.exists(path) else None)
+    path = os.path.join(folder, "run.json")
+    result.run = json.load(open(path)) if os.path.exists(path) else None
+    return result
+
+
+def _frame(table, numbers_as_text):
+    header, columns = table
+    data = {}
+    for name, (kind, values, blank) in zip(header, columns):
+        blank = np.asarray(blank, dtype=bool)
+        if kind == "integer":
+            data[name] = pd.arrays.IntegerArray(values, blank) if blank.any() else values
+        elif kind == "real":
+            data[name] = values
+        elif kind == "text":
+            column = pd.Series(values, dtype=object)
+            column[blank | (column == "").to_numpy()] = None  # as pandas reads an empty cell
+            if numbers_as_text:
+                converted = pd.to_numeric(column, errors="coerce")
+                if converted.notna().sum() == column.notna().sum():
+                    column = converted
+            data[name] = column
+        else:
+            data[name] = np.full(len(blank), np.nan)
+    return pd.DataFrame(data)
+
+
+def _flatten(mapping, prefix=""):
+    for key, value in mapping.items():
+        if isinstance(value, dict):
+            yield from _flatten(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def _override(key, value):
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, (list, tuple)):
+        text = ",".join(str(v) for v in value)
+    else:
+        text = "" if value is None else str(value)
+    return f"{key}={text}"
+
+
+_instances = {}
+_serial = itertools.count()
+
+
+def _make_policy(name, kwargs):
+    """The C++ side's resolver of policy.name python:...: an instance given to run(), or
+    module.Class made with the policy.* keys as keyword arguments (numbers as numbers)."""
+    spec = name.split(":", 1)[1]
+    if spec in _instances:
+        if kwargs:
+            raise ValueError(f"an instance given to run() takes no policy.* keys, got {sorted(kwargs)}")
+        return _instances[spec]
+    module, _, cls = spec.rpartition(".")
+    if not module:
+        raise ValueError(f"expected python:module.Class, got '{name}'")
+    policy_class = getattr(importlib.import_module(module), cls)
+    return policy_class(**{k: _number(v) for k, v in kwargs.items()})
+
+
+def _number(text):
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text, text)
+
+
+def run(config, set=None, policy=None, outputs=None, out=None):
+    """Runs `config` (a YAML file, or a dict of keys, nested or dotted) with `set` applied on top,
+    in process, and returns its outputs as a Result. `policy`: a Policy instance to schedule with
+    (instead of policy.name). `outputs`: which (default: every one but console). `out`: a folder
+    to write the files to instead, byte for byte as `acmesim run --out` writes them; the Result is
+    then read from them."""
+    overrides = []
+    file = ""
+    if isinstance(config, dict):
+        overrides += [_override(k, v) for k, v in _flatten(config)]
+    else:
+        file = os.fspath(config)
+    overrides += [_override(k, v) for k, v in _flatten(set or {})]
+    overrides.append(_override("outputs", outputs or [o for o in OUTPUTS if o not in ("summary", "by_type")]
+                               + ["summary", "run_json"]))
+    key = None
+    if policy is not None:
+        if not isinstance(policy, Policy):
+            raise TypeError("policy must be an instance of acmesim.Policy")
+        key = f"@{next(_serial)}"
+        _instances[key] = policy
+        overrides.append(f"policy.name=python:{key}")
+    try:
+        if out is None:
+            return Result(_acmesim.run(file, overrides))
+        _acmesim.run_to(file, overrides, os.fspath(out))
+        return _read_result(out)
+    finally:
+        if key is not None:
+            del _instances[key]
+
+
+def gen(cluster, start, end, output, seed=1, load=1.0, policy=""):
+    """acmesim gen: a synthetic trace in the AcmeTrace schema, written to `output`; its path."""
+    _acmesim.gen(cluster, start, end, seed, load, os.fspath(output), policy)
+    return output
+
+
+def sweep(file, out, jobs=0):
+    """acmesim sweep: every run of the sweep file into `out`; the merged summary as a DataFrame.
+    Raises RuntimeError when a run failed (its error is in out/runs/<id>/error.txt)."""
+    if _acmesim.sweep(os.fspath(file), os.fspath(out), jobs) != 0:
+        raise RuntimeError(f"some runs of {file} failed: see {out}/runs/*/error.txt")
+    return pd.read_csv(os.path.join(out, "summary.csv"))
+
+
+def policies():
+    """The registered C++ policies: a DataFrame of name and description."""
+    return pd.DataFrame(_acmesim.policies(), columns=["name", "description"])
+
+
+def keys():
+    """Every configuration key with its default, as `acmesim list` and `run --help` give them."""
+    return pd.DataFrame(_acmesim.keys(), columns=["section", "key", "default", "doc"])

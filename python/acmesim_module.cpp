@@ -1,0 +1,242 @@
+// _acmesim: the C++ side of the Python module (python/acmesim/__init__.py is the API). Runs go
+// through the same code as the acmesim executable (sim/app/app.h); outputs come back as typed
+// columns (sim/io/captured_table.h), never through CSV files. A policy written in Python is
+// adapted to the C++ Policy contract (sim/policy.h) by PythonPolicy.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "policies/registry.h"
+#include "sim/app/app.h"
+#include "sim/app/plugin_keys.h"
+#include "sim/error.h"
+#include "sim/io/config.h"
+#include "sim/log.h"
+
+namespace py = pybind11;
+
+namespace acme {
+namespace {
+
+// A Python exception inside a policy: its traceback, with where the run was.
+class PolicyRaised : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The C++ Policy contract over an instance of acmesim.Policy. Every call holds the GIL, so that
+// runs on other threads (a sweep) may call it too.
+class PythonPolicy final : public Policy {
+ public:
+  explicit PythonPolicy(py::object policy) : policy_(std::move(policy)) {
+    py::gil_scoped_acquire gil;
+    name_ = py::str(policy_.attr("__class__").attr("__name__"));
+    reads_estimates_ = policy_.attr("reads_estimates")().cast<bool>();
+    on_queued_ = policy_.attr("on_queued");
+    on_withdrawn_ = policy_.attr("on_withdrawn");
+    on_stopped_ = policy_.attr("on_stopped");
+    schedule_ = policy_.attr("schedule");
+  }
+  ~PythonPolicy() override {
+    py::gil_scoped_acquire gil;
+    on_queued_ = on_withdrawn_ = on_stopped_ = schedule_ = policy_ = py::object();
+  }
+
+  void on_queued(JobId job, const JobRequest& r) override { call(on_queued_, "on_queued", job, job, r); }
+  void on_withdrawn(JobId job) override { call(on_withdrawn_, "on_withdrawn", job, job); }
+  void on_stopped(JobId job) override { call(on_stopped_, "on_stopped", job, job); }
+  void schedule(SchedulingPass& pass) override {
+    now_ = pass.now().sec();
+    call(schedule_, "schedule", kNoJob, py::cast(&pass, py::return_value_policy::reference));
+  }
+  bool reads_estimates() const override { return reads_estimates_; }
+
+ private:
+  template <class... Args>
+  void call(py::object& method, const char* what, JobId job, Args&&... args) {
+    py::gil_scoped_acquire gil;
+    try {
+      method(std::forward<Args>(args)...);
+    } catch (py::error_already_set& e) {
+      const auto trace = py::str("").attr("join")(
+          py::module_::import("traceback").attr("format_exception")(e.type(), e.value(), e.trace())).cast<std::string>();
+      std::string where = "policy " + name_ + "." + what + " raised at simulated time " + std::to_string(now_) + " s";
+      if (job != kNoJob) where += " (job " + std::to_string(job) + ")";
+      throw PolicyRaised(where + ":\n" + trace);
+    }
+  }
+
+  py::object policy_, on_queued_, on_withdrawn_, on_stopped_, schedule_;
+  std::string name_;
+  bool reads_estimates_ = false;
+  std::int64_t now_ = 0;
+};
+
+// policy.name: python:module.Class (and the instances acmesim.run(policy=...) names): made by
+// acmesim._make_policy, with the policy.* keys as keyword arguments.
+std::unique_ptr<Policy> resolve_python_policy(std::string_view name, Params& params) {
+  py::gil_scoped_acquire gil;
+  py::dict kwargs;
+  for (const auto& [key, value] : params.take_rest("a keyword argument of the Python policy"))
+    kwargs[py::str(key)] = value;
+  try {
+    py::object policy = py::module_::import("acmesim").attr("_make_policy")(std::string(name), kwargs);
+    return std::make_unique<PythonPolicy>(std::move(policy));
+  } catch (py::error_already_set& e) {
+    throw InputError("policy.name: " + std::string(name) + ": " + e.what());
+  }
+}
+
+// A captured table as (header, columns): each column (kind, values, blank mask) with kind
+// "integer", "real", "text" or "blank".
+py::tuple table_to_python(const CapturedTable& t) {
+  py::list columns;
+  for (const CapturedColumn& c : t.columns) {
+    py::array_t<std::uint8_t> blank(static_cast<py::ssize_t>(c.blank.size()), c.blank.data());
+    switch (c.kind) {
+      case CapturedColumn::Kind::Integer:
+        columns.append(py::make_tuple("integer", py::array_t<std::int64_t>(static_cast<py::ssize_t>(c.integers.size()),
+                                                                          c.integers.data()), blank));
+        break;
+      case CapturedColumn::Kind::Real:
+        columns.append(py::make_tuple(
+            "real", py::array_t<double>(static_cast<py::ssize_t>(c.reals.size()), c.reals.data()), blank));
+        break;
+      case CapturedColumn::Kind::Text:
+        columns.append(py::make_tuple("text", py::cast(c.texts), blank));
+        break;
+      case CapturedColumn::Kind::Blank:
+        columns.append(py::make_tuple("blank", py::none(), blank));
+        break;
+    }
+  }
+  return py::make_tuple(py::cast(t.header), columns);
+}
+
+py::dict run(const std::string& config_file, const std::vector<std::string>& overrides) {
+  const RunConfig config = load_run_config(config_file, overrides);
+  CapturedRun r;
+  {
+    py::gil_scoped_release free;  // policies written in Python take it back for each call
+    r = run_captured(config);
+  }
+  py::dict tables;
+  for (const auto& [name, table] : r.outputs.tables) tables[py::str(name)] = table_to_python(table);
+  py::dict out;
+  out["tables"] = tables;
+  out["texts"] = py::cast(r.outputs.texts);
+  out["simulate_s"] = r.report.simulate_s;
+  out["outputs_s"] = r.report.outputs_s;
+  out["jobs"] = r.jobs;
+  return out;
+}
+
+py::list keys() {
+  py::list out;
+  auto add = [&](const std::string& section, const std::string& key, const std::string& fallback, const std::string& doc) {
+    out.append(py::make_tuple(section, key, fallback, doc));
+  };
+  const RunConfig defaults;
+  for (const auto& f : run_config_fields()) add("run", std::string(f.key), f.get(defaults), std::string(f.doc));
+  for (const KeySection& s : policy_key_sections())
+    for (const Params::Doc& d : s.keys) add(s.title.substr(0, s.title.find(' ')), d.key, d.fallback, d.doc);
+  for (const KeySection& s : plugin_key_sections())
+    for (const Params::Doc& d : s.keys) add(d.key.substr(0, d.key.find('.')), d.key, d.fallback, d.doc);
+  return out;
+}
+
+}  // namespace
+}  // namespace acme
+
+PYBIND11_MODULE(_acmesim, m) {
+  using namespace acme;
+  m.doc() = "acmesim's C++ core; use the acmesim package";
+  log::init(false);
+  static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
+  static py::exception<PolicyRaised> policy_error(m, "PolicyError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      input_error(e.what());
+    } catch (const PolicyRaised& e) {
+      policy_error(e.what());
+    }
+  });
+  set_policy_resolver("python", resolve_python_policy);
+
+  py::class_<JobRequest>(m, "JobRequest", "what a job asks for (a policy sees nothing else)")
+      .def_property_readonly("submit", [](const JobRequest& r) { return r.submit.sec(); })
+      .def_readonly("gpu_num", &JobRequest::gpu_num)
+      .def_readonly("node_num", &JobRequest::node_num)
+      .def_readonly("cpu_num", &JobRequest::cpu_num)
+      .def_property_readonly("type", [](const JobRequest& r) { return std::string(name(r.type)); })
+      .def_readonly("user", &JobRequest::user);
+
+  py::class_<SchedulingPass>(m, "SchedulingPass", "one scheduling pass: what a policy may see and do (sim/policy.h)")
+      .def("now", [](const SchedulingPass& p) { return p.now().sec(); }, "the simulated time, seconds")
+      .def("request", &SchedulingPass::request, py::return_value_policy::copy)
+      .def("user_name", [](const SchedulingPass& p, JobId j) { return std::string(p.user_name(j)); })
+      .def("is_pending", &SchedulingPass::is_pending)
+      .def("is_running", &SchedulingPass::is_running)
+      .def("try_start", &SchedulingPass::try_start, "start the job now if it fits; whether it started")
+      .def("wake_at", [](SchedulingPass& p, std::int64_t t) { p.wake_at(Time::seconds(t)); },
+           "ask for a pass at time t (seconds) even if nothing happens then")
+      .def("preempt", [](SchedulingPass& p, JobId j, bool kill) {
+             p.preempt(j, kill ? SchedulingPass::Preempt::Kill : SchedulingPass::Preempt::Suspend);
+           }, py::arg("job"), py::arg("kill") = true, "stop a running job and queue it again")
+      .def("estimate", [](const SchedulingPass& p, JobId j) { return p.estimate(j).sec(); })
+      .def("expected_end", [](const SchedulingPass& p, JobId j) { return p.expected_end(j).sec(); })
+      .def("fits_now", [](const SchedulingPass& p, JobId j) { return p.cluster().fits_now(p.request(j)); },
+           "whether the job would start now")
+      .def("free_gpus", [](const SchedulingPass& p) { return p.cluster().free_gpus(); })
+      .def("total_gpus", [](const SchedulingPass& p) { return p.cluster().total_gpus(); })
+      .def("oracle_remaining", [](const SchedulingPass& p, JobId j) { return p.oracle_remaining(j).sec(); },
+           "ORACLE ONLY: the true run time the job still needs");
+
+  m.def("run", &run, py::arg("config_file"), py::arg("overrides"),
+        "one run of acmesim run in process; its outputs as typed columns");
+  m.def("run_to", [](const std::string& config_file, const std::vector<std::string>& overrides,
+                     const std::string& out_dir) {
+    RunArgs args;
+    args.config = config_file;
+    args.overrides = overrides;
+    args.out_dir = out_dir;
+    args.progress = false;
+    py::gil_scoped_release free;
+    return run_command(args);
+  }, "acmesim run itself: the outputs written to out_dir as the command line writes them");
+  m.def("policies", [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const PolicyEntry& e : policy_table()) out.emplace_back(e.name, e.description);
+    return out;
+  });
+  m.def("keys", &keys, "every configuration key: (section, key, default, doc)");
+  m.def("gen", [](const std::string& cluster, const std::string& from, const std::string& to, std::uint64_t seed,
+                  double load, const std::string& output, const std::string& policy) {
+    GenArgs args;
+    args.cluster = cluster;
+    args.from = from;
+    args.to = to;
+    args.seed = seed;
+    args.load = load;
+    args.output = output;
+    args.policy = policy;
+    py::gil_scoped_release free;
+    return gen_command(args);
+  });
+  m.def("sweep", [](const std::string& file, const std::string& out_dir, unsigned jobs) {
+    SweepArgs args;
+    args.file = file;
+    args.out_dir = out_dir;
+    args.jobs = jobs;
+    args.progress = false;
+    py::gil_scoped_release free;
+    return sweep_command(args);
+  });
+}
