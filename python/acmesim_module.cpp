@@ -7,6 +7,8 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <string_view>
+#include <unordered_map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -92,23 +94,29 @@ std::unique_ptr<Policy> resolve_python_policy(std::string_view name, Params& par
   }
 }
 
+// A numpy array that owns the vector's memory (moved, not copied).
+template <class T>
+py::array_t<T> to_numpy(std::vector<T>&& v) {
+  auto* owned = new std::vector<T>(std::move(v));
+  py::capsule free(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), free);
+}
+
 // A captured table as (header, columns): each column (kind, values, blank mask) with kind
-// "integer", "real", "text" or "blank".
-py::tuple table_to_python(const CapturedTable& t) {
+// "integer", "real", "text" or "blank". The columns' memory moves to the arrays.
+py::tuple table_to_python(CapturedTable& t) {
   py::list columns;
-  for (const CapturedColumn& c : t.columns) {
-    py::array_t<std::uint8_t> blank(static_cast<py::ssize_t>(c.blank.size()), c.blank.data());
+  for (CapturedColumn& c : t.columns) {
+    py::array_t<std::uint8_t> blank = to_numpy(std::move(c.blank));
     switch (c.kind) {
       case CapturedColumn::Kind::Integer:
-        columns.append(py::make_tuple("integer", py::array_t<std::int64_t>(static_cast<py::ssize_t>(c.integers.size()),
-                                                                          c.integers.data()), blank));
+        columns.append(py::make_tuple("integer", to_numpy(std::move(c.integers)), blank));
         break;
       case CapturedColumn::Kind::Real:
-        columns.append(py::make_tuple(
-            "real", py::array_t<double>(static_cast<py::ssize_t>(c.reals.size()), c.reals.data()), blank));
+        columns.append(py::make_tuple("real", to_numpy(std::move(c.reals)), blank));
         break;
-      case CapturedColumn::Kind::Text:
-        columns.append(py::make_tuple("text", py::cast(c.texts), blank));
+      case CapturedColumn::Kind::Text:  // codes (-1: blank) into the distinct texts
+        columns.append(py::make_tuple("text", py::make_tuple(to_numpy(std::move(c.codes)), py::cast(c.distinct)), blank));
         break;
       case CapturedColumn::Kind::Blank:
         columns.append(py::make_tuple("blank", py::none(), blank));
@@ -126,7 +134,7 @@ py::dict run(const std::string& config_file, const std::vector<std::string>& ove
     r = run_captured(config);
   }
   py::dict tables;
-  for (const auto& [name, table] : r.outputs.tables) tables[py::str(name)] = table_to_python(table);
+  for (auto& [name, table] : r.outputs.tables) tables[py::str(name)] = table_to_python(table);
   py::dict out;
   out["tables"] = tables;
   out["texts"] = py::cast(r.outputs.texts);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The documentation's commands, run as written from the repository root, so that they cannot go
 # stale (scripts/test.sh runs this after the tests):
-#  1. every ```sh block of a tracked Markdown file that the line `<!-- runnable -->` precedes, in
-#     its own bash with `set -euo pipefail`;
+#  1. every ```sh or ```python block of a tracked Markdown file that the line `<!-- runnable -->`
+#     precedes, in its own bash with `set -euo pipefail`, or /usr/bin/python3 with the module of
+#     build/python on its path;
 #  2. the count of tests tests/README.md states, against ctest's;
 #  3. every experiment's run.sh that its README names as its **Command.**, then a check that the
 #     tables they write (CSV and Markdown, README tables included) come out as committed: the
@@ -20,7 +21,7 @@ case "${1:-}" in
   --experiments) parts=(experiments) ;;
   *) echo "usage: scripts/docs_check.sh [--blocks | --experiments]" >&2; exit 2 ;;
 esac
-timed=(experiments/eval_decoupling/replay_time.csv)  # wall times: differ from run to run
+timed=(experiments/eval_decoupling/replay_time.csv experiments/python/results.csv experiments/python/README.md)  # wall times
 work=$(mktemp -d)
 made=()
 cleanup() {
@@ -42,21 +43,27 @@ blocks() {
     # "LINE<TAB>command text" of each runnable block, blocks apart by a line "@@END".
     awk '
       /^<!-- runnable -->$/ { armed = NR; next }
-      /^```sh/ { if (armed == NR - 1) { inside = 1; start = NR + 1; printf "@@START\t%d\n", start } ; armed = 0; next }
+      /^```(sh|python)$/ { if (armed == NR - 1) { inside = 1; printf "@@START\t%d\t%s\n", NR + 1, substr($0, 4) } ; armed = 0; next }
       /^```/ { if (inside) print "@@END"; inside = 0; next }
       inside { print }
       { armed = 0 }
     ' "$md" >"$work/blocks"
-    local line=0 body=""
+    local line=0 body="" lang=sh
     while IFS= read -r text; do
       case "$text" in
-        @@START*) line=${text#*$'\t'}; body="" ;;
+        @@START*) IFS=$'\t' read -r _ line lang <<<"$text"; body="" ;;
         @@END)
           n=$((n + 1))
           if grep -q 'trace_seren\.csv' <<<"$body"; then stand_in seren 2023-03-25 2023-05-05; fi
           if grep -q 'trace_kalos\.csv' <<<"$body"; then stand_in kalos 2023-05-17 2023-06-01; fi
-          printf 'set -euo pipefail\n%s\n' "$body" >"$work/block.sh"
-          if ! bash "$work/block.sh" >"$work/log" 2>&1; then
+          local run=(bash "$work/block.sh")
+          if [ "$lang" = python ]; then
+            printf '%s\n' "$body" >"$work/block.sh"
+            run=(env PYTHONPATH="$PWD/build/python" /usr/bin/python3 "$work/block.sh")
+          else
+            printf 'set -euo pipefail\n%s\n' "$body" >"$work/block.sh"
+          fi
+          if ! "${run[@]}" >"$work/log" 2>&1; then
             echo "docs_check: FAIL: the block at $md:$line:" >&2
             cat "$work/block.sh" >&2
             tail -20 "$work/log" >&2

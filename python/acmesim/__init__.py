@@ -99,6 +99,24 @@ def _read_result(folder):
     return result
 
 
+def _text_column(codes, categories, numbers_as_text):
+    """Texts as pandas reads them: numbers where every one is a number (ids, the summaries'
+    statistics), few distinct texts as a categorical (type, state, user), else strings; blank: NaN."""
+    categories = pd.Index(categories, dtype=object)
+    numbers = pd.to_numeric(categories, errors="coerce") if len(categories) else categories
+    if len(categories) and not np.isnan(np.asarray(numbers, dtype=float)).any():
+        values = np.asarray(numbers)[codes]
+        if (codes < 0).any():
+            values = values.astype(float)
+            values[codes < 0] = np.nan
+        return values
+    if numbers_as_text or len(categories) * 2 > len(codes):
+        values = np.asarray(categories, dtype=object)[codes] if len(categories) else np.full(len(codes), None)
+        values[codes < 0] = None
+        return values
+    return pd.Categorical.from_codes(codes, categories)
+
+
 def _frame(table, numbers_as_text):
     header, columns = table
     data = {}
@@ -109,13 +127,8 @@ def _frame(table, numbers_as_text):
         elif kind == "real":
             data[name] = values
         elif kind == "text":
-            column = pd.Series(values, dtype=object)
-            column[blank | (column == "").to_numpy()] = None  # as pandas reads an empty cell
-            if numbers_as_text:
-                converted = pd.to_numeric(column, errors="coerce")
-                if converted.notna().sum() == column.notna().sum():
-                    column = converted
-            data[name] = column
+            codes, categories = values
+            data[name] = _text_column(codes, categories, numbers_as_text)
         else:
             data[name] = np.full(len(blank), np.nan)
     return pd.DataFrame(data)

@@ -1,6 +1,7 @@
 #include "sim/io/captured_table.h"
 
 #include <cmath>
+#include <optional>
 #include <limits>
 #include <stdexcept>
 
@@ -13,14 +14,27 @@ using Kind = CapturedColumn::Kind;
 
 // The column as text: every earlier cell printed as the CSV file would print it.
 void to_text(CapturedColumn& c, std::size_t rows) {
-  c.texts.assign(rows, "");
+  c.codes.assign(rows, -1);
   for (std::size_t r = 0; r < rows; ++r) {
     if (c.blank[r]) continue;
-    c.texts[r] = c.kind == Kind::Integer ? std::to_string(c.integers[r]) : format_fixed(c.reals[r], 3);
+    c.codes[r] = c.code_of(c.kind == Kind::Integer ? std::to_string(c.integers[r]) : format_fixed(c.reals[r], 3));
   }
   c.integers.clear();
   c.reals.clear();
   c.kind = Kind::Text;
+}
+
+// A plain integer, as a CSV reader would take the text: digits with an optional minus, no
+// leading zero (but "0"), at most 18 digits.
+std::optional<std::int64_t> plain_integer(std::string_view s) {
+  const std::string_view digits = !s.empty() && s[0] == '-' ? s.substr(1) : s;
+  if (digits.empty() || digits.size() > 18 || (digits[0] == '0' && digits.size() > 1)) return std::nullopt;
+  std::int64_t v = 0;
+  for (const char ch : digits) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    v = v * 10 + (ch - '0');
+  }
+  return s[0] == '-' ? -v : v;
 }
 
 void to_real(CapturedColumn& c, std::size_t rows) {
@@ -33,9 +47,27 @@ void to_real(CapturedColumn& c, std::size_t rows) {
 
 }  // namespace
 
+std::int32_t CapturedColumn::code_of(std::string_view text) {
+  if (distinct.size() <= 16) {  // a type or a state: comparing beats hashing
+    for (std::size_t i = 0; i < distinct.size(); ++i)
+      if (distinct[i] == text) return static_cast<std::int32_t>(i);
+  } else if (const auto it = index_.find(text); it != index_.end()) {
+    return it->second;
+  }
+  const auto code = static_cast<std::int32_t>(distinct.size());
+  distinct.emplace_back(text);
+  index_.emplace(distinct.back(), code);
+  return code;
+}
+
 CapturedColumn& CapturedTable::at(std::size_t column) {
   if (column >= columns.size()) throw std::logic_error("captured table: a row longer than its header");
-  return columns[column];
+  CapturedColumn& c = columns[column];
+  if (reserved_ > 0 && c.blank.capacity() < reserved_) {  // room for every row, once
+    c.blank.reserve(reserved_);
+    c.integers.reserve(reserved_);
+  }
+  return c;
 }
 
 void CapturedTable::text(std::size_t column, std::string_view s) {
@@ -45,12 +77,14 @@ void CapturedTable::text(std::size_t column, std::string_view s) {
     return;
   }
   CapturedColumn& c = at(column);
+  if (c.kind == Kind::Blank || c.kind == Kind::Integer)
+    if (const auto v = plain_integer(s)) return integer(column, *v);
   if (c.kind != Kind::Text) to_text(c, rows);
-  c.texts.emplace_back(s);
-  c.blank.push_back(0);
+  c.codes.push_back(s.empty() ? -1 : c.code_of(s));
+  c.blank.push_back(s.empty() ? 1 : 0);
 }
 
-void CapturedTable::integer(std::size_t column, std::int64_t v) {
+void CapturedTable::first_integer(std::size_t column, std::int64_t v) {
   CapturedColumn& c = at(column);
   if (c.kind == Kind::Blank) {
     c.kind = Kind::Integer;
@@ -58,7 +92,7 @@ void CapturedTable::integer(std::size_t column, std::int64_t v) {
   }
   if (c.kind == Kind::Integer) c.integers.push_back(v);
   else if (c.kind == Kind::Real) c.reals.push_back(static_cast<double>(v));
-  else c.texts.push_back(std::to_string(v));
+  else c.codes.push_back(c.code_of(std::to_string(v)));
   c.blank.push_back(0);
 }
 
@@ -66,7 +100,7 @@ void CapturedTable::real(std::size_t column, double v) {
   CapturedColumn& c = at(column);
   if (c.kind == Kind::Blank || c.kind == Kind::Integer) to_real(c, rows);
   if (c.kind == Kind::Real) c.reals.push_back(v);
-  else c.texts.push_back(format_fixed(v, 3));
+  else c.codes.push_back(std::isfinite(v) ? c.code_of(format_fixed(v, 3)) : -1);
   c.blank.push_back(std::isfinite(v) ? 0 : 1);
 }
 
@@ -76,9 +110,13 @@ void CapturedTable::blank(std::size_t column) {
     case Kind::Blank: break;
     case Kind::Integer: c.integers.push_back(0); break;
     case Kind::Real: c.reals.push_back(std::numeric_limits<double>::quiet_NaN()); break;
-    case Kind::Text: c.texts.emplace_back(); break;
+    case Kind::Text: c.codes.push_back(-1); break;
   }
   c.blank.push_back(1);
+}
+
+void CapturedTable::reserve(std::size_t n) {
+  reserved_ = n;
 }
 
 void CapturedTable::end_row() {

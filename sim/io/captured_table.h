@@ -2,13 +2,16 @@
 // DataFrames without writing CSV and reading it back. A CsvWriter given a TableCapture fills the
 // table of its file's name cell by cell, typed as the writer was called: the first row is the
 // header, then a column is integer, real or text as its cells are (an integer column that meets
-// a real becomes real, any column that meets a text becomes text), and blank cells are marked.
+// a real becomes real, any column that meets a text becomes text), and blank cells are marked. A
+// text that is a plain integer ("12345", a job id) counts as an integer, as a CSV reader takes it.
+// Texts are kept dictionary-encoded: a code a row into the column's distinct texts.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace acme {
@@ -18,8 +21,19 @@ struct CapturedColumn {
   Kind kind = Kind::Blank;
   std::vector<std::int64_t> integers;  // kind Integer: one a row (0 where blank)
   std::vector<double> reals;           // kind Real: one a row (NaN where blank)
-  std::vector<std::string> texts;      // kind Text: one a row ("" where blank)
+  std::vector<std::int32_t> codes;     // kind Text: one a row, into `distinct` (-1 where blank)
+  std::vector<std::string> distinct;   // kind Text: each text once, in order of first use
   std::vector<std::uint8_t> blank;     // one a row: 1 where the cell was blank
+
+  // The code of a text, added to `distinct` if new. O(1) expected.
+  std::int32_t code_of(std::string_view text);
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::int32_t, Hash, std::equal_to<>> index_;
 };
 
 struct CapturedTable {
@@ -29,14 +43,25 @@ struct CapturedTable {
 
   // The writer's calls, for cell `column` of the current row (the header row first).
   void text(std::size_t column, std::string_view s);
-  void integer(std::size_t column, std::int64_t v);
+  void integer(std::size_t column, std::int64_t v) {  // inline: a million rows of integers
+    if (column < columns.size() && columns[column].kind == CapturedColumn::Kind::Integer) {
+      columns[column].integers.push_back(v);
+      columns[column].blank.push_back(0);
+      return;
+    }
+    first_integer(column, v);
+  }
   void real(std::size_t column, double v);
   void blank(std::size_t column);
   void end_row();
+  // Room for `rows` rows in every column, once the header is in: no growth on the way.
+  void reserve(std::size_t rows);
 
  private:
+  void first_integer(std::size_t column, std::int64_t v);  // integer() but on an integer column
   CapturedColumn& at(std::size_t column);
   bool in_header_ = true;
+  std::size_t reserved_ = 0;  // rows the writer expects (reserve); 0: unknown
 };
 
 struct TableCapture {

@@ -239,6 +239,10 @@ CsvWriter& CsvWriter::end_row() {
   return *this;
 }
 
+void CsvWriter::expect_rows(std::size_t rows) {
+  if (table_) table_->reserve(rows);
+}
+
 void CsvWriter::commit() {
   if (table_) return;
   file_->write(std::string_view(buf_.data(), len_));

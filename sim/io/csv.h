@@ -53,6 +53,8 @@ class CsvWriter {
   CsvWriter& real(double v, int decimals = 3);
   CsvWriter& blank();
   CsvWriter& end_row();
+  // How many rows will follow, when known: a captured table makes room for them at once.
+  void expect_rows(std::size_t rows);
   void commit();
 
  private:

@@ -26,6 +26,7 @@ class JobsSink final : public Sink {
                                "reject_reason", "failures"})
       csv.text(h);
     csv.end_row();
+    csv.expect_rows(run.workload.size());
     const Workload& w = run.workload;
     for (std::size_t i = 0; i < w.size(); ++i) {
       const JobRequest& r = w.requests[i];

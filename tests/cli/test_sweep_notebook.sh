@@ -8,7 +8,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$acmesim" sweep "$root/tests/data/sweep_small.yaml" --out "$out/sweep" -q
 # Debian's python3 (pandas, matplotlib, the kernel), not another python3 on the PATH.
-export PATH="/usr/bin:$PATH" SWEEP_DIR="$out/sweep"
+export PATH="/usr/bin:$PATH" SWEEP_DIR="$out/sweep" ACMESIM_PYTHON="$(cd "$(dirname "$acmesim")" && pwd)/python"
 /usr/bin/python3 -m nbconvert --to notebook --execute --ExecutePreprocessor.timeout=300 \
   --output-dir "$out" "$root/experiments/sweeps/sweep.ipynb" 2>"$out/nbconvert.log" ||
   { cat "$out/nbconvert.log" >&2; exit 1; }
