@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "sim/io/captured_table.h"
 #include "sim/io/csv.h"
 
 namespace {
@@ -61,3 +62,35 @@ TEST_CASE("CSV cells: integers at the extremes, quoting only where needed, blank
         "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",,1.000,0.000\n");
   std::filesystem::remove(path);
 }
+
+namespace acme::test {
+
+TEST_CASE("A captured CSV keeps each column typed as written, blanks marked, no file written", "[csv]") {
+  // By hand: column a gets integers then a blank; b an integer then a real (becomes real); c a
+  // plain-integer text then a word (becomes text, the integer printed back); d texts, one blank.
+  TableCapture capture;
+  const auto dir = std::filesystem::temp_directory_path();
+  CsvWriter csv(dir / "acmesim_captured_never_written.csv", &capture);
+  csv.text("a").text("b").text("c").text("d").end_row();
+  csv.integer(1).integer(2).text("42").text("Eval").end_row();
+  csv.integer(3).real(2.5).text("007").text("").end_row();
+  csv.blank().integer(4).text("word").text("Eval").end_row();
+  csv.commit();
+  CHECK_FALSE(std::filesystem::exists(dir / "acmesim_captured_never_written.csv"));
+  const CapturedTable& t = capture.tables.at("acmesim_captured_never_written.csv");
+  REQUIRE(t.header == std::vector<std::string>{"a", "b", "c", "d"});
+  CHECK(t.rows == 3);
+  using Kind = CapturedColumn::Kind;
+  CHECK(t.columns[0].kind == Kind::Integer);
+  CHECK(t.columns[0].integers == std::vector<std::int64_t>{1, 3, 0});
+  CHECK(t.columns[0].blank == std::vector<std::uint8_t>{0, 0, 1});
+  CHECK(t.columns[1].kind == Kind::Real);
+  CHECK(t.columns[1].reals == std::vector<double>{2.0, 2.5, 4.0});
+  CHECK(t.columns[2].kind == Kind::Text);
+  CHECK(t.columns[2].distinct == std::vector<std::string>{"42", "007", "word"});
+  CHECK(t.columns[2].codes == std::vector<std::int32_t>{0, 1, 2});
+  CHECK(t.columns[3].codes == std::vector<std::int32_t>{0, -1, 0});
+  CHECK(t.columns[3].blank == std::vector<std::uint8_t>{0, 1, 0});
+}
+
+}  // namespace acme::test
