@@ -102,8 +102,9 @@ py::array_t<T> to_numpy(std::vector<T>&& v) {
   return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), free);
 }
 
-// A captured table as (header, columns): each column (kind, values, blank mask) with kind
-// "integer", "real", "text" or "blank". The columns' memory moves to the arrays.
+// A captured table as (header, columns, rows): each column (kind, values, blank mask; the mask
+// empty when no cell is blank) with kind "integer", "real", "text" or "blank". The columns'
+// memory moves to the arrays.
 py::tuple table_to_python(CapturedTable& t) {
   py::list columns;
   for (CapturedColumn& c : t.columns) {
@@ -123,7 +124,7 @@ py::tuple table_to_python(CapturedTable& t) {
         break;
     }
   }
-  return py::make_tuple(py::cast(t.header), columns);
+  return py::make_tuple(py::cast(t.header), columns, t.rows);
 }
 
 py::dict run(const std::string& config_file, const std::vector<std::string>& overrides) {

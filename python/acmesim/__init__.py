@@ -118,10 +118,10 @@ def _text_column(codes, categories, numbers_as_text):
 
 
 def _frame(table, numbers_as_text):
-    header, columns = table
+    header, columns, table_rows = table
     data = {}
     for name, (kind, values, blank) in zip(header, columns):
-        blank = np.asarray(blank, dtype=bool)
+        blank = np.asarray(blank, dtype=bool)  # empty: no cell of the column is blank
         if kind == "integer":
             data[name] = pd.arrays.IntegerArray(values, blank) if blank.any() else values
         elif kind == "real":
@@ -130,7 +130,7 @@ def _frame(table, numbers_as_text):
             codes, categories = values
             data[name] = _text_column(codes, categories, numbers_as_text)
         else:
-            data[name] = np.full(len(blank), np.nan)
+            data[name] = np.full(table_rows, np.nan)
     return pd.DataFrame(data)
 
 

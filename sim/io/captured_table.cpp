@@ -16,7 +16,7 @@ using Kind = CapturedColumn::Kind;
 void to_text(CapturedColumn& c, std::size_t rows) {
   c.codes.assign(rows, -1);
   for (std::size_t r = 0; r < rows; ++r) {
-    if (c.blank[r]) continue;
+    if (c.is_blank(r)) continue;
     c.codes[r] = c.code_of(c.kind == Kind::Integer ? std::to_string(c.integers[r]) : format_fixed(c.reals[r], 3));
   }
   c.integers.clear();
@@ -40,7 +40,7 @@ std::optional<std::int64_t> plain_integer(std::string_view s) {
 void to_real(CapturedColumn& c, std::size_t rows) {
   c.reals.assign(rows, std::numeric_limits<double>::quiet_NaN());
   for (std::size_t r = 0; r < rows; ++r)
-    if (!c.blank[r] && c.kind == Kind::Integer) c.reals[r] = static_cast<double>(c.integers[r]);
+    if (!c.is_blank(r) && c.kind == Kind::Integer) c.reals[r] = static_cast<double>(c.integers[r]);
   c.integers.clear();
   c.kind = Kind::Real;
 }
@@ -63,10 +63,7 @@ std::int32_t CapturedColumn::code_of(std::string_view text) {
 CapturedColumn& CapturedTable::at(std::size_t column) {
   if (column >= columns.size()) throw std::logic_error("captured table: a row longer than its header");
   CapturedColumn& c = columns[column];
-  if (reserved_ > 0 && c.blank.capacity() < reserved_) {  // room for every row, once
-    c.blank.reserve(reserved_);
-    c.integers.reserve(reserved_);
-  }
+  if (reserved_ > 0 && c.integers.capacity() < reserved_ && c.kind != Kind::Text) c.integers.reserve(reserved_);
   return c;
 }
 
@@ -81,7 +78,7 @@ void CapturedTable::text(std::size_t column, std::string_view s) {
     if (const auto v = plain_integer(s)) return integer(column, *v);
   if (c.kind != Kind::Text) to_text(c, rows);
   c.codes.push_back(s.empty() ? -1 : c.code_of(s));
-  c.blank.push_back(s.empty() ? 1 : 0);
+  c.mark(rows, s.empty());
 }
 
 void CapturedTable::first_integer(std::size_t column, std::int64_t v) {
@@ -93,7 +90,7 @@ void CapturedTable::first_integer(std::size_t column, std::int64_t v) {
   if (c.kind == Kind::Integer) c.integers.push_back(v);
   else if (c.kind == Kind::Real) c.reals.push_back(static_cast<double>(v));
   else c.codes.push_back(c.code_of(std::to_string(v)));
-  c.blank.push_back(0);
+  c.mark(rows, false);
 }
 
 void CapturedTable::real(std::size_t column, double v) {
@@ -101,7 +98,7 @@ void CapturedTable::real(std::size_t column, double v) {
   if (c.kind == Kind::Blank || c.kind == Kind::Integer) to_real(c, rows);
   if (c.kind == Kind::Real) c.reals.push_back(v);
   else c.codes.push_back(std::isfinite(v) ? c.code_of(format_fixed(v, 3)) : -1);
-  c.blank.push_back(std::isfinite(v) ? 0 : 1);
+  c.mark(rows, !std::isfinite(v));
 }
 
 void CapturedTable::blank(std::size_t column) {
@@ -112,7 +109,7 @@ void CapturedTable::blank(std::size_t column) {
     case Kind::Real: c.reals.push_back(std::numeric_limits<double>::quiet_NaN()); break;
     case Kind::Text: c.codes.push_back(-1); break;
   }
-  c.blank.push_back(1);
+  c.mark(rows, true);
 }
 
 void CapturedTable::reserve(std::size_t n) {

@@ -23,7 +23,14 @@ struct CapturedColumn {
   std::vector<double> reals;           // kind Real: one a row (NaN where blank)
   std::vector<std::int32_t> codes;     // kind Text: one a row, into `distinct` (-1 where blank)
   std::vector<std::string> distinct;   // kind Text: each text once, in order of first use
-  std::vector<std::uint8_t> blank;     // one a row: 1 where the cell was blank
+  // One a row, 1 where the cell was blank; empty while no cell was (most columns never are).
+  std::vector<std::uint8_t> blank;
+  bool is_blank(std::size_t row) const { return !blank.empty() && blank[row]; }
+  // Records the cell of `row` as blank or not.
+  void mark(std::size_t row, bool is_blank) {
+    if (is_blank && blank.empty()) blank.assign(row, 0);
+    if (is_blank || !blank.empty()) blank.push_back(is_blank ? 1 : 0);
+  }
 
   // The code of a text, added to `distinct` if new. O(1) expected.
   std::int32_t code_of(std::string_view text);
@@ -46,7 +53,7 @@ struct CapturedTable {
   void integer(std::size_t column, std::int64_t v) {  // inline: a million rows of integers
     if (column < columns.size() && columns[column].kind == CapturedColumn::Kind::Integer) {
       columns[column].integers.push_back(v);
-      columns[column].blank.push_back(0);
+      columns[column].mark(rows, false);
       return;
     }
     first_integer(column, v);
