@@ -109,10 +109,11 @@ class AcmePolicy final : public Policy {
   void on_stopped(JobId job) override {
     gate_.changed();
     planner_.stopped(job);
-    if (job < charged_.size() && charged_[job] > 0) {
-      limits_.charge(job_user_[job], job_type_[job], -charged_[job]);
-      charged_[job] = 0;
-      for (const std::size_t key : QosLimits::keys_of(job_user_[job], job_type_[job]))
+    if (job < charged_.size() && charged_[job].gpus > 0) {
+      const Charge c = charged_[job];
+      limits_.charge(c.user, c.type, -c.gpus);
+      charged_[job].gpus = 0;
+      for (const std::size_t key : QosLimits::keys_of(c.user, c.type))
         if (held_back_.count(key)) freed_.push_back(key);
     }
   }
@@ -213,15 +214,8 @@ class AcmePolicy final : public Policy {
     started_now_ = true;
     planner_.started(pass, j);
     if (r.gpu_num > 0) {
-      if (j >= charged_.size()) {
-        const std::size_t n = std::max<std::size_t>(j + 1, 2 * charged_.size());
-        charged_.resize(n, 0);
-        job_user_.resize(n, 0);
-        job_type_.resize(n, JobType::CPU);
-      }
-      charged_[j] = r.gpu_num;
-      job_user_[j] = r.user;
-      job_type_[j] = r.type;
+      if (j >= charged_.size()) charged_.resize(std::max<std::size_t>(j + 1, 2 * charged_.size()));
+      charged_[j] = {r.gpu_num, r.user, r.type};
       limits_.charge(r.user, r.type, r.gpu_num);
     }
     return true;
@@ -241,9 +235,12 @@ class AcmePolicy final : public Policy {
   bool since_backfill_ = false;  // anything changed since the last backfill pass
   bool started_now_ = false;     // the pass under way started a job
   ShadowPlanner planner_;
-  std::vector<std::int32_t> charged_;  // [job]: GPUs a running job counts against its limits
-  std::vector<std::uint32_t> job_user_;
-  std::vector<JobType> job_type_;
+  struct Charge {
+    std::int32_t gpus = 0;  // GPUs the running job counts against its limits; 0: none
+    std::uint32_t user = 0;
+    JobType type = JobType::CPU;
+  };
+  std::vector<Charge> charged_;  // [job]
 };
 
 const PolicyRegistrar kAcme({"acme",

@@ -54,9 +54,6 @@ std::unique_ptr<Policy> make_policy(std::string_view name, Params& params) {
         params.check_all_used();
         return policy;
       }
-    if (name.substr(0, colon) == "python")
-      throw InputError("policy '" + std::string(name) + "': python: policies run from Python (acmesim.run), not "
-                       "from the acmesim executable");
   }
   std::string valid;
   for (const PolicyEntry& e : policy_table()) {

@@ -141,7 +141,6 @@ py::dict run(const std::string& config_file, const std::vector<std::string>& ove
   out["texts"] = py::cast(r.outputs.texts);
   out["simulate_s"] = r.report.simulate_s;
   out["outputs_s"] = r.report.outputs_s;
-  out["jobs"] = r.jobs;
   return out;
 }
 
@@ -153,9 +152,9 @@ py::list keys() {
   const RunConfig defaults;
   for (const auto& f : run_config_fields()) add("run", std::string(f.key), f.get(defaults), std::string(f.doc));
   for (const KeySection& s : policy_key_sections())
-    for (const Params::Doc& d : s.keys) add(s.title.substr(0, s.title.find(' ')), d.key, d.fallback, d.doc);
+    for (const Params::Doc& d : s.keys) add(s.name, d.key, d.fallback, d.doc);
   for (const KeySection& s : plugin_key_sections())
-    for (const Params::Doc& d : s.keys) add(d.key.substr(0, d.key.find('.')), d.key, d.fallback, d.doc);
+    for (const Params::Doc& d : s.keys) add(s.name, d.key, d.fallback, d.doc);
   return out;
 }
 

@@ -81,13 +81,10 @@ std::string describe_loaded(const Workload& w) {
   std::string text = std::to_string(w.size()) + " jobs (" + std::to_string(w.rows_skipped) + " rows skipped";
   if (w.source.rfind("AcmeTrace", 0) != 0) return text + ")";
   if (!w.window_from && !w.window_to) return text + "; no window: every row of the file)";
-  {
-    const std::uint64_t rows = w.size() + w.rows_skipped + w.rows_outside_window;
-    text += "; the window " + (w.window_from ? format_timestamp(*w.window_from) : std::string("..")) + " to " +
-            (w.window_to ? format_timestamp(*w.window_to) : std::string("..")) + " kept " +
-            std::to_string(rows - w.rows_outside_window) + " of the file's " + std::to_string(rows) + " rows";
-  }
-  return text + ")";
+  const std::uint64_t rows = w.size() + w.rows_skipped + w.rows_outside_window;
+  return text + "; the window " + (w.window_from ? format_timestamp(*w.window_from) : std::string("..")) + " to " +
+         (w.window_to ? format_timestamp(*w.window_to) : std::string("..")) + " kept " +
+         std::to_string(rows - w.rows_outside_window) + " of the file's " + std::to_string(rows) + " rows)";
 }
 
 }  // namespace acme

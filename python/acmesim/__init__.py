@@ -29,8 +29,8 @@ __all__ = ["run", "gen", "sweep", "policies", "keys", "Policy", "Result", "Input
 # The outputs as run() returns them: attribute -> the file of the command line.
 OUTPUTS = {"jobs": "jobs.csv", "timeseries": "timeseries.csv", "summary": "summary.csv",
            "by_type": "summary_by_type.csv", "waste": "wasted_by_cause.csv", "evaluations": "evaluations.csv"}
-# Read like pandas reads the files: their numbers are formatted as text by the C++ side.
-_TEXT_TABLES = {"summary.csv", "summary_by_type.csv"}
+# Tables of a few rows whose texts (configuration values) stay strings, never categoricals.
+_STRING_TABLES = {"summary.csv", "summary_by_type.csv"}
 
 
 class Policy:
@@ -68,7 +68,7 @@ class Result:
         self.outputs_s = raw["outputs_s"]
         tables = raw["tables"]
         for attr, file in OUTPUTS.items():
-            setattr(self, attr, _frame(tables[file], file in _TEXT_TABLES) if file in tables else None)
+            setattr(self, attr, _frame(tables[file], file in _STRING_TABLES) if file in tables else None)
         self.run = json.loads(raw["texts"]["run.json"]) if "run.json" in raw["texts"] else None
 
     def to_csv(self, folder):
@@ -95,11 +95,14 @@ def _read_result(folder):
         path = os.path.join(folder, file)
         setattr(result, attr, pd.read_csv(path) if os.path.exists(path) else None)
     path = os.path.join(folder, "run.json")
-    result.run = json.load(open(path)) if os.path.exists(path) else None
+    result.run = None
+    if os.path.exists(path):
+        with open(path) as f:
+            result.run = json.load(f)
     return result
 
 
-def _text_column(codes, categories, numbers_as_text):
+def _text_column(codes, categories, strings):
     """Texts as pandas reads them: numbers where every one is a number (ids, the summaries'
     statistics), few distinct texts as a categorical (type, state, user), else strings; blank: NaN."""
     categories = pd.Index(categories, dtype=object)
@@ -110,14 +113,14 @@ def _text_column(codes, categories, numbers_as_text):
             values = values.astype(float)
             values[codes < 0] = np.nan
         return values
-    if numbers_as_text or len(categories) * 2 > len(codes):
+    if strings or len(categories) * 2 > len(codes):
         values = np.asarray(categories, dtype=object)[codes] if len(categories) else np.full(len(codes), None)
         values[codes < 0] = None
         return values
     return pd.Categorical.from_codes(codes, categories)
 
 
-def _frame(table, numbers_as_text):
+def _frame(table, strings):
     header, columns, table_rows = table
     data = {}
     for name, (kind, values, blank) in zip(header, columns):
@@ -128,7 +131,7 @@ def _frame(table, numbers_as_text):
             data[name] = values
         elif kind == "text":
             codes, categories = values
-            data[name] = _text_column(codes, categories, numbers_as_text)
+            data[name] = _text_column(codes, categories, strings)
         else:
             data[name] = np.full(table_rows, np.nan)
     return pd.DataFrame(data)

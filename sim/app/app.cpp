@@ -65,10 +65,6 @@ void remove_earlier_outputs(const std::filesystem::path& dir) {
         for (const char* suffix : {"", ".tmp"}) std::filesystem::remove(dir / (std::string(name) + suffix));
 }
 
-}  // namespace
-
-namespace {
-
 // A run's jobs: loaded whole, or (a synthetic workload, when the run can take its jobs so) drawn
 // as the replay goes through `feed`.
 struct RunWorkload {
@@ -149,7 +145,6 @@ CapturedRun run_captured(const RunConfig& config) {
   RunWorkload w = open_run_workload(config, cluster, t0);
   CapturedRun out;
   out.report = execute_run(config, cluster, w.workload, "", false, w.more(), nullptr, &out.outputs);
-  out.jobs = w.workload.size();
   return out;
 }
 

@@ -40,7 +40,6 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
 struct CapturedRun {
   TableCapture outputs;
   RunReport report;
-  std::size_t jobs = 0;
 };
 CapturedRun run_captured(const RunConfig& config);
 

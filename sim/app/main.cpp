@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "policies/registry.h"
 #include "sim/app/app.h"
 #include "sim/app/plugin_keys.h"
 #include "sim/error.h"
@@ -150,6 +151,12 @@ int main(int argc, char** argv) {
   const Command commands[] = {add_run(app),       add_list(app),  add_gen(app),    add_calibrate(app),
                               add_validate(app), add_sweep(app), add_compare(app)};
 
+  // policy.name: python:module.Class is made by the Python module (python/README.md); here it is
+  // an error that says so.
+  acme::set_policy_resolver("python", [](std::string_view name, acme::Params&) -> std::unique_ptr<acme::Policy> {
+    throw acme::InputError("policy '" + std::string(name) +
+                           "': python: policies run from Python (acmesim.run), not from the acmesim executable");
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

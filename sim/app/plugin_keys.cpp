@@ -15,7 +15,7 @@ std::vector<KeySection> policy_key_sections() {
   for (const PolicyEntry& e : policy_table()) {
     Params params("policy", {});
     e.make(params);
-    out.push_back({std::string(e.name) + "  " + std::string(e.description), params.docs()});
+    out.push_back({std::string(e.name), std::string(e.name) + "  " + std::string(e.description), params.docs()});
   }
   return out;
 }
@@ -24,20 +24,21 @@ std::vector<KeySection> plugin_key_sections() {
   std::vector<KeySection> out;
   Params estimates("estimate", {});
   make_estimates(Workload{}, estimates, 0);
-  out.push_back({"Run-time estimates (estimate.*), seen by policies instead of true run times", estimates.docs()});
+  out.push_back(
+      {"estimate", "Run-time estimates (estimate.*), seen by policies instead of true run times", estimates.docs()});
   Params network("network", {});
   read_network_settings(network, true);
-  out.push_back({"Network model (network.*): how placement slows multi-node jobs", network.docs()});
+  out.push_back({"network", "Network model (network.*): how placement slows multi-node jobs", network.docs()});
   Params launch("launch", {});
   read_launch_model(launch);
-  out.push_back({"Launch latency (launch.*): from placement to start, GPUs held", launch.docs()});
+  out.push_back({"launch", "Launch latency (launch.*): from placement to start, GPUs held", launch.docs()});
   Params eval("eval", {});
   apply_evaluation(Workload{}, false, false, eval, ClusterSpec{}, "");
-  out.push_back({"Evaluation (eval: coupled | decoupled, eval.*)", eval.docs()});
+  out.push_back({"eval", "Evaluation (eval: coupled | decoupled, eval.*)", eval.docs()});
   // On, so that the defaults listed are the table's, which a run with failures on uses.
   Params failures("failures", {yaml_override("failures.enabled=true")});
   load_failure_model(failures, default_failure_table());
-  out.push_back({"Injected failures (failures.*)", failures.docs()});
+  out.push_back({"failures", "Injected failures (failures.*)", failures.docs()});
   return out;
 }
 

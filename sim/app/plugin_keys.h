@@ -12,6 +12,7 @@
 namespace acme {
 
 struct KeySection {
+  std::string name;   // a policy's name, or the keys' prefix ("network")
   std::string title;  // e.g. "Network model (network.*)"
   std::vector<Params::Doc> keys;
 };

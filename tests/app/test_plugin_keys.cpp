@@ -44,7 +44,7 @@ TEST_CASE("The default `acmesim list` gives a key is the value a run records in 
   const std::vector<KeySection> plugins = plugin_key_sections();
   std::size_t compared = 0;
   for (const KeySection& policy : policy_key_sections()) {
-    const std::string name = policy.title.substr(0, policy.title.find(' '));
+    const std::string& name = policy.name;
     RunArgs args;
     args.config = config;
     args.overrides = {"policy.name=" + name};
