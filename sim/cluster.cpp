@@ -25,6 +25,7 @@ Cluster::Cluster(const ClusterSpec& spec)
       cpus_per_node_(spec.cpus_per_node),
       nodes_per_leaf_(spec.nodes_per_leaf),
       leaves_(spec.leaves()),
+      leaves_per_pod_(spec.leaves_per_pod),
       free_gpus_total_(spec.nodes * spec.gpus_per_node),
       free_cpus_total_(spec.nodes * spec.cpus_per_node),
       free_gpus_(static_cast<std::size_t>(spec.nodes), spec.gpus_per_node),
@@ -147,8 +148,23 @@ bool Cluster::topology_fit(int gpus, int cpus, int nodes, Placement& p) const {
     if (p.size() == static_cast<std::size_t>(nodes)) return true;
     p.clear();
   }
-  // ...else the roomiest leaves first.
+  // ...else the roomiest leaves first, within the tightest pod that holds the job if there are pods.
   std::sort(room.begin(), room.end(), [](auto a, auto b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  if (leaves_per_pod_ > 0) {
+    std::vector<int> pod_room(static_cast<std::size_t>((leaves_ + leaves_per_pod_ - 1) / leaves_per_pod_), 0);
+    for (const auto& [n, leaf] : room) pod_room[static_cast<std::size_t>(leaf / leaves_per_pod_)] += n;
+    int best = -1;
+    for (int pod = 0; pod < static_cast<int>(pod_room.size()); ++pod)
+      if (pod_room[static_cast<std::size_t>(pod)] >= nodes &&
+          (best < 0 || pod_room[static_cast<std::size_t>(pod)] < pod_room[static_cast<std::size_t>(best)]))
+        best = pod;
+    for (const auto& [n, leaf] : room) {
+      if (best < 0 || p.size() == static_cast<std::size_t>(nodes)) break;
+      if (leaf / leaves_per_pod_ == best) collect_best(gpus, cpus, static_cast<std::size_t>(nodes), leaf, p);
+    }
+    if (p.size() == static_cast<std::size_t>(nodes)) return true;
+    p.clear();
+  }
   for (const auto& [n, leaf] : room) {
     if (p.size() == static_cast<std::size_t>(nodes)) break;
     collect_best(gpus, cpus, static_cast<std::size_t>(nodes), leaf, p);

@@ -8,9 +8,10 @@
 //  - first_fit: the lowest-numbered nodes with room.
 //  - best_fit: the nodes with the fewest free GPUs that still have room, so that small jobs pack
 //    onto partly used nodes and whole nodes stay free for large jobs.
-//  - topology: a multi-node job goes under as few leaf switches as possible (the leaf with the
-//    least room that still holds it, else the leaves with the most room first); within a leaf,
-//    and for single-node jobs, as best_fit.
+//  - topology: a multi-node job goes as close together as the graph allows: under one leaf (the
+//    leaf with the least room that still holds it), else, in a three-level fabric, within one pod
+//    (the pod with the least room that holds it), else over the leaves with the most room first;
+//    within a leaf, and for single-node jobs, as best_fit.
 // Free capacity is indexed so that placement does not visit node after node: for every g, the
 // set of up nodes with exactly g free GPUs and the set with at least g; for CPU cores, the sets of
 // up nodes with at least 0, 1, 2, 4, ... free cores (sim/node_set.h, two-level bitsets); and
@@ -84,7 +85,10 @@ class Cluster {
   std::uint64_t room_freed() const { return room_freed_; }
   int free_gpus_on(int node) const { return free_gpus_[static_cast<std::size_t>(node)]; }
   int free_cpus_on(int node) const { return free_cpus_[static_cast<std::size_t>(node)]; }
+  // The node's group under one leaf level (a leaf, or a rail group) and its pod (0 without pods):
+  // the distance classes of the topology graph (Topology::group_of, pod_of).
   int leaf_of(int node) const { return node / nodes_per_leaf_; }
+  int pod_of(int node) const { return leaves_per_pod_ > 0 ? leaf_of(node) / leaves_per_pod_ : 0; }
   // The nodes under `leaf`, ascending.
   std::vector<int> nodes_under(int leaf) const;
   int leaf_count() const { return leaves_; }
@@ -141,6 +145,7 @@ class Cluster {
   int cpus_per_node_;
   int nodes_per_leaf_;
   int leaves_;
+  int leaves_per_pod_;  // 0: no pods
   int free_gpus_total_;
   int free_cpus_total_;
   int down_nodes_ = 0;

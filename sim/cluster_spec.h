@@ -6,11 +6,19 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace acme {
 
 // The most GPUs a cluster may have (the topology graph holds a vertex, some 150 bytes, per GPU).
 inline constexpr std::int64_t kMaxClusterGpus = 1'000'000;
+
+// How nodes reach each other over InfiniBand. A fat-tree cables all of a node's NICs to its leaf
+// switch; a rail-optimized fabric cables NIC i of every node of a group to the group's rail switch
+// i. Either is two levels (leaves under spines) or three (pods of leaves under aggregation
+// switches, pods under core switches).
+enum class Fabric : std::uint8_t { FatTree, RailOptimized };
+inline constexpr std::string_view kFabricNames[] = {"fat_tree", "rail_optimized"};
 
 struct ClusterSpec {
   std::string name = "cluster";
@@ -23,13 +31,22 @@ struct ClusterSpec {
   int host_memory_gb = 1024;
   int nics_per_node = 1;          // InfiniBand NICs per node; > 0
   double nic_gbps = 200;          // per NIC
-  int nodes_per_leaf = 32;        // nodes cabled to one leaf switch; > 0
-  int spines = 8;                 // spine switches, each linked to every leaf; > 0
+  Fabric fabric = Fabric::FatTree;
+  int nodes_per_leaf = 32;        // nodes under one leaf switch (rail-optimized: per rail group); > 0
+  // Spine switches, each linked to every leaf; with pods, the aggregation switches of each pod,
+  // each linked to every leaf of its pod. > 0
+  int spines = 8;
   double oversubscription = 1.0;  // leaf downlink / uplink bandwidth, >= 1
-  double storage_gbps = 400;      // per spine link to the storage network
+  int leaves_per_pod = 0;         // 0: two levels; > 0: three, pods of this many leaves (or rail groups)
+  int cores = 8;                  // with pods: core switches, each linked to every aggregation switch; > 0
+  double pod_oversubscription = 1.0;  // with pods: aggregation downlink / core uplink bandwidth, >= 1
+  double storage_gbps = 400;      // per link from a top-level switch (spine, or core) to the storage network
 
   int total_gpus() const { return nodes * gpus_per_node; }
+  // Groups of nodes under one leaf (rail-optimized: one rail group), and pods of groups.
   int leaves() const { return (nodes + nodes_per_leaf - 1) / nodes_per_leaf; }
+  int top_switches() const { return leaves_per_pod > 0 ? cores : spines; }
+  int pods() const { return leaves_per_pod > 0 ? (leaves() + leaves_per_pod - 1) / leaves_per_pod : 1; }
 };
 
 }  // namespace acme

@@ -29,6 +29,7 @@ enum class EventKind : std::uint8_t {
   Recovered = 4,     // a failed job's recovery delay is over: it is queued again
   Release = 5,       // a job that waited for another (Workload::after) is submitted
   Wake = 6,          // a pass the policy asked for (SchedulingPass::wake_at); nothing else happens
+  NetworkChange = 7,  // a network fault starts (tag 1) or ends (tag 0); `job` holds the fault index
 };
 
 struct Event {

@@ -78,7 +78,7 @@ FailureModel::FailureModel(FailureSettings s)
 
 void FailureModel::use_cluster(const ClusterSpec& cluster) {
   node_gbps_ = cluster.nics_per_node * cluster.nic_gbps;
-  storage_gbps_ = cluster.spines * cluster.storage_gbps;
+  storage_gbps_ = cluster.top_switches() * cluster.storage_gbps;
 }
 
 Time FailureModel::checkpoint_stall(const JobRequest& r) const {

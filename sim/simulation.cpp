@@ -53,6 +53,8 @@ class Simulation::Pass final : public SchedulingPass {
   Time oracle_remaining(JobId job) const override {
     const Run& r = sim_.runs_.at(job);
     if (!is_running(job)) return r.remaining;
+    if (const auto it = sim_.retimed_.find(job); it != sim_.retimed_.end())
+      return std::max(it->second.end_at - sim_.now_, Time{});
     const double left = static_cast<double>(r.remaining.sec()) * r.slowdown + r.launch_s -
                         static_cast<double>((sim_.now_ - r.started).sec());
     return Time::seconds(std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(left))));
@@ -68,6 +70,7 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
     : workload_(workload),
       estimates_(std::move(estimates)),
       cluster_(cluster),
+      topology_(cluster),
       policy_(std::move(policy)),
       replay_(replay),
       status_(workload.size(), Status::Unreleased),
@@ -144,6 +147,7 @@ bool Simulation::step() {
   const std::optional<Time> t = next_time();
   if (!t) return false;
   now_ = *t;
+  if (sharing_) sharing_->advance(now_);
   allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
   const Time from = std::max(last_change_, workload_.window_from.value_or(last_change_));
   const Time to = std::min(now_, workload_.window_to.value_or(now_));
@@ -156,7 +160,8 @@ bool Simulation::step() {
     switch (e.kind) {
       case EventKind::JobEnd:
         // A run that was preempted left its end event behind: the tag tells it apart.
-        if (status_[e.job] == Status::Running && e.tag == runs_[e.job].starts)
+        if (status_[e.job] == Status::Running && e.tag == runs_[e.job].starts &&
+            (retimed_.empty() || !retimed_.count(e.job) || retimed_.at(e.job).end_at == e.time))
           finish(e.job);
         break;
       case EventKind::QueueTimeout: withdraw(e.job); break;
@@ -165,13 +170,14 @@ bool Simulation::step() {
           fail(e.job, static_cast<FailureDomain>(e.tag >> kDomainShift));
         break;
       case EventKind::NodeUp:
-        if (now_ >= node_up_at_[e.job]) cluster_.bring_up(static_cast<int>(e.job));
+        if (now_ >= node_up_at_[e.job] && (cut_off_.empty() || !cut_off_[e.job])) cluster_.bring_up(static_cast<int>(e.job));
         break;
       case EventKind::Recovered:
         if (status_[e.job] == Status::Recovering) requeue(e.job);
         break;
       case EventKind::Release: release(e.job); break;
       case EventKind::Wake: break;  // the pass below is what was asked for
+      case EventKind::NetworkChange: change_network(e.job, e.tag == 1); break;
     }
   }
   // Every job released now, those the feed has yet to append included.
@@ -184,6 +190,7 @@ bool Simulation::step() {
 
   Pass pass(*this);
   policy_->schedule(pass);
+  if (sharing_ && done()) sharing_->close(now_);
   return true;
 }
 
@@ -255,6 +262,7 @@ bool Simulation::try_start(JobId job) {
   JobOutcome& o = outcomes_[job];
   Run& run = runs_[job];
   const Time launch = launch_ ? launch_->draw(job, run.starts, request) : Time{};
+  if (!retimed_.empty()) retimed_.erase(job);
   if (!o.start) o.start = now_ + launch;
   run.started = now_;
   run.launch_s = static_cast<std::int32_t>(launch.sec());
@@ -265,22 +273,21 @@ bool Simulation::try_start(JobId job) {
   run.slowdown = network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0;
   o.slowdown = static_cast<float>(run.slowdown);
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] += workload_.requests[job].gpu_num;
+  if (sharing_ && request.node_num > 1) join_network(job);
   emit(FactKind::Started, job);
   // A job of zero run time ends at this instant too, in a step of its own right after this one:
   // ending it inside the pass would tell the policy it stopped before it heard that it started.
-  Time wall = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown)));
-  if (const Time interval = checkpoint_interval(job); interval > Time{} && wall > Time{}) {
-    const std::int64_t saves = (wall.sec() - 1) / interval.sec();  // none at the very end
-    wall += Time::seconds(saves * checkpoint_stall(job).sec());
-  }
   run.overhead_s = run.overhead_s < 0 && failures_ ? static_cast<std::int32_t>(failures_->restart().sec()) : 0;
-  wall += Time::seconds(run.overhead_s) + launch;
+  run.fails_after_s = -1;
+  const Time wall =
+      held_for(job, Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown))));
   if (failures_ && failures_->enabled() && o.failures < kMaxFailures) {
     const std::optional<FailureDraw> f = failures_->draw(job, run.starts - 1, request.gpu_num, wall);
     if (f) {
       if (run.starts > kStartsMask) throw std::logic_error("a job started more than 2^29 times");
       events_.push(now_ + f->after, EventKind::Failure, job,
                    run.starts | static_cast<std::uint32_t>(f->domain) << kDomainShift);
+      run.fails_after_s = static_cast<std::int32_t>(std::min<std::int64_t>(f->after.sec(), INT32_MAX));
       return true;
     }
   }
@@ -288,11 +295,21 @@ bool Simulation::try_start(JobId job) {
   return true;
 }
 
+Time Simulation::held_for(JobId job, Time compute) const {
+  Time wall = compute;
+  if (const Time interval = checkpoint_interval(job); interval > Time{} && wall > Time{}) {
+    const std::int64_t saves = (wall.sec() - 1) / interval.sec();  // none at the very end
+    wall += Time::seconds(saves * checkpoint_stall(job).sec());
+  }
+  return wall + Time::seconds(runs_[job].overhead_s) + Time::seconds(runs_[job].launch_s);
+}
+
 void Simulation::free_slot(JobId job) {
   free_slots_.push_back(slot_[job]);
 }
 
 void Simulation::stop_run(JobId job) {
+  if (sharing_) leave_network(job);
   cluster_.release(placement_of(job));  // all of it: the request's GPUs
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] -= workload_.requests[job].gpu_num;
   account_run(job);
@@ -329,9 +346,10 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
   } else {  // the work done, at the run's speed, is kept
     waste(job, WasteCause::Restart, std::int64_t{workload_.requests[job].gpu_num} * s.overhead.sec());
     waste(job, WasteCause::CheckpointStall, std::int64_t{workload_.requests[job].gpu_num} * s.stall.sec());
-    const auto done = static_cast<std::int64_t>(static_cast<double>(s.compute.sec()) / r.slowdown);
+    const auto done = static_cast<std::int64_t>(work_done(job, s.compute));
     r.remaining = std::max(r.remaining - Time::seconds(done), Time{});
   }
+  if (!retimed_.empty()) retimed_.erase(job);
   ++o.preemptions;
   status_[job] = Status::Pending;
   ++pending_;
@@ -359,6 +377,11 @@ void Simulation::finish(JobId job) {
   stop_run(job);
   JobOutcome& o = outcomes_[job];
   const RunSplit s = split(job, now_ - runs_[job].started);
+  if (const auto it = retimed_.find(job); it != retimed_.end()) {  // its mean rate over the run
+    const double work = work_done(job, s.compute);
+    if (work > 0) o.slowdown = static_cast<float>(static_cast<double>(s.compute.sec()) / work);
+    retimed_.erase(it);
+  }
   waste(job, WasteCause::Launch, std::int64_t{workload_.requests[job].gpu_num} * s.launch.sec());
   if (failures_) {
     waste(job, WasteCause::Restart, std::int64_t{workload_.requests[job].gpu_num} * s.overhead.sec());

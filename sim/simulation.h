@@ -35,6 +35,14 @@
 //    (JobOutcome::start, and queue_s, as traces record it) when its launch latency is over; the
 //    launch's GPU-time is wasted (launch).
 //  - A policy may ask for a pass at a later time (EventKind::Wake): its backfill cycle.
+//  - With a network model (set_network), a multi-node job runs slower by its slowdown. With
+//    contention on, that comes from its route over the topology graph and the links it shares
+//    (sim/link_sharing.h): whenever a job on one of its links starts or stops, its rate changes
+//    from then on and its end moves; what it computed so far is kept. Scheduled network faults
+//    take switches or links down for a while: routes move to what is left, and nodes left with
+//    no path stop their jobs as a failed node does and stay down until the fault ends. A failure
+//    drawn at a start strikes at its drawn time whatever the rate; a run stretched past its
+//    drawn length draws no more.
 //
 // Cost: O(log r) per event with r running jobs, plus the policy's pass. Nothing is done per unit
 // of simulated time. Memory: O(jobs) for outcomes and placements.
@@ -43,16 +51,19 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
 #include "sim/failures.h"
 #include "sim/launch.h"
+#include "sim/link_sharing.h"
 #include "sim/network.h"
 #include "sim/outcome.h"
 #include "sim/policy.h"
 #include "sim/sink.h"
+#include "sim/topology.h"
 
 namespace acme {
 
@@ -69,8 +80,9 @@ class Simulation {
   // How jobs are placed (default first fit). Set before the first step.
   void set_placement(PlacementStrategy strategy) { placement_ = strategy; }
   // Multi-node jobs run slower by the model's slowdown (default: none). Not owned; must outlive
-  // the Simulation. Set before the first step.
-  void set_network(const NetworkModel* network) { network_ = network; }
+  // the Simulation. Set before the first step. With contention, link loads are kept per
+  // `link_interval`. Throws InputError for a fault naming no switch or link of the topology.
+  void set_network(const NetworkModel* network, Time link_interval = Time::hours(1));
   // Share of each run of a job of type `t` (that does not fail) during which its GPUs sit idle
   // (model loading, metric computation in evaluation jobs): wasted, cause eval_idle. Default 0.
   // A job's own JobProfile::idle_share, when not 0, takes the place of its type's.
@@ -105,6 +117,9 @@ class Simulation {
   Time now() const { return now_; }
   std::uint64_t jobs_ended() const { return ended_; }
   const Cluster& cluster() const { return cluster_; }
+  const Topology& topology() const { return topology_; }
+  // The link loads (null without contention); their rows are complete once done().
+  const LinkSharing* link_sharing() const { return sharing_.get(); }
   const std::vector<JobOutcome>& outcomes() const { return outcomes_; }
   const std::array<std::int64_t, kWasteCauseCount>& wasted_by_cause() const { return wasted_; }
 
@@ -171,16 +186,49 @@ class Simulation {
   };
   RunSplit split(JobId job, Time held) const;
   void waste(JobId job, WasteCause cause, std::int64_t gpu_seconds);
+  // Contention: a started multi-node job's route joins the shared links; a stopped one's leaves.
+  // Either retimes the jobs whose starvation changed.
+  void join_network(JobId job);
+  void leave_network(JobId job);
+  void retime_changed();
+  // The job's rate changed now (its slowdown from the network model): its end moves.
+  void retime(JobId job, double slowdown);
+  // Full-speed seconds of work done by the current run when it had computed `compute`.
+  double work_done(JobId job, Time compute) const;
+  // Seconds a run holds its resources to compute `compute`: its launch, restart overhead and
+  // checkpoint stalls included.
+  Time held_for(JobId job, Time compute) const;
+  // Network fault `fault` starts (down) or ends.
+  void change_network(std::size_t fault, bool down);
+  // Stops every job on `down` (sorted) as their failure does and takes the nodes down, until
+  // `repaired_at` (a NodeUp each), or, cut off from the network, until a path is back.
+  void take_nodes_down(const std::vector<int>& down, std::optional<Time> repaired_at);
   void emit(FactKind kind, JobId job);
   void emit(FactKind kind, JobId job, const Placement* placement);
 
   const Workload& workload_;
   std::vector<Time> estimates_;
   Cluster cluster_;
+  Topology topology_;
   std::unique_ptr<Policy> policy_;
   ReplayMode replay_;
   PlacementStrategy placement_ = PlacementStrategy::FirstFit;
   const NetworkModel* network_ = nullptr;
+  std::unique_ptr<LinkSharing> sharing_;  // set with contention
+  NetworkHealth health_;
+  std::vector<std::vector<int>> fault_links_;  // [fault]: the links it takes down
+  std::vector<int> link_faults_;               // [link]: faults holding it down now
+  std::vector<std::uint8_t> cut_off_;          // [node]: no path to the network now
+  std::vector<LinkShare> route_;               // scratch
+  std::vector<int> route_nodes_;               // scratch
+  std::vector<JobId> changed_;                 // jobs whose starvation changed
+  // A run whose rate changed: the work done up to its last change and when it now ends.
+  struct Progress {
+    double work = 0;     // full-speed seconds computed up to compute_mark
+    Time compute_mark;   // compute seconds of the run at the last change
+    Time end_at;         // its JobEnd event now (an earlier one is stale)
+  };
+  std::unordered_map<JobId, Progress> retimed_;
   const LaunchModel* launch_ = nullptr;
   std::array<double, kJobTypeCount> idle_share_{};
   const FailureModel* failures_ = nullptr;
@@ -220,6 +268,7 @@ class Simulation {
     // start (which then reloads).
     std::int32_t overhead_s = 0;
     std::int32_t launch_s = 0;  // from placement until it runs (SchedulingPass::try_start)
+    std::int32_t fails_after_s = -1;  // when its drawn failure strikes, after `started`; -1: none
   };
   // Checkpointing of the job's runs: compute between saves (zero: none) and the stall per save.
   Time checkpoint_interval(JobId job) const;

@@ -27,12 +27,18 @@ std::vector<int> Simulation::struck_nodes(JobId job, FailureDomain domain) const
     }
     pick -= share.gpus;
   }
-  return domain == FailureDomain::Leaf ? cluster_.nodes_under(cluster_.leaf_of(node)) : std::vector<int>{node};
+  if (domain != FailureDomain::Leaf) return {node};
+  // The leaf switch above the struck GPU's NIC, and the nodes it cuts off.
+  return topology_.nodes_in_domain(Topology::Domain::Leaf, topology_.leaf_switch_of(node, static_cast<int>(std::max<std::int64_t>(pick, 0))));
 }
 
 void Simulation::fail(JobId job, FailureDomain domain) {
   const std::vector<int> down = struck_nodes(job, domain);
   stop_failed(job, down);
+  take_nodes_down(down, now_ + failures_->repair());
+}
+
+void Simulation::take_nodes_down(const std::vector<int>& down, std::optional<Time> repaired_at) {
   if (down.empty()) return;
   // The nodes fail under every job on them (found by a scan over the slots), in JobId order: a
   // running job fails too; a recovering one that still holds part of them ends its hold at once.
@@ -53,23 +59,30 @@ void Simulation::fail(JobId job, FailureDomain domain) {
     else requeue(other);
   }
   for (int node : down) {
+    if (!repaired_at) {  // cut off from the network: up again when a path is back
+      cluster_.take_down(node);
+      continue;
+    }
     nodes_failed_ += !cluster_.is_down(node);  // one already down stays down until the later repair
     cluster_.take_down(node);
-    node_up_at_[static_cast<std::size_t>(node)] = now_ + failures_->repair();
-    events_.push(now_ + failures_->repair(), EventKind::NodeUp, static_cast<JobId>(node));
+    node_up_at_[static_cast<std::size_t>(node)] = *repaired_at;
+    events_.push(*repaired_at, EventKind::NodeUp, static_cast<JobId>(node));
   }
 }
 
 void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   Run& r = runs_[job];
   const RunSplit s = split(job, now_ - r.started);
+  const double work = work_done(job, s.saved);
+  if (sharing_) leave_network(job);
+  if (!retimed_.empty()) retimed_.erase(job);
   account_run(job);
   const std::int64_t gpus = workload_.requests[job].gpu_num;
   waste(job, WasteCause::Launch, gpus * s.launch.sec());
   waste(job, WasteCause::Restart, gpus * s.overhead.sec());
   waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
   waste(job, WasteCause::FailureLost, gpus * (s.compute - s.saved).sec());
-  const auto kept = static_cast<std::int64_t>(static_cast<double>(s.saved.sec()) / r.slowdown);
+  const auto kept = static_cast<std::int64_t>(work);
   r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
   r.overhead_s = -1;  // its next start reloads
   r.started = now_;   // the recovery starts
@@ -79,7 +92,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   // It gives back everything now, or, holding, only its share of the nodes that go down.
   Placement& held = held_[slot_[job]];
   Placement released;
-  if (failures_->holds_gpus()) {
+  if (failures_ && failures_->holds_gpus()) {
     auto going_down = [&](const NodeShare& share) { return std::binary_search(down.begin(), down.end(), share.node); };
     for (const NodeShare& share : held)
       if (going_down(share)) released.push_back(share);
@@ -91,7 +104,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   emit(FactKind::Failed, job, &released);
   if (held.empty()) free_slot(job);
   policy_->on_stopped(job);
-  events_.push(now_ + failures_->recovery_delay(), EventKind::Recovered, job);
+  events_.push(now_ + (failures_ ? failures_->recovery_delay() : Time{}), EventKind::Recovered, job);
 }
 
 }  // namespace acme

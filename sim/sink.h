@@ -24,6 +24,8 @@ class Sink {
 };
 
 struct TableCapture;
+class LinkSharing;
+class Topology;
 
 struct SinkSettings {
   std::filesystem::path out_dir;
@@ -32,6 +34,10 @@ struct SinkSettings {
   int nodes = 0;
   int gpus_per_node = 8;
   TableCapture* capture = nullptr;  // set: the outputs go there (sim/io/captured_table.h), no file
+  // With network contention: the link loads (complete when the run is done) and the topology
+  // that names the links. Not owned.
+  const LinkSharing* links = nullptr;
+  const Topology* topology = nullptr;
 };
 
 struct SinkEntry {

@@ -105,8 +105,9 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
     create_output_folder(out_dir);
     remove_earlier_outputs(out_dir);
   }
-  const SinkSettings settings{out_dir, config.metrics_interval, cluster.total_gpus(), cluster.nodes,
-                              cluster.gpus_per_node, capture};
+  const SinkSettings settings{out_dir,           config.metrics_interval, cluster.total_gpus(), cluster.nodes,
+                              cluster.gpus_per_node, capture,   sim.link_sharing(),
+                              sim.link_sharing() ? &sim.topology() : nullptr};
   std::vector<std::unique_ptr<Sink>> sinks;
   for (const std::string& name : split_commas(config.outputs)) sinks.push_back(make_sink(name, settings));
 
@@ -152,10 +153,6 @@ int run_command(const RunArgs& args) {
   const auto t0 = Clock::now();
   const RunConfig config = load_run_config(args.config, args.overrides);
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
-  const Topology topology(cluster);
-  log::debug("cluster {}: {} nodes, {} GPUs; topology graph of {} vertices and {} edges under {} leaves",
-             cluster.name, cluster.nodes, cluster.total_gpus(), topology.vertex_count(), topology.edge_count(),
-             topology.leaf_count());
   // Before the (long) load: a run killed at any point after this leaves no earlier run's files.
   check_output_folder(args.out_dir);
   if (std::filesystem::is_directory(args.out_dir)) remove_earlier_outputs(args.out_dir);

@@ -133,7 +133,7 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
                                           std::move(plugins.estimates));
   Simulation& sim = *run->sim;
   sim.set_placement(config.placement);
-  if (run->network) sim.set_network(&*run->network);
+  if (run->network) sim.set_network(&*run->network, config.metrics_interval);
   if (run->failures) sim.set_failures(&*run->failures);
   if (run->launch) sim.set_launch(&*run->launch);
   sim.set_idle_share(JobType::Eval, plugins.eval_idle_share);

@@ -38,10 +38,24 @@ Field<ClusterSpec> text_field(std::string_view key, std::string_view doc, M memb
           [member](const ClusterSpec& c) { return c.*member; }};
 }
 
+Field<ClusterSpec> fabric_field() {
+  return {"fabric", "fat_tree (a node's NICs to its leaf) or rail_optimized (NIC i of a group's nodes to rail switch i)",
+          [](ClusterSpec& c, const YamlValue& v) {
+            const std::string name = v.as_string();
+            for (std::size_t i = 0; i < std::size(kFabricNames); ++i)
+              if (name == kFabricNames[i]) {
+                c.fabric = static_cast<Fabric>(i);
+                return;
+              }
+            v.fail("unknown fabric '" + name + "' (valid: fat_tree, rail_optimized)");
+          },
+          [](const ClusterSpec& c) { return std::string(kFabricNames[static_cast<std::size_t>(c.fabric)]); }};
+}
+
 }  // namespace
 
 std::span<const Field<ClusterSpec>> cluster_spec_fields() {
-  static const std::array<Field<ClusterSpec>, 14> kFields = {
+  static const std::array<Field<ClusterSpec>, 18> kFields = {
       text_field("name", "cluster name, used in outputs", &ClusterSpec::name),
       int_field("nodes", "number of GPU nodes", &ClusterSpec::nodes, 1, 1'000'000),
       int_field("gpus_per_node", "GPUs per node", &ClusterSpec::gpus_per_node, 1, 64),
@@ -53,10 +67,19 @@ std::span<const Field<ClusterSpec>> cluster_spec_fields() {
       int_field("host_memory_gb", "host memory per node, GB", &ClusterSpec::host_memory_gb, 1, 1 << 24),
       int_field("nics_per_node", "InfiniBand NICs per node", &ClusterSpec::nics_per_node, 1, 64),
       real_field("nic_gbps", "bandwidth per NIC, Gb/s", &ClusterSpec::nic_gbps, 0.001),
-      int_field("nodes_per_leaf", "nodes under one leaf switch", &ClusterSpec::nodes_per_leaf, 1, 1 << 20),
-      int_field("spines", "spine switches, each linked to every leaf", &ClusterSpec::spines, 1, 1 << 16),
+      fabric_field(),
+      int_field("nodes_per_leaf", "nodes under one leaf switch (rail_optimized: nodes per rail group)",
+                &ClusterSpec::nodes_per_leaf, 1, 1 << 20),
+      int_field("spines", "spine switches, each linked to every leaf (with pods: aggregation switches per pod)",
+                &ClusterSpec::spines, 1, 1 << 16),
       real_field("oversubscription", "leaf downlink over uplink bandwidth", &ClusterSpec::oversubscription, 1.0),
-      real_field("storage_gbps", "bandwidth from each spine to the storage network, Gb/s",
+      int_field("leaves_per_pod", "0: two switch levels; else three, pods of this many leaves (rail groups)",
+                &ClusterSpec::leaves_per_pod, 0, 1 << 20),
+      int_field("cores", "with pods: core switches, each linked to every aggregation switch", &ClusterSpec::cores, 1,
+                1 << 16),
+      real_field("pod_oversubscription", "with pods: aggregation downlink over core uplink bandwidth",
+                 &ClusterSpec::pod_oversubscription, 1.0),
+      real_field("storage_gbps", "bandwidth from each top-level switch (spine, or core) to the storage network, Gb/s",
                  &ClusterSpec::storage_gbps, 0.001),
   };
   return kFields;

@@ -6,8 +6,8 @@
 
 namespace acme {
 
-// Reads network.slowdown (default `slowdown`), network.comm_share.<Type>, network.need_gbps.<Type>
-// and network.leaf_penalty, in that order. Throws InputError on an unknown job type or a value out
+// Reads network.slowdown (default `slowdown`), network.comm_share.<Type>, network.need_gbps.<Type>,
+// network.leaf_penalty, network.contention and network.faults, in that order. Throws InputError on an unknown job type or a value out
 // of range.
 NetworkSettings read_network_settings(Params& params, bool slowdown);
 

@@ -70,6 +70,18 @@ std::string Params::choice(std::string_view key, std::string_view fallback, std:
   return value;
 }
 
+std::string Params::text(std::string_view key, std::string_view fallback, std::string_view doc,
+                         const std::function<std::optional<std::string>(const std::string&)>& check) {
+  const YamlValue* v = find(key);
+  std::string value(fallback);
+  if (v) {
+    value = v->as_string();
+    if (const auto wrong = check(value)) v->fail(*wrong);
+  }
+  record(key, std::string(fallback), doc, value);
+  return value;
+}
+
 std::vector<std::pair<std::string, double>> Params::table(std::string_view key,
                                                           std::vector<std::pair<std::string, double>> defaults,
                                                           double min, double max, std::string_view doc,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,9 @@ class Params {
   std::string path(std::string_view key, std::string_view doc, std::string_view shown_default = "");
   std::string choice(std::string_view key, std::string_view fallback, std::vector<std::string_view> choices,
                      std::string_view doc);
+  // Free text, checked by `check`, which returns what is wrong with it, or nothing.
+  std::string text(std::string_view key, std::string_view fallback, std::string_view doc,
+                   const std::function<std::optional<std::string>(const std::string&)>& check);
   // Keys "<prefix>.<key>.<name>" as a name -> number table: the defaults, overridden and
   // extended by the configuration, in default order then configuration order. `others`: the value
   // the plugin takes for a name not in the table, listed and recorded as "*:value".

@@ -9,6 +9,7 @@
 #include "sim/io/csv.h"
 #include "sim/error.h"
 #include "sim/io/metrics.h"
+#include "sim/link_sharing.h"
 #include "sim/sink.h"
 
 namespace acme {
@@ -65,7 +66,10 @@ class TimeseriesSink final : public Sink {
  public:
   explicit TimeseriesSink(const SinkSettings& s)
       : path_(s.out_dir / "timeseries.csv"),
+        links_path_(s.out_dir / "links.csv"),
         capture_(s.capture),
+        links_(s.links),
+        topology_(s.topology),
         interval_(s.interval.sec()),
         total_gpus_(s.total_gpus),
         node_free_(static_cast<std::size_t>(s.nodes), s.gpus_per_node),
@@ -75,6 +79,7 @@ class TimeseriesSink final : public Sink {
                                "gpus_pending", "gpus_free_unusable", "gpus_blocked_by_fragmentation",
                                "gpus_allocated_mean", "jobs_recovering"})
       rows_.text(h);
+    if (links_) rows_.text("peak_uplink_load");
     rows_.end_row();
   }
 
@@ -106,6 +111,7 @@ class TimeseriesSink final : public Sink {
       emit_row();
     }
     rows_.commit();
+    if (links_) write_links();
   }
 
  private:
@@ -175,11 +181,28 @@ class TimeseriesSink final : public Sink {
     rows_.integer(snapshot_.blocked);
     rows_.real(static_cast<double>(area_) / static_cast<double>(interval_));
     rows_.integer(snapshot_.recovering);
+    if (links_) rows_.real(links_->peak_uplink_load(row_start_));
     rows_.end_row();
   }
+  // links.csv: per interval and link tier, the mean and peak load and the busiest link.
+  void write_links() {
+    CsvWriter out(links_path_, capture_);
+    for (std::string_view h : {"time_s", "tier", "links", "mean_load", "peak_load", "busiest_link"}) out.text(h);
+    out.end_row();
+    for (const LinkLoadRow& r : links_->rows()) {
+      out.integer(r.time_s).text(kLinkTierNames[static_cast<std::size_t>(r.tier)]).integer(r.links);
+      out.real(r.mean_load, 4).real(r.peak_load, 4);
+      if (r.busiest_link >= 0) out.text(topology_->link_name(r.busiest_link));
+      else out.blank();
+      out.end_row();
+    }
+    out.commit();
+  }
 
-  std::filesystem::path path_;
+  std::filesystem::path path_, links_path_;
   TableCapture* capture_;
+  const LinkSharing* links_;
+  const Topology* topology_;
   std::int64_t interval_;
   std::int64_t total_gpus_;
   CsvWriter rows_{path_, capture_};
@@ -377,8 +400,10 @@ std::unique_ptr<Sink> make(const SinkSettings& s) { return std::make_unique<S>(s
 constexpr SinkEntry kSinks[] = {
     {"jobs", "jobs.csv: one row per job (request, state, times, queuing delay, GPU-seconds)", {"jobs.csv"},
      make<JobsSink>},
-    {"timeseries", "timeseries.csv: cluster state per interval (allocated GPUs, running and pending jobs)",
-     {"timeseries.csv"}, make<TimeseriesSink>},
+    {"timeseries",
+     "timeseries.csv: cluster state per interval (allocated GPUs, running and pending jobs); with network "
+     "contention also links.csv, the load of each link tier per interval",
+     {"timeseries.csv", "links.csv"}, make<TimeseriesSink>},
     {"summary", "summary.csv and summary_by_type.csv: run statistics with every configuration key",
      {"summary.csv", "summary_by_type.csv"}, make<SummarySink>},
     {"waste", "wasted_by_cause.csv: wasted GPU-hours by cause (failed jobs, preemption, idle evaluation GPUs)",

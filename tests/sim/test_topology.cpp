@@ -31,7 +31,7 @@ TEST_CASE("A placement's links and the failure domains come from the graph", "[t
   // Node 0 alone: its 2 NVLinks and its NIC's two links; no uplink.
   const auto one = t.links_of({0});
   REQUIRE(one.size() == 4);
-  CHECK(one[3].from == "node 0 nic");
+  CHECK(one[3].from == "node 0 nic 0");
   CHECK(one[3].to == "leaf 0");
   CHECK(one[3].gbps == 200);
   // Nodes 1 and 2 under two leaves: 2 x 4 node links, plus each leaf's 2 spine uplinks.

@@ -1,0 +1,121 @@
+// The Simulation (sim/simulation.h): the network with contention, and network faults.
+#include "sim/simulation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "sim/error.h"
+
+namespace acme {
+
+void Simulation::set_network(const NetworkModel* network, Time link_interval) {
+  network_ = network;
+  if (!network || !network->settings().contention) return;
+  sharing_ = std::make_unique<LinkSharing>(topology_, link_interval);
+  health_ = topology_.healthy();
+  link_faults_.assign(static_cast<std::size_t>(topology_.link_count()), 0);
+  cut_off_.assign(static_cast<std::size_t>(cluster_.node_count()), 0);
+  const auto& faults = network->settings().faults;
+  for (std::size_t i = 0; i < faults.size(); ++i) {
+    const NetworkSettings::Fault& f = faults[i];
+    std::vector<int> links;
+    if (const auto sw = topology_.find_switch(f.target)) links = topology_.links_of_switch(*sw);
+    else if (const auto link = topology_.find_link(f.target)) links = {*link};
+    else
+      throw InputError("network.faults: the topology has no switch or link named '" + f.target +
+                       "' (switches are named like 'leaf 0', 'spine 1', 'core 0'; links like 'leaf 0-spine 1')");
+    fault_links_.push_back(std::move(links));
+    events_.push(now_ + f.from, EventKind::NetworkChange, static_cast<JobId>(i), 1);
+    events_.push(now_ + f.from + f.duration, EventKind::NetworkChange, static_cast<JobId>(i), 0);
+  }
+}
+
+void Simulation::join_network(JobId job) {
+  const JobRequest& r = workload_.requests[job];
+  route_nodes_.clear();
+  for (const NodeShare& s : placement_of(job)) route_nodes_.push_back(s.node);
+  topology_.route(route_nodes_, health_, route_);
+  sharing_->add(job, route_, network_->need_gbps(r.type), changed_);
+  Run& run = runs_[job];
+  run.slowdown = network_->slowdown_starved(r, sharing_->starvation(job), outcomes_[job].leaves_spanned);
+  outcomes_[job].slowdown = static_cast<float>(run.slowdown);
+  retime_changed();
+}
+
+void Simulation::leave_network(JobId job) {
+  if (!sharing_->has(job)) return;
+  sharing_->remove(job, changed_);
+  retime_changed();
+}
+
+void Simulation::retime_changed() {
+  std::vector<JobId> jobs;
+  jobs.swap(changed_);
+  std::sort(jobs.begin(), jobs.end());
+  jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
+  for (JobId job : jobs)
+    if (status_[job] == Status::Running)
+      retime(job, network_->slowdown_starved(workload_.requests[job], sharing_->starvation(job),
+                                             outcomes_[job].leaves_spanned));
+  jobs.clear();
+  changed_.swap(jobs);  // keeps the capacity
+}
+
+void Simulation::retime(JobId job, double slowdown) {
+  Run& r = runs_[job];
+  if (slowdown == r.slowdown) return;
+  Progress& p = retimed_[job];
+  const Time compute = split(job, now_ - r.started).compute;
+  p.work += static_cast<double>((compute - p.compute_mark).sec()) / r.slowdown;
+  p.compute_mark = compute;
+  r.slowdown = slowdown;
+  const double left = std::max(0.0, static_cast<double>(r.remaining.sec()) - p.work);
+  p.end_at = std::max(now_, r.started + held_for(job, compute + Time::seconds(static_cast<std::int64_t>(std::ceil(left * slowdown)))));
+  if (r.fails_after_s >= 0 && r.started + Time::seconds(r.fails_after_s) <= p.end_at) return;  // it fails first
+  events_.push(p.end_at, EventKind::JobEnd, job, r.starts);
+}
+
+double Simulation::work_done(JobId job, Time compute) const {
+  const Run& r = runs_[job];
+  const auto it = retimed_.empty() ? retimed_.end() : retimed_.find(job);
+  if (it == retimed_.end()) return static_cast<double>(compute.sec()) / r.slowdown;
+  const Progress& p = it->second;
+  if (compute >= p.compute_mark) return p.work + static_cast<double>((compute - p.compute_mark).sec()) / r.slowdown;
+  // Within the earlier rates, whose history is not kept: in proportion.
+  return p.compute_mark > Time{} ? p.work * static_cast<double>(compute.sec()) / static_cast<double>(p.compute_mark.sec())
+                                 : 0.0;
+}
+
+void Simulation::change_network(std::size_t fault, bool down) {
+  std::vector<int> flipped;
+  for (int link : fault_links_[fault]) {
+    int& holding = link_faults_[static_cast<std::size_t>(link)];
+    holding += down ? 1 : -1;
+    if (holding == (down ? 1 : 0)) flipped.push_back(link);
+  }
+  topology_.set_down(health_, flipped, down);
+  // Nodes left without a path stop their jobs and go down; those with a path again come back.
+  std::vector<std::uint8_t> cut(cut_off_.size(), 0);
+  for (int node : topology_.cut_off_nodes(health_)) cut[static_cast<std::size_t>(node)] = 1;
+  std::vector<int> newly_cut;
+  for (std::size_t n = 0; n < cut.size(); ++n) {
+    if (cut[n] && !cut_off_[n]) newly_cut.push_back(static_cast<int>(n));
+    if (!cut[n] && cut_off_[n] && (node_up_at_.empty() || now_ >= node_up_at_[n])) cluster_.bring_up(static_cast<int>(n));
+  }
+  cut_off_ = std::move(cut);
+  take_nodes_down(newly_cut, std::nullopt);
+  // The routes of the jobs still running move to what is left.
+  const std::vector<JobId> moved = sharing_->jobs();
+  for (JobId job : moved) sharing_->remove(job, changed_);
+  for (JobId job : moved) {
+    route_nodes_.clear();
+    for (const NodeShare& s : placement_of(job)) route_nodes_.push_back(s.node);
+    topology_.route(route_nodes_, health_, route_);
+    sharing_->add(job, route_, network_->need_gbps(workload_.requests[job].type), changed_);
+  }
+  changed_.insert(changed_.end(), moved.begin(), moved.end());
+  retime_changed();
+}
+
+}  // namespace acme
