@@ -105,6 +105,10 @@ for outputs in $every summary; do
   replay seren "fifo+eval_decoupled" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set eval=decoupled
   replay seren "fifo+failures" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set failures.enabled=true
   replay seren "fifo+topology" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set placement=topology
+  # The network slowdown by the per-node arithmetic, and with contention (target: 1.5x the former).
+  replay seren "fifo+slowdown" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set network.slowdown=true
+  replay seren "fifo+contention" "$trace" $seren_cluster "$n" 286 $outputs 1.5xslowdown \
+    --set network.slowdown=true --set network.contention=true
 done
 if [ $smoke = 0 ]; then
   big_jobs=$(($(wc -l < "$big_trace") - 1))

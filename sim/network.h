@@ -38,7 +38,7 @@ struct NetworkSettings {
   // Switches or links taken down for a while (network.faults), by name as the topology names them.
   struct Fault {
     std::string target;  // "spine 2", "leaf 0-spine 1"
-    Time from;           // after the run's first release
+    Time from;           // after workload.from (or the first release)
     Time duration;
   };
   std::vector<Fault> faults;

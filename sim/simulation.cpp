@@ -147,7 +147,10 @@ bool Simulation::step() {
   const std::optional<Time> t = next_time();
   if (!t) return false;
   now_ = *t;
-  if (sharing_) sharing_->advance(now_);
+  if (sharing_) {
+    if (!faults_scheduled_) schedule_faults();
+    sharing_->advance(now_);
+  }
   allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
   const Time from = std::max(last_change_, workload_.window_from.value_or(last_change_));
   const Time to = std::min(now_, workload_.window_to.value_or(now_));

@@ -198,6 +198,8 @@ class Simulation {
   // Seconds a run holds its resources to compute `compute`: its launch, restart overhead and
   // checkpoint stalls included.
   Time held_for(JobId job, Time compute) const;
+  // Puts the network faults' starts and ends in the event queue (at the first step).
+  void schedule_faults();
   // Network fault `fault` starts (down) or ends.
   void change_network(std::size_t fault, bool down);
   // Stops every job on `down` (sorted) as their failure does and takes the nodes down, until
@@ -218,6 +220,7 @@ class Simulation {
   NetworkHealth health_;
   std::vector<std::vector<int>> fault_links_;  // [fault]: the links it takes down
   std::vector<int> link_faults_;               // [link]: faults holding it down now
+  bool faults_scheduled_ = false;
   std::vector<std::uint8_t> cut_off_;          // [node]: no path to the network now
   std::vector<LinkShare> route_;               // scratch
   std::vector<int> route_nodes_;               // scratch

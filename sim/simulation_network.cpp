@@ -26,8 +26,20 @@ void Simulation::set_network(const NetworkModel* network, Time link_interval) {
       throw InputError("network.faults: the topology has no switch or link named '" + f.target +
                        "' (switches are named like 'leaf 0', 'spine 1', 'core 0'; links like 'leaf 0-spine 1')");
     fault_links_.push_back(std::move(links));
-    events_.push(now_ + f.from, EventKind::NetworkChange, static_cast<JobId>(i), 1);
-    events_.push(now_ + f.from + f.duration, EventKind::NetworkChange, static_cast<JobId>(i), 0);
+  }
+}
+
+void Simulation::schedule_faults() {
+  faults_scheduled_ = true;
+  // From the start of the workload's window, or else of its first event (a fed workload's first
+  // release is not known before the run); a fault over before then never happens.
+  const Time origin = workload_.window_from.value_or(now_);
+  const auto& faults = network_->settings().faults;
+  for (std::size_t i = 0; i < faults.size(); ++i) {
+    const Time end = origin + faults[i].from + faults[i].duration;
+    if (end <= now_) continue;
+    events_.push(std::max(now_, origin + faults[i].from), EventKind::NetworkChange, static_cast<JobId>(i), 1);
+    events_.push(end, EventKind::NetworkChange, static_cast<JobId>(i), 0);
   }
 }
 

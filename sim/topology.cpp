@@ -199,7 +199,7 @@ Topology::Topology(const ClusterSpec& spec) : impl_(std::make_unique<Impl>()) {
     const int group = n / spec.nodes_per_leaf;
     for (int i = 0; i < spec.nics_per_node; ++i) {
       const Vertex nic = boost::add_vertex({VertexKind::Nic, n, i}, g);
-      t.add_edge(fabric, nic, spec.nic_gbps, LinkTier::Nic);
+      t.add_edge(fabric, nic, spec.nic_gbps, LinkTier::Host);
       t.add_edge(nic, leaf(group * rails + (rails > 1 ? i : 0)), spec.nic_gbps, LinkTier::Nic);
     }
   }

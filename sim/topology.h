@@ -26,8 +26,11 @@
 
 namespace acme {
 
-enum class LinkTier : std::uint8_t { NvLink, Nic, LeafUplink, PodUplink, Storage };
-inline constexpr const char* kLinkTierNames[] = {"nvlink", "nic", "leaf_uplink", "pod_uplink", "storage"};
+// nvlink: GPU to its node's NVSwitch fabric; host: fabric to NIC (inside the node); nic: NIC to
+// its leaf switch; leaf_uplink: leaf to spine (or aggregation switch); pod_uplink: aggregation
+// switch to core; storage: top level to the storage network.
+enum class LinkTier : std::uint8_t { NvLink, Host, Nic, LeafUplink, PodUplink, Storage };
+inline constexpr const char* kLinkTierNames[] = {"nvlink", "host", "nic", "leaf_uplink", "pod_uplink", "storage"};
 
 // A job's use of one link: `nodes` of its nodes' full per-node bandwidth cross it.
 struct LinkShare {

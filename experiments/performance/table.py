@@ -16,11 +16,11 @@ START, END = "<!-- replay table: table.py -->", "<!-- end of replay table -->"
 
 
 def target_text(target):
-    """'1.0' -> '1 s', '2xfifo' -> '2x FIFO'."""
+    """'1.0' -> '1 s', '2xfifo' -> '2x FIFO', '1.5xslowdown' -> '1.5x fifo+slowdown'."""
     try:
         return f"{float(target):g} s"
     except ValueError:
-        return target.replace("xfifo", "x FIFO")
+        return target.replace("xfifo", "x FIFO").replace("xslowdown", "x fifo+slowdown")
 
 
 def table(replay):

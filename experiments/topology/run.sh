@@ -24,3 +24,5 @@ for need in 200 800; do
   done
 done
 /usr/bin/python3 experiments/topology/plot.py out/topology experiments/topology
+experiments/topology/contention.sh
+/usr/bin/python3 experiments/topology/contention.py out/topology/contention experiments/topology

@@ -87,8 +87,10 @@ NetworkSettings read_network_settings(Params& params, bool slowdown) {
                              "crossing them (off: the per-node arithmetic)");
   params.text("faults", "",
               "switches or links down for a while, with contention: 'spine 2 from 10d for 6h; leaf 0-spine 1 from "
-              "2h for 30m' (times after the first release)",
+              "2h for 30m' (times after workload.from, or the first release)",
               [&](const std::string& text) { return parse_faults(text, s.faults); });
+  if (s.contention && !s.slowdown)
+    throw InputError("network.contention: needs network.slowdown: true (contention changes how much jobs slow down)");
   if (!s.faults.empty() && !s.contention)
     throw InputError("network.faults: needs network.contention: true (the routes that move around a fault)");
   return s;
