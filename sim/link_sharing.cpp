@@ -48,6 +48,10 @@ double LinkSharing::starvation(JobId job) const {
   return it == flows_.end() ? 1.0 : it->second.starvation;
 }
 
+bool LinkSharing::carries_nothing() const {
+  return flows_.empty() && std::all_of(demand_.begin(), demand_.end(), [](double d) { return d == 0.0; });
+}
+
 std::vector<JobId> LinkSharing::jobs() const {
   std::vector<JobId> out;
   for (const auto& [job, flow] : flows_) out.push_back(job);

@@ -55,6 +55,8 @@ class LinkSharing {
   double starvation(JobId job) const;
   // demand / capacity of a link now.
   double load(int link) const { return demand_[static_cast<std::size_t>(link)] / capacity_[static_cast<std::size_t>(link)]; }
+  // No route left and no demand on any link (the end of a run).
+  bool carries_nothing() const;
   // The jobs with a route, ascending.
   std::vector<JobId> jobs() const;
 

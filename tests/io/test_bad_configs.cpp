@@ -49,6 +49,13 @@ TEST_CASE("Unknown keys and values of the wrong type name the key and where it w
         "--set: workload.from: expected a date (2023-03-01, midnight UTC) or a timestamp with offset "
         "(2023-03-01 00:00:00+08:00), got 'tomorrow'");
   CHECK(run_error({"workload.load=lots"}) == "--set: workload.load: expected a number, got 'lots'");
+  CHECK(run_error({"network.contention=true"}) ==
+        "network.contention: needs network.slowdown: true (contention changes how much jobs slow down)");
+  CHECK(run_error({"network.slowdown=true", "network.faults=spine 1 from 2d for 6h"}) ==
+        "network.faults: needs network.contention: true (the routes that move around a fault)");
+  CHECK(run_error({"network.slowdown=true", "network.contention=true", "network.faults=spine 1 at 3d"}) ==
+        "--set: network.faults: 'spine 1 at 3d' is not 'NAME from TIME for TIME' (as in 'spine 2 from 10d for 6h'; "
+        "units s, m, h, d)");
   const auto dir = temp_dir("bad-config-types");
   const std::string cluster = (source_dir() / "configs/clusters/seren.yaml").string();
   const std::string scalar = write(dir / "scalar.yaml", "cluster: " + cluster + "\nworkload: 5\n");
@@ -117,6 +124,9 @@ TEST_CASE("Zero, negative and uncountable sizes are refused", "[bad-configs]") {
   CHECK(cluster_error("cpus_per_node: 0\n") == c + ":2: cpus_per_node: must be between 1 and 1048576, got 0");
   CHECK(cluster_error("nodes_per_leaf: 0\n") == c + ":2: nodes_per_leaf: must be between 1 and 1048576, got 0");
   CHECK(cluster_error("nic_gbps: -1\n").rfind(c + ":2: nic_gbps: must be between 0.001000 and", 0) == 0);
+  CHECK(cluster_error("fabric: torus\n") == c + ":2: fabric: unknown fabric 'torus' (valid: fat_tree, rail_optimized)");
+  CHECK(cluster_error("leaves_per_pod: -1\n") == c + ":2: leaves_per_pod: must be between 0 and 1048576, got -1");
+  CHECK(cluster_error("pod_oversubscription: 0.5\n").rfind(c + ":2: pod_oversubscription: must be between 1", 0) == 0);
   CHECK(cluster_error("nodes: 200000\ngpus_per_node: 8\n") ==
         c + ":2: nodes: nodes x gpus_per_node is 1600000, more than the 1000000 a cluster may have");
   CHECK(cluster_error("cpus_per_node: 1048576\nnodes: 4096\n") ==

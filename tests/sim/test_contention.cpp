@@ -122,6 +122,28 @@ TEST_CASE("Two jobs sharing links slow each other by the proportional rule and s
   CHECK(at(off[1].end) == 100 + 1020);
 }
 
+TEST_CASE("Contention on links that are never short of bandwidth leaves every job as the arithmetic has it",
+          "[contention]") {
+  // need_gbps 0: no link is ever asked for anything, so every starvation is 1 both ways and only
+  // the leaf penalty slows jobs: the rate changes (none) must leave the schedule as it is.
+  const Workload w = read_acme_trace((source_dir() / "tests/golden/six_jobs.csv").string(), {});
+  ClusterSpec spec = small_cluster(2);
+  spec.nodes_per_leaf = 1;
+  std::vector<std::string> sets;
+  for (const char* type : {"Pretrain", "MLLM", "SFT", "Debug", "Other", "Eval", "CPU"})
+    sets.push_back(std::string("network.need_gbps.") + type + "=0");
+  const auto off = run(w, spec, settings(sets));
+  sets.push_back("network.contention=true");
+  const auto on = run(w, spec, settings(sets));
+  REQUIRE(on.size() == off.size());
+  for (std::size_t i = 0; i < on.size(); ++i) {
+    CHECK(on[i].start == off[i].start);
+    CHECK(on[i].end == off[i].end);
+    CHECK(on[i].gpu_seconds == off[i].gpu_seconds);
+    CHECK(on[i].slowdown == off[i].slowdown);
+  }
+}
+
 TEST_CASE("A spine down moves routes to the other spine, and a leaf down stops the jobs it cuts off",
           "[contention]") {
   // Leaves of 2 nodes, 2 spines, no oversubscription: each uplink carries 2 x 200 / 2 = 200 Gb/s.
@@ -141,6 +163,8 @@ TEST_CASE("A spine down moves routes to the other spine, and a leaf down stops t
   const Workload w = trace({{4, 32, 0, 1000}});
   const auto spine = run(w, spec, settings({"network.contention=true", "network.faults=spine 1 from 100s for 200s"}));
   CHECK(at(spine[0].end) == 1077);
+  CHECK(error_of([&] { run(w, spec, settings({"network.contention=true", "network.faults=spine 9 from 1h for 1h"})); })
+            .rfind("network.faults: the topology has no switch or link named 'spine 9'", 0) == 0);
   const auto leaf = run(w, spec, settings({"network.contention=true", "network.faults=leaf 0 from 100s for 200s"}));
   CHECK(leaf[0].failures == 1);
   CHECK(at(leaf[0].end) == 300 + 1020);
