@@ -166,12 +166,17 @@ class Simulation {
     const float own = workload_.profiles[job].idle_share;
     return own != 0.0f ? own : idle_share_[static_cast<std::size_t>(workload_.requests[job].type)];
   }
-  // An injected failure stops a running job and takes down the nodes of `domain` (struck_nodes).
+  // An injected failure stops a running job and takes down the nodes of `domain` (struck).
   void fail(JobId job, FailureDomain domain);
-  // The nodes a failure of `domain` of the running `job` takes down, sorted: none for Job, else
-  // the job's node that FailureModel::where picks (weighted by the job's GPUs on it), for Leaf
-  // with every node under its leaf switch.
-  std::vector<int> struck_nodes(JobId job, FailureDomain domain) const;
+  // What a failure of `domain` of the running `job` takes down: the nodes, sorted (none for Job,
+  // else the job's node that FailureModel::where picks, weighted by the job's GPUs on it), and for
+  // Leaf the leaf switch above that GPU's NIC, whose nodes are those the graph says it cuts off.
+  // With contention, a struck leaf switch is also down for the repair time.
+  struct Struck {
+    std::vector<int> nodes;
+    std::optional<int> leaf_switch;
+  };
+  Struck struck(JobId job, FailureDomain domain) const;
   // Stops a job hit by a failure (its own, or of the nodes `down` that go down, sorted) and
   // starts its recovery.
   void stop_failed(JobId job, const std::vector<int>& down);
@@ -218,7 +223,8 @@ class Simulation {
   const NetworkModel* network_ = nullptr;
   std::unique_ptr<LinkSharing> sharing_;  // set with contention
   NetworkHealth health_;
-  std::vector<std::vector<int>> fault_links_;  // [fault]: the links it takes down
+  // [fault]: the links it takes down: network.faults', then leaf switches struck by failures.
+  std::vector<std::vector<int>> fault_links_;
   std::vector<int> link_faults_;               // [link]: faults holding it down now
   bool faults_scheduled_ = false;
   std::vector<std::uint8_t> cut_off_;          // [node]: no path to the network now

@@ -15,7 +15,7 @@ Time Simulation::checkpoint_stall(JobId job) const {
   return failures_ ? failures_->checkpoint_stall(workload_.requests[job]) : Time{};
 }
 
-std::vector<int> Simulation::struck_nodes(JobId job, FailureDomain domain) const {
+Simulation::Struck Simulation::struck(JobId job, FailureDomain domain) const {
   const Placement& p = placement_of(job);
   if (domain == FailureDomain::Job || p.empty()) return {};
   auto pick = static_cast<std::int64_t>(failures_->where(job, runs_[job].starts - 1) * static_cast<double>(gpus_of(p)));
@@ -27,15 +27,22 @@ std::vector<int> Simulation::struck_nodes(JobId job, FailureDomain domain) const
     }
     pick -= share.gpus;
   }
-  if (domain != FailureDomain::Leaf) return {node};
+  if (domain != FailureDomain::Leaf) return {{node}, std::nullopt};
   // The leaf switch above the struck GPU's NIC, and the nodes it cuts off.
-  return topology_.nodes_in_domain(Topology::Domain::Leaf, topology_.leaf_switch_of(node, static_cast<int>(std::max<std::int64_t>(pick, 0))));
+  const int leaf = topology_.leaf_switch_of(node, static_cast<int>(std::max<std::int64_t>(pick, 0)));
+  return {topology_.nodes_in_domain(Topology::Domain::Leaf, leaf), leaf};
 }
 
 void Simulation::fail(JobId job, FailureDomain domain) {
-  const std::vector<int> down = struck_nodes(job, domain);
-  stop_failed(job, down);
-  take_nodes_down(down, now_ + failures_->repair());
+  const Struck hit = struck(job, domain);
+  stop_failed(job, hit.nodes);
+  take_nodes_down(hit.nodes, now_ + failures_->repair());
+  if (sharing_ && hit.leaf_switch) {  // with contention, the switch is down too: routes move off it
+    fault_links_.push_back(topology_.links_of_switch(*hit.leaf_switch));
+    const auto fault = static_cast<JobId>(fault_links_.size() - 1);
+    change_network(fault, true);
+    events_.push(now_ + failures_->repair(), EventKind::NetworkChange, fault, 0);
+  }
 }
 
 void Simulation::take_nodes_down(const std::vector<int>& down, std::optional<Time> repaired_at) {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "harness.h"
+#include "sim/io/network_keys.h"
 #include "sim/failures.h"
 #include "sim/io/failure_keys.h"
 
@@ -410,6 +411,42 @@ TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, o
     const Conservation conserved = sim.check_conservation();
     CHECK(conserved.job_gpu_seconds == conserved.integral_gpu_seconds);
   }
+}
+
+TEST_CASE("A leaf switch failure in a rail-optimized fabric cuts no node off: only the struck job fails",
+          "[failures]") {
+  // As above with NodeFailure taking down a leaf, on rails (2 NICs per node, each on its own rail
+  // switch) with contention on: the failed switch is one rail, every node keeps the other, so no
+  // node goes down and B, on the same rail group, runs on; the switch stays down for the repair.
+  const auto dir = temp_dir("failure-rail");
+  const std::string table = (dir / "leaf.yaml").string();
+  std::ofstream(table) << read_file(source_dir() / "tests/data/failures_often.yaml") << "takes_down:\n  NodeFailure: leaf\n";
+  const FailureModel m = model({"failures.table=" + table, "failures.repair_s=500"});
+  const Time run = Time::hours(10);
+  const auto [a, d] = first_id(m, 16, run, [&](JobId, const auto& d) {
+    return d && m.reasons()[d->reason].name == "NodeFailure";
+  });
+  JobId b = a + 1;
+  while (m.draw(b, 0, 8, run)) ++b;
+  Workload w = only_job(b, JobType::SFT, 8, 1, run.sec());
+  w.requests[a].gpu_num = 16, w.requests[a].node_num = 2, w.requests[a].cpu_num = 16;
+  w.requests[a].submit = Time::seconds(0);
+  ClusterSpec cluster = small_cluster(9);
+  cluster.nodes_per_leaf = 3;
+  cluster.fabric = Fabric::RailOptimized;
+  cluster.nics_per_node = 2;
+  Params net("network", {yaml_override("network.contention=true")});
+  const NetworkModel network(cluster, read_network_settings(net, true));
+  Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
+  sim.set_network(&network);
+  sim.set_failures(&m);
+  sim.run_until(d->after);
+  REQUIRE(sim.outcomes()[a].failures == 1);
+  CHECK(sim.outcomes()[b].failures == 0);
+  CHECK(sim.nodes_failed() == 0);
+  for (int n = 0; n < 9; ++n) CHECK_FALSE(sim.cluster().is_down(n));
+  sim.run();
+  sim.check_conservation();
 }
 
 TEST_CASE("A node a failure finds already down stays down until the later repair", "[failures]") {
