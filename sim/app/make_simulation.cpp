@@ -105,7 +105,11 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
 
   p.described = describe(config);
   for (const Params* params : {&policy_params, &estimate_params, &network_params, &eval_params})
-    for (const auto& kv : params->resolved()) p.described.push_back(kv);
+    for (const auto& kv : params->resolved())
+      // Contention's keys are listed only when it is on, so that the outputs of a run without it
+      // stay as they were before it existed.
+      if (network.contention || (kv.first != "network.contention" && kv.first != "network.faults"))
+        p.described.push_back(kv);
   // Listed only when on, so that the outputs of a run without it stay as they were.
   if (p.launch)
     for (const auto& kv : launch_params.resolved()) p.described.push_back(kv);
