@@ -31,6 +31,7 @@ Cluster::Cluster(const ClusterSpec& spec)
       free_gpus_(static_cast<std::size_t>(spec.nodes), spec.gpus_per_node),
       free_cpus_(static_cast<std::size_t>(spec.nodes), spec.cpus_per_node),
       down_(static_cast<std::size_t>(spec.nodes), false),
+      cordoned_(static_cast<std::size_t>(spec.nodes), false),
       exact_(static_cast<std::size_t>(spec.gpus_per_node) + 1, NodeSet(spec.nodes)),
       at_least_(static_cast<std::size_t>(spec.gpus_per_node) + 1, NodeSet(spec.nodes)),
       leaf_by_free_(static_cast<std::size_t>(leaves_) * (static_cast<std::size_t>(spec.gpus_per_node) + 1), 0) {
@@ -73,6 +74,13 @@ void Cluster::index_remove(int node) {
 
 void Cluster::change_free(int node, int gpus, int cpus) {
   const auto n = static_cast<std::size_t>(node);
+  if (cordoned_[n]) {  // out of the indexes and the free totals
+    free_gpus_[n] += gpus;
+    free_cpus_[n] += cpus;
+    cordoned_free_gpus_ += gpus;
+    cordoned_free_cpus_ += cpus;
+    return;
+  }
   const int g0 = free_gpus_[n], g1 = g0 + gpus;
   const int c0 = free_cpus_[n], c1 = c0 + cpus;
   free_gpus_[n] = g1;
@@ -252,6 +260,7 @@ void Cluster::take_down(int node) {
   if (down_[n]) return;
   if (free_gpus_[n] != gpus_per_node_ || free_cpus_[n] != cpus_per_node_)
     throw std::logic_error("node " + std::to_string(node) + " taken down with jobs on it");
+  uncordon(node);
   index_remove(node);
   down_[n] = true;
   free_gpus_total_ -= gpus_per_node_;
@@ -267,6 +276,31 @@ void Cluster::bring_up(int node) {
   free_gpus_total_ += gpus_per_node_;
   free_cpus_total_ += cpus_per_node_;
   --down_nodes_;
+  index_add(node);
+}
+
+void Cluster::cordon(int node) {
+  const auto n = static_cast<std::size_t>(node);
+  if (cordoned_[n] || down_[n]) return;
+  index_remove(node);
+  cordoned_[n] = true;
+  ++cordoned_nodes_;
+  free_gpus_total_ -= free_gpus_[n];
+  free_cpus_total_ -= free_cpus_[n];
+  cordoned_free_gpus_ += free_gpus_[n];
+  cordoned_free_cpus_ += free_cpus_[n];
+}
+
+void Cluster::uncordon(int node) {
+  const auto n = static_cast<std::size_t>(node);
+  if (!cordoned_[n]) return;
+  cordoned_[n] = false;
+  --cordoned_nodes_;
+  ++room_freed_;
+  free_gpus_total_ += free_gpus_[n];
+  free_cpus_total_ += free_cpus_[n];
+  cordoned_free_gpus_ -= free_gpus_[n];
+  cordoned_free_cpus_ -= free_cpus_[n];
   index_add(node);
 }
 

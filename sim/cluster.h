@@ -76,8 +76,14 @@ class Cluster {
   int gpus_per_node() const { return gpus_per_node_; }
   int total_gpus() const { return nodes_ * gpus_per_node_; }
   int free_gpus() const { return free_gpus_total_; }
-  int allocated_gpus() const { return total_gpus() - free_gpus_total_ - down_nodes_ * gpus_per_node_; }
-  int allocated_cpus() const { return total_cpus() - free_cpus_total_ - down_nodes_ * cpus_per_node_; }
+  int allocated_gpus() const {
+    return total_gpus() - free_gpus_total_ - cordoned_free_gpus_ - down_nodes_ * gpus_per_node_;
+  }
+  int allocated_cpus() const {
+    return total_cpus() - free_cpus_total_ - cordoned_free_cpus_ - down_nodes_ * cpus_per_node_;
+  }
+  // GPUs on nodes that are up and not cordoned: what new jobs could ever get now.
+  int gpus_in_service() const { return (nodes_ - down_nodes_ - cordoned_nodes_) * gpus_per_node_; }
   int total_cpus() const { return nodes_ * cpus_per_node_; }
   int free_cpus() const { return free_cpus_total_; }
   // How many times room was given back (release(), bring_up()). Room only shrinks between two
@@ -128,6 +134,15 @@ class Cluster {
   // REQUIRES: nothing allocated on the node (stop its jobs first). Down: it offers no room.
   void take_down(int node);
   void bring_up(int node);
+  // Cordoned (a node being drained): its jobs run on and give back what they hold, but it offers
+  // no room and its free GPUs and cores are not counted free. REQUIRES: the node is up.
+  void cordon(int node);
+  void uncordon(int node);
+  bool is_cordoned(int node) const { return cordoned_[static_cast<std::size_t>(node)]; }
+  bool is_empty(int node) const {
+    return free_gpus_[static_cast<std::size_t>(node)] == gpus_per_node_ &&
+           free_cpus_[static_cast<std::size_t>(node)] == cpus_per_node_;
+  }
 
  private:
   // Appends to `out` the lowest-numbered nodes with room, until `want`.
@@ -149,9 +164,12 @@ class Cluster {
   int free_gpus_total_;
   int free_cpus_total_;
   int down_nodes_ = 0;
+  int cordoned_nodes_ = 0;
+  int cordoned_free_gpus_ = 0, cordoned_free_cpus_ = 0;  // free on cordoned nodes
   std::uint64_t room_freed_ = 0;
   std::vector<std::int32_t> free_gpus_, free_cpus_;
   std::vector<bool> down_;
+  std::vector<bool> cordoned_;
   std::vector<NodeSet> exact_;               // [g]: up nodes with exactly g free GPUs
   std::vector<NodeSet> at_least_;            // [g]: up nodes with at least g free GPUs
   std::vector<std::int32_t> leaf_by_free_;   // [leaf * (G + 1) + g]: up nodes of the leaf with exactly g

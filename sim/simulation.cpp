@@ -147,10 +147,8 @@ bool Simulation::step() {
   const std::optional<Time> t = next_time();
   if (!t) return false;
   now_ = *t;
-  if (sharing_) {
-    if (!faults_scheduled_) schedule_faults();
-    sharing_->advance(now_);
-  }
+  if (!changes_scheduled_ && (sharing_ || capacity_)) schedule_changes();
+  if (sharing_) sharing_->advance(now_);
   allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
   const Time from = std::max(last_change_, workload_.window_from.value_or(last_change_));
   const Time to = std::min(now_, workload_.window_to.value_or(now_));
@@ -172,15 +170,14 @@ bool Simulation::step() {
         if (status_[e.job] == Status::Running && (e.tag & kStartsMask) == runs_[e.job].starts)
           fail(e.job, static_cast<FailureDomain>(e.tag >> kDomainShift));
         break;
-      case EventKind::NodeUp:
-        if (now_ >= node_up_at_[e.job] && (cut_off_.empty() || !cut_off_[e.job])) cluster_.bring_up(static_cast<int>(e.job));
-        break;
+      case EventKind::NodeUp: maybe_bring_up(static_cast<int>(e.job)); break;
       case EventKind::Recovered:
         if (status_[e.job] == Status::Recovering) requeue(e.job);
         break;
       case EventKind::Release: release(e.job); break;
       case EventKind::Wake: break;  // the pass below is what was asked for
       case EventKind::NetworkChange: change_network(e.job, e.tag == 1); break;
+      case EventKind::CapacityChange: change_capacity(e.job, e.tag == 1); break;
     }
   }
   // Every job released now, those the feed has yet to append included.
@@ -193,6 +190,7 @@ bool Simulation::step() {
 
   Pass pass(*this);
   policy_->schedule(pass);
+  if (capacity_) capacity_log_.note(now_, cluster_.gpus_in_service());
   if (sharing_ && done()) sharing_->close(now_);
   return true;
 }
@@ -313,7 +311,8 @@ void Simulation::free_slot(JobId job) {
 
 void Simulation::stop_run(JobId job) {
   if (sharing_) leave_network(job);
-  cluster_.release(placement_of(job));  // all of it: the request's GPUs
+  cluster_.release(placement_of(job));
+  if (capacity_) retire_drained(placement_of(job));  // all of it: the request's GPUs
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] -= workload_.requests[job].gpu_num;
   account_run(job);
 }
@@ -330,6 +329,7 @@ void Simulation::account_run(JobId job) {
 // Part of a job's resources (a failed job's).
 std::int64_t Simulation::give_back(JobId job, const Placement& resources) {
   cluster_.release(resources);
+  if (capacity_) retire_drained(resources);
   const std::int64_t gpus = gpus_of(resources);
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] -= gpus;
   return gpus;

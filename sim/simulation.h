@@ -54,6 +54,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/capacity.h"
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
 #include "sim/failures.h"
@@ -97,6 +98,12 @@ class Simulation {
   // The launch latency of every start (default: none). Not owned; must outlive the Simulation.
   // Set before the first step.
   void set_launch(const LaunchModel* launch) { launch_ = launch; }
+  // Capacity changing over time (sim/capacity.h; default: none). The ClusterSpec given to the
+  // constructor must hold the added nodes (after the cluster file's). Not owned; must outlive the
+  // Simulation. Set before the first step.
+  void set_capacity(const CapacitySettings* capacity);
+  // GPUs in service over the run (kept with capacity events only).
+  const CapacityLog* capacity_log() const { return capacity_ ? &capacity_log_ : nullptr; }
   // Injected failures and checkpoints (default: none). Not owned; must outlive the Simulation.
   // Set before the first step.
   void set_failures(const FailureModel* failures) {
@@ -203,8 +210,17 @@ class Simulation {
   // Seconds a run holds its resources to compute `compute`: its launch, restart overhead and
   // checkpoint stalls included.
   Time held_for(JobId job, Time compute) const;
-  // Puts the network faults' starts and ends in the event queue (at the first step).
-  void schedule_faults();
+  // Puts the starts and ends of network faults and capacity events in the event queue (at the
+  // first step).
+  void schedule_changes();
+  // Capacity event `event` starts or ends.
+  void change_capacity(std::size_t event, bool start);
+  // Brings a down node up if nothing holds it down any more (repair, network, capacity).
+  void maybe_bring_up(int node);
+  // Nodes being drained go down once their last job gives back what it held on them.
+  void retire_drained(const Placement& released);
+  // The jobs running on, or recovering while holding part of, `nodes` (sorted), in JobId order.
+  std::vector<JobId> jobs_on(const std::vector<int>& nodes) const;
   // Network fault `fault` starts (down) or ends.
   void change_network(std::size_t fault, bool down);
   // Stops every job on `down` (sorted) as their failure does and takes the nodes down, until
@@ -226,7 +242,11 @@ class Simulation {
   // [fault]: the links it takes down: network.faults', then leaf switches struck by failures.
   std::vector<std::vector<int>> fault_links_;
   std::vector<int> link_faults_;               // [link]: faults holding it down now
-  bool faults_scheduled_ = false;
+  bool changes_scheduled_ = false;
+  const CapacitySettings* capacity_ = nullptr;
+  std::vector<std::uint8_t> held_down_;  // [node]: capacity events holding it down (drained, not yet added, leaf down)
+  std::vector<int> added_first_;          // [event]: the first node an Add event brings
+  CapacityLog capacity_log_;
   std::vector<std::uint8_t> cut_off_;          // [node]: no path to the network now
   std::vector<LinkShare> route_;               // scratch
   std::vector<int> route_nodes_;               // scratch

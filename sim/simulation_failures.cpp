@@ -45,23 +45,27 @@ void Simulation::fail(JobId job, FailureDomain domain) {
   }
 }
 
-void Simulation::take_nodes_down(const std::vector<int>& down, std::optional<Time> repaired_at) {
-  if (down.empty()) return;
-  // The nodes fail under every job on them (found by a scan over the slots), in JobId order: a
-  // running job fails too; a recovering one that still holds part of them ends its hold at once.
-  std::vector<JobId> on_nodes;
+std::vector<JobId> Simulation::jobs_on(const std::vector<int>& nodes) const {
+  std::vector<JobId> out;  // found by a scan over the slots
   for (std::size_t slot = 0; slot < held_.size(); ++slot) {
-    const JobId other = held_by_[slot];
-    if (slot_[other] != slot || (status_[other] != Status::Running && status_[other] != Status::Recovering))
+    const JobId job = held_by_[slot];
+    if (slot_[job] != slot || (status_[job] != Status::Running && status_[job] != Status::Recovering))
       continue;  // a free slot
     for (const NodeShare& share : held_[slot])
-      if (std::binary_search(down.begin(), down.end(), share.node)) {
-        on_nodes.push_back(other);
+      if (std::binary_search(nodes.begin(), nodes.end(), share.node)) {
+        out.push_back(job);
         break;
       }
   }
-  std::sort(on_nodes.begin(), on_nodes.end());
-  for (JobId other : on_nodes) {
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void Simulation::take_nodes_down(const std::vector<int>& down, std::optional<Time> repaired_at) {
+  if (down.empty()) return;
+  // The nodes fail under every job on them, in JobId order: a running job fails too; a
+  // recovering one that still holds part of them ends its hold at once.
+  for (JobId other : jobs_on(down)) {
     if (status_[other] == Status::Running) stop_failed(other, down);
     else requeue(other);
   }

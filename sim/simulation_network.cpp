@@ -29,20 +29,6 @@ void Simulation::set_network(const NetworkModel* network, Time link_interval) {
   }
 }
 
-void Simulation::schedule_faults() {
-  faults_scheduled_ = true;
-  // From the start of the workload's window, or else of its first event (a fed workload's first
-  // release is not known before the run); a fault over before then never happens.
-  const Time origin = workload_.window_from.value_or(now_);
-  const auto& faults = network_->settings().faults;
-  for (std::size_t i = 0; i < faults.size(); ++i) {
-    const Time end = origin + faults[i].from + faults[i].duration;
-    if (end <= now_) continue;
-    events_.push(std::max(now_, origin + faults[i].from), EventKind::NetworkChange, static_cast<JobId>(i), 1);
-    events_.push(end, EventKind::NetworkChange, static_cast<JobId>(i), 0);
-  }
-}
-
 void Simulation::join_network(JobId job) {
   const JobRequest& r = workload_.requests[job];
   route_nodes_.clear();
@@ -110,12 +96,13 @@ void Simulation::change_network(std::size_t fault, bool down) {
   // Nodes left without a path stop their jobs and go down; those with a path again come back.
   std::vector<std::uint8_t> cut(cut_off_.size(), 0);
   for (int node : topology_.cut_off_nodes(health_)) cut[static_cast<std::size_t>(node)] = 1;
-  std::vector<int> newly_cut;
+  std::vector<int> newly_cut, reconnected;
   for (std::size_t n = 0; n < cut.size(); ++n) {
     if (cut[n] && !cut_off_[n]) newly_cut.push_back(static_cast<int>(n));
-    if (!cut[n] && cut_off_[n] && (node_up_at_.empty() || now_ >= node_up_at_[n])) cluster_.bring_up(static_cast<int>(n));
+    if (!cut[n] && cut_off_[n]) reconnected.push_back(static_cast<int>(n));
   }
   cut_off_ = std::move(cut);
+  for (int node : reconnected) maybe_bring_up(node);
   take_nodes_down(newly_cut, std::nullopt);
   // The routes of the jobs still running move to what is left.
   const std::vector<JobId> moved = sharing_->jobs();

@@ -26,6 +26,7 @@ class Sink {
 struct TableCapture;
 class LinkSharing;
 class Topology;
+struct CapacityLog;
 
 struct SinkSettings {
   std::filesystem::path out_dir;
@@ -38,6 +39,8 @@ struct SinkSettings {
   // that names the links. Not owned.
   const LinkSharing* links = nullptr;
   const Topology* topology = nullptr;
+  // With capacity events: GPUs in service over time (complete when the run is done). Not owned.
+  const CapacityLog* capacity = nullptr;
 };
 
 struct SinkEntry {

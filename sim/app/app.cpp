@@ -91,11 +91,12 @@ RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluste
 
 }  // namespace
 
-RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload_in,
+RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, const Workload& workload_in,
                       const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more,
                       Sink* observer, TableCapture* capture) {
   const auto t1 = Clock::now();  // the run's set-up (a million jobs' state) counts
-  const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster, workload_in);
+  const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster_file, workload_in);
+  const ClusterSpec& cluster = run->cluster;  // with the nodes capacity adds
   if (more && (run->evaluated || run->estimates_made))
     throw std::logic_error("execute_run: this run needs its whole workload first");
   const Workload& workload = *run->workload;
@@ -105,9 +106,15 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const
     create_output_folder(out_dir);
     remove_earlier_outputs(out_dir);
   }
-  const SinkSettings settings{out_dir,           config.metrics_interval, cluster.total_gpus(), cluster.nodes,
-                              cluster.gpus_per_node, capture,   sim.link_sharing(),
-                              sim.link_sharing() ? &sim.topology() : nullptr};
+  const SinkSettings settings{out_dir,
+                              config.metrics_interval,
+                              cluster.total_gpus(),
+                              cluster.nodes,
+                              cluster.gpus_per_node,
+                              capture,
+                              sim.link_sharing(),
+                              sim.link_sharing() ? &sim.topology() : nullptr,
+                              sim.capacity_log()};
   std::vector<std::unique_ptr<Sink>> sinks;
   for (const std::string& name : split_commas(config.outputs)) sinks.push_back(make_sink(name, settings));
 

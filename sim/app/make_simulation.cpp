@@ -13,6 +13,7 @@
 #include "sim/log.h"
 #include "sim/io/failure_keys.h"
 #include "sim/io/launch_keys.h"
+#include "sim/io/capacity_keys.h"
 #include "sim/io/network_keys.h"
 #include "workloads/estimates.h"
 
@@ -48,6 +49,7 @@ struct Plugins {
   std::optional<NetworkModel> network;  // set when network.slowdown is on
   std::optional<FailureModel> failures;
   std::optional<LaunchModel> launch;  // set when a launch latency is given
+  CapacitySettings capacity;
   std::vector<std::pair<std::string, std::string>> described;
 };
 
@@ -103,6 +105,10 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   failure_params.check_all_used();
   if (!p.failures->enabled()) p.failures.reset();
 
+  Params capacity_params("capacity", config.capacity_params);
+  p.capacity = read_capacity(capacity_params, cluster);
+  capacity_params.check_all_used();
+
   p.described = describe(config);
   for (const Params* params : {&policy_params, &estimate_params, &network_params, &eval_params})
     for (const auto& kv : params->resolved())
@@ -116,6 +122,8 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   // Listed only when on, so that the outputs of a run without failures stay as they were.
   if (p.failures)
     for (const auto& kv : failure_params.resolved()) p.described.push_back(kv);
+  if (!p.capacity.events.empty())
+    for (const auto& kv : capacity_params.resolved()) p.described.push_back(kv);
   return p;
 }
 
@@ -130,16 +138,20 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   run->network = std::move(plugins.network);
   run->failures = std::move(plugins.failures);
   run->launch = std::move(plugins.launch);
+  run->capacity = std::move(plugins.capacity);
+  run->cluster = cluster;
+  run->cluster.nodes += run->capacity.added_nodes();
   run->estimates_made = !plugins.estimates.empty();
   run->described = std::move(plugins.described);
   run->workload = run->evaluated ? &*run->evaluated : &workload;
-  run->sim = std::make_unique<Simulation>(*run->workload, cluster, std::move(plugins.policy), config.replay,
+  run->sim = std::make_unique<Simulation>(*run->workload, run->cluster, std::move(plugins.policy), config.replay,
                                           std::move(plugins.estimates));
   Simulation& sim = *run->sim;
   sim.set_placement(config.placement);
   if (run->network) sim.set_network(&*run->network, config.metrics_interval);
   if (run->failures) sim.set_failures(&*run->failures);
   if (run->launch) sim.set_launch(&*run->launch);
+  sim.set_capacity(&run->capacity);
   sim.set_idle_share(JobType::Eval, plugins.eval_idle_share);
   return run;
 }

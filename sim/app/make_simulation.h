@@ -15,6 +15,7 @@
 #include "sim/failures.h"
 #include "sim/io/config.h"
 #include "sim/network.h"
+#include "sim/capacity.h"
 #include "sim/simulation.h"
 #include "workloads/evaluation.h"
 
@@ -28,6 +29,8 @@ struct PreparedRun {
   std::optional<NetworkModel> network;         // set when network.slowdown is on
   std::optional<FailureModel> failures;        // set when failures.enabled is on
   std::optional<LaunchModel> launch;           // set when a launch latency is given
+  CapacitySettings capacity;                   // capacity.*
+  ClusterSpec cluster;                         // the cluster file's, with the nodes capacity adds
   bool estimates_made = false;                 // the policy reads estimates, so the run made them
   // Every key of the run with the value in force (resolve_run), for the outputs.
   std::vector<std::pair<std::string, std::string>> described;

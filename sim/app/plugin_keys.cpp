@@ -4,6 +4,7 @@
 #include "sim/app/make_simulation.h"
 #include "sim/io/failure_keys.h"
 #include "sim/io/launch_keys.h"
+#include "sim/io/capacity_keys.h"
 #include "sim/io/network_keys.h"
 #include "workloads/estimates.h"
 #include "workloads/evaluation.h"
@@ -39,6 +40,9 @@ std::vector<KeySection> plugin_key_sections() {
   Params failures("failures", {yaml_override("failures.enabled=true")});
   load_failure_model(failures, default_failure_table());
   out.push_back({"failures", "Injected failures (failures.*)", failures.docs()});
+  Params capacity("capacity", {});
+  read_capacity(capacity, ClusterSpec{});
+  out.push_back({"capacity", "Capacity over time (capacity.*): drains, added nodes, leaf switches down", capacity.docs()});
   return out;
 }
 

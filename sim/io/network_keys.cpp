@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/error.h"
+#include "sim/io/timed_list.h"
 
 namespace acme {
 namespace {
@@ -20,44 +21,15 @@ void fill(std::array<double, kJobTypeCount>& out, const std::vector<std::pair<st
   }
 }
 
-// "10d", "6h", "30m", "45s" (a number, then its unit).
-std::optional<Time> parse_span(std::string_view text) {
-  if (text.size() < 2) return std::nullopt;
-  const char unit = text.back();
-  const std::int64_t scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
-  if (scale == 0) return std::nullopt;
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(std::string(text.substr(0, text.size() - 1)), &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (used != text.size() - 1 || value < 0 || value > 1e9) return std::nullopt;
-  return Time::seconds(static_cast<std::int64_t>(std::llround(value * static_cast<double>(scale))));
-}
-
-std::string trim(std::string_view s) {
-  const auto first = s.find_first_not_of(' ');
-  if (first == std::string_view::npos) return "";
-  return std::string(s.substr(first, s.find_last_not_of(' ') - first + 1));
-}
-
 // "NAME from SPAN for SPAN; ..." into faults; an error message if it is not that.
 std::optional<std::string> parse_faults(const std::string& text, std::vector<NetworkSettings::Fault>& out) {
+  std::vector<TimedItem> items;
+  if (auto wrong = parse_timed_list(text, items)) return wrong;
   out.clear();
-  std::size_t begin = 0;
-  while (begin <= text.size()) {
-    const std::size_t end = std::min(text.find(';', begin), text.size());
-    const std::string item = trim(std::string_view(text).substr(begin, end - begin));
-    begin = end + 1;
-    if (item.empty()) continue;
-    const std::size_t from = item.find(" from "), dur = item.find(" for ");
-    const auto start = from == std::string::npos ? std::nullopt : parse_span(trim(item.substr(from + 6, dur - from - 6)));
-    const auto length = dur == std::string::npos ? std::nullopt : parse_span(trim(item.substr(dur + 5)));
-    if (from == std::string::npos || dur == std::string::npos || dur < from || !start || !length || from == 0)
-      return "'" + item + "' is not 'NAME from TIME for TIME' (as in 'spine 2 from 10d for 6h'; units s, m, h, d)";
-    out.push_back({trim(item.substr(0, from)), *start, *length});
+  for (const TimedItem& item : items) {
+    if (!item.duration)
+      return "'" + item.what + "' has no duration (as in 'spine 2 from 10d for 6h'; units s, m, h, d)";
+    out.push_back({item.what, item.from, *item.duration});
   }
   return std::nullopt;
 }

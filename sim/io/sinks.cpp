@@ -9,6 +9,7 @@
 #include "sim/io/csv.h"
 #include "sim/error.h"
 #include "sim/io/metrics.h"
+#include "sim/capacity.h"
 #include "sim/link_sharing.h"
 #include "sim/sink.h"
 
@@ -70,6 +71,7 @@ class TimeseriesSink final : public Sink {
         capture_(s.capture),
         links_(s.links),
         topology_(s.topology),
+        capacity_(s.capacity),
         interval_(s.interval.sec()),
         total_gpus_(s.total_gpus),
         node_free_(static_cast<std::size_t>(s.nodes), s.gpus_per_node),
@@ -80,6 +82,7 @@ class TimeseriesSink final : public Sink {
                                "gpus_allocated_mean", "jobs_recovering"})
       rows_.text(h);
     if (links_) rows_.text("peak_uplink_load");
+    if (capacity_) rows_.text("gpus_in_service");
     rows_.end_row();
   }
 
@@ -182,6 +185,7 @@ class TimeseriesSink final : public Sink {
     rows_.real(static_cast<double>(area_) / static_cast<double>(interval_));
     rows_.integer(snapshot_.recovering);
     if (links_) rows_.real(links_->peak_uplink_load(row_start_));
+    if (capacity_) rows_.integer(capacity_->at(row_start_));
     rows_.end_row();
   }
   // links.csv: per interval and link tier, the mean and peak load and the busiest link.
@@ -203,6 +207,7 @@ class TimeseriesSink final : public Sink {
   TableCapture* capture_;
   const LinkSharing* links_;
   const Topology* topology_;
+  const CapacityLog* capacity_;
   std::int64_t interval_;
   std::int64_t total_gpus_;
   CsvWriter rows_{path_, capture_};

@@ -54,8 +54,21 @@ TEST_CASE("Unknown keys and values of the wrong type name the key and where it w
   CHECK(run_error({"network.slowdown=true", "network.faults=spine 1 from 2d for 6h"}) ==
         "network.faults: needs network.contention: true (the routes that move around a fault)");
   CHECK(run_error({"network.slowdown=true", "network.contention=true", "network.faults=spine 1 at 3d"}) ==
-        "--set: network.faults: 'spine 1 at 3d' is not 'NAME from TIME for TIME' (as in 'spine 2 from 10d for 6h'; "
-        "units s, m, h, d)");
+        "--set: network.faults: 'spine 1 at 3d' is not 'WHAT from TIME [for TIME]' (times as 10d, 6h, 30m, 45s)");
+  CHECK(run_error({"capacity.events=drain 280-290 from 1d for 2h"}) ==
+        "--set: capacity.events: 'drain 280-290': nodes 280-290 are past the cluster's 286 nodes (0-285, added "
+        "ones included)");
+  CHECK(run_error({"capacity.events=add 4 from 1d; drain 280-289 from 1d for 2h"}) == "no error");
+  CHECK(run_error({"capacity.events=drain 0-3 from 1d"}) == "--set: capacity.events: 'drain 0-3': a drain needs 'for TIME'");
+  CHECK(run_error({"capacity.events=drain 0-3 from -1d for 1h"}) ==
+        "--set: capacity.events: 'drain 0-3 from -1d for 1h' is not 'WHAT from TIME [for TIME]' (times as 10d, 6h, 30m, "
+        "45s)");
+  CHECK(run_error({"capacity.events=leaf 9 down from 1d for 1h"}) ==
+        "--set: capacity.events: 'leaf 9 down': the cluster has leaf switches 0-8");
+  CHECK(run_error({"capacity.events=remove 3 from 1d"}) ==
+        "--set: capacity.events: 'remove 3': expected 'drain FIRST-LAST', 'add COUNT' or 'leaf NUMBER down'");
+  CHECK(run_error({"capacity.drained_jobs=wait"}) ==
+        "--set: capacity.drained_jobs: expected one of finish, kill, got 'wait'");
   const auto dir = temp_dir("bad-config-types");
   const std::string cluster = (source_dir() / "configs/clusters/seren.yaml").string();
   const std::string scalar = write(dir / "scalar.yaml", "cluster: " + cluster + "\nworkload: 5\n");

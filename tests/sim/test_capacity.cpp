@@ -1,0 +1,100 @@
+// Capacity that changes over time (capacity.events), one test per event kind, on small clusters
+// whose schedules are worked out in each test's comment.
+#include <catch2/catch.hpp>
+
+#include "harness.h"
+#include "sim/io/capacity_keys.h"
+
+namespace acme::test {
+namespace {
+
+// Jobs (nodes, GPUs, submit s, duration s), all SFT, from kGoldenBase.
+Workload trace(const std::vector<std::tuple<int, int, int, int>>& jobs) {
+  std::string text = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n";
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto [nodes, gpus, submit, duration] = jobs[i];
+    const Time from = kGoldenBase + Time::seconds(submit);
+    text += "j" + std::to_string(i + 1) + ",u," + std::to_string(nodes) + "," + std::to_string(gpus) + ",0,SFT,COMPLETED," +
+            format_timestamp(from) + "," + format_timestamp(from) + "," + format_timestamp(from + Time::seconds(duration)) +
+            "," + std::to_string(duration) + ",0," + std::to_string(gpus * duration) + "\n";
+  }
+  return read_acme_trace_text(text, "t.csv", {});
+}
+
+struct Run {
+  std::vector<JobOutcome> jobs;
+  CapacityLog log;
+};
+
+// `nodes` nodes of 8 GPUs under fifo with the capacity keys `sets`.
+Run run(const Workload& w, int nodes, const std::vector<std::string>& sets) {
+  std::vector<YamlValue> values;
+  for (const std::string& s : sets) values.push_back(yaml_override(s));
+  Params p("capacity", values);
+  ClusterSpec spec = small_cluster(nodes);
+  const CapacitySettings capacity = read_capacity(p, spec);
+  spec.nodes += capacity.added_nodes();
+  Simulation sim(w, spec, make_policy("fifo"), ReplayMode::Policy);
+  sim.set_capacity(&capacity);
+  sim.run();
+  sim.check_conservation();
+  return {sim.outcomes(), *sim.capacity_log()};
+}
+
+std::int64_t at(const std::optional<Time>& t) { return (*t - kGoldenBase).sec(); }
+std::int64_t from_base(std::int64_t s) { return (kGoldenBase + Time::seconds(s)).sec(); }
+
+}  // namespace
+
+TEST_CASE("A drain lets running jobs finish, starts nothing new on its nodes, and ends on time", "[capacity]") {
+  // 2 nodes. j1 (8 GPUs, 0-1000) on node 0; node 1 drained from 100 to 600. j2 (8 GPUs) comes at
+  // 200: node 0 busy, node 1 drained, so it waits until 600. j3 (4 GPUs) at 50 lands on node 1
+  // and runs to 400 although the drain began: node 1 goes down at 400, back at 600.
+  const Workload w = trace({{1, 8, 0, 1000}, {1, 8, 200, 100}, {1, 4, 50, 350}});
+  const Run r = run(w, 2, {"capacity.events=drain 1-1 from 100s for 500s"});
+  CHECK(at(r.jobs[2].start) == 50);
+  CHECK(at(r.jobs[2].end) == 400);
+  CHECK(at(r.jobs[1].start) == 600);
+  CHECK(r.jobs[1].preemptions == 0);
+  // In service: 16 GPUs, 8 from 100 (node 1 cordoned), 16 from 600.
+  CHECK(r.log.at(from_base(99)) == 16);
+  CHECK(r.log.at(from_base(100)) == 8);
+  CHECK(r.log.at(from_base(599)) == 8);
+  CHECK(r.log.at(from_base(600)) == 16);
+}
+
+TEST_CASE("A drain that kills sends its nodes' jobs back to the queue at once", "[capacity]") {
+  // As above with drained_jobs: kill. j3 is preempted at 100 (its 50 s x 4 GPUs wasted) and
+  // waits: node 0 is busy to 1000 and node 1 is back at 600, where j3 (first in the queue: queued
+  // again at 100, before j2 came) restarts for its whole 350 s, to 950. j2 (8 GPUs) does not fit
+  // beside it and starts on node 1 at 950.
+  const Workload w = trace({{1, 8, 0, 1000}, {1, 8, 200, 100}, {1, 4, 50, 350}});
+  const Run r = run(w, 2, {"capacity.events=drain 1-1 from 100s for 500s", "capacity.drained_jobs=kill"});
+  CHECK(r.jobs[2].preemptions == 1);
+  CHECK(at(r.jobs[2].end) == 600 + 350);
+  CHECK(r.jobs[2].wasted_gpu_seconds == 4 * 50);
+  CHECK(at(r.jobs[1].start) == 950);
+}
+
+TEST_CASE("Added nodes are down until they arrive, and a job that needs them waits for them", "[capacity]") {
+  // 1 node plus 1 added at 300. j1 needs 2 nodes: it cannot run before 300 and starts then.
+  const Workload w = trace({{2, 16, 0, 100}});
+  const Run r = run(w, 1, {"capacity.events=add 1 from 300s"});
+  CHECK(at(r.jobs[0].start) == 300);
+  CHECK(r.log.at(from_base(0)) == 8);
+  CHECK(r.log.at(from_base(300)) == 16);
+}
+
+TEST_CASE("A leaf switch down stops the jobs under it and keeps its nodes down meanwhile", "[capacity]") {
+  // 4 nodes, leaves of 2. j1 (8 GPUs) on node 0, under leaf 0, which goes down from 100 to 400:
+  // j1 stops (as a failure, no checkpoint: its 100 s are lost), and with nodes 0 and 1 down it
+  // starts again on node 2 at once and runs its 1000 s: end 1100.
+  const Workload w = trace({{1, 8, 0, 1000}});
+  const Run r = run(w, 4, {"capacity.events=leaf 0 down from 100s for 300s"});
+  CHECK(r.jobs[0].failures == 1);
+  CHECK(at(r.jobs[0].end) == 1100);
+  CHECK(r.log.at(from_base(100)) == 16);
+  CHECK(r.log.at(from_base(400)) == 32);
+}
+
+}  // namespace acme::test
