@@ -2,7 +2,7 @@
 
     import acmesim
     r = acmesim.run("configs/seren.yaml", set={"policy.name": "fifo"})
-    r.jobs, r.timeseries, r.summary, r.by_type, r.waste, r.evaluations   # DataFrames
+    r.jobs, r.timeseries, r.summary, r.by_type, r.waste, r.evaluations, r.users   # DataFrames
     r.to_csv("out/from-python")
 
 A policy is a subclass of acmesim.Policy, given to run() as an object or named in a
@@ -28,7 +28,7 @@ __all__ = ["run", "gen", "sweep", "policies", "keys", "Policy", "Result", "Input
 
 # The outputs as run() returns them: attribute -> the file of the command line.
 OUTPUTS = {"jobs": "jobs.csv", "timeseries": "timeseries.csv", "summary": "summary.csv",
-           "by_type": "summary_by_type.csv", "waste": "wasted_by_cause.csv", "evaluations": "evaluations.csv"}
+           "by_type": "summary_by_type.csv", "waste": "wasted_by_cause.csv", "evaluations": "evaluations.csv", "users": "users.csv"}
 # Tables of a few rows whose texts (configuration values) stay strings, never categoricals.
 _STRING_TABLES = {"summary.csv", "summary_by_type.csv"}
 

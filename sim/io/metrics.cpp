@@ -4,13 +4,14 @@
 #include <vector>
 
 #include "sim/io/csv.h"
+#include "sim/io/fairness.h"
 
 namespace acme {
 namespace {
 
-// The nearest-rank percentile pct of `v`, which is partly reordered: `v` is partitioned so that
-// later calls with larger pct only search after this one's rank. O(n) per call, no full sort.
-std::int64_t nearest_rank(std::vector<std::int64_t>& v, std::size_t& searched_from, int pct) {
+// nearest_rank, with `v` partitioned so that later calls with larger pct only search after this
+// one's rank (`searched_from`). O(n) per call, no full sort.
+std::int64_t nearest_rank(std::span<std::int64_t> v, std::size_t& searched_from, int pct) {
   if (v.empty()) return 0;
   const std::size_t rank = std::max<std::size_t>((v.size() * static_cast<std::size_t>(pct) + 99) / 100, 1) - 1;
   const auto nth = v.begin() + static_cast<std::ptrdiff_t>(rank);
@@ -23,6 +24,7 @@ struct Accumulator {
   Stats s;
   std::vector<std::int64_t> queue;
   std::int64_t alloc_in_window = 0, wasted = 0, gpu_seconds = 0, delay_sum = 0;
+  std::uint64_t long_waits = 0;
   std::optional<Time> first_submit, last_end;
 
   void finish(Time w0, Time w1, int total_gpus) {
@@ -42,10 +44,17 @@ struct Accumulator {
     s.replay_delay_mean_s = s.replay_delayed_jobs
                                 ? static_cast<double>(delay_sum) / static_cast<double>(s.replay_delayed_jobs)
                                 : 0;
+    if (!queue.empty())
+      s.waiting_over_1h_pct = 100.0 * static_cast<double>(long_waits) / static_cast<double>(queue.size());
   }
 };
 
 }  // namespace
+
+std::int64_t nearest_rank(std::span<std::int64_t> v, int pct) {
+  std::size_t searched_from = 0;
+  return nearest_rank(v, searched_from, pct);
+}
 
 RunSummary summarize(const RunRecord& run) {
   const Workload& w = run.workload;
@@ -61,11 +70,20 @@ RunSummary summarize(const RunRecord& run) {
 
   Accumulator all;
   std::array<Accumulator, kJobTypeCount> by_type;
+  // Mean slowdown per user (over all jobs, and per type) and per type, for Jain's indexes.
+  GroupMeans user_slowdown(w.users.size()), type_slowdown(kJobTypeCount);
+  std::vector<GroupMeans> user_slowdown_by_type(kJobTypeCount, GroupMeans(w.users.size()));
   for (std::size_t i = 0; i < w.size(); ++i) {
     const JobRequest& r = w.requests[i];
     const JobOutcome& o = run.outcomes[i];
     const Time submit = submitted(w, run.outcomes, static_cast<JobId>(i));
-    for (Accumulator* a : {&all, &by_type[static_cast<std::size_t>(r.type)]}) {
+    const auto type = static_cast<std::size_t>(r.type);
+    if (const auto slowdown = slowdown_of(run, static_cast<JobId>(i))) {
+      user_slowdown.add(r.user, *slowdown);
+      user_slowdown_by_type[type].add(r.user, *slowdown);
+      type_slowdown.add(type, *slowdown);
+    }
+    for (Accumulator* a : {&all, &by_type[type]}) {
       Stats& s = a->s;
       ++s.jobs;
       ++s.by_state[static_cast<std::size_t>(o.state)];
@@ -74,7 +92,10 @@ RunSummary summarize(const RunRecord& run) {
       if (o.end && (!a->last_end || *o.end > *a->last_end)) a->last_end = o.end;
       if (!o.start) continue;
       ++s.started;
-      if (r.gpu_num > 0) a->queue.push_back((*o.start - submit).sec());
+      if (r.gpu_num > 0) {
+        a->queue.push_back((*o.start - submit).sec());
+        a->long_waits += *o.start - submit > kLongWait;
+      }
       a->gpu_seconds += o.gpu_seconds;
       a->wasted += o.wasted_gpu_seconds;
       s.preemptions += static_cast<std::uint64_t>(o.preemptions);
@@ -90,9 +111,12 @@ RunSummary summarize(const RunRecord& run) {
   }
   const int gpus = run.cluster.total_gpus();
   all.finish(out.window_start, out.window_end, gpus);
+  all.s.jain_slowdown_users = jain_index(user_slowdown.means());
+  all.s.jain_slowdown_types = jain_index(type_slowdown.means());
   out.all = all.s;
   for (std::size_t t = 0; t < kJobTypeCount; ++t) {
     by_type[t].finish(out.window_start, out.window_end, gpus);
+    by_type[t].s.jain_slowdown_users = jain_index(user_slowdown_by_type[t].means());
     out.by_type[t] = by_type[t].s;
   }
   return out;
@@ -102,6 +126,9 @@ namespace {
 
 template <std::size_t S>
 std::string state_count(const Stats& s) { return std::to_string(s.by_state[S]); }
+
+// A blank cell for none.
+std::string fixed_or_blank(const std::optional<double>& v) { return v ? format_fixed(*v, 3) : ""; }
 
 }  // namespace
 
@@ -135,6 +162,12 @@ std::span<const StatColumn> stat_columns() {
       {"jobs_node_fail", "jobs that ended NODE_FAIL", state_count<5>},
       {"jobs_running", "jobs still running when the trace ended (cut off at its horizon)", state_count<6>},
       {"jobs_rejected", "jobs refused on arrival: they can never fit on the modeled cluster or never be started by the policy", state_count<7>},
+      {"jain_slowdown_users", "Jain's index of the users' mean slowdowns (sim/io/fairness.h); blank without any",
+       [](const Stats& s) { return fixed_or_blank(s.jain_slowdown_users); }},
+      {"jain_slowdown_types", "Jain's index of the job types' mean slowdowns; summary.csv only, blank per type",
+       [](const Stats& s) { return fixed_or_blank(s.jain_slowdown_types); }},
+      {"waiting_over_1h_pct", "started GPU jobs whose queuing delay exceeded 3600 s, %; blank without any",
+       [](const Stats& s) { return fixed_or_blank(s.waiting_over_1h_pct); }},
   };
   return kColumns;
 }

@@ -8,10 +8,16 @@
 //    to preemption (wasted_by_cause.csv splits it by cause).
 //  - replay delay (recorded replay only): start - recorded start, for jobs that could not start
 //    on the modeled cluster when they started in the trace.
+//  - fairness (sim/io/fairness.h): Jain's index of the users' mean slowdowns (in a type's row,
+//    of their jobs of that type) over users with at least one slowdown; in the run's row only,
+//    Jain's index of the types' mean slowdowns over types with one; and the share of started GPU
+//    jobs whose queuing delay exceeded one hour. None (a blank cell) where there is nothing to
+//    average.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,6 +40,9 @@ struct Stats {
   std::uint64_t replay_delayed_jobs = 0;
   double replay_delay_mean_s = 0;
   std::array<std::uint64_t, kJobStateCount> by_state{};
+  std::optional<double> jain_slowdown_users;
+  std::optional<double> jain_slowdown_types;  // the run's row only
+  std::optional<double> waiting_over_1h_pct;
 };
 
 struct RunSummary {
@@ -42,8 +51,12 @@ struct RunSummary {
   std::array<Stats, kJobTypeCount> by_type;
 };
 
-// O(n log n) in the number of jobs (the percentiles sort).
+// O(jobs + job types x users): the percentiles partition, they do not sort.
 RunSummary summarize(const RunRecord& run);
+
+// The nearest-rank percentile `pct` (1..100) of `v`: its ceil(n x pct / 100)-th smallest value
+// (the smallest when that is 0); 0 for an empty `v`. Reorders `v`. O(n).
+std::int64_t nearest_rank(std::span<std::int64_t> v, int pct);
 
 // The columns of a Stats row, shared by summary.csv, summary_by_type.csv and the console table.
 struct StatColumn {

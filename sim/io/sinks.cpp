@@ -8,6 +8,7 @@
 #include "sim/io/captured_table.h"
 #include "sim/io/csv.h"
 #include "sim/error.h"
+#include "sim/io/fairness.h"
 #include "sim/io/metrics.h"
 #include "sim/capacity.h"
 #include "sim/link_sharing.h"
@@ -262,6 +263,35 @@ class SummarySink final : public Sink {
   TableCapture* capture_;
 };
 
+// users.csv: one row per user with at least one job, by name (sim/io/fairness.h); blank cells
+// where a user has nothing to average.
+class UsersSink final : public Sink {
+ public:
+  explicit UsersSink(const SinkSettings& s) : path_(s.out_dir / "users.csv"), capture_(s.capture) {}
+  void finish(const RunRecord& run) override {
+    const std::vector<UserStats> users = user_stats(run);
+    CsvWriter csv(path_, capture_);
+    for (std::string_view h : {"user", "jobs", "gpu_jobs", "gpu_hours", "queue_mean_s", "queue_p95_s", "slowdown_mean",
+                               "jobs_waiting_over_1h"})
+      csv.text(h);
+    csv.end_row();
+    csv.expect_rows(users.size());
+    for (const UserStats& u : users) {
+      csv.text(u.user).integer(static_cast<std::int64_t>(u.jobs)).integer(static_cast<std::int64_t>(u.gpu_jobs));
+      csv.real(static_cast<double>(u.gpu_seconds) / 3600.0, 3);
+      if (u.queue_mean_s) csv.real(*u.queue_mean_s, 3).integer(*u.queue_p95_s); else csv.blank().blank();
+      if (u.slowdown_mean) csv.real(*u.slowdown_mean, 3); else csv.blank();
+      csv.integer(static_cast<std::int64_t>(u.jobs_waiting_over_1h));
+      csv.end_row();
+    }
+    csv.commit();
+  }
+
+ private:
+  std::filesystem::path path_;
+  TableCapture* capture_;
+};
+
 // wasted_by_cause.csv: wasted GPU-hours by cause, one row per cause, every cause listed.
 class WasteSink final : public Sink {
  public:
@@ -417,6 +447,8 @@ constexpr SinkEntry kSinks[] = {
      make<RunJsonSink>},
     {"evaluations", "evaluations.csv: one row per evaluation (a checkpoint's batch of Eval jobs): makespan, GPU-seconds",
      {"evaluations.csv"}, make<EvaluationsSink>},
+    {"users", "users.csv: one row per user: jobs, GPU-hours, queuing delay, slowdown, waits over an hour",
+     {"users.csv"}, make<UsersSink>},
     {"console", "a summary table per job type on standard output", {}, make<ConsoleSink>},
 };
 

@@ -10,7 +10,7 @@ void run_default(const std::filesystem::path& out, const std::string& seed) {
   RunArgs args;
   args.config = (source_dir() / "configs/seren.yaml").string();
   args.overrides = {"workload.to=2023-03-08 00:00:00+08:00", "seed=" + seed,
-                    "outputs=jobs,timeseries,summary,run_json"};
+                    "outputs=jobs,timeseries,summary,run_json,users"};
   args.out_dir = out.string();
   args.progress = false;
   REQUIRE(run_command(args) == 0);
@@ -23,7 +23,7 @@ TEST_CASE("The same configuration and seed give byte-identical outputs", "[deter
   run_default(a, "11");
   run_default(b, "11");
   run_default(c, "12");
-  for (const char* f : {"jobs.csv", "timeseries.csv", "summary.csv", "summary_by_type.csv", "run.json"}) {
+  for (const char* f : {"jobs.csv", "timeseries.csv", "summary.csv", "summary_by_type.csv", "run.json", "users.csv"}) {
     INFO(f);
     const std::string x = read_file(a / f);
     CHECK(x.size() > 100);
