@@ -86,6 +86,7 @@ class Cluster {
   int gpus_in_service() const { return (nodes_ - down_nodes_ - cordoned_nodes_) * gpus_per_node_; }
   int total_cpus() const { return nodes_ * cpus_per_node_; }
   int free_cpus() const { return free_cpus_total_; }
+  int down_nodes() const { return down_nodes_; }
   // How many times room was given back (release(), bring_up()). Room only shrinks between two
   // equal readings, so a policy that found no room for a job need not look again until it changes.
   std::uint64_t room_freed() const { return room_freed_; }

@@ -148,6 +148,7 @@ bool Simulation::step() {
   if (!t) return false;
   now_ = *t;
   if (!changes_scheduled_ && (sharing_ || capacity_)) schedule_changes();
+  if (meter_) meter_->advance(now_, level_w_, idle_gpus_, up_nodes_);
   if (sharing_) sharing_->advance(now_);
   allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
   const Time from = std::max(last_change_, workload_.window_from.value_or(last_change_));
@@ -191,6 +192,10 @@ bool Simulation::step() {
   Pass pass(*this);
   policy_->schedule(pass);
   if (capacity_) capacity_log_.note(now_, cluster_.gpus_in_service());
+  if (meter_) {
+    note_power_level();
+    if (done()) meter_->close(now_);
+  }
   if (sharing_ && done()) sharing_->close(now_);
   return true;
 }
@@ -280,8 +285,9 @@ bool Simulation::try_start(JobId job) {
   // ending it inside the pass would tell the policy it stopped before it heard that it started.
   run.overhead_s = run.overhead_s < 0 && failures_ ? static_cast<std::int32_t>(failures_->restart().sec()) : 0;
   run.fails_after_s = -1;
-  const Time wall =
-      held_for(job, Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown))));
+  const Time compute = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown)));
+  const Time wall = held_for(job, compute);
+  if (meter_) start_power(job, compute, wall);
   if (failures_ && failures_->enabled() && o.failures < kMaxFailures) {
     const std::optional<FailureDraw> f = failures_->draw(job, run.starts - 1, request.gpu_num, wall);
     if (f) {
@@ -320,6 +326,7 @@ void Simulation::stop_run(JobId job) {
 void Simulation::account_run(JobId job) {
   JobOutcome& o = outcomes_[job];
   const Time held = now_ - runs_[job].started;
+  if (meter_) stop_power(job, held);
   const Time launch = std::min(held, Time::seconds(runs_[job].launch_s));
   if (o.start && *o.start > now_) o.start = now_;  // stopped while it launched
   o.run_time += held - launch;
@@ -394,12 +401,10 @@ void Simulation::finish(JobId job) {
   if (failures_ && failures_->recorded_failed_complete() && failures_->enabled() && is_failure(state))
     state = JobState::Completed;
   if (is_failure(state)) {
-    wasted_[static_cast<std::size_t>(WasteCause::FailedJob)] += o.gpu_seconds - o.wasted_gpu_seconds;
-    o.wasted_gpu_seconds = o.gpu_seconds;
+    waste(job, WasteCause::FailedJob, o.gpu_seconds - o.wasted_gpu_seconds);
   } else if (const double idle = idle_share(job); idle > 0) {
-    const auto idle_gpu_s = static_cast<std::int64_t>(static_cast<double>(o.gpu_seconds - o.wasted_gpu_seconds) * idle);
-    wasted_[static_cast<std::size_t>(WasteCause::EvalIdle)] += idle_gpu_s;
-    o.wasted_gpu_seconds += idle_gpu_s;
+    waste(job, WasteCause::EvalIdle,
+          static_cast<std::int64_t>(static_cast<double>(o.gpu_seconds - o.wasted_gpu_seconds) * idle));
   }
   end_job(job, state);
   emit(FactKind::Ended, job);
@@ -408,6 +413,11 @@ void Simulation::finish(JobId job) {
 }
 
 void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
+  if (meter_ && gpu_seconds != 0) {  // GPUs held idle draw held_w; lost compute drew the job's busy power
+    const bool idle = cause == WasteCause::EvalIdle || cause == WasteCause::CheckpointStall ||
+                      cause == WasteCause::RecoveryHold || cause == WasteCause::Restart || cause == WasteCause::Launch;
+    meter_->waste(cause, static_cast<double>(gpu_seconds), idle ? power_->settings().held_w : power_->busy_w(job));
+  }
   outcomes_[job].wasted_gpu_seconds += gpu_seconds;
   wasted_[static_cast<std::size_t>(cause)] += gpu_seconds;
 }
@@ -433,6 +443,11 @@ void Simulation::requeue(JobId job) {
     released.swap(held_[slot_[job]]);
     const std::int64_t gpus = give_back(job, released);
     const Time hold = now_ - runs_[job].started;
+    if (meter_) {
+      meter_->charge(job, gpus, hold, power_->settings().held_w);
+      meter_->note_gpu_time(power_->settings().held_w, static_cast<double>(gpus) * meter_->in_window(now_ - hold, now_));
+      allocated_w_ -= static_cast<double>(gpus) * power_->settings().held_w;
+    }
     outcomes_[job].run_time += hold;
     outcomes_[job].gpu_seconds += gpus * hold.sec();
     waste(job, WasteCause::RecoveryHold, gpus * hold.sec());

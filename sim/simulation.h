@@ -63,6 +63,7 @@
 #include "sim/network.h"
 #include "sim/outcome.h"
 #include "sim/policy.h"
+#include "sim/power.h"
 #include "sim/sink.h"
 #include "sim/topology.h"
 
@@ -98,6 +99,11 @@ class Simulation {
   // The launch latency of every start (default: none). Not owned; must outlive the Simulation.
   // Set before the first step.
   void set_launch(const LaunchModel* launch) { launch_ = launch; }
+  // Power and energy (sim/power.h; default: none), kept per `interval` for the time series. Not
+  // owned; must outlive the Simulation. Set before the first step.
+  void set_power(const PowerModel* model, Time interval = Time::hours(1));
+  // The energy of the run (null without a power model); complete once done().
+  const PowerMeter* power_meter() const { return meter_.get(); }
   // Capacity changing over time (sim/capacity.h; default: none). The ClusterSpec given to the
   // constructor must hold the added nodes (after the cluster file's). Not owned; must outlive the
   // Simulation. Set before the first step.
@@ -210,6 +216,11 @@ class Simulation {
   // Seconds a run holds its resources to compute `compute`: its launch, restart overhead and
   // checkpoint stalls included.
   Time held_for(JobId job, Time compute) const;
+  // Power: a run starts drawing (its mix of held and busy power), stops and is charged, and the
+  // cluster's IT power after a step (what the next interval draws).
+  void start_power(JobId job, Time compute, Time wall);
+  void stop_power(JobId job, Time held);
+  void note_power_level();
   // Puts the starts and ends of network faults and capacity events in the event queue (at the
   // first step).
   void schedule_changes();
@@ -243,6 +254,12 @@ class Simulation {
   std::vector<std::vector<int>> fault_links_;
   std::vector<int> link_faults_;               // [link]: faults holding it down now
   bool changes_scheduled_ = false;
+  const PowerModel* power_ = nullptr;
+  std::unique_ptr<PowerMeter> meter_;
+  std::vector<float> run_w_;   // [job]: per-GPU power of its current run, W
+  double allocated_w_ = 0;     // power of the GPUs jobs hold now
+  double level_w_ = 0;         // IT power since the last step
+  std::int64_t idle_gpus_ = 0, up_nodes_ = 0;  // ... of which idle GPUs and up nodes
   const CapacitySettings* capacity_ = nullptr;
   std::vector<std::uint8_t> held_down_;  // [node]: capacity events holding it down (drained, not yet added, leaf down)
   std::vector<int> added_first_;          // [event]: the first node an Add event brings

@@ -112,6 +112,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
     released.swap(held);
   }
   give_back(job, released);
+  if (meter_) allocated_w_ += static_cast<double>(gpus_of(held)) * power_->settings().held_w;  // its hold
   emit(FactKind::Failed, job, &released);
   if (held.empty()) free_slot(job);
   policy_->on_stopped(job);

@@ -45,6 +45,10 @@ void Simulation::admit(std::size_t first) {
   outcomes_.resize(n);
   slot_.resize(n, 0);
   runs_.resize(n);
+  if (meter_) {
+    run_w_.resize(n, 0.0f);
+    meter_->grow(n);
+  }
   for (std::size_t i = first; i < n; ++i) {
     outcomes_[i].release = release_time(i);
     runs_[i].remaining = workload_.profiles[i].run;

@@ -27,6 +27,7 @@ struct TableCapture;
 class LinkSharing;
 class Topology;
 struct CapacityLog;
+class PowerMeter;
 
 struct SinkSettings {
   std::filesystem::path out_dir;
@@ -41,6 +42,8 @@ struct SinkSettings {
   const Topology* topology = nullptr;
   // With capacity events: GPUs in service over time (complete when the run is done). Not owned.
   const CapacityLog* capacity = nullptr;
+  // With the power model: the run's energy (complete when the run is done). Not owned.
+  const PowerMeter* power = nullptr;
 };
 
 struct SinkEntry {

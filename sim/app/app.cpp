@@ -114,7 +114,8 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
                               capture,
                               sim.link_sharing(),
                               sim.link_sharing() ? &sim.topology() : nullptr,
-                              sim.capacity_log()};
+                              sim.capacity_log(),
+                              sim.power_meter()};
   std::vector<std::unique_ptr<Sink>> sinks;
   for (const std::string& name : split_commas(config.outputs)) sinks.push_back(make_sink(name, settings));
 

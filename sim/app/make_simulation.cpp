@@ -15,6 +15,7 @@
 #include "sim/io/launch_keys.h"
 #include "sim/io/capacity_keys.h"
 #include "sim/io/network_keys.h"
+#include "sim/io/power_keys.h"
 #include "workloads/estimates.h"
 
 namespace acme {
@@ -50,6 +51,7 @@ struct Plugins {
   std::optional<FailureModel> failures;
   std::optional<LaunchModel> launch;  // set when a launch latency is given
   CapacitySettings capacity;
+  std::optional<PowerModel> power;  // set when power.enabled is on
   std::vector<std::pair<std::string, std::string>> described;
 };
 
@@ -108,6 +110,10 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   Params capacity_params("capacity", config.capacity_params);
   p.capacity = read_capacity(capacity_params, cluster);
   capacity_params.check_all_used();
+  Params power_params("power", config.power_params);
+  PowerSettings power = read_power_settings(power_params, config.seed);
+  power_params.check_all_used();
+  if (power.enabled) p.power.emplace(std::move(power));
 
   p.described = describe(config);
   for (const Params* params : {&policy_params, &estimate_params, &network_params, &eval_params})
@@ -124,6 +130,8 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
     for (const auto& kv : failure_params.resolved()) p.described.push_back(kv);
   if (!p.capacity.events.empty())
     for (const auto& kv : capacity_params.resolved()) p.described.push_back(kv);
+  if (p.power)
+    for (const auto& kv : power_params.resolved()) p.described.push_back(kv);
   return p;
 }
 
@@ -139,6 +147,7 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   run->failures = std::move(plugins.failures);
   run->launch = std::move(plugins.launch);
   run->capacity = std::move(plugins.capacity);
+  run->power = std::move(plugins.power);
   run->cluster = cluster;
   run->cluster.nodes += run->capacity.added_nodes();
   run->estimates_made = !plugins.estimates.empty();
@@ -152,6 +161,7 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   if (run->failures) sim.set_failures(&*run->failures);
   if (run->launch) sim.set_launch(&*run->launch);
   sim.set_capacity(&run->capacity);
+  if (run->power) sim.set_power(&*run->power, config.metrics_interval);
   sim.set_idle_share(JobType::Eval, plugins.eval_idle_share);
   return run;
 }

@@ -30,6 +30,7 @@ struct PreparedRun {
   std::optional<FailureModel> failures;        // set when failures.enabled is on
   std::optional<LaunchModel> launch;           // set when a launch latency is given
   CapacitySettings capacity;                   // capacity.*
+  std::optional<PowerModel> power;             // set when power.enabled is on
   ClusterSpec cluster;                         // the cluster file's, with the nodes capacity adds
   bool estimates_made = false;                 // the policy reads estimates, so the run made them
   // Every key of the run with the value in force (resolve_run), for the outputs.

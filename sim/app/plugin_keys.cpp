@@ -6,6 +6,7 @@
 #include "sim/io/launch_keys.h"
 #include "sim/io/capacity_keys.h"
 #include "sim/io/network_keys.h"
+#include "sim/io/power_keys.h"
 #include "workloads/estimates.h"
 #include "workloads/evaluation.h"
 
@@ -40,6 +41,9 @@ std::vector<KeySection> plugin_key_sections() {
   Params failures("failures", {yaml_override("failures.enabled=true")});
   load_failure_model(failures, default_failure_table());
   out.push_back({"failures", "Injected failures (failures.*)", failures.docs()});
+  Params power("power", {});
+  read_power_settings(power, 1);
+  out.push_back({"power", "Power and energy (power.*)", power.docs()});
   Params capacity("capacity", {});
   read_capacity(capacity, ClusterSpec{});
   out.push_back({"capacity", "Capacity over time (capacity.*): drains, added nodes, leaf switches down", capacity.docs()});

@@ -46,6 +46,7 @@ struct RunConfig {
   std::vector<YamlValue> eval_params;     // eval.*: the evaluation model (workloads/evaluation.h)
   std::vector<YamlValue> failure_params;  // failures.*: injected failures (sim/failures.h)
   std::vector<YamlValue> capacity_params;  // capacity.*: capacity over time (sim/capacity.h)
+  std::vector<YamlValue> power_params;     // power.*: power and energy (sim/power.h)
 
   // "file:line" of each key set from a file or --set, for errors found after loading.
   std::map<std::string, std::string> origin;

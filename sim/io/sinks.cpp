@@ -12,6 +12,7 @@
 #include "sim/io/metrics.h"
 #include "sim/capacity.h"
 #include "sim/link_sharing.h"
+#include "sim/power.h"
 #include "sim/sink.h"
 
 namespace acme {
@@ -20,7 +21,7 @@ namespace {
 // jobs.csv: one row per job, in workload order.
 class JobsSink final : public Sink {
  public:
-  explicit JobsSink(const SinkSettings& s) : path_(s.out_dir / "jobs.csv"), capture_(s.capture) {}
+  explicit JobsSink(const SinkSettings& s) : path_(s.out_dir / "jobs.csv"), capture_(s.capture), power_(s.power) {}
   void finish(const RunRecord& run) override {
     CsvWriter csv(path_, capture_);
     for (std::string_view h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num",
@@ -28,6 +29,7 @@ class JobsSink final : public Sink {
                                "preemptions", "wasted_gpu_seconds", "leaves_spanned", "slowdown", "replay_delay_s",
                                "reject_reason", "failures"})
       csv.text(h);
+    if (power_) csv.text("energy_kwh");
     csv.end_row();
     csv.expect_rows(run.workload.size());
     const Workload& w = run.workload;
@@ -47,6 +49,7 @@ class JobsSink final : public Sink {
       if (run.replay == ReplayMode::Recorded && o.start) csv.integer((*o.start - o.release).sec());
       else csv.blank();
       csv.text(describe(o.reject)).integer(o.failures);
+      if (power_) csv.real(power_->job_kwh(static_cast<JobId>(i)), 3);
       csv.end_row();
     }
     csv.commit();
@@ -55,6 +58,7 @@ class JobsSink final : public Sink {
  private:
   std::filesystem::path path_;
   TableCapture* capture_;
+  const PowerMeter* power_;
 };
 
 // timeseries.csv: one row per interval [time_s, time_s + interval). The snapshot columns hold
@@ -73,6 +77,7 @@ class TimeseriesSink final : public Sink {
         links_(s.links),
         topology_(s.topology),
         capacity_(s.capacity),
+        power_(s.power),
         interval_(s.interval.sec()),
         total_gpus_(s.total_gpus),
         node_free_(static_cast<std::size_t>(s.nodes), s.gpus_per_node),
@@ -84,6 +89,7 @@ class TimeseriesSink final : public Sink {
       rows_.text(h);
     if (links_) rows_.text("peak_uplink_load");
     if (capacity_) rows_.text("gpus_in_service");
+    if (power_) rows_.text("power_kw");
     rows_.end_row();
   }
 
@@ -187,6 +193,7 @@ class TimeseriesSink final : public Sink {
     rows_.integer(snapshot_.recovering);
     if (links_) rows_.real(links_->peak_uplink_load(row_start_));
     if (capacity_) rows_.integer(capacity_->at(row_start_));
+    if (power_) rows_.real(power_->mean_kw(row_start_), 1);
     rows_.end_row();
   }
   // links.csv: per interval and link tier, the mean and peak load and the busiest link.
@@ -209,6 +216,7 @@ class TimeseriesSink final : public Sink {
   const LinkSharing* links_;
   const Topology* topology_;
   const CapacityLog* capacity_;
+  const PowerMeter* power_;
   std::int64_t interval_;
   std::int64_t total_gpus_;
   CsvWriter rows_{path_, capture_};
@@ -227,19 +235,35 @@ void write_config_cells(CsvWriter& csv, const RunRecord& run) {
 // summary.csv (one row) and summary_by_type.csv (one row per job type present).
 class SummarySink final : public Sink {
  public:
-  explicit SummarySink(const SinkSettings& s) : dir_(s.out_dir), capture_(s.capture) {}
+  explicit SummarySink(const SinkSettings& s) : dir_(s.out_dir), capture_(s.capture), power_(s.power) {}
   void finish(const RunRecord& run) override {
     const RunSummary sum = summarize(run);
+    // With the power model: energy of the jobs by type (and in all), kWh.
+    std::array<double, kJobTypeCount + 1> job_kwh{};
+    if (power_)
+      for (std::size_t i = 0; i < run.workload.size(); ++i) {
+        const double kwh = power_->job_kwh(static_cast<JobId>(i));
+        job_kwh[static_cast<std::size_t>(run.workload.requests[i].type)] += kwh;
+        job_kwh[kJobTypeCount] += kwh;
+      }
     {
       CsvWriter csv(dir_ / "summary.csv", capture_);
       for (const auto& [key, value] : run.config) csv.text(key);
       for (std::string_view h : {"cluster_gpus", "window_start_s", "window_end_s", "rows_skipped"}) csv.text(h);
       for (const StatColumn& c : stat_columns()) csv.text(c.name);
+      power_header(csv);
       csv.end_row();
       write_config_cells(csv, run);
       csv.integer(run.cluster.total_gpus()).integer(sum.window_start.sec()).integer(sum.window_end.sec());
       csv.integer(static_cast<std::int64_t>(run.workload.rows_skipped));
       for (const StatColumn& c : stat_columns()) csv.text(c.format(sum.all));
+      if (power_) {
+        double wasted = 0;
+        for (std::size_t c = 0; c < kWasteCauseCount; ++c) wasted += power_->wasted_kwh(static_cast<WasteCause>(c));
+        csv.real(power_->total_kwh(), 1).real(job_kwh[kJobTypeCount], 1).real(power_->idle_kwh(), 1);
+        csv.real(power_->nodes_kwh(), 1).real(wasted, 1);
+        for (double q : {0.25, 0.5, 0.75, 0.9}) csv.real(power_->gpu_power_quantile(q), 0);
+      }
       csv.end_row();
       csv.commit();
     }
@@ -247,20 +271,34 @@ class SummarySink final : public Sink {
     for (const auto& [key, value] : run.config) csv.text(key);
     csv.text("type");
     for (const StatColumn& c : stat_columns()) csv.text(c.name);
+    power_header(csv);
     csv.end_row();
     for (std::size_t t = 0; t < kJobTypeCount; ++t) {
       if (sum.by_type[t].jobs == 0) continue;
       write_config_cells(csv, run);
       csv.text(kJobTypeNames[t]);
       for (const StatColumn& c : stat_columns()) csv.text(c.format(sum.by_type[t]));
+      if (power_) {  // a type's jobs' energy; idle GPUs, nodes and the GPU power spread are the cluster's
+        csv.real(job_kwh[t], 1).real(job_kwh[t], 1);
+        for (int i = 0; i < 7; ++i) csv.blank();
+      }
       csv.end_row();
     }
     csv.commit();
   }
 
  private:
+  void power_header(CsvWriter& csv) const {
+    if (!power_) return;
+    for (std::string_view h : {"energy_kwh", "jobs_energy_kwh", "idle_energy_kwh", "nodes_energy_kwh",
+                               "wasted_energy_kwh", "gpu_power_p25_w", "gpu_power_p50_w", "gpu_power_p75_w",
+                               "gpu_power_p90_w"})
+      csv.text(h);
+  }
+
   std::filesystem::path dir_;
   TableCapture* capture_;
+  const PowerMeter* power_;
 };
 
 // users.csv: one row per user with at least one job, by name (sim/io/fairness.h); blank cells
@@ -295,18 +333,25 @@ class UsersSink final : public Sink {
 // wasted_by_cause.csv: wasted GPU-hours by cause, one row per cause, every cause listed.
 class WasteSink final : public Sink {
  public:
-  explicit WasteSink(const SinkSettings& s) : path_(s.out_dir / "wasted_by_cause.csv"), capture_(s.capture) {}
+  explicit WasteSink(const SinkSettings& s)
+      : path_(s.out_dir / "wasted_by_cause.csv"), capture_(s.capture), power_(s.power) {}
   void finish(const RunRecord& run) override {
     CsvWriter csv(path_, capture_);
-    csv.text("cause").text("gpu_hours").end_row();
-    for (std::size_t c = 0; c < kWasteCauseCount; ++c)
-      csv.text(kWasteCauseNames[c]).real(static_cast<double>(run.conservation.wasted_by_cause[c]) / 3600.0).end_row();
+    csv.text("cause").text("gpu_hours");
+    if (power_) csv.text("energy_kwh");
+    csv.end_row();
+    for (std::size_t c = 0; c < kWasteCauseCount; ++c) {
+      csv.text(kWasteCauseNames[c]).real(static_cast<double>(run.conservation.wasted_by_cause[c]) / 3600.0);
+      if (power_) csv.real(power_->wasted_kwh(static_cast<WasteCause>(c)), 1);
+      csv.end_row();
+    }
     csv.commit();
   }
 
  private:
   std::filesystem::path path_;
   TableCapture* capture_;
+  const PowerMeter* power_;
 };
 
 // run.json: the resolved configuration, version, workload provenance and conservation figures.

@@ -1,0 +1,16 @@
+// Reading the power model's keys (power.*) into PowerSettings (sim/power.h).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/io/params.h"
+#include "sim/power.h"
+
+namespace acme {
+
+// Reads power.enabled, power.idle_w, power.held_w, power.busy_w.p0 .. p100 (every 10), power.node_w,
+// power.psu_loss and power.pue. Throws InputError for a value out of range, a quantile name that
+// is not one of those, or busy quantiles that fall.
+PowerSettings read_power_settings(Params& params, std::uint64_t seed);
+
+}  // namespace acme

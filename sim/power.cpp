@@ -1,0 +1,104 @@
+#include "sim/power.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "sim/random.h"
+
+namespace acme {
+
+double PowerModel::busy_w(JobId job) const {
+  const auto& t = s_.busy_w;
+  if (t.empty()) return s_.held_w;
+  if (t.size() == 1) return t[0];
+  Rng rng(s_.seed ^ (std::uint64_t{job} << 20) ^ 0x504f574552ULL);
+  const double x = rng.uniform() * static_cast<double>(t.size() - 1);
+  const auto i = std::min(static_cast<std::size_t>(x), t.size() - 2);
+  return t[i] + (t[i + 1] - t[i]) * (x - static_cast<double>(i));
+}
+
+PowerMeter::PowerMeter(const PowerModel& model, Time interval, std::size_t jobs, OptionalTime from, OptionalTime to)
+    : model_(model),
+      interval_(std::max<std::int64_t>(interval.sec(), 1)),
+      from_(from),
+      to_(to),
+      job_j_(jobs, 0.0),
+      histogram_(2001, 0.0) {}
+
+double PowerMeter::in_window(Time a, Time b) const {
+  if (from_) a = std::max(a, *from_);
+  if (to_) b = std::min(b, *to_);
+  return b > a ? static_cast<double>((b - a).sec()) : 0.0;
+}
+
+void PowerMeter::advance(Time now, double it_w, std::int64_t idle_gpus, std::int64_t up_nodes) {
+  const std::int64_t t = now.sec();
+  if (!started_) {
+    started_ = true;
+    first_row_ = row_start_ = (t / interval_ - (t % interval_ < 0)) * interval_;
+    last_ = t;
+  }
+  const double w = model_.facility(it_w);
+  const auto dt = static_cast<double>(t - last_);
+  total_j_ += w * dt;
+  idle_j_ += model_.facility(model_.settings().idle_w * static_cast<double>(idle_gpus)) * dt;
+  nodes_j_ += model_.facility(model_.settings().node_w * static_cast<double>(up_nodes)) * dt;
+  note_gpu_time(model_.settings().idle_w, static_cast<double>(idle_gpus) * in_window(Time::seconds(last_), now));
+  while (t >= row_start_ + interval_) {
+    row_j_ += w * static_cast<double>(row_start_ + interval_ - last_);
+    row_kw_.push_back(row_j_ / static_cast<double>(interval_) / 1000.0);
+    last_ = row_start_ += interval_;
+    row_j_ = 0;
+  }
+  row_j_ += w * static_cast<double>(t - last_);
+  last_ = t;
+}
+
+void PowerMeter::close(Time now) {
+  if (!started_ || static_cast<std::int64_t>(row_kw_.size()) > (now.sec() - first_row_) / interval_) return;
+  row_kw_.push_back(row_j_ / static_cast<double>(interval_) / 1000.0);
+  row_j_ = 0;
+}
+
+void PowerMeter::charge(JobId job, std::int64_t gpus, Time seconds, double watts) {
+  job_j_[job] += model_.facility(watts * static_cast<double>(gpus)) * static_cast<double>(seconds.sec());
+}
+
+void PowerMeter::note_gpu_time(double watts, double gpu_seconds) {
+  const auto bin = static_cast<std::size_t>(std::clamp(std::lround(watts), 0L, static_cast<long>(histogram_.size() - 1)));
+  histogram_[bin] += gpu_seconds;
+}
+
+void PowerMeter::waste(WasteCause cause, double gpu_seconds, double watts) {
+  wasted_j_[static_cast<std::size_t>(cause)] += model_.facility(watts) * gpu_seconds;
+}
+
+double PowerMeter::jobs_kwh() const { return std::accumulate(job_j_.begin(), job_j_.end(), 0.0) / 3.6e6; }
+
+double PowerMeter::gpu_power_quantile(double q) const {
+  const double total = std::accumulate(histogram_.begin(), histogram_.end(), 0.0);
+  double seen = 0;
+  for (std::size_t w = 0; w < histogram_.size(); ++w) {
+    seen += histogram_[w];
+    if (total > 0 && seen >= q * total) return static_cast<double>(w);
+  }
+  return 0;
+}
+
+double PowerMeter::mean_kw(std::int64_t time_s) const {
+  const std::int64_t i = (time_s - first_row_) / interval_;
+  return i >= 0 && i < static_cast<std::int64_t>(row_kw_.size()) ? row_kw_[static_cast<std::size_t>(i)] : 0.0;
+}
+
+void PowerMeter::check_conservation() const {
+  const double parts = std::accumulate(job_j_.begin(), job_j_.end(), 0.0) + idle_j_ + nodes_j_;
+  if (std::abs(parts - total_j_) > 1e-6 * std::max(1.0, total_j_))
+    throw std::logic_error("conservation: energy of jobs, idle GPUs and nodes (" + std::to_string(parts / 3.6e6) +
+                           " kWh) differs from the integral of cluster power (" + std::to_string(total_j_ / 3.6e6) +
+                           " kWh)");
+}
+
+}  // namespace acme

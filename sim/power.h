@@ -1,0 +1,96 @@
+// Power and energy (keys power.*, read by sim/io/power_keys.h).
+//
+// A GPU draws idle_w on an up node with no job, held_w while a job holds it without computing
+// (its launch, a restart's reload, checkpoint saves, an evaluation's idle share, a failed job's
+// recovery hold) and, computing, its job's busy power: one draw per job from the table busy_w
+// (quantiles at evenly spaced probabilities), so that the GPU power of a cluster over time has
+// the measured spread. A run draws the mix of the two for its whole length (the idle part as
+// planned at its start). Every up node adds node_w (CPUs, memory, NICs, fans). Facility power is
+// that IT power / (1 - psu_loss) x pue. Down nodes draw nothing. Defaults and their sources:
+// sim/README.md ("Power and energy").
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sim/job.h"
+#include "sim/outcome.h"
+#include "sim/time.h"
+
+namespace acme {
+
+struct PowerSettings {
+  bool enabled = false;
+  double idle_w = 60;
+  double held_w = 90;
+  std::vector<double> busy_w;  // ascending; busy_w[i] is the quantile at i / (size - 1)
+  double node_w = 940;
+  double psu_loss = 0.096;
+  double pue = 1.0;
+  std::uint64_t seed = 1;
+};
+
+class PowerModel {
+ public:
+  explicit PowerModel(PowerSettings s) : s_(std::move(s)) {}
+  const PowerSettings& settings() const { return s_; }
+  // The busy power of every GPU of `job`, W: the table at a uniform draw keyed by seed and job.
+  double busy_w(JobId job) const;
+  // Facility power for IT power `it_w`.
+  double facility(double it_w) const { return it_w / (1.0 - s_.psu_loss) * s_.pue; }
+
+ private:
+  PowerSettings s_;
+};
+
+// The energy of a run, kept by the Simulation: facility joules per job, per waste cause, idle and
+// node overhead, the time-weighted distribution of per-GPU power (1 W bins) inside the workload's
+// window [from, to) (unset bounds: none), and the mean facility power per interval.
+class PowerMeter {
+ public:
+  PowerMeter(const PowerModel& model, Time interval, std::size_t jobs, OptionalTime from, OptionalTime to);
+  // Seconds of [a, b) inside the window.
+  double in_window(Time a, Time b) const;
+
+  // Time moves to `now` at IT power `it_w` since the last call, of which `idle_gpus` GPUs idle
+  // and `up_nodes` nodes' overhead. Before the events of `now`.
+  void advance(Time now, double it_w, std::int64_t idle_gpus, std::int64_t up_nodes);
+  // Closes the interval holding `now` (the run's end).
+  void close(Time now);
+  // `gpus` GPUs of `job` held `seconds` at `watts` each, of which `busy_share` at its busy power.
+  void charge(JobId job, std::int64_t gpus, Time seconds, double watts);
+  void note_gpu_time(double watts, double gpu_seconds);
+  void waste(WasteCause cause, double gpu_seconds, double watts);
+  void grow(std::size_t jobs) { job_j_.resize(jobs, 0.0); }
+
+  // Results, facility energy in kWh.
+  double job_kwh(JobId job) const { return job_j_[job] / 3.6e6; }
+  double jobs_kwh() const;
+  double idle_kwh() const { return idle_j_ / 3.6e6; }       // idle GPUs
+  double nodes_kwh() const { return nodes_j_ / 3.6e6; }     // node overhead
+  double total_kwh() const { return total_j_ / 3.6e6; }     // integral of cluster power
+  double wasted_kwh(WasteCause c) const { return wasted_j_[static_cast<std::size_t>(c)] / 3.6e6; }
+  // The q-quantile (0..1) of per-GPU power over GPU-time on up nodes, W.
+  double gpu_power_quantile(double q) const;
+  // Mean facility power over the interval starting at `time_s`, kW (0 when it has no row).
+  double mean_kw(std::int64_t time_s) const;
+  // REQUIRES: the run is over. Throws std::logic_error unless jobs, idle and overhead add up to
+  // the integral of cluster power.
+  void check_conservation() const;
+
+ private:
+  const PowerModel& model_;
+  std::int64_t interval_;
+  OptionalTime from_, to_;
+  std::vector<double> job_j_;
+  std::array<double, kWasteCauseCount> wasted_j_{};
+  double idle_j_ = 0, nodes_j_ = 0, total_j_ = 0;
+  std::vector<double> histogram_;  // [W]: GPU-seconds at that power
+  bool started_ = false;
+  std::int64_t first_row_ = 0, row_start_ = 0, last_ = 0;
+  double row_j_ = 0;
+  std::vector<double> row_kw_;  // mean facility kW of each interval from first_row_
+};
+
+}  // namespace acme

@@ -1,0 +1,44 @@
+// The Simulation (sim/simulation.h): power and energy.
+#include "sim/simulation.h"
+
+namespace acme {
+
+void Simulation::set_power(const PowerModel* model, Time interval) {
+  if (!model || !model->settings().enabled) return;
+  power_ = model;
+  meter_ = std::make_unique<PowerMeter>(*model, interval, workload_.size(), workload_.window_from, workload_.window_to);
+  run_w_.assign(workload_.size(), 0.0f);
+  note_power_level();
+}
+
+void Simulation::note_power_level() {
+  const PowerSettings& s = power_->settings();
+  up_nodes_ = cluster_.node_count() - cluster_.down_nodes();
+  idle_gpus_ = up_nodes_ * cluster_.gpus_per_node() - cluster_.allocated_gpus();
+  level_w_ = allocated_w_ + s.idle_w * static_cast<double>(idle_gpus_) + s.node_w * static_cast<double>(up_nodes_);
+}
+
+void Simulation::start_power(JobId job, Time compute, Time wall) {
+  // The part of the run its GPUs sit idle, as planned: launch, reload, checkpoint saves, and the
+  // job's idle share of its compute.
+  const double idle = static_cast<double>((wall - compute).sec()) + idle_share(job) * static_cast<double>(compute.sec());
+  const double share = wall > Time{} ? idle / static_cast<double>(wall.sec()) : 1.0;
+  const float w = static_cast<float>(power_->settings().held_w * share + power_->busy_w(job) * (1.0 - share));
+  run_w_[job] = w;
+  allocated_w_ += static_cast<double>(workload_.requests[job].gpu_num) * w;
+}
+
+void Simulation::stop_power(JobId job, Time held) {
+  const std::int64_t gpus = workload_.requests[job].gpu_num;
+  const double w = run_w_[job];
+  meter_->charge(job, gpus, held, w);
+  allocated_w_ -= static_cast<double>(gpus) * w;
+  // The GPU-time at held and at busy power, in the run's mix.
+  const double held_w = power_->settings().held_w, busy_w = power_->busy_w(job);
+  const double busy_share = busy_w != held_w ? (w - held_w) / (busy_w - held_w) : 1.0;
+  const double gpu_s = static_cast<double>(gpus) * meter_->in_window(now_ - held, now_);
+  meter_->note_gpu_time(held_w, gpu_s * (1.0 - busy_share));
+  meter_->note_gpu_time(busy_w, gpu_s * busy_share);
+}
+
+}  // namespace acme

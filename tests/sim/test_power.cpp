@@ -1,0 +1,64 @@
+// The power model and energy accounting, on one node worked out by hand.
+#include <catch2/catch.hpp>
+
+#include "harness.h"
+#include "sim/io/power_keys.h"
+#include "sim/power.h"
+
+namespace acme::test {
+namespace {
+
+PowerSettings settings(std::vector<std::string> sets) {
+  std::vector<YamlValue> values;
+  for (const std::string& s : sets) values.push_back(yaml_override(s));
+  Params p("power", values);
+  return read_power_settings(p, 1);
+}
+
+}  // namespace
+
+TEST_CASE("Energy adds up to the integral of cluster power: jobs, idle GPUs and nodes", "[power]") {
+  // One node of 8 GPUs (node_w 100 W), one SFT job of 4 GPUs for 1000 s from 0, busy power 300 W
+  // for every job, no PSU loss:
+  //   job   4 x 300 W x 1000 s = 1,200,000 J = 0.3333 kWh
+  //   idle  4 x  60 W x 1000 s =   240,000 J = 0.0667 kWh
+  //   node      100 W x 1000 s =   100,000 J = 0.0278 kWh   total 0.4278 kWh
+  // GPU-time: 4,000 GPU-s at 60 W and 4,000 at 300 W: p25 and p50 60 W, p75 300 W.
+  std::vector<std::string> sets = {"power.enabled=true", "power.node_w=100", "power.psu_loss=0"};
+  for (int p = 0; p <= 100; p += 10) sets.push_back("power.busy_w.p" + std::to_string(p) + "=300");
+  const PowerModel model(settings(sets));
+  const Workload w = read_acme_trace_text(
+      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n"
+      "j1,u,1,4,0,SFT,COMPLETED,2023-03-01 00:00:00+00:00,2023-03-01 00:00:00+00:00,2023-03-01 00:16:40+00:00,1000,0,4000\n",
+      "t.csv", {});
+  Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
+  sim.set_power(&model);
+  sim.run();
+  sim.check_conservation();  // energy included
+  const PowerMeter& m = *sim.power_meter();
+  CHECK(m.job_kwh(0) == Approx(1.2e6 / 3.6e6));
+  CHECK(m.idle_kwh() == Approx(240000 / 3.6e6));
+  CHECK(m.nodes_kwh() == Approx(100000 / 3.6e6));
+  CHECK(m.total_kwh() == Approx(1.54e6 / 3.6e6));
+  CHECK(m.gpu_power_quantile(0.25) == 60);
+  CHECK(m.gpu_power_quantile(0.5) == 60);
+  CHECK(m.gpu_power_quantile(0.75) == 300);
+  // A PSU that loses 10% asks for 1/0.9 of it all.
+  sets.push_back("power.psu_loss=0.1");
+  const PowerModel lossy(settings(sets));
+  Simulation again(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
+  again.set_power(&lossy);
+  again.run();
+  again.check_conservation();
+  CHECK(again.power_meter()->total_kwh() == Approx(1.54e6 / 3.6e6 / 0.9));
+}
+
+TEST_CASE("Bad power values are refused with the key named", "[power]") {
+  CHECK(error_of([] { settings({"power.idle_w=-5"}); }).find("power.idle_w") != std::string::npos);
+  CHECK(error_of([] { settings({"power.busy_w.p50=10"}); }) ==
+        "power.busy_w.p50: quantiles must not fall (10 W after 165 W)");
+  CHECK(error_of([] { settings({"power.busy_w.p55=300"}); }) ==
+        "power.busy_w.p55: not a quantile (valid: p0, p10, ..., p100)");
+}
+
+}  // namespace acme::test
