@@ -34,7 +34,16 @@ double PowerMeter::in_window(Time a, Time b) const {
   return b > a ? static_cast<double>((b - a).sec()) : 0.0;
 }
 
-void PowerMeter::advance(Time now, double it_w, std::int64_t idle_gpus, std::int64_t up_nodes) {
+double PowerModel::clock_for(double base_w, double dynamic_w) const {
+  if (s_.cap_kw <= 0 || dynamic_w <= 0) return 1.0;
+  const double cap_it = it(s_.cap_kw * 1000.0);
+  if (base_w + dynamic_w <= cap_it) return 1.0;
+  return std::clamp(std::cbrt(std::max(cap_it - base_w, 0.0) / dynamic_w), s_.min_clock, 1.0);
+}
+
+void PowerMeter::advance(Time now, const Level& level) {
+  const double it_w = level.it_w;
+  const std::int64_t idle_gpus = level.idle_gpus, up_nodes = level.up_nodes;
   const std::int64_t t = now.sec();
   if (!started_) {
     started_ = true;
@@ -44,6 +53,10 @@ void PowerMeter::advance(Time now, double it_w, std::int64_t idle_gpus, std::int
   const double w = model_.facility(it_w);
   const auto dt = static_cast<double>(t - last_);
   total_j_ += w * dt;
+  saved_j_ += model_.facility(level.uncapped_w - it_w) * dt;
+  if (level.clock < 1.0) capped_s_ += dt;
+  clock_gpu_s_ += level.clock * static_cast<double>(level.allocated_gpus) * dt;
+  gpu_s_ += static_cast<double>(level.allocated_gpus) * dt;
   idle_j_ += model_.facility(model_.settings().idle_w * static_cast<double>(idle_gpus)) * dt;
   nodes_j_ += model_.facility(model_.settings().node_w * static_cast<double>(up_nodes)) * dt;
   note_gpu_time(model_.settings().idle_w, static_cast<double>(idle_gpus) * in_window(Time::seconds(last_), now));
@@ -94,9 +107,10 @@ double PowerMeter::mean_kw(std::int64_t time_s) const {
 }
 
 void PowerMeter::check_conservation() const {
-  const double parts = std::accumulate(job_j_.begin(), job_j_.end(), 0.0) + idle_j_ + nodes_j_;
+  const double parts = std::accumulate(job_j_.begin(), job_j_.end(), 0.0) + idle_j_ + nodes_j_ - saved_j_;
   if (std::abs(parts - total_j_) > 1e-6 * std::max(1.0, total_j_))
-    throw std::logic_error("conservation: energy of jobs, idle GPUs and nodes (" + std::to_string(parts / 3.6e6) +
+    throw std::logic_error("conservation: energy of jobs, idle GPUs and nodes, less what capping saved (" +
+                           std::to_string(parts / 3.6e6) +
                            " kWh) differs from the integral of cluster power (" + std::to_string(total_j_ / 3.6e6) +
                            " kWh)");
 }

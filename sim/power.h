@@ -8,6 +8,12 @@
 // planned at its start). Every up node adds node_w (CPUs, memory, NICs, fans). Facility power is
 // that IT power / (1 - psu_loss) x pue. Down nodes draw nothing. Defaults and their sources:
 // sim/README.md ("Power and energy").
+//
+// Capping (cap_kw > 0), in the style of POLCA: when the cluster would draw more than the cap,
+// every running job's GPUs run at one clock fraction c in [min_clock, 1], the largest that keeps
+// it under the cap (or min_clock). A GPU's power above held_w scales as c^3 (dynamic power of
+// frequency and voltage scaling) and its progress as c, so jobs run 1/c slower. A job's energy is
+// counted at its uncapped power; what capping saved is counted apart (saved_kwh).
 #pragma once
 
 #include <array>
@@ -28,6 +34,8 @@ struct PowerSettings {
   double node_w = 940;
   double psu_loss = 0.096;
   double pue = 1.0;
+  double cap_kw = 0;       // 0: no cap
+  double min_clock = 0.5;  // the lowest clock fraction a cap may impose
   std::uint64_t seed = 1;
 };
 
@@ -37,8 +45,11 @@ class PowerModel {
   const PowerSettings& settings() const { return s_; }
   // The busy power of every GPU of `job`, W: the table at a uniform draw keyed by seed and job.
   double busy_w(JobId job) const;
-  // Facility power for IT power `it_w`.
+  // Facility power for IT power `it_w`, and the reverse.
   double facility(double it_w) const { return it_w / (1.0 - s_.psu_loss) * s_.pue; }
+  double it(double facility_w) const { return facility_w * (1.0 - s_.psu_loss) / s_.pue; }
+  // The clock fraction that keeps IT power `base_w + dynamic_w x c^3` under the cap (1 without one).
+  double clock_for(double base_w, double dynamic_w) const;
 
  private:
   PowerSettings s_;
@@ -53,9 +64,16 @@ class PowerMeter {
   // Seconds of [a, b) inside the window.
   double in_window(Time a, Time b) const;
 
-  // Time moves to `now` at IT power `it_w` since the last call, of which `idle_gpus` GPUs idle
-  // and `up_nodes` nodes' overhead. Before the events of `now`.
-  void advance(Time now, double it_w, std::int64_t idle_gpus, std::int64_t up_nodes);
+  // The state since the last advance: IT power drawn and uncapped, idle GPUs, up nodes, the clock
+  // fraction and the GPUs jobs held.
+  struct Level {
+    double it_w = 0, uncapped_w = 0;
+    std::int64_t idle_gpus = 0, up_nodes = 0;
+    double clock = 1;
+    std::int64_t allocated_gpus = 0;
+  };
+  // Time moves to `now` at `level` since the last call. Before the events of `now`.
+  void advance(Time now, const Level& level);
   // Closes the interval holding `now` (the run's end).
   void close(Time now);
   // `gpus` GPUs of `job` held `seconds` at `watts` each, of which `busy_share` at its busy power.
@@ -70,6 +88,10 @@ class PowerMeter {
   double idle_kwh() const { return idle_j_ / 3.6e6; }       // idle GPUs
   double nodes_kwh() const { return nodes_j_ / 3.6e6; }     // node overhead
   double total_kwh() const { return total_j_ / 3.6e6; }     // integral of cluster power
+  double saved_kwh() const { return saved_j_ / 3.6e6; }     // what capping saved
+  double capped_hours() const { return capped_s_ / 3600.0; }
+  // Mean clock fraction over the GPU-time jobs held (1 without capping).
+  double clock_mean() const { return gpu_s_ > 0 ? clock_gpu_s_ / gpu_s_ : 1.0; }
   double wasted_kwh(WasteCause c) const { return wasted_j_[static_cast<std::size_t>(c)] / 3.6e6; }
   // The q-quantile (0..1) of per-GPU power over GPU-time on up nodes, W.
   double gpu_power_quantile(double q) const;
@@ -85,7 +107,8 @@ class PowerMeter {
   OptionalTime from_, to_;
   std::vector<double> job_j_;
   std::array<double, kWasteCauseCount> wasted_j_{};
-  double idle_j_ = 0, nodes_j_ = 0, total_j_ = 0;
+  double idle_j_ = 0, nodes_j_ = 0, total_j_ = 0, saved_j_ = 0;
+  double capped_s_ = 0, clock_gpu_s_ = 0, gpu_s_ = 0;
   std::vector<double> histogram_;  // [W]: GPU-seconds at that power
   bool started_ = false;
   std::int64_t first_row_ = 0, row_start_ = 0, last_ = 0;

@@ -148,7 +148,7 @@ bool Simulation::step() {
   if (!t) return false;
   now_ = *t;
   if (!changes_scheduled_ && (sharing_ || capacity_)) schedule_changes();
-  if (meter_) meter_->advance(now_, level_w_, idle_gpus_, up_nodes_);
+  if (meter_) meter_->advance(now_, level_);
   if (sharing_) sharing_->advance(now_);
   allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
   const Time from = std::max(last_change_, workload_.window_from.value_or(last_change_));
@@ -276,7 +276,7 @@ bool Simulation::try_start(JobId job) {
   // Held in 16 bits; no real job spans more than 32,767 leaf switches, and the slowdown model
   // saturates long before.
   o.leaves_spanned = static_cast<std::int16_t>(std::min(cluster_.leaves_spanned(held_[slot]), 32767));
-  run.slowdown = network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0;
+  run.slowdown = (network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0) / clock_;
   o.slowdown = static_cast<float>(run.slowdown);
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] += workload_.requests[job].gpu_num;
   if (sharing_ && request.node_num > 1) join_network(job);

@@ -258,8 +258,8 @@ class Simulation {
   std::unique_ptr<PowerMeter> meter_;
   std::vector<float> run_w_;   // [job]: per-GPU power of its current run, W
   double allocated_w_ = 0;     // power of the GPUs jobs hold now
-  double level_w_ = 0;         // IT power since the last step
-  std::int64_t idle_gpus_ = 0, up_nodes_ = 0;  // ... of which idle GPUs and up nodes
+  PowerMeter::Level level_;    // the power state since the last step
+  double clock_ = 1.0;         // clock fraction of every running job under the power cap
   const CapacitySettings* capacity_ = nullptr;
   std::vector<std::uint8_t> held_down_;  // [node]: capacity events holding it down (drained, not yet added, leaf down)
   std::vector<int> added_first_;          // [event]: the first node an Add event brings

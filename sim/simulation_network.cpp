@@ -36,7 +36,7 @@ void Simulation::join_network(JobId job) {
   topology_.route(route_nodes_, health_, route_);
   sharing_->add(job, route_, network_->need_gbps(r.type), changed_);
   Run& run = runs_[job];
-  run.slowdown = network_->slowdown_starved(r, sharing_->starvation(job), outcomes_[job].leaves_spanned);
+  run.slowdown = network_->slowdown_starved(r, sharing_->starvation(job), outcomes_[job].leaves_spanned) / clock_;
   outcomes_[job].slowdown = static_cast<float>(run.slowdown);
   retime_changed();
 }
@@ -55,7 +55,7 @@ void Simulation::retime_changed() {
   for (JobId job : jobs)
     if (status_[job] == Status::Running)
       retime(job, network_->slowdown_starved(workload_.requests[job], sharing_->starvation(job),
-                                             outcomes_[job].leaves_spanned));
+                                             outcomes_[job].leaves_spanned) / clock_);
   jobs.clear();
   changed_.swap(jobs);  // keeps the capacity
 }

@@ -1,6 +1,8 @@
 // The Simulation (sim/simulation.h): power and energy.
 #include "sim/simulation.h"
 
+#include <algorithm>
+
 namespace acme {
 
 void Simulation::set_power(const PowerModel* model, Time interval) {
@@ -13,9 +15,24 @@ void Simulation::set_power(const PowerModel* model, Time interval) {
 
 void Simulation::note_power_level() {
   const PowerSettings& s = power_->settings();
-  up_nodes_ = cluster_.node_count() - cluster_.down_nodes();
-  idle_gpus_ = up_nodes_ * cluster_.gpus_per_node() - cluster_.allocated_gpus();
-  level_w_ = allocated_w_ + s.idle_w * static_cast<double>(idle_gpus_) + s.node_w * static_cast<double>(up_nodes_);
+  PowerMeter::Level& l = level_;
+  l.up_nodes = cluster_.node_count() - cluster_.down_nodes();
+  l.allocated_gpus = cluster_.allocated_gpus();
+  l.idle_gpus = l.up_nodes * cluster_.gpus_per_node() - l.allocated_gpus;
+  const double held = s.held_w * static_cast<double>(l.allocated_gpus);
+  const double base = s.idle_w * static_cast<double>(l.idle_gpus) + s.node_w * static_cast<double>(l.up_nodes) + held;
+  const double dynamic = std::max(allocated_w_ - held, 0.0);
+  l.uncapped_w = base + dynamic;
+  l.clock = power_->clock_for(base, dynamic);
+  l.it_w = base + dynamic * l.clock * l.clock * l.clock;
+  if (l.clock == clock_) return;
+  // Every running job's rate follows the clock.
+  const double factor = clock_ / l.clock;
+  clock_ = l.clock;
+  for (std::size_t slot = 0; slot < held_.size(); ++slot) {
+    const JobId job = held_by_[slot];
+    if (slot_[job] == slot && status_[job] == Status::Running) retime(job, runs_[job].slowdown * factor);
+  }
 }
 
 void Simulation::start_power(JobId job, Time compute, Time wall) {

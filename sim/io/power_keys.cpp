@@ -48,6 +48,11 @@ PowerSettings read_power_settings(Params& params, std::uint64_t seed) {
                            "node's lowest draw, 1,421 W, less 8 idle GPUs)");
   s.psu_loss = params.number("psu_loss", 0.096, 0, 0.99, "share of input power lost in power supplies (AcmeTrace: 9.6%)");
   s.pue = params.number("pue", 1.0, 1.0, 10, "facility power over IT power (1: cooling and the rest not counted)");
+  s.cap_kw = params.number("cap_kw", 0, 0, 1e9,
+                           "cap on the cluster's facility power, kW (0: none); above it running jobs are throttled");
+  s.min_clock = params.number("min_clock", 0.5, 0.05, 1,
+                              "lowest clock fraction a cap may impose (progress x clock, GPU power above held_w x "
+                              "clock^3)");
   return s;
 }
 

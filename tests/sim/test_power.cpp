@@ -53,6 +53,32 @@ TEST_CASE("Energy adds up to the integral of cluster power: jobs, idle GPUs and 
   CHECK(again.power_meter()->total_kwh() == Approx(1.54e6 / 3.6e6 / 0.9));
 }
 
+TEST_CASE("A power cap throttles running jobs to the clock that keeps the cluster under it", "[power]") {
+  // The job above under a 1 kW cap. Uncapped: idle 4 x 60 + node 100 + held 4 x 90 = 700 W that
+  // does not scale, and 4 x (300 - 90) = 840 W that scales as clock^3: 1,540 W. Under 1,000 W:
+  // clock = cbrt(300 / 840) = 0.70946, so the job runs ceil(1000 / 0.70946) = 1410 s at exactly
+  // 1 kW: 1,410,000 J; its nominal energy 4 x 300 x 1410 = 1,692,000 J, saved (1540 - 1000) x 1410.
+  std::vector<std::string> sets = {"power.enabled=true", "power.node_w=100", "power.psu_loss=0", "power.cap_kw=1"};
+  for (int p = 0; p <= 100; p += 10) sets.push_back("power.busy_w.p" + std::to_string(p) + "=300");
+  const PowerModel model(settings(sets));
+  const Workload w = read_acme_trace_text(
+      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n"
+      "j1,u,1,4,0,SFT,COMPLETED,2023-03-01 00:00:00+00:00,2023-03-01 00:00:00+00:00,2023-03-01 00:16:40+00:00,1000,0,4000\n",
+      "t.csv", {});
+  Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
+  sim.set_power(&model);
+  sim.run();
+  sim.check_conservation();
+  const JobOutcome& o = sim.outcomes()[0];
+  CHECK((*o.end - *o.start).sec() == 1410);
+  const PowerMeter& m = *sim.power_meter();
+  CHECK(m.total_kwh() == Approx(1.41e6 / 3.6e6));
+  CHECK(m.job_kwh(0) == Approx(1.692e6 / 3.6e6));
+  CHECK(m.saved_kwh() == Approx(540.0 * 1410 / 3.6e6));
+  CHECK(m.capped_hours() == Approx(1410 / 3600.0));
+  CHECK(m.clock_mean() == Approx(0.70946).epsilon(1e-4));
+}
+
 TEST_CASE("Bad power values are refused with the key named", "[power]") {
   CHECK(error_of([] { settings({"power.idle_w=-5"}); }).find("power.idle_w") != std::string::npos);
   CHECK(error_of([] { settings({"power.busy_w.p50=10"}); }) ==
