@@ -1,7 +1,6 @@
 // The Simulation (sim/simulation.h): power and energy.
 #include "sim/simulation.h"
 
-#include <algorithm>
 
 namespace acme {
 
@@ -21,10 +20,10 @@ void Simulation::note_power_level() {
   l.idle_gpus = l.up_nodes * cluster_.gpus_per_node() - l.allocated_gpus;
   const double held = s.held_w * static_cast<double>(l.allocated_gpus);
   const double base = s.idle_w * static_cast<double>(l.idle_gpus) + s.node_w * static_cast<double>(l.up_nodes) + held;
-  const double dynamic = std::max(allocated_w_ - held, 0.0);
+  const double dynamic = allocated_w_ - held;  // below 0 when jobs draw less than held_w: not throttled
   l.uncapped_w = base + dynamic;
   l.clock = power_->clock_for(base, dynamic);
-  l.it_w = base + dynamic * l.clock * l.clock * l.clock;
+  l.it_w = l.clock < 1.0 ? base + dynamic * l.clock * l.clock * l.clock : l.uncapped_w;
   if (l.clock == clock_) return;
   // Every running job's rate follows the clock.
   const double factor = clock_ / l.clock;
