@@ -121,6 +121,9 @@ def _text_column(codes, categories, strings):
 
 
 def _frame(table, strings):
+    """The DataFrame of a captured table, made of its arrays as they are: copy=False keeps one
+    block a column (pandas would otherwise copy every integer column twice to merge them; an
+    operation that needs them merged does it then)."""
     header, columns, table_rows = table
     data = {}
     for name, (kind, values, blank) in zip(header, columns):
@@ -134,7 +137,7 @@ def _frame(table, strings):
             data[name] = _text_column(codes, categories, strings)
         else:
             data[name] = np.full(table_rows, np.nan)
-    return pd.DataFrame(data)
+    return pd.DataFrame(data, copy=False)
 
 
 def _flatten(mapping, prefix=""):
