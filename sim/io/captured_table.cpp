@@ -51,8 +51,15 @@ std::int32_t CapturedColumn::code_of(std::string_view text) {
   if (distinct.size() <= 16) {  // a type or a state: comparing beats hashing
     for (std::size_t i = 0; i < distinct.size(); ++i)
       if (distinct[i] == text) return static_cast<std::int32_t>(i);
-  } else if (const auto it = index_.find(text); it != index_.end()) {
-    return it->second;
+  } else {
+    // Writers pass the same strings again (a workload's names): their address finds the code
+    // without hashing the text; the compare makes a stale or shared slot a mere miss.
+    constexpr std::size_t kSlots = 4096;
+    if (by_address_.empty()) by_address_.assign(kSlots, -1);
+    std::int32_t& slot = by_address_[(reinterpret_cast<std::uintptr_t>(text.data()) >> 4) % kSlots];
+    if (slot >= 0 && distinct[static_cast<std::size_t>(slot)] == text) return slot;
+    const auto it = index_.find(text);
+    if (it != index_.end()) return slot = it->second;
   }
   const auto code = static_cast<std::int32_t>(distinct.size());
   distinct.emplace_back(text);
