@@ -120,7 +120,8 @@ BENCHMARK_CAPTURE(BM_PolicyReplay, srtf, "srtf")->Unit(benchmark::kMillisecond);
 
 // One jobs.csv-like row of 19 cells (4 text, 13 integers, 1 real, 1 blank), per row, written to
 // a file or captured typed (sim/io/captured_table.h, what the Python module gets). The job id and
-// the user come from vectors of names, as a workload's do; 400 users.
+// the user come from vectors of names, as a workload's do; 400 users. Captured rows are expected
+// (CsvWriter::expect_rows), as jobs.csv's are.
 void BM_CsvRow(benchmark::State& state, bool captured) {
   const auto path = std::filesystem::temp_directory_path() / "acmesim_bench_row.csv";
   TableCapture capture;
@@ -130,6 +131,7 @@ void BM_CsvRow(benchmark::State& state, bool captured) {
                         "leaves_spanned", "slowdown", "replay_delay_s", "reject_reason"})
     csv.text(h);
   csv.end_row();
+  csv.expect_rows(static_cast<std::size_t>(state.max_iterations));
   std::vector<std::string> ids(1 << 16), users(400);
   for (std::size_t k = 0; k < ids.size(); ++k) ids[k] = std::to_string(5778432 + k);
   for (std::size_t k = 0; k < users.size(); ++k) users[k] = "u" + std::to_string(4096 + 37 * k);
