@@ -86,11 +86,13 @@ std::int32_t CapturedColumn::code_of(std::string_view text) {
     for (std::size_t i = 0; i < distinct.size(); ++i)
       if (distinct[i] == text) return static_cast<std::int32_t>(i);
   } else {
-    // Writers pass the same strings again (a workload's names): their address finds the code
-    // without hashing the text; the compare makes a stale or shared slot a mere miss.
-    constexpr std::size_t kSlots = 4096;
-    if (by_address_.empty()) by_address_.assign(kSlots, -1);
-    std::int32_t& slot = by_address_[(reinterpret_cast<std::uintptr_t>(text.data()) >> 4) % kSlots];
+    // Writers pass the same strings again (a workload's names, packed a few bytes apart): their
+    // address, Fibonacci-hashed, finds the code without hashing the text; the compare makes a
+    // stale or shared slot a mere miss.
+    constexpr int kSlotBits = 12;
+    if (by_address_.empty()) by_address_.assign(std::size_t{1} << kSlotBits, -1);
+    const std::uint64_t address = reinterpret_cast<std::uintptr_t>(text.data());
+    std::int32_t& slot = by_address_[(address * 0x9E3779B97F4A7C15ULL) >> (64 - kSlotBits)];
     if (slot >= 0 && distinct[static_cast<std::size_t>(slot)] == text) return slot;
     const auto it = index_.find(text);
     if (it != index_.end()) return slot = it->second;
