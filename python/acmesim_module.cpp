@@ -95,11 +95,11 @@ std::unique_ptr<Policy> resolve_python_policy(std::string_view name, Params& par
 }
 
 // A numpy array that owns the vector's memory (moved, not copied).
-template <class Vector>
-py::array_t<typename Vector::value_type> to_numpy(Vector&& v) {
-  auto* owned = new Vector(std::move(v));
-  py::capsule free(owned, [](void* p) { delete static_cast<Vector*>(p); });
-  return py::array_t<typename Vector::value_type>(static_cast<py::ssize_t>(owned->size()), owned->data(), free);
+template <class T>
+py::array_t<T> to_numpy(std::vector<T>&& v) {
+  auto* owned = new std::vector<T>(std::move(v));
+  py::capsule free(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), free);
 }
 
 // A captured table as (header, columns, rows): each column (kind, values, blank mask; the mask

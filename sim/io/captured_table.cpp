@@ -1,11 +1,7 @@
 #include "sim/io/captured_table.h"
 
-#include <sys/mman.h>
-
 #include <cmath>
-#include <cstdlib>
 #include <limits>
-#include <new>
 #include <optional>
 #include <stdexcept>
 
@@ -15,11 +11,6 @@ namespace acme {
 namespace {
 
 using Kind = CapturedColumn::Kind;
-
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-
-bool is_large(std::size_t bytes) { return bytes >= kHugePage / 2; }
-std::size_t whole_huge_pages(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
 
 // The column as text: every earlier cell printed as the CSV file would print it.
 void to_text(CapturedColumn& c, std::size_t rows) {
@@ -55,31 +46,6 @@ void to_real(CapturedColumn& c, std::size_t rows) {
 }
 
 }  // namespace
-
-void* allocate_column(std::size_t bytes) {
-  if (!is_large(bytes)) {
-    if (void* p = std::malloc(bytes > 0 ? bytes : 1)) return p;
-    throw std::bad_alloc();
-  }
-  // Mapped apart from the heap, aligned and whole: every page of it can be a huge one.
-  bytes = whole_huge_pages(bytes);
-  void* mapped = mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mapped == MAP_FAILED) throw std::bad_alloc();
-  auto* const first = static_cast<char*>(mapped);
-  const std::size_t head = (kHugePage - reinterpret_cast<std::uintptr_t>(first) % kHugePage) % kHugePage;
-  char* const start = first + head;
-  if (head > 0) munmap(first, head);
-  munmap(start + bytes, kHugePage - head);
-#ifdef MADV_HUGEPAGE
-  madvise(start, bytes, MADV_HUGEPAGE);  // a hint: without huge pages, ordinary ones
-#endif
-  return start;
-}
-
-void free_column(void* p, std::size_t bytes) noexcept {
-  if (is_large(bytes)) munmap(p, whole_huge_pages(bytes));
-  else std::free(p);
-}
 
 std::int32_t CapturedColumn::code_of(std::string_view text) {
   if (distinct.size() <= 16) {  // a type or a state: comparing beats hashing

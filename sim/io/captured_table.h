@@ -7,7 +7,6 @@
 // Texts are kept dictionary-encoded: a code a row into the column's distinct texts.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -17,32 +16,13 @@
 
 namespace acme {
 
-// Memory for a column's values. A buffer of 1 MiB or more is mapped on its own, rounded up to whole
-// 2 MiB pages and asks for transparent huge pages (Linux; a hint): a column of a million integers
-// then takes four page faults instead of two thousand, and is unmapped at once. Throws
-// std::bad_alloc.
-void* allocate_column(std::size_t bytes);
-void free_column(void* p, std::size_t bytes) noexcept;  // `bytes` as allocated
-template <class T>
-struct ColumnAllocator {
-  using value_type = T;
-  ColumnAllocator() = default;
-  template <class U>
-  ColumnAllocator(const ColumnAllocator<U>&) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(allocate_column(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t n) noexcept { free_column(p, n * sizeof(T)); }
-  bool operator==(const ColumnAllocator&) const = default;
-};
-template <class T>
-using ColumnVector = std::vector<T, ColumnAllocator<T>>;
-
 struct CapturedColumn {
   enum class Kind : std::uint8_t { Blank, Integer, Real, Text };  // Blank: every cell so far
   Kind kind = Kind::Blank;
-  ColumnVector<std::int64_t> integers;  // kind Integer: one a row (0 where blank)
-  ColumnVector<double> reals;           // kind Real: one a row (NaN where blank)
-  ColumnVector<std::int32_t> codes;     // kind Text: one a row, into `distinct` (-1 where blank)
-  std::vector<std::string> distinct;    // kind Text: each text once, in order of first use
+  std::vector<std::int64_t> integers;  // kind Integer: one a row (0 where blank)
+  std::vector<double> reals;           // kind Real: one a row (NaN where blank)
+  std::vector<std::int32_t> codes;     // kind Text: one a row, into `distinct` (-1 where blank)
+  std::vector<std::string> distinct;   // kind Text: each text once, in order of first use
   // One a row, 1 where the cell was blank; empty while no cell was (most columns never are).
   std::vector<std::uint8_t> blank;
   bool is_blank(std::size_t row) const { return !blank.empty() && blank[row]; }
