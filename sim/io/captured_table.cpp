@@ -48,24 +48,30 @@ void to_real(CapturedColumn& c, std::size_t rows) {
 }  // namespace
 
 std::int32_t CapturedColumn::code_of(std::string_view text) {
-  if (distinct.size() <= 16) {  // a type or a state: comparing beats hashing
-    for (std::size_t i = 0; i < distinct.size(); ++i)
-      if (distinct[i] == text) return static_cast<std::int32_t>(i);
-  } else {
-    // Writers pass the same strings again (a workload's names, packed a few bytes apart): their
-    // address, Fibonacci-hashed, finds the code without hashing the text; the compare makes a
-    // stale or shared slot a mere miss.
-    constexpr int kSlotBits = 12;
+  // Writers pass the same strings again (a workload's names, packed a few bytes apart; a state's
+  // name): in a column of many rows, their address, Fibonacci-hashed, finds the code without a
+  // search; the compare makes a stale or shared slot a mere miss.
+  constexpr int kSlotBits = 12;
+  std::int32_t* slot = nullptr;
+  if (codes.size() >= 64) {
     if (by_address_.empty()) by_address_.assign(std::size_t{1} << kSlotBits, -1);
     const std::uint64_t address = reinterpret_cast<std::uintptr_t>(text.data());
-    std::int32_t& slot = by_address_[(address * 0x9E3779B97F4A7C15ULL) >> (64 - kSlotBits)];
-    if (slot >= 0 && distinct[static_cast<std::size_t>(slot)] == text) return slot;
-    const auto it = index_.find(text);
-    if (it != index_.end()) return slot = it->second;
+    slot = &by_address_[(address * 0x9E3779B97F4A7C15ULL) >> (64 - kSlotBits)];
+    if (*slot >= 0 && distinct[static_cast<std::size_t>(*slot)] == text) return *slot;
   }
-  const auto code = static_cast<std::int32_t>(distinct.size());
-  distinct.emplace_back(text);
-  index_.emplace(distinct.back(), code);
+  std::int32_t code = -1;
+  if (distinct.size() <= 16) {  // a type or a state: comparing beats hashing
+    for (std::size_t i = 0; i < distinct.size() && code < 0; ++i)
+      if (distinct[i] == text) code = static_cast<std::int32_t>(i);
+  } else if (const auto it = index_.find(text); it != index_.end()) {
+    code = it->second;
+  }
+  if (code < 0) {
+    code = static_cast<std::int32_t>(distinct.size());
+    distinct.emplace_back(text);
+    index_.emplace(distinct.back(), code);
+  }
+  if (slot) *slot = code;
   return code;
 }
 

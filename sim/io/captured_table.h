@@ -32,8 +32,9 @@ struct CapturedColumn {
     if (is_blank || !blank.empty()) blank.push_back(is_blank ? 1 : 0);
   }
 
-  // The code of a text, added to `distinct` if new. O(1) expected; a text passed again from the
-  // same memory (a workload's user name) is found by its address and one compare, unhashed.
+  // The code of a text, added to `distinct` if new. O(1) expected; in a column of many rows, a text
+  // passed again from the same memory (a workload's user name) is found by its address and one
+  // compare.
   std::int32_t code_of(std::string_view text);
 
  private:
