@@ -105,22 +105,34 @@ def _read_result(folder):
 def _text_column(codes, categories, strings):
     """Texts as pandas reads them: numbers where every one is a number (ids, the summaries'
     statistics), few distinct texts as a categorical (type, state, user), else strings; blank: NaN."""
-    categories = pd.Index(categories, dtype=object)
-    numbers = pd.to_numeric(categories, errors="coerce") if len(categories) else categories
-    if len(categories) and not np.isnan(np.asarray(numbers, dtype=float)).any():
-        values = np.asarray(numbers)[codes]
-        if (codes < 0).any():
-            values = values.astype(float)
-            values[codes < 0] = np.nan
-        return values
+    # float() takes every text pd.to_numeric takes: a text it refuses spares the conversion.
+    if categories and all(map(_reads_as_float, categories)):
+        numbers = np.asarray(pd.to_numeric(np.array(categories, dtype=object), errors="coerce"))
+        if not np.isnan(numbers.astype(float)).any():
+            values = numbers[codes]
+            if (codes < 0).any():
+                values = values.astype(float)
+                values[codes < 0] = np.nan
+            return values
     if strings or len(categories) * 2 > len(codes):
-        values = np.asarray(categories, dtype=object)[codes] if len(categories) else np.full(len(codes), None)
+        values = np.array(categories, dtype=object)[codes] if categories else np.full(len(codes), None)
         values[codes < 0] = None
         return values
-    return pd.Categorical.from_codes(codes, categories)
+    return pd.Categorical.from_codes(codes, pd.Index(categories, dtype=object))
+
+
+def _reads_as_float(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
 
 
 def _frame(table, strings):
+    """The DataFrame of a captured table, made of its arrays as they are: copy=False keeps one
+    block a column (pandas would otherwise copy every integer column twice to merge them; an
+    operation that needs them merged does it then)."""
     header, columns, table_rows = table
     data = {}
     for name, (kind, values, blank) in zip(header, columns):
@@ -134,7 +146,7 @@ def _frame(table, strings):
             data[name] = _text_column(codes, categories, strings)
         else:
             data[name] = np.full(table_rows, np.nan)
-    return pd.DataFrame(data)
+    return pd.DataFrame(data, copy=False)
 
 
 def _flatten(mapping, prefix=""):

@@ -1,8 +1,8 @@
 #include "sim/io/captured_table.h"
 
 #include <cmath>
-#include <optional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "sim/io/csv.h"
@@ -48,22 +48,41 @@ void to_real(CapturedColumn& c, std::size_t rows) {
 }  // namespace
 
 std::int32_t CapturedColumn::code_of(std::string_view text) {
-  if (distinct.size() <= 16) {  // a type or a state: comparing beats hashing
-    for (std::size_t i = 0; i < distinct.size(); ++i)
-      if (distinct[i] == text) return static_cast<std::int32_t>(i);
-  } else if (const auto it = index_.find(text); it != index_.end()) {
-    return it->second;
+  // Writers pass the same strings again (a workload's names, packed a few bytes apart; a state's
+  // name): in a column of many rows, their address, Fibonacci-hashed, finds the code without a
+  // search; the compare makes a stale or shared slot a mere miss.
+  constexpr int kSlotBits = 12;
+  std::int32_t* slot = nullptr;
+  if (codes.size() >= 64) {
+    if (by_address_.empty()) by_address_.assign(std::size_t{1} << kSlotBits, -1);
+    const std::uint64_t address = reinterpret_cast<std::uintptr_t>(text.data());
+    slot = &by_address_[(address * 0x9E3779B97F4A7C15ULL) >> (64 - kSlotBits)];
+    if (*slot >= 0 && distinct[static_cast<std::size_t>(*slot)] == text) return *slot;
   }
-  const auto code = static_cast<std::int32_t>(distinct.size());
-  distinct.emplace_back(text);
-  index_.emplace(distinct.back(), code);
+  std::int32_t code = -1;
+  if (distinct.size() <= 16) {  // a type or a state: comparing beats hashing
+    for (std::size_t i = 0; i < distinct.size() && code < 0; ++i)
+      if (distinct[i] == text) code = static_cast<std::int32_t>(i);
+  } else if (const auto it = index_.find(text); it != index_.end()) {
+    code = it->second;
+  }
+  if (code < 0) {
+    code = static_cast<std::int32_t>(distinct.size());
+    distinct.emplace_back(text);
+    index_.emplace(distinct.back(), code);
+  }
+  if (slot) *slot = code;
   return code;
 }
 
 CapturedColumn& CapturedTable::at(std::size_t column) {
   if (column >= columns.size()) throw std::logic_error("captured table: a row longer than its header");
   CapturedColumn& c = columns[column];
-  if (reserved_ > 0 && c.integers.capacity() < reserved_ && c.kind != Kind::Text) c.integers.reserve(reserved_);
+  if (reserved_ > 0) {  // room for the expected rows in what the column fills (a blank one may get integers)
+    if (c.kind == Kind::Real) c.reals.reserve(reserved_);
+    else if (c.kind == Kind::Text) c.codes.reserve(reserved_);
+    else c.integers.reserve(reserved_);
+  }
   return c;
 }
 

@@ -32,7 +32,9 @@ struct CapturedColumn {
     if (is_blank || !blank.empty()) blank.push_back(is_blank ? 1 : 0);
   }
 
-  // The code of a text, added to `distinct` if new. O(1) expected.
+  // The code of a text, added to `distinct` if new. O(1) expected; in a column of many rows, a text
+  // passed again from the same memory (a workload's user name) is found by its address and one
+  // compare.
   std::int32_t code_of(std::string_view text);
 
  private:
@@ -41,6 +43,8 @@ struct CapturedColumn {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, std::int32_t, Hash, std::equal_to<>> index_;
+  // By a slot of the text's address, the code last found there (-1: none); a guess, checked.
+  std::vector<std::int32_t> by_address_;
 };
 
 struct CapturedTable {

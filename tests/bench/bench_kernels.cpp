@@ -4,9 +4,11 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "policies/registry.h"
 #include "sim/cluster.h"
+#include "sim/io/captured_table.h"
 #include "sim/io/csv.h"
 #include "sim/event_queue.h"
 #include "sim/random.h"
@@ -116,15 +118,30 @@ BENCHMARK_CAPTURE(BM_PolicyReplay, backfill, "backfill")->Unit(benchmark::kMilli
 BENCHMARK_CAPTURE(BM_PolicyReplay, sjf, "sjf")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PolicyReplay, srtf, "srtf")->Unit(benchmark::kMillisecond);
 
-// One jobs.csv-like row of 19 cells (4 text, 13 integers, 1 real, 1 blank), per row.
-void BM_CsvRow(benchmark::State& state) {
+// One jobs.csv-like row of 19 cells (4 text, 13 integers, 1 real, 1 blank), per row, written to
+// a file or captured typed (sim/io/captured_table.h, what the Python module gets). The job id and
+// the user come from vectors of names, as a workload's do; 400 users. Captured rows are expected
+// (CsvWriter::expect_rows), as jobs.csv's are.
+void BM_CsvRow(benchmark::State& state, bool captured) {
   const auto path = std::filesystem::temp_directory_path() / "acmesim_bench_row.csv";
-  CsvWriter csv(path);
+  TableCapture capture;
+  CsvWriter csv(path, captured ? &capture : nullptr);
+  for (const char* h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num", "submit_s", "start_s",
+                        "end_s", "queue_s", "run_s", "gpu_seconds", "preemptions", "wasted_gpu_seconds",
+                        "leaves_spanned", "slowdown", "replay_delay_s", "reject_reason"})
+    csv.text(h);
+  csv.end_row();
+  csv.expect_rows(static_cast<std::size_t>(state.max_iterations));
+  std::vector<std::string> ids(1 << 16), users(400);
+  for (std::size_t k = 0; k < ids.size(); ++k) ids[k] = std::to_string(5778432 + k);
+  for (std::size_t k = 0; k < users.size(); ++k) users[k] = "u" + std::to_string(4096 + 37 * k);
   std::int64_t i = 0;
   for (auto _ : state) {
-    csv.text("5778432").text("u5907").text("Pretrain").text("COMPLETED").integer(8).integer(1).integer(128);
+    const auto k = static_cast<std::size_t>(i);
+    csv.text(ids[k % ids.size()]).text(users[k * 7919 % users.size()]).text("Pretrain").text("COMPLETED");
+    csv.integer(8).integer(1).integer(128);
     csv.integer(1677628893 + i).integer(1677628900 + i).integer(1677629000 + i).integer(7).integer(100);
-    csv.integer(800).integer(0).integer(0).integer(1).real(1.0 + static_cast<double>(i % 7) / 100).blank().blank();
+    csv.integer(800).integer(0).integer(0).integer(1).real(1.0 + static_cast<double>(i % 7) / 100).blank().text("");
     csv.end_row();
     ++i;
   }
@@ -132,7 +149,8 @@ void BM_CsvRow(benchmark::State& state) {
   std::filesystem::remove(path);
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_CsvRow);
+BENCHMARK_CAPTURE(BM_CsvRow, file, false);
+BENCHMARK_CAPTURE(BM_CsvRow, captured, true);
 
 }  // namespace
 }  // namespace acme

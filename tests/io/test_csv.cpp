@@ -93,4 +93,23 @@ TEST_CASE("A captured CSV keeps each column typed as written, blanks marked, no 
   CHECK(t.columns[3].blank == std::vector<std::uint8_t>{0, 1, 0});
 }
 
+TEST_CASE("A captured table of many rows keeps every value, its rows expected or not", "[csv]") {
+  // 300,000 rows: each column reserved at once (CsvWriter::expect_rows) or grown.
+  for (const std::size_t expected : {std::size_t{0}, std::size_t{300000}}) {
+    TableCapture capture;
+    CsvWriter csv("big.csv", &capture);
+    csv.text("n").text("half").text("word").end_row();
+    csv.expect_rows(expected);
+    for (std::int64_t i = 0; i < 300000; ++i)
+      csv.integer(i * 3).real(0.5 * static_cast<double>(i)).text(i % 2 ? "odd" : "even").end_row();
+    const CapturedTable& t = capture.tables.at("big.csv");
+    REQUIRE(t.rows == 300000);
+    bool all = true;
+    for (std::size_t i = 0; i < t.rows; ++i)
+      all &= t.columns[0].integers[i] == 3 * static_cast<std::int64_t>(i) &&
+             t.columns[1].reals[i] == 0.5 * static_cast<double>(i) && t.columns[2].codes[i] == static_cast<std::int32_t>(i % 2);
+    CHECK(all);
+  }
+}
+
 }  // namespace acme::test
