@@ -2,7 +2,8 @@
 
     import acmesim
     r = acmesim.run("configs/seren.yaml", set={"policy.name": "fifo"})
-    r.jobs, r.timeseries, r.summary, r.by_type, r.waste, r.evaluations, r.users   # DataFrames
+    r.jobs, r.timeseries, r.summary, r.by_type, r.waste, r.evaluations, r.users, r.links   # DataFrames
+    (r.links: with network.contention only; None otherwise)
     r.to_csv("out/from-python")
 
 A policy is a subclass of acmesim.Policy, given to run() as an object or named in a
@@ -28,7 +29,8 @@ __all__ = ["run", "gen", "sweep", "policies", "keys", "Policy", "Result", "Input
 
 # The outputs as run() returns them: attribute -> the file of the command line.
 OUTPUTS = {"jobs": "jobs.csv", "timeseries": "timeseries.csv", "summary": "summary.csv",
-           "by_type": "summary_by_type.csv", "waste": "wasted_by_cause.csv", "evaluations": "evaluations.csv", "users": "users.csv"}
+           "by_type": "summary_by_type.csv", "waste": "wasted_by_cause.csv", "evaluations": "evaluations.csv",
+           "users": "users.csv", "links": "links.csv"}  # links.csv: written by the timeseries output
 # Tables of a few rows whose texts (configuration values) stay strings, never categoricals.
 _STRING_TABLES = {"summary.csv", "summary_by_type.csv"}
 
@@ -208,7 +210,7 @@ def run(config, set=None, policy=None, outputs=None, out=None):
     else:
         file = os.fspath(config)
     overrides += [_override(k, v) for k, v in _flatten(set or {})]
-    overrides.append(_override("outputs", outputs or [o for o in OUTPUTS if o not in ("summary", "by_type")]
+    overrides.append(_override("outputs", outputs or [o for o in OUTPUTS if o not in ("summary", "by_type", "links")]
                                + ["summary", "run_json"]))
     key = None
     if policy is not None:

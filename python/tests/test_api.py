@@ -11,8 +11,11 @@ def test_run_returns_the_outputs_of_the_command_line_as_dataframes(root, cli, tm
     result = acmesim.run(root / "configs/kalos.yaml", set=MONTH)
     assert cli("run", "configs/kalos.yaml", "-q", *[f"--set={k}={v}" for k, v in MONTH.items()],
                "--out", tmp_path).returncode == 0
+    assert result.links is None  # written with network contention only
     for attr, file in acmesim.OUTPUTS.items():
         frame = getattr(result, attr)
+        if frame is None:
+            continue
         written = pd.read_csv(tmp_path / file)
         assert list(frame.columns) == list(written.columns), file
         assert len(frame) == len(written), file
@@ -57,3 +60,10 @@ def test_gen_and_sweep(root, tmp_path):
                      "grid:\n  policy.name: [fifo, acme]\nseeds: [1, 2]\n")
     summary = acmesim.sweep(sweep, tmp_path / "sweep")
     assert len(summary) == 4 and set(summary["policy.name"]) == {"fifo", "acme"}
+
+
+def test_run_with_contention_returns_the_link_loads(root):
+    result = acmesim.run(root / "configs/kalos.yaml", set={**MONTH, "network.slowdown": True, "network.contention": True})
+    assert set(result.links.tier) == {"nic", "leaf_uplink"}
+    assert list(result.links.time_s.unique()) == list(result.timeseries.time_s)
+    assert "peak_uplink_load" in result.timeseries
