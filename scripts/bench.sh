@@ -109,6 +109,7 @@ for outputs in $every summary; do
   replay seren "fifo+slowdown" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set network.slowdown=true
   replay seren "fifo+contention" "$trace" $seren_cluster "$n" 286 $outputs 1.5xslowdown \
     --set network.slowdown=true --set network.contention=true
+  replay seren "fifo+power" "$trace" $seren_cluster "$n" 286 $outputs 1.15xfifo --set power.enabled=true
 done
 if [ $smoke = 0 ]; then
   big_jobs=$(($(wc -l < "$big_trace") - 1))
