@@ -102,14 +102,14 @@ for policy in acme greedy priority quota backfill sjf srtf; do
   done
 done
 for outputs in $every summary; do
-  replay seren "fifo+eval_decoupled" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set eval=decoupled
-  replay seren "fifo+failures" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set failures.enabled=true
-  replay seren "fifo+topology" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set placement=topology
+  replay seren "fifo+eval_decoupled" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set policy.name=fifo --set eval=decoupled
+  replay seren "fifo+failures" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set policy.name=fifo --set failures.enabled=true
+  replay seren "fifo+topology" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set policy.name=fifo --set placement=topology
   # The network slowdown by the per-node arithmetic, and with contention (target: 1.5x the former).
-  replay seren "fifo+slowdown" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set network.slowdown=true
+  replay seren "fifo+slowdown" "$trace" $seren_cluster "$n" 286 $outputs 2xfifo --set policy.name=fifo --set network.slowdown=true
   replay seren "fifo+contention" "$trace" $seren_cluster "$n" 286 $outputs 1.5xslowdown \
-    --set network.slowdown=true --set network.contention=true
-  replay seren "fifo+power" "$trace" $seren_cluster "$n" 286 $outputs 1.15xfifo --set power.enabled=true
+    --set policy.name=fifo --set network.slowdown=true --set network.contention=true
+  replay seren "fifo+power" "$trace" $seren_cluster "$n" 286 $outputs 1.15xfifo --set policy.name=fifo --set power.enabled=true
 done
 if [ $smoke = 0 ]; then
   big_jobs=$(($(wc -l < "$big_trace") - 1))

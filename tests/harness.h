@@ -6,6 +6,8 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "policies/registry.h"
@@ -113,6 +115,21 @@ inline std::vector<std::string> replay_golden(const std::string& trace, const Cl
   }
   if (sink) sink->finish(RunRecord{w, cluster, mode, sim.outcomes(), {}, c, sim.window_gpu_seconds()});
   return out;
+}
+
+// A trace of jobs (nodes, GPUs, submit and duration in seconds after kGoldenBase), all of `type`,
+// COMPLETED, named j1, j2, ... and read as an AcmeTrace file.
+inline Workload trace_of(const std::vector<std::tuple<int, int, int, int>>& jobs, std::string_view type) {
+  std::string text = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n";
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto [nodes, gpus, submit, duration] = jobs[i];
+    const Time from = kGoldenBase + Time::seconds(submit);
+    text += "j" + std::to_string(i + 1) + ",u," + std::to_string(nodes) + "," + std::to_string(gpus) + ",0," +
+            std::string(type) + ",COMPLETED," + format_timestamp(from) + "," + format_timestamp(from) + "," +
+            format_timestamp(from + Time::seconds(duration)) + "," + std::to_string(duration) + ",0," +
+            std::to_string(gpus * duration) + "\n";
+  }
+  return read_acme_trace_text(text, "t.csv", {});
 }
 
 inline std::vector<std::string> golden_expected(const std::string& file) {

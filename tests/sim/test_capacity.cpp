@@ -8,18 +8,7 @@
 namespace acme::test {
 namespace {
 
-// Jobs (nodes, GPUs, submit s, duration s), all SFT, from kGoldenBase.
-Workload trace(const std::vector<std::tuple<int, int, int, int>>& jobs) {
-  std::string text = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n";
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const auto [nodes, gpus, submit, duration] = jobs[i];
-    const Time from = kGoldenBase + Time::seconds(submit);
-    text += "j" + std::to_string(i + 1) + ",u," + std::to_string(nodes) + "," + std::to_string(gpus) + ",0,SFT,COMPLETED," +
-            format_timestamp(from) + "," + format_timestamp(from) + "," + format_timestamp(from + Time::seconds(duration)) +
-            "," + std::to_string(duration) + ",0," + std::to_string(gpus * duration) + "\n";
-  }
-  return read_acme_trace_text(text, "t.csv", {});
-}
+Workload trace(const std::vector<std::tuple<int, int, int, int>>& jobs) { return trace_of(jobs, "SFT"); }
 
 struct Run {
   std::vector<JobOutcome> jobs;

@@ -37,18 +37,7 @@ double alone(const Topology& t, const std::vector<int>& nodes, const NetworkHeal
   return sharing.starvation(0);
 }
 
-// Jobs of a trace, all Pretrain, submitted at the given seconds after kGoldenBase.
-Workload trace(const std::vector<std::tuple<int, int, int, int>>& jobs) {  // nodes, GPUs, submit, duration
-  std::string text = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n";
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const auto [nodes, gpus, submit, duration] = jobs[i];
-    const Time from = kGoldenBase + Time::seconds(submit);
-    text += "j" + std::to_string(i + 1) + ",u," + std::to_string(nodes) + "," + std::to_string(gpus) + ",0,Pretrain,COMPLETED," +
-            format_timestamp(from) + "," + format_timestamp(from) + "," + format_timestamp(from + Time::seconds(duration)) +
-            "," + std::to_string(duration) + ",0," + std::to_string(gpus * duration) + "\n";
-  }
-  return read_acme_trace_text(text, "t.csv", {});
-}
+Workload trace(const std::vector<std::tuple<int, int, int, int>>& jobs) { return trace_of(jobs, "Pretrain"); }
 
 // Runs `w` under fifo with the network model `net` (first fit) and returns the outcomes.
 std::vector<JobOutcome> run(const Workload& w, const ClusterSpec& spec, const NetworkSettings& net) {

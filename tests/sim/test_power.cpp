@@ -15,6 +15,23 @@ PowerSettings settings(std::vector<std::string> sets) {
   return read_power_settings(p, 1);
 }
 
+// One node of 8 GPUs (node_w 100 W, no PSU loss, every job busy at 300 W) and `more` settings.
+PowerModel one_node_model(std::vector<std::string> more) {
+  std::vector<std::string> sets = {"power.enabled=true", "power.node_w=100", "power.psu_loss=0"};
+  for (int p = 0; p <= 100; p += 10) sets.push_back("power.busy_w.p" + std::to_string(p) + "=300");
+  sets.insert(sets.end(), more.begin(), more.end());
+  return PowerModel(settings(sets));
+}
+
+// Runs `w` on one node with `model`. REQUIRES: `model` and `w` outlive the result.
+std::unique_ptr<Simulation> run_one_job(const PowerModel& model, const Workload& w) {
+  auto sim = std::make_unique<Simulation>(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
+  sim->set_power(&model);
+  sim->run();
+  sim->check_conservation();  // energy included
+  return sim;
+}
+
 }  // namespace
 
 TEST_CASE("Energy adds up to the integral of cluster power: jobs, idle GPUs and nodes", "[power]") {
@@ -24,18 +41,10 @@ TEST_CASE("Energy adds up to the integral of cluster power: jobs, idle GPUs and 
   //   idle  4 x  60 W x 1000 s =   240,000 J = 0.0667 kWh
   //   node      100 W x 1000 s =   100,000 J = 0.0278 kWh   total 0.4278 kWh
   // GPU-time: 4,000 GPU-s at 60 W and 4,000 at 300 W: p25 and p50 60 W, p75 300 W.
-  std::vector<std::string> sets = {"power.enabled=true", "power.node_w=100", "power.psu_loss=0"};
-  for (int p = 0; p <= 100; p += 10) sets.push_back("power.busy_w.p" + std::to_string(p) + "=300");
-  const PowerModel model(settings(sets));
-  const Workload w = read_acme_trace_text(
-      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n"
-      "j1,u,1,4,0,SFT,COMPLETED,2023-03-01 00:00:00+00:00,2023-03-01 00:00:00+00:00,2023-03-01 00:16:40+00:00,1000,0,4000\n",
-      "t.csv", {});
-  Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
-  sim.set_power(&model);
-  sim.run();
-  sim.check_conservation();  // energy included
-  const PowerMeter& m = *sim.power_meter();
+  const PowerModel model = one_node_model({});
+  const Workload w = trace_of({{1, 4, 0, 1000}}, "SFT");
+  const auto sim = run_one_job(model, w);
+  const PowerMeter& m = *sim->power_meter();
   CHECK(m.job_kwh(0) == Approx(1.2e6 / 3.6e6));
   CHECK(m.idle_kwh() == Approx(240000 / 3.6e6));
   CHECK(m.nodes_kwh() == Approx(100000 / 3.6e6));
@@ -44,13 +53,9 @@ TEST_CASE("Energy adds up to the integral of cluster power: jobs, idle GPUs and 
   CHECK(m.gpu_power_quantile(0.5) == 60);
   CHECK(m.gpu_power_quantile(0.75) == 300);
   // A PSU that loses 10% asks for 1/0.9 of it all.
-  sets.push_back("power.psu_loss=0.1");
-  const PowerModel lossy(settings(sets));
-  Simulation again(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
-  again.set_power(&lossy);
-  again.run();
-  again.check_conservation();
-  CHECK(again.power_meter()->total_kwh() == Approx(1.54e6 / 3.6e6 / 0.9));
+  const PowerModel lossy = one_node_model({"power.psu_loss=0.1"});
+  const auto again = run_one_job(lossy, w);
+  CHECK(again->power_meter()->total_kwh() == Approx(1.54e6 / 3.6e6 / 0.9));
 }
 
 TEST_CASE("A power cap throttles running jobs to the clock that keeps the cluster under it", "[power]") {
@@ -58,20 +63,12 @@ TEST_CASE("A power cap throttles running jobs to the clock that keeps the cluste
   // does not scale, and 4 x (300 - 90) = 840 W that scales as clock^3: 1,540 W. Under 1,000 W:
   // clock = cbrt(300 / 840) = 0.70946, so the job runs ceil(1000 / 0.70946) = 1410 s at exactly
   // 1 kW: 1,410,000 J; its nominal energy 4 x 300 x 1410 = 1,692,000 J, saved (1540 - 1000) x 1410.
-  std::vector<std::string> sets = {"power.enabled=true", "power.node_w=100", "power.psu_loss=0", "power.cap_kw=1"};
-  for (int p = 0; p <= 100; p += 10) sets.push_back("power.busy_w.p" + std::to_string(p) + "=300");
-  const PowerModel model(settings(sets));
-  const Workload w = read_acme_trace_text(
-      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n"
-      "j1,u,1,4,0,SFT,COMPLETED,2023-03-01 00:00:00+00:00,2023-03-01 00:00:00+00:00,2023-03-01 00:16:40+00:00,1000,0,4000\n",
-      "t.csv", {});
-  Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
-  sim.set_power(&model);
-  sim.run();
-  sim.check_conservation();
-  const JobOutcome& o = sim.outcomes()[0];
+  const PowerModel model = one_node_model({"power.cap_kw=1"});
+  const Workload w = trace_of({{1, 4, 0, 1000}}, "SFT");
+  const auto sim = run_one_job(model, w);
+  const JobOutcome& o = sim->outcomes()[0];
   CHECK((*o.end - *o.start).sec() == 1410);
-  const PowerMeter& m = *sim.power_meter();
+  const PowerMeter& m = *sim->power_meter();
   CHECK(m.total_kwh() == Approx(1.41e6 / 3.6e6));
   CHECK(m.job_kwh(0) == Approx(1.692e6 / 3.6e6));
   CHECK(m.saved_kwh() == Approx(540.0 * 1410 / 3.6e6));
