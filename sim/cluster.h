@@ -136,7 +136,7 @@ class Cluster {
   void take_down(int node);
   void bring_up(int node);
   // Cordoned (a node being drained): its jobs run on and give back what they hold, but it offers
-  // no room and its free GPUs and cores are not counted free. REQUIRES: the node is up.
+  // no room and its free GPUs and cores are not counted free. Cordoning a down node does nothing.
   void cordon(int node);
   void uncordon(int node);
   bool is_cordoned(int node) const { return cordoned_[static_cast<std::size_t>(node)]; }

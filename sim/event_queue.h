@@ -26,7 +26,7 @@ enum class EventKind : std::uint8_t {
   Failure = 2,       // an injected failure stops a running job (after ends: a job that ends at
                      // the instant it would fail has ended); tag as JobEnd's
   NodeUp = 3,        // a node taken down by a failure is repaired; `job` holds the node index
-  Recovered = 4,     // a failed job's recovery delay is over: it is queued again
+  Recovered = 4,     // a failed job's recovery delay is over: it is queued again; tag as JobEnd's
   Release = 5,       // a job that waited for another (Workload::after) is submitted
   Wake = 6,          // a pass the policy asked for (SchedulingPass::wake_at); nothing else happens
   NetworkChange = 7,  // a network fault starts (tag 1) or ends (tag 0); `job` holds the fault index

@@ -17,11 +17,9 @@ std::size_t tier_index(LinkTier t) {
 }
 constexpr LinkTier kTierOf[] = {LinkTier::Nic, LinkTier::LeafUplink, LinkTier::PodUplink};
 
-// Equal up to rounding: sums of doubles added and taken away in another order differ in the last
-// bits, which must not move a job's end.
-bool same(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
-
 }  // namespace
+
+bool LinkSharing::same(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
 
 LinkSharing::LinkSharing(const Topology& topology, Time interval)
     : interval_(std::max<std::int64_t>(interval.sec(), 1)),
@@ -33,7 +31,10 @@ LinkSharing::LinkSharing(const Topology& topology, Time interval)
     capacity_[static_cast<std::size_t>(l)] = topology.link_gbps(l);
     const std::size_t t = tier_index(topology.link_tier(l));
     tier_[static_cast<std::size_t>(l)] = static_cast<std::uint8_t>(t);
-    if (t < kTiers) ++tier_links_[t];
+    if (t < kTiers) {
+      ++tier_links_[t];
+      tracked_.push_back(l);
+    }
   }
 }
 
@@ -121,12 +122,12 @@ void LinkSharing::open_interval() {
     carried_area_[t] = 0;
   }
   // The loads carried over from the last interval count towards this one's peak.
-  for (std::size_t l = 0; l < demand_.size(); ++l) {
-    const std::size_t t = tier_[l];
-    if (t >= kTiers || demand_[l] <= 0.0) continue;
-    if (const double x = load(static_cast<int>(l)); x > peak_[t]) {
+  for (int l : tracked_) {
+    const std::size_t t = tier_[static_cast<std::size_t>(l)];
+    if (demand_[static_cast<std::size_t>(l)] <= 0.0) continue;
+    if (const double x = load(l); x > peak_[t]) {
       peak_[t] = x;
-      busiest_[t] = static_cast<int>(l);
+      busiest_[t] = l;
     }
   }
 }

@@ -15,7 +15,7 @@
 // It also keeps, per interval and per link tier, the mean load (carried / capacity, over every
 // link of the tier and the interval) and the peak (the largest demand / capacity any link of the
 // tier had), with the busiest link: the rows of links.csv. Cost: O(links of the job + jobs on
-// them) per change; O(links of a tier) at each interval boundary where the tier carries load.
+// them) per change; O(links of the three tiers) at each interval boundary.
 #pragma once
 
 #include <array>
@@ -51,6 +51,9 @@ class LinkSharing {
   // Removes a job's route (nothing if it has none); appends the jobs whose starvation changed.
   void remove(JobId job, std::vector<JobId>& changed);
   bool has(JobId job) const { return flows_.count(job) > 0; }
+  // Two starvations equal up to rounding (sums added and taken away in another order differ in
+  // the last bits, which must not move a job's end).
+  static bool same(double a, double b);
   // The job's starvation, >= 1 (1 for a job without a route).
   double starvation(JobId job) const;
   // demand / capacity of a link now.
@@ -86,6 +89,7 @@ class LinkSharing {
   std::int64_t interval_;
   std::vector<double> capacity_, demand_;
   std::vector<std::uint8_t> tier_;            // [link]: index into the tier arrays, or kTiers
+  std::vector<int> tracked_;                  // the links of the three tiers
   std::vector<std::vector<JobId>> jobs_on_;   // [link]
   std::unordered_map<JobId, Flow> flows_;
   std::array<int, kTiers> tier_links_{};

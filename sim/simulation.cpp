@@ -162,9 +162,10 @@ bool Simulation::step() {
     switch (e.kind) {
       case EventKind::JobEnd:
         // A run that was preempted left its end event behind: the tag tells it apart.
-        if (status_[e.job] == Status::Running && e.tag == runs_[e.job].starts &&
-            (retimed_.empty() || !retimed_.count(e.job) || retimed_.at(e.job).end_at == e.time))
-          finish(e.job);
+        if (status_[e.job] == Status::Running && e.tag == runs_[e.job].starts) {
+          const auto it = retimed_.empty() ? retimed_.end() : retimed_.find(e.job);
+          if (it == retimed_.end() || it->second.end_at == e.time) finish(e.job);
+        }
         break;
       case EventKind::QueueTimeout: withdraw(e.job); break;
       case EventKind::Failure:
@@ -172,8 +173,8 @@ bool Simulation::step() {
           fail(e.job, static_cast<FailureDomain>(e.tag >> kDomainShift));
         break;
       case EventKind::NodeUp: maybe_bring_up(static_cast<int>(e.job)); break;
-      case EventKind::Recovered:
-        if (status_[e.job] == Status::Recovering) requeue(e.job);
+      case EventKind::Recovered:  // of this recovery: an earlier one may have been cut short
+        if (status_[e.job] == Status::Recovering && e.tag == runs_[e.job].starts) requeue(e.job);
         break;
       case EventKind::Release: release(e.job); break;
       case EventKind::Wake: break;  // the pass below is what was asked for

@@ -44,8 +44,9 @@
 //    drawn at a start strikes at its drawn time whatever the rate; a run stretched past its
 //    drawn length draws no more.
 //
-// Cost: O(log r) per event with r running jobs, plus the policy's pass. Nothing is done per unit
-// of simulated time. Memory: O(jobs) for outcomes and placements.
+// Cost: O(log r) per event with r running jobs, plus the policy's pass; with network contention,
+// the jobs on the links of a starting or stopping job are retimed, and under a binding power cap
+// every running job whenever the clock changes. Nothing is done per unit of simulated time. Memory: O(jobs) for outcomes and placements.
 #pragma once
 
 #include <array>
@@ -209,8 +210,11 @@ class Simulation {
   void join_network(JobId job);
   void leave_network(JobId job);
   void retime_changed();
-  // The job's rate changed now (its slowdown from the network model): its end moves.
+  // The job's rate changed now (network contention, the power cap): its end moves.
   void retime(JobId job, double slowdown);
+  // A running job's slowdown before the power cap: the network model's for its placement (and,
+  // with contention, its links now), 1 without one.
+  double network_slowdown(JobId job) const;
   // Full-speed seconds of work done by the current run when it had computed `compute`.
   double work_done(JobId job, Time compute) const;
   // Seconds a run holds its resources to compute `compute`: its launch, restart overhead and
@@ -234,6 +238,11 @@ class Simulation {
   std::vector<JobId> jobs_on(const std::vector<int>& nodes) const;
   // Network fault `fault` starts (down) or ends.
   void change_network(std::size_t fault, bool down);
+  // Takes switch `sw` down now as a new network fault; returns the fault's index (its end is the
+  // caller's to schedule).
+  std::size_t start_network_fault(int sw);
+  // The route of running `job` over the links up now, into route_.
+  void route_of(JobId job);
   // Stops every job on `down` (sorted) as their failure does and takes the nodes down, until
   // `repaired_at` (a NodeUp each), or, cut off from the network, until a path is back.
   void take_nodes_down(const std::vector<int>& down, std::optional<Time> repaired_at);
@@ -258,11 +267,13 @@ class Simulation {
   std::unique_ptr<PowerMeter> meter_;
   std::vector<float> run_w_;   // [job]: per-GPU power of its current run, W
   double allocated_w_ = 0;     // power of the GPUs jobs hold now
+  double dynamic_w_ = 0;       // ... of it, the running jobs' power above held_w (what a cap throttles)
   PowerMeter::Level level_;    // the power state since the last step
   double clock_ = 1.0;         // clock fraction of every running job under the power cap
   const CapacitySettings* capacity_ = nullptr;
   std::vector<std::uint8_t> held_down_;  // [node]: capacity events holding it down (drained, not yet added, leaf down)
   std::vector<int> added_first_;          // [event]: the first node an Add event brings
+  std::vector<std::size_t> event_fault_;  // [event]: the network fault a leaf-down event started
   CapacityLog capacity_log_;
   std::vector<std::uint8_t> cut_off_;          // [node]: no path to the network now
   std::vector<LinkShare> route_;               // scratch
@@ -272,7 +283,7 @@ class Simulation {
   struct Progress {
     double work = 0;     // full-speed seconds computed up to compute_mark
     Time compute_mark;   // compute seconds of the run at the last change
-    Time end_at;         // its JobEnd event now (an earlier one is stale)
+    Time end_at;         // when it now ends: its JobEnd event, unless its failure strikes first
   };
   std::unordered_map<JobId, Progress> retimed_;
   const LaunchModel* launch_ = nullptr;

@@ -12,6 +12,7 @@ void Simulation::set_capacity(const CapacitySettings* capacity) {
   held_down_.assign(static_cast<std::size_t>(cluster_.node_count()), 0);
   // Added nodes are the last ones, down until they arrive.
   int next = cluster_.node_count() - capacity->added_nodes();
+  event_fault_.assign(capacity->events.size(), 0);
   for (const CapacityEvent& e : capacity->events) {
     added_first_.push_back(next);
     if (e.kind != CapacityEvent::Kind::Add) continue;
@@ -41,8 +42,7 @@ void Simulation::schedule_changes() {
   if (capacity_)
     for (std::size_t i = 0; i < capacity_->events.size(); ++i) {
       const CapacityEvent& e = capacity_->events[i];
-      // A leaf down with contention ends as the network fault it starts.
-      const bool ends = e.kind == CapacityEvent::Kind::Drain || (e.kind == CapacityEvent::Kind::LeafDown && !sharing_);
+      const bool ends = e.kind != CapacityEvent::Kind::Add;
       schedule(EventKind::CapacityChange, i, e.at, ends ? std::optional<Time>(e.duration) : std::nullopt);
     }
 }
@@ -75,10 +75,8 @@ void Simulation::change_capacity(std::size_t event, bool start) {
       break;
     case CapacityEvent::Kind::LeafDown:
       if (sharing_) {  // a network fault: routes move, cut-off nodes stop their jobs
-        fault_links_.push_back(topology_.links_of_switch(e.first));
-        const auto fault = static_cast<JobId>(fault_links_.size() - 1);
-        change_network(fault, true);
-        events_.push(now_ + e.duration, EventKind::NetworkChange, fault, 0);
+        if (start) event_fault_[event] = start_network_fault(e.first);
+        else change_network(event_fault_[event], false);
         return;
       }
       nodes = topology_.nodes_in_domain(Topology::Domain::Leaf, e.first);

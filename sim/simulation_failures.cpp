@@ -29,7 +29,7 @@ Simulation::Struck Simulation::struck(JobId job, FailureDomain domain) const {
   }
   if (domain != FailureDomain::Leaf) return {{node}, std::nullopt};
   // The leaf switch above the struck GPU's NIC, and the nodes it cuts off.
-  const int leaf = topology_.leaf_switch_of(node, static_cast<int>(std::max<std::int64_t>(pick, 0)));
+  const int leaf = topology_.leaf_switch_of(node, topology_.nic_of_gpu(static_cast<int>(std::max<std::int64_t>(pick, 0))));
   return {topology_.nodes_in_domain(Topology::Domain::Leaf, leaf), leaf};
 }
 
@@ -38,10 +38,8 @@ void Simulation::fail(JobId job, FailureDomain domain) {
   stop_failed(job, hit.nodes);
   take_nodes_down(hit.nodes, now_ + failures_->repair());
   if (sharing_ && hit.leaf_switch) {  // with contention, the switch is down too: routes move off it
-    fault_links_.push_back(topology_.links_of_switch(*hit.leaf_switch));
-    const auto fault = static_cast<JobId>(fault_links_.size() - 1);
-    change_network(fault, true);
-    events_.push(now_ + failures_->repair(), EventKind::NetworkChange, fault, 0);
+    const std::size_t fault = start_network_fault(*hit.leaf_switch);
+    events_.push(now_ + failures_->repair(), EventKind::NetworkChange, static_cast<JobId>(fault), 0);
   }
 }
 
@@ -116,7 +114,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   emit(FactKind::Failed, job, &released);
   if (held.empty()) free_slot(job);
   policy_->on_stopped(job);
-  events_.push(now_ + (failures_ ? failures_->recovery_delay() : Time{}), EventKind::Recovered, job);
+  events_.push(now_ + (failures_ ? failures_->recovery_delay() : Time{}), EventKind::Recovered, job, r.starts);
 }
 
 }  // namespace acme

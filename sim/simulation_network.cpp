@@ -29,16 +29,31 @@ void Simulation::set_network(const NetworkModel* network, Time link_interval) {
   }
 }
 
-void Simulation::join_network(JobId job) {
-  const JobRequest& r = workload_.requests[job];
+void Simulation::route_of(JobId job) {
   route_nodes_.clear();
   for (const NodeShare& s : placement_of(job)) route_nodes_.push_back(s.node);
   topology_.route(route_nodes_, health_, route_);
-  sharing_->add(job, route_, network_->need_gbps(r.type), changed_);
-  Run& run = runs_[job];
-  run.slowdown = network_->slowdown_starved(r, sharing_->starvation(job), outcomes_[job].leaves_spanned) / clock_;
-  outcomes_[job].slowdown = static_cast<float>(run.slowdown);
+}
+
+double Simulation::network_slowdown(JobId job) const {
+  const JobRequest& r = workload_.requests[job];
+  if (!network_) return 1.0;
+  if (!sharing_) return network_->slowdown(r, outcomes_[job].leaves_spanned);
+  return network_->slowdown_starved(r, sharing_->starvation(job), outcomes_[job].leaves_spanned);
+}
+
+void Simulation::join_network(JobId job) {
+  route_of(job);
+  sharing_->add(job, route_, network_->need_gbps(workload_.requests[job].type), changed_);
+  runs_[job].slowdown = network_slowdown(job) / clock_;
+  outcomes_[job].slowdown = static_cast<float>(runs_[job].slowdown);
   retime_changed();
+}
+
+std::size_t Simulation::start_network_fault(int sw) {
+  fault_links_.push_back(topology_.links_of_switch(sw));
+  change_network(fault_links_.size() - 1, true);
+  return fault_links_.size() - 1;
 }
 
 void Simulation::leave_network(JobId job) {
@@ -53,9 +68,7 @@ void Simulation::retime_changed() {
   std::sort(jobs.begin(), jobs.end());
   jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
   for (JobId job : jobs)
-    if (status_[job] == Status::Running)
-      retime(job, network_->slowdown_starved(workload_.requests[job], sharing_->starvation(job),
-                                             outcomes_[job].leaves_spanned) / clock_);
+    if (status_[job] == Status::Running) retime(job, network_slowdown(job) / clock_);
   jobs.clear();
   changed_.swap(jobs);  // keeps the capacity
 }
@@ -69,7 +82,9 @@ void Simulation::retime(JobId job, double slowdown) {
   p.compute_mark = compute;
   r.slowdown = slowdown;
   const double left = std::max(0.0, static_cast<double>(r.remaining.sec()) - p.work);
-  p.end_at = std::max(now_, r.started + held_for(job, compute + Time::seconds(static_cast<std::int64_t>(std::ceil(left * slowdown)))));
+  // Less a microsecond: the work summed over rate changes may miss the whole by a rounding error.
+  const auto more = static_cast<std::int64_t>(std::ceil(left * slowdown - 1e-6));
+  p.end_at = std::max(now_, r.started + held_for(job, compute + Time::seconds(std::max<std::int64_t>(more, 0))));
   if (r.fails_after_s >= 0 && r.started + Time::seconds(r.fails_after_s) <= p.end_at) return;  // it fails first
   events_.push(p.end_at, EventKind::JobEnd, job, r.starts);
 }
@@ -104,16 +119,19 @@ void Simulation::change_network(std::size_t fault, bool down) {
   cut_off_ = std::move(cut);
   for (int node : reconnected) maybe_bring_up(node);
   take_nodes_down(newly_cut, std::nullopt);
-  // The routes of the jobs still running move to what is left.
+  // The routes of the jobs still running move to what is left; those whose starvation changed
+  // are retimed (rounding in the rebuilt sums does not count).
   const std::vector<JobId> moved = sharing_->jobs();
+  std::vector<double> before;
+  for (JobId job : moved) before.push_back(sharing_->starvation(job));
   for (JobId job : moved) sharing_->remove(job, changed_);
   for (JobId job : moved) {
-    route_nodes_.clear();
-    for (const NodeShare& s : placement_of(job)) route_nodes_.push_back(s.node);
-    topology_.route(route_nodes_, health_, route_);
+    route_of(job);
     sharing_->add(job, route_, network_->need_gbps(workload_.requests[job].type), changed_);
   }
-  changed_.insert(changed_.end(), moved.begin(), moved.end());
+  changed_.clear();
+  for (std::size_t i = 0; i < moved.size(); ++i)
+    if (!LinkSharing::same(before[i], sharing_->starvation(moved[i]))) changed_.push_back(moved[i]);
   retime_changed();
 }
 

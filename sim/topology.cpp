@@ -299,6 +299,10 @@ int Topology::leaf_switch_of(int node, int nic) const {
   return n.at(static_cast<std::size_t>(nic) % n.size()).leaf;
 }
 
+int Topology::nic_of_gpu(int gpu) const {
+  return impl_->gpus_per_node > 0 ? gpu * impl_->nics_per_node / impl_->gpus_per_node : 0;
+}
+
 NetworkHealth Topology::healthy() const {
   NetworkHealth h{std::vector<std::uint8_t>(impl_->links.size(), 0), {}};
   set_down(h, {}, false);

@@ -84,8 +84,10 @@ class Topology {
   std::optional<int> find_switch(const std::string& name) const;
   // Every link with the switch at one end.
   std::vector<int> links_of_switch(int sw) const;
-  // The leaf switch that NIC `nic` of `node` is cabled to.
+  // The leaf switch that NIC `nic` of `node` is cabled to, and the NIC GPU `gpu` of a node uses
+  // (GPUs spread evenly over the NICs, GPU i on NIC i when there are as many).
   int leaf_switch_of(int node, int nic) const;
+  int nic_of_gpu(int gpu) const;
 
   // The links a job placed on `nodes` (distinct, >= 2 of them) loads, given the links that are
   // down (`health`), written to `out` (cleared first). Each node sends its full bandwidth, split evenly over

@@ -105,7 +105,7 @@ lines += [f"| {r.extra_nodes_pct}% | {'yes' if r.capped else 'no'} | {r.cluster_
 replace_table("cap", lines)
 
 plot_style.apply()
-fig, axes = plt.subplots(1, 2, figsize=plot_style.figsize(2))
+fig, axes = plt.subplots(1, 3, figsize=plot_style.figsize(3))
 probs = [25, 50, 75, 90]
 for cluster, color in [("seren", "C0"), ("kalos", "C1")]:
     measured = MEASURED[f"{cluster}_gpu_power_W"]["quantiles"]
@@ -125,4 +125,16 @@ axes[1].set_xlabel("extra nodes (%), arrivals scaled alike")
 axes[1].set_ylabel("kW")
 axes[1].set_title("Seren under its measured peak power")
 plot_style.legend_outside(axes[1])
+# Baseline against FIFO: queueing, fairness and energy, each as a share of the larger of the two.
+measures = {"queue mean": "queue_mean_s", "1 - Jain (users)": None, "energy": "energy_kwh"}
+values = {name: ([1 - v for v in pol.jain_slowdown_users] if col is None else list(pol[col]))
+          for name, col in measures.items()}
+x = range(len(measures))
+for i, policy in enumerate(pol.policy):
+    axes[2].bar([k + 0.4 * i for k in x], [values[m][i] / max(max(values[m]), 1e-9) for m in measures], width=0.4,
+                label=policy)
+axes[2].set_xticks([k + 0.2 for k in x], list(measures))
+axes[2].set_ylabel("share of the larger")
+axes[2].set_title("Seren month: baseline against FIFO")
+plot_style.legend_outside(axes[2])
 plot_style.save(fig, out / "power.png")

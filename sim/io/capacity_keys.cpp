@@ -48,8 +48,10 @@ std::optional<std::string> parse_event(const TimedItem& item, const ClusterSpec&
   }
   if (w.rfind("leaf ", 0) == 0) {
     std::string number = w.substr(5);
-    if (number.size() > 5 && number.substr(number.size() - 5) == " down") number.resize(number.size() - 5);
+    const bool down = number.size() > 5 && number.substr(number.size() - 5) == " down";
+    if (down) number.resize(number.size() - 5);
     const auto leaf = whole(number);
+    if (!down) return quoted + ": expected 'leaf NUMBER down'";
     const int rails = cluster.fabric == Fabric::RailOptimized ? cluster.nics_per_node : 1;
     const int leaves = (nodes + cluster.nodes_per_leaf - 1) / cluster.nodes_per_leaf * rails;
     if (!leaf) return quoted + ": expected 'leaf NUMBER down'";

@@ -53,6 +53,8 @@ PowerSettings read_power_settings(Params& params, std::uint64_t seed) {
   s.min_clock = params.number("min_clock", 0.5, 0.05, 1,
                               "lowest clock fraction a cap may impose (progress x clock, GPU power above held_w x "
                               "clock^3)");
+  if (s.cap_kw > 0 && !s.enabled)
+    throw InputError("power.cap_kw: needs power.enabled: true (the cap acts on the modeled power)");
   return s;
 }
 

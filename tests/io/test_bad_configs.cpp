@@ -67,6 +67,8 @@ TEST_CASE("Unknown keys and values of the wrong type name the key and where it w
         "--set: capacity.events: 'leaf 9 down': the cluster has leaf switches 0-8");
   CHECK(run_error({"capacity.events=remove 3 from 1d"}) ==
         "--set: capacity.events: 'remove 3': expected 'drain FIRST-LAST', 'add COUNT' or 'leaf NUMBER down'");
+  CHECK(run_error({"capacity.events=leaf 3 from 1d for 1h"}) == "--set: capacity.events: 'leaf 3': expected 'leaf NUMBER down'");
+  CHECK(run_error({"power.cap_kw=100"}) == "power.cap_kw: needs power.enabled: true (the cap acts on the modeled power)");
   CHECK(run_error({"capacity.drained_jobs=wait"}) ==
         "--set: capacity.drained_jobs: expected one of finish, kill, got 'wait'");
   const auto dir = temp_dir("bad-config-types");
