@@ -126,7 +126,7 @@ axes[1].set_ylabel("kW")
 axes[1].set_title("Seren under its measured peak power")
 plot_style.legend_outside(axes[1])
 # Baseline against FIFO: queueing, fairness and energy, each as a share of the larger of the two.
-measures = {"queue mean": "queue_mean_s", "1 - Jain (users)": None, "energy": "energy_kwh"}
+measures = {"queue mean": "queue_mean_s", "unfairness\n(1 - Jain, users)": None, "energy": "energy_kwh"}
 values = {name: ([1 - v for v in pol.jain_slowdown_users] if col is None else list(pol[col]))
           for name, col in measures.items()}
 x = range(len(measures))
