@@ -31,6 +31,12 @@ std::vector<double> GroupMeans::means() const {
   return out;
 }
 
+std::size_t user_slots(const Workload& w) {
+  std::size_t n = w.users.size();
+  for (const JobRequest& r : w.requests) n = std::max<std::size_t>(n, std::size_t{r.user} + 1);
+  return n;
+}
+
 std::vector<UserStats> user_stats(const RunRecord& run) {
   const Workload& w = run.workload;
   struct Sums {
@@ -39,8 +45,8 @@ std::vector<UserStats> user_stats(const RunRecord& run) {
     double slowdown = 0;
     std::uint64_t slowdowns = 0;
   };
-  std::vector<UserStats> users(w.users.size());
-  std::vector<Sums> sums(w.users.size());
+  std::vector<UserStats> users(user_slots(w));
+  std::vector<Sums> sums(users.size());
   for (std::size_t i = 0; i < w.size(); ++i) {
     const JobRequest& r = w.requests[i];
     const JobOutcome& o = run.outcomes[i];
@@ -74,7 +80,7 @@ std::vector<UserStats> user_stats(const RunRecord& run) {
   for (std::size_t k = 0; k < users.size(); ++k) {
     UserStats& u = users[k];
     const Sums& s = sums[k];
-    u.user = w.users[static_cast<std::uint32_t>(k)];
+    u.user = k < w.users.size() ? w.users[static_cast<std::uint32_t>(k)] : std::string_view{};
     if (s.started > 0) {
       u.queue_mean_s = static_cast<double>(s.queue) / static_cast<double>(s.started);
       u.queue_p95_s = nearest_rank(std::span(queues).subspan(begin[k], s.started), 95);

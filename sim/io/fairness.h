@@ -58,6 +58,10 @@ struct UserStats {
   std::uint64_t jobs_waiting_over_1h = 0;   // started GPU jobs with a long wait
 };
 
+// Users a workload's jobs name: its user table, or more when jobs name users past it (a workload
+// built in code may have none). O(jobs).
+std::size_t user_slots(const Workload& w);
+
 // One entry per user with at least one job in `run`, ordered by name (byte order), so that the
 // same run gives the same rows whatever order the trace met its users in.
 // O(jobs + users log users) time, O(jobs + users) memory.

@@ -71,8 +71,9 @@ RunSummary summarize(const RunRecord& run) {
   Accumulator all;
   std::array<Accumulator, kJobTypeCount> by_type;
   // Mean slowdown per user (over all jobs, and per type) and per type, for Jain's indexes.
-  GroupMeans user_slowdown(w.users.size()), type_slowdown(kJobTypeCount);
-  std::vector<GroupMeans> user_slowdown_by_type(kJobTypeCount, GroupMeans(w.users.size()));
+  const std::size_t users = user_slots(w);
+  GroupMeans user_slowdown(users), type_slowdown(kJobTypeCount);
+  std::vector<GroupMeans> user_slowdown_by_type(kJobTypeCount, GroupMeans(users));
   for (std::size_t i = 0; i < w.size(); ++i) {
     const JobRequest& r = w.requests[i];
     const JobOutcome& o = run.outcomes[i];

@@ -36,7 +36,8 @@ class JobsSink final : public Sink {
     for (std::size_t i = 0; i < w.size(); ++i) {
       const JobRequest& r = w.requests[i];
       const JobOutcome& o = run.outcomes[i];
-      csv.text(w.names[static_cast<std::uint32_t>(i)]).text(w.users[r.user]).text(name(r.type));
+      csv.text(w.names[static_cast<std::uint32_t>(i)]).text(r.user < w.users.size() ? w.users[r.user] : std::string_view{});
+      csv.text(name(r.type));
       csv.text(name(o.state)).integer(r.gpu_num).integer(r.node_num).integer(r.cpu_num);
       const Time submit = submitted(w, run.outcomes, static_cast<JobId>(i));
       csv.integer(submit.sec());
