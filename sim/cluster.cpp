@@ -247,6 +247,7 @@ void Cluster::allocate(const Placement& p) {
 void Cluster::release(const Placement& p) {
   ++room_freed_;
   for (const NodeShare& s : p) {
+    if (s.gpus == 0 && s.cpus == 0) continue;  // nothing held there (a node since gone down may hold it)
     if (down_[static_cast<std::size_t>(s.node)] ||
         free_gpus_[static_cast<std::size_t>(s.node)] + s.gpus > gpus_per_node_ ||
         free_cpus_[static_cast<std::size_t>(s.node)] + s.cpus > cpus_per_node_)

@@ -121,7 +121,8 @@ constexpr const char* kPlacements[] = {"first_fit", "best_fit", "topology"};
 constexpr const char* kEstimateModels[] = {"noisy", "limit", "percentile", "none"};
 
 // One run's configuration: the policy, placement, estimates, failures (often, from the test
-// table, node failures included) and the network slowdown, all drawn from `rng`.
+// table, node failures included), the network slowdown (with contention or not), power and
+// capacity changes, all drawn from `rng`.
 RunConfig random_config(Rng& rng, int variant, std::uint64_t seed) {
   std::vector<std::string> sets = {
       "cluster=" + (source_dir() / "configs/clusters/seren.yaml").string(),  // for the outputs' record only
@@ -141,6 +142,19 @@ RunConfig random_config(Rng& rng, int variant, std::uint64_t seed) {
       std::string("failures.checkpoint_mode=") + (chance(rng, 0.5) ? "sync" : "async"),
       "failures.checkpoint.SFT=" + std::to_string(pick(rng, 0, 1)),
   };
+  // Half the runs share links, model power (under a cap now and then) and lose capacity for a
+  // while: a drain of node 0, its jobs finishing or killed, and leaf 0 down.
+  if (chance(rng, 0.5)) sets.push_back("network.contention=true");
+  if (chance(rng, 0.5)) {
+    sets.push_back("power.enabled=true");
+    if (chance(rng, 0.5)) sets.push_back("power.cap_kw=" + std::to_string(pick(rng, 1, 20)));
+  }
+  if (chance(rng, 0.5)) {
+    sets.push_back("capacity.events=drain 0-0 from " + std::to_string(pick(rng, 0, 3)) + "h for " +
+                   std::to_string(pick(rng, 1, 5)) + "h; leaf 0 down from " + std::to_string(pick(rng, 1, 6)) +
+                   "h for 1h");
+    sets.push_back(std::string("capacity.drained_jobs=") + (chance(rng, 0.5) ? "finish" : "kill"));
+  }
   for (const std::string& s : random_policy(rng, variant)) sets.push_back(s);
   std::vector<YamlValue> values;
   for (const std::string& s : sets) values.push_back(yaml_override(s));
@@ -359,7 +373,9 @@ TEST_CASE("Random workloads through every policy keep every invariant, and rerun
       const RunReport a = execute_run(config, cluster, w, dir / "a", false);
       execute_run(config, cluster, w, dir / "b", false);
       CHECK(a.conservation.ended == w.size());
-      REQUIRE(files_under(dir / "a").size() == 6);
+      const bool contention = std::any_of(config.network_params.begin(), config.network_params.end(),
+                                          [](const YamlValue& v) { return v.key() == "network.contention"; });
+      REQUIRE(files_under(dir / "a").size() == (contention ? 7u : 6u));  // links.csv with contention
       REQUIRE(first_difference(dir / "a", dir / "b") == "");
     }
   }
