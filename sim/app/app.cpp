@@ -2,14 +2,18 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
+#include <thread>
 
 #include "policies/registry.h"
 #include "sim/app/make_simulation.h"
 #include "sim/app/plugin_keys.h"
+#include "sim/io/captured_table.h"
 #include "sim/io/csv.h"
 #include "sim/io/config.h"
 #include "sim/error.h"
@@ -89,6 +93,41 @@ RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluste
   return w;
 }
 
+// Captured outputs (no files) are finished on two threads: jobs.csv, the largest, on its own.
+// Every table a sink may fill is made beforehand, so that a sink only looks its own up (nothing
+// is inserted into the shared map while the other thread runs); those left empty are dropped.
+// (Files are finished one after the other: a run killed while writing leaves no output that
+// looks finished beside one that is not, which renames as each file is done would break.)
+void finish_captured(const std::vector<std::string>& names, const std::vector<std::unique_ptr<Sink>>& sinks,
+                     const RunRecord& record, TableCapture& capture) {
+  for (const std::string& name : names)
+    for (const SinkEntry& e : sink_table())
+      if (e.name == name)
+        for (std::string_view file : e.files)
+          if (!file.empty()) capture.tables.try_emplace(std::string(file));
+  const auto jobs = static_cast<std::size_t>(std::find(names.begin(), names.end(), "jobs") - names.begin());
+  std::exception_ptr failed;
+  std::thread own;
+  if (jobs < sinks.size())
+    own = std::thread([&] {
+      try {
+        sinks[jobs]->finish(record);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    });
+  try {
+    for (std::size_t i = 0; i < sinks.size(); ++i)
+      if (i != jobs) sinks[i]->finish(record);
+  } catch (...) {
+    if (own.joinable()) own.join();
+    throw;
+  }
+  if (own.joinable()) own.join();
+  if (failed) std::rethrow_exception(failed);
+  std::erase_if(capture.tables, [](const auto& t) { return t.second.header.empty(); });
+}
+
 }  // namespace
 
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, const Workload& workload_in,
@@ -116,8 +155,9 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
                               sim.link_sharing() ? &sim.topology() : nullptr,
                               sim.capacity_log(),
                               sim.power_meter()};
+  const std::vector<std::string> sink_names = split_commas(config.outputs);
   std::vector<std::unique_ptr<Sink>> sinks;
-  for (const std::string& name : split_commas(config.outputs)) sinks.push_back(make_sink(name, settings));
+  for (const std::string& name : sink_names) sinks.push_back(make_sink(name, settings));
 
   RunReport report;
   for (auto& s : sinks) sim.add_sink(*s);
@@ -142,7 +182,9 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),
                          report.conservation, sim.window_gpu_seconds(),
                          run->evaluations ? &*run->evaluations : nullptr};
-  for (auto& s : sinks) s->finish(record);
+  if (capture) finish_captured(sink_names, sinks, record, *capture);
+  else
+    for (auto& s : sinks) s->finish(record);
   if (observer) observer->finish(record);
   report.outputs_s = seconds_since(t2);
   return report;

@@ -161,7 +161,10 @@ std::string format_fixed(double v, int decimals) {
 
 CsvWriter::CsvWriter(std::filesystem::path path, TableCapture* capture) {
   if (capture) {
-    table_ = &capture->tables[path.filename().string()];
+    // A table made beforehand is only looked up (find is safe beside another thread's finds).
+    const std::string name = path.filename().string();
+    const auto made = capture->tables.find(name);
+    table_ = made != capture->tables.end() ? &made->second : &capture->tables[name];
     *table_ = CapturedTable{};
     return;
   }
