@@ -305,10 +305,4 @@ void Cluster::uncordon(int node) {
   index_add(node);
 }
 
-std::vector<int> Cluster::nodes_under(int leaf) const {
-  std::vector<int> out;
-  for (int n = leaf * nodes_per_leaf_; n < std::min((leaf + 1) * nodes_per_leaf_, nodes_); ++n) out.push_back(n);
-  return out;
-}
-
 }  // namespace acme

@@ -96,8 +96,6 @@ class Cluster {
   // the distance classes of the topology graph (Topology::group_of, pod_of).
   int leaf_of(int node) const { return node / nodes_per_leaf_; }
   int pod_of(int node) const { return leaves_per_pod_ > 0 ? leaf_of(node) / leaves_per_pod_ : 0; }
-  // The nodes under `leaf`, ascending.
-  std::vector<int> nodes_under(int leaf) const;
   int leaf_count() const { return leaves_; }
   bool is_down(int node) const { return down_[static_cast<std::size_t>(node)]; }
 

@@ -61,7 +61,6 @@ class Topology {
   int group_count() const;
   int group_of(int node) const;
   int pod_of(int node) const;
-  int leaf_count() const { return group_count(); }
   int leaf_of(int node) const { return group_of(node); }
   // Links crossed between the NVSwitch fabrics of two nodes: 0 on the same node, 4 under one
   // leaf (fabric-NIC-leaf-NIC-fabric), 6 through a spine, 8 through a core.

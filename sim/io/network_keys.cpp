@@ -1,6 +1,5 @@
 #include "sim/io/network_keys.h"
 
-#include <cmath>
 #include <optional>
 #include <string>
 #include <utility>

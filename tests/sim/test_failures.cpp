@@ -54,6 +54,30 @@ std::pair<JobId, std::optional<FailureDraw>> first_id(const FailureModel& m, std
   return {};
 }
 
+// The test table with NodeFailure taking down `domain` (repairs of 500 s), written into `dir`.
+FailureModel node_failure_model(const std::filesystem::path& dir, const std::string& domain) {
+  const std::string table = (dir / (domain + ".yaml")).string();
+  std::ofstream(table) << read_file(source_dir() / "tests/data/failures_often.yaml") << "takes_down:\n  NodeFailure: "
+                       << domain << "\n";
+  return model({"failures.table=" + table, "failures.repair_s=500"});
+}
+
+// For the domain tests: A, the first id whose first 16-GPU run of `run` fails with NodeFailure,
+// that failure, and B, the next id whose 8-GPU run meets nothing.
+struct NodeFailureJobs {
+  JobId a;
+  FailureDraw failure;
+  JobId b;
+};
+NodeFailureJobs node_failure_jobs(const FailureModel& m, Time run) {
+  const auto [a, d] = first_id(m, 16, run, [&](JobId, const auto& d) {
+    return d && m.reasons()[d->reason].name == "NodeFailure";
+  });
+  JobId b = a + 1;
+  while (m.draw(b, 0, 8, run)) ++b;
+  return {a, *d, b};
+}
+
 // Copies 0..`job` of one_job(), of which only copy `job` is submitted at 0, the others too late
 // to matter.
 Workload only_job(JobId job, JobType type, std::int32_t gpus, std::int32_t nodes, std::int64_t run_s) {
@@ -372,18 +396,11 @@ TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, o
   // The test table (tests/data/failures_often.yaml), NodeFailure's domain set in turn. Three
   // leaves of 3 nodes; A (16 GPUs) lands on nodes 0 and 1, B (8) on node 2, under the same leaf,
   // C (8) on node 3, under the next. A's first run fails with NodeFailure; B and C meet nothing.
-  const std::string often = read_file(source_dir() / "tests/data/failures_often.yaml");
   const auto dir = temp_dir("failure-domains");
   for (const std::string domain : {"job", "node", "leaf"}) {
-    const std::string table = (dir / (domain + ".yaml")).string();
-    std::ofstream(table) << often << "takes_down:\n  NodeFailure: " << domain << "\n";
-    const FailureModel m = model({"failures.table=" + table, "failures.repair_s=500"});
+    const FailureModel m = node_failure_model(dir, domain);
     const Time run = Time::hours(10);
-    const auto [a, d] = first_id(m, 16, run, [&](JobId, const auto& d) {
-      return d && m.reasons()[d->reason].name == "NodeFailure";
-    });
-    JobId b = a + 1;
-    while (m.draw(b, 0, 8, run)) ++b;
+    const auto [a, failure, b] = node_failure_jobs(m, run);
     JobId c = b + 1;
     while (m.draw(c, 0, 8, run)) ++c;
     Workload w = only_job(c, JobType::SFT, 8, 1, run.sec());  // only c submitted at 0
@@ -393,7 +410,7 @@ TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, o
     cluster.nodes_per_leaf = 3;
     Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
     sim.set_failures(&m);
-    sim.run_until(d->after);
+    sim.run_until(failure.after);
     REQUIRE(sim.outcomes()[a].failures == 1);
     CHECK(sim.outcomes()[c].failures == 0);
     std::vector<int> down;
@@ -405,7 +422,7 @@ TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, o
     if (domain == "leaf") CHECK(down == std::vector<int>{0, 1, 2});
     CHECK(sim.outcomes()[b].failures == (domain == "leaf" ? 1 : 0));  // B sits under A's leaf
     CHECK(sim.nodes_failed() == down.size());
-    sim.run_until(d->after + Time::seconds(500));
+    sim.run_until(failure.after + Time::seconds(500));
     for (int n = 0; n < 9; ++n) CHECK_FALSE(sim.cluster().is_down(n));
     sim.run();
     const Conservation conserved = sim.check_conservation();
@@ -418,16 +435,9 @@ TEST_CASE("A leaf switch failure in a rail-optimized fabric cuts no node off: on
   // As above with NodeFailure taking down a leaf, on rails (2 NICs per node, each on its own rail
   // switch) with contention on: the failed switch is one rail, every node keeps the other, so no
   // node goes down and B, on the same rail group, runs on; the switch stays down for the repair.
-  const auto dir = temp_dir("failure-rail");
-  const std::string table = (dir / "leaf.yaml").string();
-  std::ofstream(table) << read_file(source_dir() / "tests/data/failures_often.yaml") << "takes_down:\n  NodeFailure: leaf\n";
-  const FailureModel m = model({"failures.table=" + table, "failures.repair_s=500"});
+  const FailureModel m = node_failure_model(temp_dir("failure-rail"), "leaf");
   const Time run = Time::hours(10);
-  const auto [a, d] = first_id(m, 16, run, [&](JobId, const auto& d) {
-    return d && m.reasons()[d->reason].name == "NodeFailure";
-  });
-  JobId b = a + 1;
-  while (m.draw(b, 0, 8, run)) ++b;
+  const auto [a, failure, b] = node_failure_jobs(m, run);
   Workload w = only_job(b, JobType::SFT, 8, 1, run.sec());
   w.requests[a].gpu_num = 16, w.requests[a].node_num = 2, w.requests[a].cpu_num = 16;
   w.requests[a].submit = Time::seconds(0);
@@ -440,7 +450,7 @@ TEST_CASE("A leaf switch failure in a rail-optimized fabric cuts no node off: on
   Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
   sim.set_network(&network);
   sim.set_failures(&m);
-  sim.run_until(d->after);
+  sim.run_until(failure.after);
   REQUIRE(sim.outcomes()[a].failures == 1);
   CHECK(sim.outcomes()[b].failures == 0);
   CHECK(sim.nodes_failed() == 0);
