@@ -10,8 +10,12 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <exception>
 #include <memory>
+#include <optional>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "sim/error.h"
@@ -73,18 +77,33 @@ struct IdRef {
 // filter of 16 to 32 bits a row (at most 4 MiB for a million rows); a row whose bit was set already
 // is a suspect. At the end, only the rows that share a suspect's hash are sorted and their ids
 // compared. (A hash table as large as the ids would miss the caches on nearly every row.)
+// Unfiltered, it only keeps the rows, for append() to another index.
 class IdIndex {
  public:
+  explicit IdIndex(bool filtered = true) : filtered_(filtered) {}
+
+  const std::vector<IdRef>& rows() const { return rows_; }
   // Loads the filter word of `hash` into the cache ahead of add().
   void prefetch(std::uint64_t hash) const { __builtin_prefetch(&bits_[(hash & mask_) / 64]); }
 
   void add(std::uint64_t hash, JobId job, std::size_t line) {
     rows_.push_back({hash, job, static_cast<std::uint32_t>(std::min<std::size_t>(line, UINT32_MAX))});
+    if (!filtered_) return;
     if (rows_.size() * 16 <= mask_) return mark(hash);
     bits_.assign(bits_.size() * 2, 0);  // grown: every row again
     mask_ = bits_.size() * 64 - 1;
     suspects_.clear();
     for (const IdRef& r : rows_) mark(r.hash);
+  }
+
+  // add() of every row of `later`, its jobs and lines shifted by `job_base` and `line_base`.
+  void append(const IdIndex& later, JobId job_base, std::size_t line_base) {
+    rows_.reserve(rows_.size() + later.rows_.size());
+    const std::vector<IdRef>& rows = later.rows_;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (i + 16 < rows.size()) prefetch(rows[i + 16].hash);
+      add(rows[i].hash, job_base + rows[i].job, line_base + rows[i].line);
+    }
   }
 
   // Each row whose id an earlier row has, with the first row of that id, by the later row's line.
@@ -125,6 +144,7 @@ class IdIndex {
     if (word & bit) suspects_.push_back(hash);
     word |= bit;
   }
+  bool filtered_;
   std::vector<IdRef> rows_;
   std::vector<std::uint64_t> bits_ = std::vector<std::uint64_t>(64);
   std::uint64_t mask_ = 64 * 64 - 1;     // bits_ holds mask_ + 1 bits, a power of two
@@ -138,84 +158,126 @@ struct Oddity {
   void saw(std::size_t line) {
     if (rows++ == 0) first_line = line;
   }
+  // Adds those of a later part of the file, whose lines are numbered from `line_base` + 1.
+  void add(const Oddity& later, std::size_t line_base) {
+    if (rows == 0 && later.rows > 0) first_line = line_base + later.first_line;
+    rows += later.rows;
+  }
 };
 
-class TraceParser {
- public:
-  TraceParser(std::string_view name, const TraceOptions& opt) : name_(name), opt_(opt) {
-    w_.source = "AcmeTrace " + std::string(name);
-    w_.window_from = opt.from;
-    w_.window_to = opt.to;
+constexpr std::string_view kLongLine = "line longer than 1 MiB (is this an AcmeTrace CSV file?)";
+constexpr std::uint64_t kShownSkipped = 5;  // lenient: the skipped rows reported one by one
+
+// The header's columns, read once; the parts of a file share it, read-only.
+struct Header {
+  std::vector<std::string> names;
+  std::array<std::size_t, kCols> index{};
+  std::size_t min_fields = 0;
+};
+
+Header read_header(std::string_view line, std::string_view name) {
+  if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);  // UTF-8 byte-order mark
+  if (line.find('\0') != std::string_view::npos)
+    throw_input_error(name, 1, "header", "binary data (a NUL byte): not a CSV text file");
+  std::vector<std::string_view> fields;
+  std::string scratch;
+  try {
+    split(line, fields, scratch);
+  } catch (const SplitError& e) {
+    throw_input_error(name, 1, "header", e.message);
+  }
+  Header h;
+  h.names.assign(fields.begin(), fields.end());
+  h.index.fill(SIZE_MAX);
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    for (std::size_t c = 0; c < kCols; ++c) {
+      if (fields[i] != kColNames[c]) continue;
+      if (h.index[c] != SIZE_MAX)
+        throw_input_error(name, 1, "header", "column '" + std::string(kColNames[c]) + "' appears twice");
+      h.index[c] = i;
+    }
+  for (std::size_t c = 0; c < kCols; ++c) {
+    if (h.index[c] == SIZE_MAX)
+      throw_input_error(name, 1, "header", "missing required column '" + std::string(kColNames[c]) +
+                                               "' (is this an AcmeTrace file?)");
+    h.min_fields = std::max(h.min_fields, h.index[c] + 1);
+  }
+  return h;
+}
+
+// The first line of `lines`, read as the header.
+template <class Lines>
+Header read_header_line(Lines& lines, std::string_view name) {
+  std::string_view line;
+  bool any = false;
+  try {
+    any = lines.next(line);
+  } catch (const csv_lines::LongLine&) {
+    throw_input_error(name, 1, "header", std::string(kLongLine));
+  }
+  if (!any) throw_input_error(name, 1, "header", "empty file: expected an AcmeTrace header");
+  return read_header(line, name);
+}
+
+// A row or line that could not be read: its line (as the part's reader numbers it), column and why.
+struct Problem {
+  std::size_t line;
+  std::string_view column;  // a literal, or a name the Header holds
+  std::string message;
+};
+
+// The rows of one part of a trace (every row, read on one thread), in file order. Its jobs are
+// numbered from 0 and its users in the order the part first names them; lines as its reader
+// numbers them. join() makes of the parts of a file, in order, the part one reader of the whole
+// file gives; finish() makes the Workload.
+struct Part {
+  Part(const Header& h, const TraceOptions& opt, bool filter_ids) : header(&h), opt(opt), ids(filter_ids) {}
+
+  // Reads rows until the end or a row or line that stops reading (`stop`, `failed`); throws nothing.
+  template <class Lines>
+  void read(Lines& reader) noexcept {
+    try {
+      std::string_view line;
+      while (reader.next(line)) {
+        if (line.empty()) continue;
+        ++rows;
+        try {
+          read_row(line, reader.number());
+        } catch (const RowError& e) {
+          if (!opt.lenient) {
+            stop = Problem{reader.number(), e.column, e.message};
+            break;
+          }
+          if (++w.rows_skipped <= kShownSkipped) skipped.push_back({reader.number(), e.column, e.message});
+        }
+      }
+    } catch (const csv_lines::LongLine& e) {
+      stop = Problem{e.line, "", std::string(kLongLine)};
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    lines = reader.number();
   }
 
-  // `file_bytes`, if known, sizes the workload up front when every row is read (no window).
-  Workload parse(LineReader& lines, std::uintmax_t file_bytes = 0) {
-    // AcmeTrace rows take 100 to 130 bytes: 80 a row over-reserves, which costs address space only.
-    if (file_bytes > 0 && !opt_.from && !opt_.to) w_.reserve(file_bytes / 80, file_bytes / 10);
-    std::string_view line;
-    if (!lines.next(line)) throw_input_error(name_, 1, "header", "empty file: expected an AcmeTrace header");
-    read_header(line);
-    std::uint64_t rows = 0;
-    while (lines.next(line)) {
-      if (line.empty()) continue;
-      ++rows;
-      try {
-        read_row(line, lines.number());
-      } catch (const RowError& e) {
-        if (!opt_.lenient) throw_input_error(name_, lines.number(), e.column, e.message);
-        if (++w_.rows_skipped <= 5)
-          log::warn("{}:{}: {}: {} (row skipped: workload.lenient is on)", name_, lines.number(), e.column,
-                    e.message);
-      }
-    }
-    if (rows == 0) throw_input_error(name_, 1, "header", "no job rows after the header");
-    finish_open_jobs();
-    drop_duplicates();
-    if (w_.rows_skipped > 5) log::warn("{}: {} malformed rows skipped in all", name_, w_.rows_skipped);
-    if (w_.size() == 0 && w_.rows_skipped == 0)
-      log::warn("{}: none of its {} rows is submitted within the window: the run has no jobs", name_, rows);
-    if (uneven_.rows > 0)
-      log::warn("{}: {} jobs have a gpu_num that node_num does not divide (first on line {}): their GPUs are "
-                "spread as evenly as possible, the first nodes one more",
-                name_, uneven_.rows, uneven_.first_line);
-    if (unordered_.rows > 0)
-      log::warn("{}: {} rows are submitted before a row above them (first on line {}): jobs are released in "
-                "submit-time order all the same",
-                name_, unordered_.rows, unordered_.first_line);
-    return std::move(w_);
-  }
+  const Header* header;
+  TraceOptions opt;
+  Workload w;
+  IdIndex ids;
+  std::vector<JobId> open;     // RUNNING jobs without an end, set at the horizon by finish()
+  std::uint64_t rows = 0;      // lines that are not empty
+  std::size_t lines = 0;       // the number of the last line read
+  std::vector<Problem> skipped;  // lenient: the first kShownSkipped skipped rows (all: w.rows_skipped)
+  std::optional<Problem> stop;   // the row (strict) or line (too long) that stopped reading
+  std::exception_ptr failed;     // a read error, or another exception
+  Oddity uneven, unordered;
+  Time latest, last_submit;
 
  private:
-  void read_header(std::string_view line) {
-    if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);  // UTF-8 byte-order mark
-    if (line.find('\0') != std::string_view::npos)
-      throw_input_error(name_, 1, "header", "binary data (a NUL byte): not a CSV text file");
-    try {
-      split(line, fields_, scratch_);
-    } catch (const SplitError& e) {
-      throw_input_error(name_, 1, "header", e.message);
-    }
-    header_.assign(fields_.begin(), fields_.end());
-    index_.fill(SIZE_MAX);
-    for (std::size_t i = 0; i < fields_.size(); ++i)
-      for (std::size_t c = 0; c < kCols; ++c) {
-        if (fields_[i] != kColNames[c]) continue;
-        if (index_[c] != SIZE_MAX)
-          throw_input_error(name_, 1, "header", "column '" + std::string(kColNames[c]) + "' appears twice");
-        index_[c] = i;
-      }
-    for (std::size_t c = 0; c < kCols; ++c) {
-      if (index_[c] == SIZE_MAX)
-        throw_input_error(name_, 1, "header", "missing required column '" + std::string(kColNames[c]) +
-                                                  "' (is this an AcmeTrace file?)");
-      min_fields_ = std::max(min_fields_, index_[c] + 1);
-    }
-  }
-
-  std::string_view field(Col c) const { return fields_[index_[c]]; }
+  std::string_view field(Col c) const { return fields_[header->index[c]]; }
   // The header's name of the i-th field of a row.
   std::string_view column_name(std::size_t i) const {
-    return i < header_.size() ? std::string_view(header_[i]) : std::string_view("(past the header's columns)");
+    return i < header->names.size() ? std::string_view(header->names[i])
+                                    : std::string_view("(past the header's columns)");
   }
 
   void read_row(std::string_view line, std::size_t number) {
@@ -228,22 +290,23 @@ class TraceParser {
       for (std::size_t i = 0; i < fields_.size(); ++i)
         if (fields_[i].find('\0') != std::string_view::npos)
           throw RowError{column_name(i), "binary data (a NUL byte): not a CSV text file"};
-    if (fields_.size() < min_fields_) {
+    if (fields_.size() < header->min_fields) {
       std::size_t missing = kCols;  // the first required column past the line's end
       for (std::size_t c = 0; c < kCols; ++c)
-        if (index_[c] >= fields_.size() && (missing == kCols || index_[c] < index_[missing])) missing = c;
+        if (header->index[c] >= fields_.size() && (missing == kCols || header->index[c] < header->index[missing]))
+          missing = c;
       throw RowError{kColNames[missing], "missing: the line has " + std::to_string(fields_.size()) +
-                                             " fields, the header " + std::to_string(header_.size()) +
+                                             " fields, the header " + std::to_string(header->names.size()) +
                                              " (truncated line?)"};
     }
     const Time submit = *parse_time(field(kSubmit), kColNames[kSubmit], true);
-    if ((opt_.from && submit < *opt_.from) || (opt_.to && submit >= *opt_.to)) {
-      ++w_.rows_outside_window;
+    if ((opt.from && submit < *opt.from) || (opt.to && submit >= *opt.to)) {
+      ++w.rows_outside_window;
       return;
     }
     const std::string_view id = field(kJobId);
     const std::uint64_t hash = std::hash<std::string_view>{}(id);
-    ids_.prefetch(hash);  // its filter word loads while the rest of the row is parsed
+    ids.prefetch(hash);  // its filter word loads while the rest of the row is parsed
 
     JobRequest r;
     JobProfile p;
@@ -266,96 +329,236 @@ class TraceParser {
     if (start && *start < submit) throw RowError{kColNames[kStart], "before submit_time"};
     if (end && start && *end < *start) throw RowError{kColNames[kEnd], "before start_time"};
     if (end && *end < submit) throw RowError{kColNames[kEnd], "before submit_time"};
-    if (end) latest_ = std::max(latest_, *end);
-    latest_ = std::max(latest_, start.value_or(submit));
-    if (r.gpu_num % r.node_num != 0) uneven_.saw(number);
-    if (w_.size() > 0 && submit < last_submit_) unordered_.saw(number);
-    last_submit_ = std::max(last_submit_, submit);
+    if (end) latest = std::max(latest, *end);
+    latest = std::max(latest, start.value_or(submit));
+    if (r.gpu_num % r.node_num != 0) uneven.saw(number);
+    if (w.size() > 0 && submit < last_submit) unordered.saw(number);
+    last_submit = std::max(last_submit, submit);
 
     if (!start || (p.final_state == JobState::Cancelled && end && *start == *end)) {
       p.cancel_pending_at = end;  // none for RUNNING rows without start: set at the horizon
-      if (!end) open_.push_back(static_cast<JobId>(w_.size()));
+      if (!end) open.push_back(static_cast<JobId>(w.size()));
     } else {
       p.recorded_start = start;
       if (end) p.run = *end - *start;
-      else open_.push_back(static_cast<JobId>(w_.size()));
+      else open.push_back(static_cast<JobId>(w.size()));
     }
-    r.user = w_.users.intern(field(kUser));
-    ids_.add(hash, w_.add(id, r, p), number);
+    r.user = w.users.intern(field(kUser));
+    ids.add(hash, w.add(id, r, p), number);
   }
 
-  // A row whose job id an earlier selected row has is an error naming both lines (the first such
-  // row in the file), or, lenient, skipped and counted like any malformed row.
-  void drop_duplicates() {
-    const std::vector<std::pair<IdRef, IdRef>> dups = ids_.duplicates(w_.names);
-    if (dups.empty()) return;
-    auto message = [&](const std::pair<IdRef, IdRef>& d) {
-      return "duplicate job id " + shown(w_.names[d.first.job]) + ", also on line " + std::to_string(d.second.line);
-    };
-    if (!opt_.lenient) throw_input_error(name_, dups.front().first.line, kColNames[kJobId], message(dups.front()));
-    for (std::size_t i = 0; i < dups.size() && w_.rows_skipped + i < 5; ++i)
-      log::warn("{}:{}: {}: {} (row skipped: workload.lenient is on)", name_, dups[i].first.line, kColNames[kJobId],
-                message(dups[i]));
-    w_.rows_skipped += dups.size();
-    std::vector<bool> drop(w_.size());
-    for (const auto& d : dups) drop[d.first.job] = true;
-    Workload kept;
-    kept.source = w_.source;
-    kept.rows_skipped = w_.rows_skipped;
-    kept.rows_outside_window = w_.rows_outside_window;
-    kept.window_from = w_.window_from;
-    kept.window_to = w_.window_to;
-    for (JobId j = 0; j < w_.size(); ++j) {
-      if (drop[j]) continue;
-      JobRequest r = w_.requests[j];
-      r.user = kept.users.intern(w_.users[r.user]);
-      kept.add(w_.names[j], r, w_.profiles[j]);
-    }
-    w_ = std::move(kept);
-  }
-
-  // RUNNING jobs without an end run (or wait) until the horizon.
-  void finish_open_jobs() {
-    const Time horizon = opt_.to.value_or(latest_);
-    for (JobId j : open_) {
-      JobProfile& p = w_.profiles[j];
-      if (p.recorded_start) p.run = std::max(horizon, *p.recorded_start) - *p.recorded_start;
-      else p.cancel_pending_at = std::max(horizon, w_.requests[j].submit);
-    }
-  }
-
-  std::string name_;
-  TraceOptions opt_;
-  Workload w_;
-  std::vector<std::string> header_;
-  std::array<std::size_t, kCols> index_{};
-  std::size_t min_fields_ = 0;
   std::vector<std::string_view> fields_;
   std::string scratch_;
-  std::vector<JobId> open_;
-  IdIndex ids_;
-  Oddity uneven_, unordered_;
-  Time latest_, last_submit_;
 };
+
+// The first part that stopped reading throws its problem (lines of parts[k] numbered from
+// `line_base[k]` + 1), after the rows skipped before it are reported as one reader reports them.
+void report_skipped_and_stops(std::string_view name, const std::vector<Part>& parts,
+                              const std::vector<std::size_t>& line_base) {
+  std::uint64_t shown_rows = 0;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const Part& p = parts[k];
+    for (const Problem& s : p.skipped)
+      if (shown_rows++ < kShownSkipped)
+        log::warn("{}:{}: {}: {} (row skipped: workload.lenient is on)", name, line_base[k] + s.line, s.column,
+                  s.message);
+    if (p.failed) std::rethrow_exception(p.failed);
+    if (p.stop) throw_input_error(name, line_base[k] + p.stop->line, p.stop->column, p.stop->message);
+  }
+}
+
+// Appends to `all` (the parts before `later`, joined) the part `later`, whose lines are numbered
+// from `line_base` + 1: jobs, users (interned in order), ids and every count, as one reader of
+// both gives them.
+void join(Part& all, Part& later, std::size_t line_base) {
+  Workload& w = all.w;
+  const auto job_base = static_cast<JobId>(w.size());
+  std::vector<std::uint32_t> user_of(later.w.users.size());
+  for (std::uint32_t u = 0; u < user_of.size(); ++u) user_of[u] = w.users.intern(later.w.users[u]);
+  const std::vector<IdRef>& refs = later.ids.rows();
+  w.requests.reserve(w.size() + later.w.size());
+  for (std::size_t j = 0; j < later.w.size(); ++j) {
+    JobRequest r = later.w.requests[j];
+    r.user = user_of[r.user];
+    // Out of order against every row above, not only those of its part.
+    if (w.size() > 0 && r.submit < all.last_submit) all.unordered.saw(line_base + refs[j].line);
+    all.last_submit = std::max(all.last_submit, r.submit);
+    w.requests.push_back(r);
+  }
+  w.profiles.insert(w.profiles.end(), later.w.profiles.begin(), later.w.profiles.end());
+  w.names.append(later.w.names);
+  for (JobId j : later.open) all.open.push_back(job_base + j);
+  all.ids.append(later.ids, job_base, line_base);
+  all.rows += later.rows;
+  w.rows_skipped += later.w.rows_skipped;
+  w.rows_outside_window += later.w.rows_outside_window;
+  all.uneven.add(later.uneven, line_base);
+  all.latest = std::max(all.latest, later.latest);
+  later.w = Workload{};
+  later.ids = IdIndex(false);
+}
+
+// RUNNING jobs without an end run (or wait) until the horizon.
+void finish_open_jobs(Part& all) {
+  const Time horizon = all.opt.to.value_or(all.latest);
+  for (JobId j : all.open) {
+    JobProfile& p = all.w.profiles[j];
+    if (p.recorded_start) p.run = std::max(horizon, *p.recorded_start) - *p.recorded_start;
+    else p.cancel_pending_at = std::max(horizon, all.w.requests[j].submit);
+  }
+}
+
+// A row whose job id an earlier selected row has is an error naming both lines (the first such
+// row in the file), or, lenient, skipped and counted like any malformed row.
+void drop_duplicates(Part& all, std::string_view name) {
+  Workload& w = all.w;
+  const std::vector<std::pair<IdRef, IdRef>> dups = all.ids.duplicates(w.names);
+  if (dups.empty()) return;
+  auto message = [&](const std::pair<IdRef, IdRef>& d) {
+    return "duplicate job id " + shown(w.names[d.first.job]) + ", also on line " + std::to_string(d.second.line);
+  };
+  if (!all.opt.lenient) throw_input_error(name, dups.front().first.line, kColNames[kJobId], message(dups.front()));
+  for (std::size_t i = 0; i < dups.size() && w.rows_skipped + i < kShownSkipped; ++i)
+    log::warn("{}:{}: {}: {} (row skipped: workload.lenient is on)", name, dups[i].first.line, kColNames[kJobId],
+              message(dups[i]));
+  w.rows_skipped += dups.size();
+  std::vector<bool> drop(w.size());
+  for (const auto& d : dups) drop[d.first.job] = true;
+  Workload kept;
+  kept.source = w.source;
+  kept.rows_skipped = w.rows_skipped;
+  kept.rows_outside_window = w.rows_outside_window;
+  kept.window_from = w.window_from;
+  kept.window_to = w.window_to;
+  for (JobId j = 0; j < w.size(); ++j) {
+    if (drop[j]) continue;
+    JobRequest r = w.requests[j];
+    r.user = kept.users.intern(w.users[r.user]);
+    kept.add(w.names[j], r, w.profiles[j]);
+  }
+  w = std::move(kept);
+}
+
+// The workload of a file read in `parts` (one, or several in file order; the lines of parts[0]
+// numbered as in the file, those of parts[k] from the end of parts[k - 1]), with its warnings.
+Workload finish(std::string_view name, const TraceOptions& opt, std::vector<Part>& parts) {
+  std::vector<std::size_t> line_base(parts.size(), 0);
+  for (std::size_t k = 1; k < parts.size(); ++k) line_base[k] = line_base[k - 1] + parts[k - 1].lines;
+  report_skipped_and_stops(name, parts, line_base);
+  Part& all = parts.front();
+  for (std::size_t k = 1; k < parts.size(); ++k) join(all, parts[k], line_base[k]);
+  Workload& w = all.w;
+  w.source = "AcmeTrace " + std::string(name);
+  w.window_from = opt.from;
+  w.window_to = opt.to;
+  if (all.rows == 0) throw_input_error(name, 1, "header", "no job rows after the header");
+  finish_open_jobs(all);
+  drop_duplicates(all, name);
+  if (w.rows_skipped > kShownSkipped) log::warn("{}: {} malformed rows skipped in all", name, w.rows_skipped);
+  if (w.size() == 0 && w.rows_skipped == 0)
+    log::warn("{}: none of its {} rows is submitted within the window: the run has no jobs", name, all.rows);
+  if (all.uneven.rows > 0)
+    log::warn("{}: {} jobs have a gpu_num that node_num does not divide (first on line {}): their GPUs are "
+              "spread as evenly as possible, the first nodes one more",
+              name, all.uneven.rows, all.uneven.first_line);
+  if (all.unordered.rows > 0)
+    log::warn("{}: {} rows are submitted before a row above them (first on line {}): jobs are released in "
+              "submit-time order all the same",
+              name, all.unordered.rows, all.unordered.first_line);
+  return std::move(w);
+}
+
+// Reads a whole file from one reader, on this thread. `file_bytes`, if known, sizes the workload
+// up front when every row is read (no window).
+Workload read_on_one_thread(csv_lines::LineReader& lines, std::string_view name, const TraceOptions& opt,
+                            std::uintmax_t file_bytes = 0) {
+  const Header header = read_header_line(lines, name);
+  std::vector<Part> parts;
+  parts.emplace_back(header, opt, true);
+  // AcmeTrace rows take 100 to 130 bytes: 80 a row over-reserves, which costs address space only.
+  if (file_bytes > 0 && !opt.from && !opt.to) parts[0].w.reserve(file_bytes / 80, file_bytes / 10);
+  parts[0].read(lines);
+  return finish(name, opt, parts);
+}
+
+// Reads text in memory in `threads` parts cut at line starts, each on its own thread (the first
+// on this one), then joins them. `mapped`: the text is a MappedFile, whose pages each part gives
+// back once read.
+Workload read_in_parts(std::string_view text, std::string_view name, const TraceOptions& opt, unsigned threads,
+                       bool mapped) {
+  csv_lines::TextLines head(text);
+  const Header header = read_header_line(head, name);
+  const std::string_view body = text.substr(head.position());
+  std::vector<std::size_t> cut(threads + 1, body.size());
+  cut[0] = 0;
+  for (std::size_t k = 1; k < threads; ++k) {
+    std::size_t c = std::max(cut[k - 1], body.size() / threads * k);
+    if (c > 0 && c < body.size() && body[c - 1] != '\n') {
+      const std::size_t nl = body.find('\n', c);
+      c = nl == std::string_view::npos ? body.size() : nl + 1;
+    }
+    cut[k] = c;
+  }
+  std::vector<Part> parts;
+  for (std::size_t k = 0; k < threads; ++k) {
+    parts.emplace_back(header, opt, k == 0);
+    // The first part makes room for every row (see read_on_one_thread): the others join it.
+    const std::size_t bytes = k == 0 ? text.size() : cut[k + 1] - cut[k];
+    if (!opt.from && !opt.to) parts[k].w.reserve(bytes / 80, bytes / 10);
+  }
+  auto read = [&](std::size_t k) {
+    // The first part's lines are numbered as in the file: after the header.
+    csv_lines::TextLines lines(body.substr(cut[k], cut[k + 1] - cut[k]), mapped, k == 0 ? head.number() : 0);
+    parts[k].read(lines);
+  };
+  std::vector<std::thread> workers;
+  std::vector<bool> started(threads, false);
+  for (std::size_t k = 1; k < threads; ++k) {
+    try {
+      workers.emplace_back(read, k);
+      started[k] = true;
+    } catch (const std::system_error&) {  // no thread to be had: read here
+    }
+  }
+  read(0);
+  for (std::size_t k = 1; k < threads; ++k)
+    if (!started[k]) read(k);
+  for (std::thread& t : workers) t.join();
+  return finish(name, opt, parts);
+}
+
+unsigned threads_of(const TraceOptions& opt) {
+  return opt.threads > 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Line numbers are kept in 32 bits (IdRef): longer texts are read on one thread.
+constexpr std::size_t kMaxPartedText = std::size_t{1} << 32;
 
 }  // namespace
 
 Workload read_acme_trace(const std::string& path, const TraceOptions& options) {
+  if (const unsigned threads = threads_of(options); threads > 1) {
+    const csv_lines::MappedFile file(path.c_str());
+    if (file.mapped() && file.text().size() < kMaxPartedText)
+      return read_in_parts(file.text(), path, options, threads, true);
+  }
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw_input_error(path, 0, "", "cannot open the trace file");
   LineReader lines(f.get(), path);
   std::error_code ec;
   const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
-  return TraceParser(path, options).parse(lines, ec ? 0 : bytes);
+  return read_on_one_thread(lines, path, options, ec ? 0 : bytes);
 }
 
 Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options) {
+  if (const unsigned threads = threads_of(options); threads > 1 && text.size() < kMaxPartedText)
+    return read_in_parts(text, name, options, threads, false);
   std::string copy(text);  // fmemopen needs a mutable buffer
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(
       copy.empty() ? std::tmpfile() : fmemopen(copy.data(), copy.size(), "rb"), &std::fclose);
   if (!f) throw_input_error(name, 0, "", "cannot read the text");
   LineReader lines(f.get(), name);
-  return TraceParser(name, options).parse(lines);
+  return read_on_one_thread(lines, name, options);
 }
 
 }  // namespace acme

@@ -21,11 +21,18 @@
 //    multiple of node_num (spread as evenly as possible, sim/cluster.h), rows out of submit order
 //    (jobs are released in submit order all the same), a window that selects no row.
 //
-// The window [from, to) selects rows by submit time. The file streams through a 1 MiB buffer:
-// memory grows with the jobs selected, not with the file (duplicate ids are looked for among the
-// selected rows: 16 bytes a row, and 2 to 4 of a filter, while reading). With `lenient`, a
-// malformed row (of two with one id, the later) is skipped, counted in Workload::rows_skipped
-// and reported (the first few with their message); a line longer than 1 MiB still stops reading.
+// The window [from, to) selects rows by submit time. With `lenient`, a malformed row (of two with
+// one id, the later) is skipped, counted in Workload::rows_skipped and reported (the first few
+// with their message); a line longer than 1 MiB still stops reading.
+//
+// On one thread the file streams through a 1 MiB buffer: memory grows with the jobs selected,
+// not with the file (duplicate ids are looked for among the selected rows: 16 bytes a row, and 2
+// to 4 of a filter, while reading). On N threads (a regular file under 4 GiB; the text of
+// read_acme_trace_text likewise) the file is mapped, cut into N parts at line starts, each part
+// read on its own thread and the parts joined in file order: user ids, duplicate ids, warnings
+// and the first error are those of one reader. Each part gives its pages back every MiB read,
+// so little of the file is held at once, but the jobs of all parts but the first are held twice
+// while they are joined (about 100 bytes a job).
 #pragma once
 
 #include <optional>
@@ -40,6 +47,9 @@ struct TraceOptions {
   std::optional<Time> from;
   std::optional<Time> to;
   bool lenient = false;
+  // Threads that read the rows; 0: std::thread::hardware_concurrency(). Any number gives the
+  // same Workload, warnings and errors; 1 streams the file as described above.
+  unsigned threads = 0;
 };
 
 Workload read_acme_trace(const std::string& path, const TraceOptions& options);

@@ -1,15 +1,46 @@
 // libFuzzer target: the AcmeTrace reader (read_acme_trace_text), strict and lenient, on any bytes.
 // InputError is the reader's answer to bad input; anything else is a finding. Also checked:
-// lenient reading accepts whatever strict reading accepts, with the same jobs and no row skipped.
+// lenient reading accepts whatever strict reading accepts, with the same jobs and no row skipped;
+// and the text read in 3 parts on 3 threads gives exactly what one thread gives, the same
+// workload or the same error.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "fuzz_support.h"
 #include "sim/error.h"
 #include "workloads/acme_trace_reader.h"
+
+namespace {
+
+// Every field of the workload, or the error.
+std::string outcome(std::string_view text, acme::TraceOptions opt, unsigned threads) {
+  opt.threads = threads;
+  std::string out;
+  try {
+    const acme::Workload w = acme::read_acme_trace_text(text, "fuzz.csv", opt);
+    out = std::to_string(w.rows_skipped) + "," + std::to_string(w.rows_outside_window) + ";";
+    for (std::uint32_t u = 0; u < w.users.size(); ++u) out += std::string(w.users[u]) + ",";
+    for (std::uint32_t j = 0; j < w.size(); ++j) {
+      const acme::JobRequest& r = w.requests[j];
+      const acme::JobProfile& p = w.profiles[j];
+      out += ";" + std::string(w.names[j]) + "," + std::to_string(r.submit.sec()) + "," + std::to_string(r.gpu_num) +
+             "," + std::to_string(r.node_num) + "," + std::to_string(r.cpu_num) + "," +
+             std::to_string(static_cast<int>(r.type)) + "," + std::to_string(r.user) + "," +
+             std::to_string(p.run.sec()) + "," + std::to_string(static_cast<int>(p.final_state)) + "," +
+             (p.recorded_start ? std::to_string(p.recorded_start->sec()) : "-") + "," +
+             (p.cancel_pending_at ? std::to_string(p.cancel_pending_at->sec()) : "-");
+    }
+  } catch (const acme::InputError& e) {
+    out = std::string("error: ") + e.what();
+  }
+  return out;
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   acme::fuzz::silence_logging();
@@ -20,14 +51,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   std::optional<std::size_t> strict_jobs;
   try {
-    strict_jobs = acme::read_acme_trace_text(text, "fuzz.csv", acme::TraceOptions{}).size();
+    strict_jobs = acme::read_acme_trace_text(text, "fuzz.csv", acme::TraceOptions{.threads = 1}).size();
   } catch (const acme::InputError&) {
   }
   try {
-    const acme::Workload lenient = acme::read_acme_trace_text(text, "fuzz.csv", acme::TraceOptions{.lenient = true});
+    const acme::Workload lenient =
+        acme::read_acme_trace_text(text, "fuzz.csv", acme::TraceOptions{.lenient = true, .threads = 1});
     if (strict_jobs && (lenient.size() != *strict_jobs || lenient.rows_skipped != 0)) std::abort();
   } catch (const acme::InputError&) {
     if (strict_jobs) std::abort();
+  }
+  for (const bool lenient : {false, true}) {
+    const acme::TraceOptions opt{.lenient = lenient};
+    if (outcome(text, opt, 3) != outcome(text, opt, 1)) std::abort();
   }
   return 0;
 }
