@@ -11,7 +11,7 @@ namespace acme {
 namespace {
 
 Workload load_trace(const RunConfig& c, const ClusterSpec&) {
-  return read_acme_trace(c.workload_trace, TraceOptions{c.workload_from, c.workload_to, c.workload_lenient});
+  return read_acme_trace(c.workload_trace, TraceOptions{c.workload_from, c.workload_to, c.workload_lenient, c.threads});
 }
 
 Workload load_synthetic(const RunConfig& c, const ClusterSpec& cluster) {

@@ -201,7 +201,8 @@ CapturedRun run_captured(const RunConfig& config) {
 
 int run_command(const RunArgs& args) {
   const auto t0 = Clock::now();
-  const RunConfig config = load_run_config(args.config, args.overrides);
+  RunConfig config = load_run_config(args.config, args.overrides);
+  config.threads = args.threads;
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
   // Before the (long) load: a run killed at any point after this leaves no earlier run's files.
   check_output_folder(args.out_dir);

@@ -29,6 +29,9 @@ Command add_run(CLI::App& app) {
   cmd->add_option("--out", run->out_dir, "output folder, created if needed")->capture_default_str();
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("-q,--quiet", *quiet, "no progress line");
+  cmd->add_option("-j,--threads", run->threads,
+                  "threads that read the trace and write the outputs (default: the hardware's; the outputs are "
+                  "the same bytes for any number)");
   cmd->footer([] { return "\n" + acme::config_keys_help() + acme::plugin_keys_help(); });  // on --help only
   return {cmd, [run, quiet] {
             run->progress = !*quiet;

@@ -48,6 +48,9 @@ struct RunConfig {
   std::vector<YamlValue> capacity_params;  // capacity.*: capacity over time (sim/capacity.h)
   std::vector<YamlValue> power_params;     // power.*: power and energy (sim/power.h)
 
+  // Not a key (acmesim run --threads): threads that read a trace and write the outputs; 0: the
+  // hardware's. Every count gives the same bytes, so it is not recorded with the keys.
+  unsigned threads = 0;
   // "file:line" of each key set from a file or --set, for errors found after loading.
   std::map<std::string, std::string> origin;
   std::string where(const std::string& key) const;
