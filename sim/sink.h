@@ -3,7 +3,7 @@
 // A sink gets each Fact as it happens and the whole RunRecord at the end. The registry table in
 // sinks.cpp names every sink with a one-line description; `outputs` in the run configuration
 // picks which ones run. Every file a sink writes appears whole or not at all (written to a
-// temporary name, then renamed).
+// temporary name, then renamed, at once or, with SinkSettings::renames, when the run is done).
 #pragma once
 
 #include <array>
@@ -24,6 +24,7 @@ class Sink {
 };
 
 struct TableCapture;
+class DeferredRenames;
 class LinkSharing;
 class Topology;
 struct CapacityLog;
@@ -36,6 +37,8 @@ struct SinkSettings {
   int nodes = 0;
   int gpus_per_node = 8;
   TableCapture* capture = nullptr;  // set: the outputs go there (sim/io/captured_table.h), no file
+  // Set: files are finished under their temporary names and renamed by its owner (sim/io/csv.h).
+  DeferredRenames* renames = nullptr;
   // With network contention: the link loads (complete when the run is done) and the topology
   // that names the links. Not owned.
   const LinkSharing* links = nullptr;

@@ -93,39 +93,66 @@ RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluste
   return w;
 }
 
-// Captured outputs (no files) are finished on two threads: jobs.csv, the largest, on its own.
-// Every table a sink may fill is made beforehand, so that a sink only looks its own up (nothing
-// is inserted into the shared map while the other thread runs); those left empty are dropped.
-// (Files are finished one after the other: a run killed while writing leaves no output that
-// looks finished beside one that is not, which renames as each file is done would break.)
-void finish_captured(const std::vector<std::string>& names, const std::vector<std::unique_ptr<Sink>>& sinks,
-                     const RunRecord& record, TableCapture& capture) {
-  for (const std::string& name : names)
-    for (const SinkEntry& e : sink_table())
-      if (e.name == name)
-        for (std::string_view file : e.files)
-          if (!file.empty()) capture.tables.try_emplace(std::string(file));
-  const auto jobs = static_cast<std::size_t>(std::find(names.begin(), names.end(), "jobs") - names.begin());
-  std::exception_ptr failed;
+unsigned threads_of(const RunConfig& config) {
+  return config.threads > 0 ? config.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Finishes every sink: with `threads` > 1, jobs.csv (the largest output, about half of the time
+// the outputs take) on a thread of its own while this one finishes the others in order. An error
+// is the one the first failing sink, in order, throws. Sinks share nothing they write: each
+// writes its own files (renamed at the end by the caller), or its own tables of a capture.
+void finish_sinks(const std::vector<std::string>& names, const std::vector<std::unique_ptr<Sink>>& sinks,
+                  const RunRecord& record, unsigned threads) {
+  const auto jobs = threads > 1 ? static_cast<std::size_t>(std::find(names.begin(), names.end(), "jobs") - names.begin())
+                                : sinks.size();
+  std::exception_ptr jobs_failed, other_failed;
+  std::size_t other = sinks.size();  // the sink that failed on this thread
   std::thread own;
   if (jobs < sinks.size())
     own = std::thread([&] {
       try {
         sinks[jobs]->finish(record);
       } catch (...) {
-        failed = std::current_exception();
+        jobs_failed = std::current_exception();
       }
     });
-  try {
-    for (std::size_t i = 0; i < sinks.size(); ++i)
-      if (i != jobs) sinks[i]->finish(record);
-  } catch (...) {
-    if (own.joinable()) own.join();
-    throw;
+  for (std::size_t i = 0; i < sinks.size() && !other_failed; ++i) {
+    if (i == jobs) continue;
+    try {
+      sinks[i]->finish(record);
+    } catch (...) {
+      other_failed = std::current_exception();
+      other = i;
+    }
   }
   if (own.joinable()) own.join();
-  if (failed) std::rethrow_exception(failed);
+  if (jobs_failed && jobs < other) std::rethrow_exception(jobs_failed);
+  if (other_failed) std::rethrow_exception(other_failed);
+}
+
+// Captured outputs (no files): every table a sink may fill is made beforehand, so that a sink
+// only looks its own up (nothing is inserted into the shared map while another thread runs);
+// those left empty are dropped.
+void finish_captured(const std::vector<std::string>& names, const std::vector<std::unique_ptr<Sink>>& sinks,
+                     const RunRecord& record, TableCapture& capture, unsigned threads) {
+  for (const std::string& name : names)
+    for (const SinkEntry& e : sink_table())
+      if (e.name == name)
+        for (std::string_view file : e.files)
+          if (!file.empty()) capture.tables.try_emplace(std::string(file));
+  finish_sinks(names, sinks, record, threads);
   std::erase_if(capture.tables, [](const auto& t) { return t.second.header.empty(); });
+}
+
+// The files of the outputs `names`, in the order they are written one after the other.
+std::vector<std::string_view> files_of(const std::vector<std::string>& names) {
+  std::vector<std::string_view> files;
+  for (const std::string& name : names)
+    for (const SinkEntry& e : sink_table())
+      if (e.name == name)
+        for (std::string_view file : e.files)
+          if (!file.empty()) files.push_back(file);
+  return files;
 }
 
 }  // namespace
@@ -145,12 +172,16 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
     create_output_folder(out_dir);
     remove_earlier_outputs(out_dir);
   }
+  // Files are finished under temporary names, on two threads, and renamed together at the end,
+  // in output order: a run killed at any point before leaves no output that looks finished.
+  DeferredRenames renames;
   const SinkSettings settings{out_dir,
                               config.metrics_interval,
                               cluster.total_gpus(),
                               cluster.nodes,
                               cluster.gpus_per_node,
                               capture,
+                              capture ? nullptr : &renames,
                               sim.link_sharing(),
                               sim.link_sharing() ? &sim.topology() : nullptr,
                               sim.capacity_log(),
@@ -182,9 +213,12 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),
                          report.conservation, sim.window_gpu_seconds(),
                          run->evaluations ? &*run->evaluations : nullptr};
-  if (capture) finish_captured(sink_names, sinks, record, *capture);
-  else
-    for (auto& s : sinks) s->finish(record);
+  if (capture) {
+    finish_captured(sink_names, sinks, record, *capture, threads_of(config));
+  } else {
+    finish_sinks(sink_names, sinks, record, threads_of(config));
+    renames.rename_all(files_of(sink_names));
+  }
   if (observer) observer->finish(record);
   report.outputs_s = seconds_since(t2);
   return report;

@@ -37,7 +37,32 @@ void create_output_folder(const std::filesystem::path& dir, std::string_view opt
   if (ec) throw InputError(std::string(option) + ": " + dir.string() + ": cannot create this folder (" + ec.message() + ")");
 }
 
-OutputFile::OutputFile(std::filesystem::path path) : path_(std::move(path)) {
+DeferredRenames::~DeferredRenames() {
+  std::error_code ignored;
+  for (const auto& f : files_) std::filesystem::remove(f.first, ignored);
+}
+
+void DeferredRenames::add(std::filesystem::path tmp, std::filesystem::path path) {
+  std::lock_guard lock(mu_);
+  files_.emplace_back(std::move(tmp), std::move(path));
+}
+
+void DeferredRenames::rename_all(std::span<const std::string_view> order) {
+  std::lock_guard lock(mu_);
+  auto rank = [&](const std::filesystem::path& p) {
+    const std::string name = p.filename().string();
+    return static_cast<std::size_t>(std::find(order.begin(), order.end(), name) - order.begin());
+  };
+  std::stable_sort(files_.begin(), files_.end(),
+                   [&](const auto& a, const auto& b) { return rank(a.second) < rank(b.second); });
+  while (!files_.empty()) {
+    std::filesystem::rename(files_.front().first, files_.front().second);
+    files_.erase(files_.begin());
+  }
+}
+
+OutputFile::OutputFile(std::filesystem::path path, DeferredRenames* renames)
+    : path_(std::move(path)), renames_(renames) {
   tmp_ = path_;
   tmp_ += ".tmp";
   file_ = std::fopen(tmp_.c_str(), "wb");
@@ -66,7 +91,8 @@ void OutputFile::commit() {
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
   if (!closed) throw_input_error(tmp_.string(), 0, "", "write failed on close (disk full?)");
-  std::filesystem::rename(tmp_, path_);
+  if (renames_) renames_->add(tmp_, path_);
+  else std::filesystem::rename(tmp_, path_);
 }
 
 namespace {
@@ -159,7 +185,7 @@ std::string format_fixed(double v, int decimals) {
   return std::string(buf, write_fixed(buf, v, decimals));
 }
 
-CsvWriter::CsvWriter(std::filesystem::path path, TableCapture* capture) {
+CsvWriter::CsvWriter(std::filesystem::path path, TableCapture* capture, DeferredRenames* renames) {
   if (capture) {
     // A table made beforehand is only looked up (find is safe beside another thread's finds).
     const std::string name = path.filename().string();
@@ -168,7 +194,7 @@ CsvWriter::CsvWriter(std::filesystem::path path, TableCapture* capture) {
     *table_ = CapturedTable{};
     return;
   }
-  file_.emplace(std::move(path));
+  file_.emplace(std::move(path), renames);
   buf_.assign(2 * kFlushAt, '\0');
 }
 

@@ -4,7 +4,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
 #include <optional>
+#include <span>
+#include <utility>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -20,12 +24,34 @@ void check_output_folder(const std::filesystem::path& dir, std::string_view opti
 // system's reason if that fails).
 void create_output_folder(const std::filesystem::path& dir, std::string_view option = "--out");
 
-// Writes to "<path>.tmp" and renames it to `path` on commit(); destroyed without commit() (say,
-// by an exception), it removes the temporary file, so no half-written output looks finished.
-// Writes go through stdio's buffer: callers with many small writes buffer them (CsvWriter).
+// Renames of finished files, held until rename_all(): outputs finished on several threads at once
+// then all appear at the end, in one order, and a run killed before leaves only temporary files.
+// add() may be called from several threads at once. Destroyed before rename_all() (say, by an
+// exception), it removes the temporary files it holds.
+class DeferredRenames {
+ public:
+  DeferredRenames() = default;
+  ~DeferredRenames();
+  DeferredRenames(const DeferredRenames&) = delete;
+  DeferredRenames& operator=(const DeferredRenames&) = delete;
+
+  void add(std::filesystem::path tmp, std::filesystem::path path);
+  // Renames every file held: those whose file names `order` lists first, in its order, then the
+  // others in the order they were added.
+  void rename_all(std::span<const std::string_view> order);
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> files_;  // (tmp, final)
+};
+
+// Writes to "<path>.tmp" and renames it to `path` on commit() (given `renames`, hands it the
+// rename instead); destroyed without commit() (say, by an exception), it removes the temporary
+// file, so no half-written output looks finished. Writes go through stdio's buffer: callers with
+// many small writes buffer them (CsvWriter).
 class OutputFile {
  public:
-  explicit OutputFile(std::filesystem::path path);
+  explicit OutputFile(std::filesystem::path path, DeferredRenames* renames = nullptr);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -36,6 +62,7 @@ class OutputFile {
  private:
   std::filesystem::path path_, tmp_;
   std::FILE* file_ = nullptr;
+  DeferredRenames* renames_;
 };
 
 // RFC 4180 CSV, one row at a time: cells are separated by commas, rows end with '\n', and a text
@@ -43,10 +70,10 @@ class OutputFile {
 // std::to_chars, so output does not depend on the locale. Cells are formatted straight into a
 // buffer that goes to the file every MiB or so: a cell costs tens of nanoseconds.
 // Given a TableCapture, it writes no file: its cells go, typed, to the capture's table of the
-// path's file name (sim/io/captured_table.h).
+// path's file name (sim/io/captured_table.h). `renames`: as OutputFile's.
 class CsvWriter {
  public:
-  explicit CsvWriter(std::filesystem::path path, TableCapture* capture = nullptr);
+  explicit CsvWriter(std::filesystem::path path, TableCapture* capture = nullptr, DeferredRenames* renames = nullptr);
 
   CsvWriter& text(std::string_view s);
   CsvWriter& integer(std::int64_t v);

@@ -21,9 +21,10 @@ namespace {
 // jobs.csv: one row per job, in workload order.
 class JobsSink final : public Sink {
  public:
-  explicit JobsSink(const SinkSettings& s) : path_(s.out_dir / "jobs.csv"), capture_(s.capture), power_(s.power) {}
+  explicit JobsSink(const SinkSettings& s)
+      : path_(s.out_dir / "jobs.csv"), capture_(s.capture), renames_(s.renames), power_(s.power) {}
   void finish(const RunRecord& run) override {
-    CsvWriter csv(path_, capture_);
+    CsvWriter csv(path_, capture_, renames_);
     for (std::string_view h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num",
                                "submit_s", "start_s", "end_s", "queue_s", "run_s", "gpu_seconds",
                                "preemptions", "wasted_gpu_seconds", "leaves_spanned", "slowdown", "replay_delay_s",
@@ -59,6 +60,7 @@ class JobsSink final : public Sink {
  private:
   std::filesystem::path path_;
   TableCapture* capture_;
+  DeferredRenames* renames_;
   const PowerMeter* power_;
 };
 
@@ -74,7 +76,7 @@ class TimeseriesSink final : public Sink {
   explicit TimeseriesSink(const SinkSettings& s)
       : path_(s.out_dir / "timeseries.csv"),
         links_path_(s.out_dir / "links.csv"),
-        capture_(s.capture),
+        capture_(s.capture), renames_(s.renames),
         links_(s.links),
         topology_(s.topology),
         capacity_(s.capacity),
@@ -199,7 +201,7 @@ class TimeseriesSink final : public Sink {
   }
   // links.csv: per interval and link tier, the mean and peak load and the busiest link.
   void write_links() {
-    CsvWriter out(links_path_, capture_);
+    CsvWriter out(links_path_, capture_, renames_);
     for (std::string_view h : {"time_s", "tier", "links", "mean_load", "peak_load", "busiest_link"}) out.text(h);
     out.end_row();
     for (const LinkLoadRow& r : links_->rows()) {
@@ -214,13 +216,14 @@ class TimeseriesSink final : public Sink {
 
   std::filesystem::path path_, links_path_;
   TableCapture* capture_;
+  DeferredRenames* renames_;
   const LinkSharing* links_;
   const Topology* topology_;
   const CapacityLog* capacity_;
   const PowerMeter* power_;
   std::int64_t interval_;
   std::int64_t total_gpus_;
-  CsvWriter rows_{path_, capture_};
+  CsvWriter rows_{path_, capture_, renames_};
   bool started_ = false, snapshot_taken_ = false;
   std::int64_t row_start_ = 0, last_ = 0, area_ = 0;
   State now_, snapshot_;
@@ -236,7 +239,8 @@ void write_config_cells(CsvWriter& csv, const RunRecord& run) {
 // summary.csv (one row) and summary_by_type.csv (one row per job type present).
 class SummarySink final : public Sink {
  public:
-  explicit SummarySink(const SinkSettings& s) : dir_(s.out_dir), capture_(s.capture), power_(s.power) {}
+  explicit SummarySink(const SinkSettings& s)
+      : dir_(s.out_dir), capture_(s.capture), renames_(s.renames), power_(s.power) {}
   void finish(const RunRecord& run) override {
     const RunSummary sum = summarize(run);
     // With the power model: energy of the jobs by type (and in all), kWh.
@@ -248,7 +252,7 @@ class SummarySink final : public Sink {
         job_kwh[kJobTypeCount] += kwh;
       }
     {
-      CsvWriter csv(dir_ / "summary.csv", capture_);
+      CsvWriter csv(dir_ / "summary.csv", capture_, renames_);
       for (const auto& [key, value] : run.config) csv.text(key);
       for (std::string_view h : {"cluster_gpus", "window_start_s", "window_end_s", "rows_skipped"}) csv.text(h);
       for (const StatColumn& c : stat_columns()) csv.text(c.name);
@@ -269,7 +273,7 @@ class SummarySink final : public Sink {
       csv.end_row();
       csv.commit();
     }
-    CsvWriter csv(dir_ / "summary_by_type.csv", capture_);
+    CsvWriter csv(dir_ / "summary_by_type.csv", capture_, renames_);
     for (const auto& [key, value] : run.config) csv.text(key);
     csv.text("type");
     for (const StatColumn& c : stat_columns()) csv.text(c.name);
@@ -300,6 +304,7 @@ class SummarySink final : public Sink {
 
   std::filesystem::path dir_;
   TableCapture* capture_;
+  DeferredRenames* renames_;
   const PowerMeter* power_;
 };
 
@@ -307,10 +312,11 @@ class SummarySink final : public Sink {
 // where a user has nothing to average.
 class UsersSink final : public Sink {
  public:
-  explicit UsersSink(const SinkSettings& s) : path_(s.out_dir / "users.csv"), capture_(s.capture) {}
+  explicit UsersSink(const SinkSettings& s)
+      : path_(s.out_dir / "users.csv"), capture_(s.capture), renames_(s.renames) {}
   void finish(const RunRecord& run) override {
     const std::vector<UserStats> users = user_stats(run);
-    CsvWriter csv(path_, capture_);
+    CsvWriter csv(path_, capture_, renames_);
     for (std::string_view h : {"user", "jobs", "gpu_jobs", "gpu_hours", "queue_mean_s", "queue_p95_s", "slowdown_mean",
                                "jobs_waiting_over_1h"})
       csv.text(h);
@@ -330,15 +336,16 @@ class UsersSink final : public Sink {
  private:
   std::filesystem::path path_;
   TableCapture* capture_;
+  DeferredRenames* renames_;
 };
 
 // wasted_by_cause.csv: wasted GPU-hours by cause, one row per cause, every cause listed.
 class WasteSink final : public Sink {
  public:
   explicit WasteSink(const SinkSettings& s)
-      : path_(s.out_dir / "wasted_by_cause.csv"), capture_(s.capture), power_(s.power) {}
+      : path_(s.out_dir / "wasted_by_cause.csv"), capture_(s.capture), renames_(s.renames), power_(s.power) {}
   void finish(const RunRecord& run) override {
-    CsvWriter csv(path_, capture_);
+    CsvWriter csv(path_, capture_, renames_);
     csv.text("cause").text("gpu_hours");
     if (power_) csv.text("energy_kwh");
     csv.end_row();
@@ -353,13 +360,15 @@ class WasteSink final : public Sink {
  private:
   std::filesystem::path path_;
   TableCapture* capture_;
+  DeferredRenames* renames_;
   const PowerMeter* power_;
 };
 
 // run.json: the resolved configuration, version, workload provenance and conservation figures.
 class RunJsonSink final : public Sink {
  public:
-  explicit RunJsonSink(const SinkSettings& s) : path_(s.out_dir / "run.json"), capture_(s.capture) {}
+  explicit RunJsonSink(const SinkSettings& s)
+      : path_(s.out_dir / "run.json"), capture_(s.capture), renames_(s.renames) {}
   void finish(const RunRecord& run) override {
     nlohmann::ordered_json j;
     j["acmesim_version"] = ACMESIM_VERSION;
@@ -384,7 +393,7 @@ class RunJsonSink final : public Sink {
       capture_->texts["run.json"] = j.dump(2) + "\n";
       return;
     }
-    OutputFile out(path_);
+    OutputFile out(path_, renames_);
     out.write(j.dump(2));
     out.write("\n");
     out.commit();
@@ -393,6 +402,7 @@ class RunJsonSink final : public Sink {
  private:
   std::filesystem::path path_;
   TableCapture* capture_;
+  DeferredRenames* renames_;
 };
 
 // A table for people on stdout.
@@ -430,7 +440,8 @@ class ConsoleSink final : public Sink {
 // EvaluationIndex), in order of first submission. Written only when the run grouped them.
 class EvaluationsSink final : public Sink {
  public:
-  explicit EvaluationsSink(const SinkSettings& s) : path_(s.out_dir / "evaluations.csv"), capture_(s.capture) {}
+  explicit EvaluationsSink(const SinkSettings& s)
+      : path_(s.out_dir / "evaluations.csv"), capture_(s.capture), renames_(s.renames) {}
   void finish(const RunRecord& run) override {
     if (!run.evaluations) return;
     const EvaluationIndex& index = *run.evaluations;
@@ -454,7 +465,7 @@ class EvaluationsSink final : public Sink {
       row.wasted += o.wasted_gpu_seconds;
       row.completed += o.state == JobState::Completed;
     }
-    CsvWriter csv(path_, capture_);
+    CsvWriter csv(path_, capture_, renames_);
     for (std::string_view h : {"evaluation", "first_job", "trials", "jobs", "jobs_completed", "submit_s", "end_s",
                                "makespan_s", "gpu_seconds", "wasted_gpu_seconds"})
       csv.text(h);
@@ -474,6 +485,7 @@ class EvaluationsSink final : public Sink {
  private:
   std::filesystem::path path_;
   TableCapture* capture_;
+  DeferredRenames* renames_;
 };
 
 template <class S>
