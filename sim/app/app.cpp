@@ -1,5 +1,6 @@
 #include "sim/app/app.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -91,6 +92,16 @@ RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluste
     log::info("{}: {}, loaded in {:.3f} s", w.workload.source, describe_loaded(w.workload), seconds_since(t0));
   }
   return w;
+}
+
+// The cores this process may run on (taskset, cpusets), at most the machine's.
+unsigned usable_cores() {
+  const unsigned online = std::max(1u, std::thread::hardware_concurrency());
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return std::min(online, static_cast<unsigned>(CPU_COUNT(&set)));
+  return online;
 }
 
 unsigned threads_of(const RunConfig& config) {
@@ -236,7 +247,7 @@ CapturedRun run_captured(const RunConfig& config) {
 int run_command(const RunArgs& args) {
   const auto t0 = Clock::now();
   RunConfig config = load_run_config(args.config, args.overrides);
-  config.threads = args.threads;
+  config.threads = args.threads > 0 ? args.threads : usable_cores();
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
   // Before the (long) load: a run killed at any point after this leaves no earlier run's files.
   check_output_folder(args.out_dir);

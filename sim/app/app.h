@@ -57,7 +57,7 @@ struct RunArgs {
   std::vector<std::string> overrides;  // key=value
   std::string out_dir = "out";
   bool progress = true;                // a progress line on stderr, when stderr is a terminal
-  unsigned threads = 0;                // RunConfig::threads; 0: the hardware's
+  unsigned threads = 0;                // RunConfig::threads; 0: the cores this process may use
 };
 int run_command(const RunArgs& args);
 

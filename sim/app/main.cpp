@@ -30,8 +30,8 @@ Command add_run(CLI::App& app) {
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("-q,--quiet", *quiet, "no progress line");
   cmd->add_option("-j,--threads", run->threads,
-                  "threads that read the trace and write the outputs (default: the hardware's; the outputs are "
-                  "the same bytes for any number)");
+                  "threads that read the trace and write the outputs (default: the cores this process may use; "
+                  "the outputs are the same bytes for any number)");
   cmd->footer([] { return "\n" + acme::config_keys_help() + acme::plugin_keys_help(); });  // on --help only
   return {cmd, [run, quiet] {
             run->progress = !*quiet;
