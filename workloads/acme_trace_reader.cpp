@@ -21,6 +21,7 @@
 #include "sim/error.h"
 #include "sim/log.h"
 #include "workloads/csv_lines.h"
+#include "workloads/trace_ids.h"
 
 namespace acme {
 namespace {
@@ -29,6 +30,8 @@ using csv_lines::LineReader;
 using csv_lines::shown;
 using csv_lines::split;
 using csv_lines::SplitError;
+using trace_ids::IdIndex;
+using trace_ids::IdRef;
 
 enum Col : std::size_t { kJobId, kUser, kNodeNum, kGpuNum, kCpuNum, kType, kState, kSubmit, kStart, kEnd, kCols };
 constexpr std::array<std::string_view, kCols> kColNames = {
@@ -63,93 +66,6 @@ std::optional<Time> parse_time(std::string_view s, std::string_view column, bool
   if (auto t = parse_timestamp(s)) return t;
   throw RowError{column, "expected a timestamp like 2023-03-01 00:18:22+08:00, got " + shown(s)};
 }
-
-// A selected row's job id, for finding ids used twice: its 64-bit hash, job and line (lines past
-// 2^32, in a file of 400 GB, are kept as 4294967295).
-struct IdRef {
-  std::uint64_t hash;
-  JobId job;
-  std::uint32_t line;
-};
-
-// The job ids of the selected rows, to find ids used twice, cheaply on millions of rows. Rows are
-// appended in order (16 bytes each, no allocation per row), and each id's hash sets a bit of a
-// filter of 16 to 32 bits a row (at most 4 MiB for a million rows); a row whose bit was set already
-// is a suspect. At the end, only the rows that share a suspect's hash are sorted and their ids
-// compared. (A hash table as large as the ids would miss the caches on nearly every row.)
-// Unfiltered, it only keeps the rows, for append() to another index.
-class IdIndex {
- public:
-  explicit IdIndex(bool filtered = true) : filtered_(filtered) {}
-
-  const std::vector<IdRef>& rows() const { return rows_; }
-  // Loads the filter word of `hash` into the cache ahead of add().
-  void prefetch(std::uint64_t hash) const { __builtin_prefetch(&bits_[(hash & mask_) / 64]); }
-
-  void add(std::uint64_t hash, JobId job, std::size_t line) {
-    rows_.push_back({hash, job, static_cast<std::uint32_t>(std::min<std::size_t>(line, UINT32_MAX))});
-    if (!filtered_) return;
-    if (rows_.size() * 16 <= mask_) return mark(hash);
-    bits_.assign(bits_.size() * 2, 0);  // grown: every row again
-    mask_ = bits_.size() * 64 - 1;
-    suspects_.clear();
-    for (const IdRef& r : rows_) mark(r.hash);
-  }
-
-  // add() of every row of `later`, its jobs and lines shifted by `job_base` and `line_base`.
-  void append(const IdIndex& later, JobId job_base, std::size_t line_base) {
-    rows_.reserve(rows_.size() + later.rows_.size());
-    const std::vector<IdRef>& rows = later.rows_;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (i + 16 < rows.size()) prefetch(rows[i + 16].hash);
-      add(rows[i].hash, job_base + rows[i].job, line_base + rows[i].line);
-    }
-  }
-
-  // Each row whose id an earlier row has, with the first row of that id, by the later row's line.
-  std::vector<std::pair<IdRef, IdRef>> duplicates(const StringTable& names) const {
-    std::vector<std::uint64_t> suspects = suspects_;
-    std::sort(suspects.begin(), suspects.end());
-    // The suspects' hashes in a filter of their own (other bits of the hash), so that most rows
-    // are passed over without a binary search.
-    std::vector<std::uint64_t> filter(std::bit_ceil(suspects.size() / 4 + 1));
-    const std::uint64_t mask = filter.size() * 64 - 1;
-    auto bit = [&](std::uint64_t hash) {
-      return std::pair{((hash >> 32) & mask) / 64, std::uint64_t{1} << (hash >> 32) % 64};
-    };
-    for (std::uint64_t h : suspects) filter[bit(h).first] |= bit(h).second;
-    std::vector<IdRef> same;  // rows with a suspect's hash, by hash, then in file order
-    for (const IdRef& r : rows_)
-      if ((filter[bit(r.hash).first] & bit(r.hash).second) &&
-          std::binary_search(suspects.begin(), suspects.end(), r.hash))
-        same.push_back(r);
-    std::stable_sort(same.begin(), same.end(), [](const IdRef& a, const IdRef& b) { return a.hash < b.hash; });
-    std::vector<std::pair<IdRef, IdRef>> out;
-    for (std::size_t first = 0, i = 1; i < same.size(); ++i) {
-      if (same[i].hash != same[first].hash) first = i;
-      for (std::size_t k = first; k < i; ++k)
-        if (names[same[k].job] == names[same[i].job]) {
-          out.emplace_back(same[i], same[k]);
-          break;
-        }
-    }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first.line < b.first.line; });
-    return out;
-  }
-
- private:
-  void mark(std::uint64_t hash) {
-    std::uint64_t& word = bits_[(hash & mask_) / 64];
-    const std::uint64_t bit = std::uint64_t{1} << hash % 64;
-    if (word & bit) suspects_.push_back(hash);
-    word |= bit;
-  }
-  bool filtered_;
-  std::vector<IdRef> rows_;
-  std::vector<std::uint64_t> bits_ = std::vector<std::uint64_t>(64);
-  std::uint64_t mask_ = 64 * 64 - 1;     // bits_ holds mask_ + 1 bits, a power of two
-  std::vector<std::uint64_t> suspects_;  // hashes whose bit another row had set
-};
 
 // A count of rows with something worth a warning, and the first line it was seen on.
 struct Oddity {
