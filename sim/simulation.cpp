@@ -414,10 +414,10 @@ void Simulation::finish(JobId job) {
 }
 
 void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
-  if (meter_ && gpu_seconds != 0) {  // GPUs held idle draw held_w; lost compute drew the job's busy power
+  if (meter_ && gpu_seconds != 0) {  // GPUs held idle draw held_w; lost compute drew the job's running power
     const bool idle = cause == WasteCause::EvalIdle || cause == WasteCause::CheckpointStall ||
                       cause == WasteCause::RecoveryHold || cause == WasteCause::Restart || cause == WasteCause::Launch;
-    meter_->waste(cause, static_cast<double>(gpu_seconds), idle ? power_->settings().held_w : power_->busy_w(job));
+    meter_->waste(cause, static_cast<double>(gpu_seconds), idle ? power_->settings().held_w : run_w_[job].job_w);
   }
   outcomes_[job].wasted_gpu_seconds += gpu_seconds;
   wasted_[static_cast<std::size_t>(cause)] += gpu_seconds;
@@ -446,7 +446,7 @@ void Simulation::requeue(JobId job) {
     const Time hold = now_ - runs_[job].started;
     if (meter_) {
       meter_->charge(job, gpus, hold, power_->settings().held_w);
-      meter_->note_gpu_time(power_->settings().held_w, static_cast<double>(gpus) * meter_->in_window(now_ - hold, now_));
+      meter_->note_gpu_time(power_->settings().held_w, static_cast<double>(gpus) * meter_->in_window(now_ - hold, now_), true);
       allocated_w_ -= static_cast<double>(gpus) * power_->settings().held_w;
     }
     outcomes_[job].run_time += hold;

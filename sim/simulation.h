@@ -220,7 +220,7 @@ class Simulation {
   // Seconds a run holds its resources to compute `compute`: its launch, restart overhead and
   // checkpoint stalls included.
   Time held_for(JobId job, Time compute) const;
-  // Power: a run starts drawing (its mix of held and busy power), stops and is charged, and the
+  // Power: a run starts drawing (its mix of held and running power), stops and is charged, and the
   // cluster's IT power after a step (what the next interval draws).
   void start_power(JobId job, Time compute, Time wall);
   void stop_power(JobId job, Time held);
@@ -265,7 +265,11 @@ class Simulation {
   bool changes_scheduled_ = false;
   const PowerModel* power_ = nullptr;
   std::unique_ptr<PowerMeter> meter_;
-  std::vector<float> run_w_;   // [job]: per-GPU power of its current run, W
+  struct RunPower {
+    float w = 0;      // per-GPU power of its current run (held and running, mixed), W
+    float job_w = 0;  // its GPUs' mean running power, W
+  };
+  std::vector<RunPower> run_w_;  // [job]
   double allocated_w_ = 0;     // power of the GPUs jobs hold now
   double dynamic_w_ = 0;       // ... of it, the running jobs' power above held_w (what a cap throttles)
   PowerMeter::Level level_;    // the power state since the last step

@@ -46,7 +46,7 @@ void Simulation::admit(std::size_t first) {
   slot_.resize(n, 0);
   runs_.resize(n);
   if (meter_) {
-    run_w_.resize(n, 0.0f);
+    run_w_.resize(n);
     meter_->grow(n);
   }
   for (std::size_t i = first; i < n; ++i) {
