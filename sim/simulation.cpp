@@ -43,7 +43,7 @@ class Simulation::Pass final : public SchedulingPass {
   Time expected_end(JobId job) const override {
     const Time progress = sim_.workload_.profiles[job].run - sim_.runs_[job].remaining;
     const Time estimate = this->estimate(job);
-    const Run& r = sim_.runs_[job];
+    const CurrentRun& r = sim_.current(job);
     const Time end = r.started + Time::seconds(r.launch_s) + estimate - progress;
     return std::max(end, sim_.now_ + Time::seconds(1));
   }
@@ -55,8 +55,9 @@ class Simulation::Pass final : public SchedulingPass {
     if (!is_running(job)) return r.remaining;
     if (const auto it = sim_.retimed_.find(job); it != sim_.retimed_.end())
       return std::max(it->second.end_at - sim_.now_, Time{});
-    const double left = static_cast<double>(r.remaining.sec()) * r.slowdown + r.launch_s -
-                        static_cast<double>((sim_.now_ - r.started).sec());
+    const CurrentRun& c = sim_.current(job);
+    const double left = static_cast<double>(r.remaining.sec()) * c.slowdown + c.launch_s -
+                        static_cast<double>((sim_.now_ - c.started).sec());
     return Time::seconds(std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(left))));
   }
 
@@ -257,6 +258,7 @@ bool Simulation::try_start(JobId job) {
     slot = static_cast<std::uint32_t>(held_.size());
     held_.emplace_back();
     held_by_.push_back(job);
+    current_.emplace_back();
   } else {
     slot = free_slots_.back();
     free_slots_.pop_back();
@@ -268,25 +270,26 @@ bool Simulation::try_start(JobId job) {
   --pending_;
   JobOutcome& o = outcomes_[job];
   Run& run = runs_[job];
+  CurrentRun& cur = current_[slot];
   const Time launch = launch_ ? launch_->draw(job, run.starts, request) : Time{};
   if (!retimed_.empty()) retimed_.erase(job);
   if (!o.start) o.start = now_ + launch;
-  run.started = now_;
-  run.launch_s = static_cast<std::int32_t>(launch.sec());
+  cur.started = now_;
+  cur.launch_s = static_cast<std::int32_t>(launch.sec());
   ++run.starts;  // the tag of this run's end or failure event: an event of an earlier run is stale
   // Held in 16 bits; no real job spans more than 32,767 leaf switches, and the slowdown model
   // saturates long before.
   o.leaves_spanned = static_cast<std::int16_t>(std::min(cluster_.leaves_spanned(held_[slot]), 32767));
-  run.slowdown = (network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0) / clock_;
-  o.slowdown = static_cast<float>(run.slowdown);
+  cur.slowdown = (network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0) / clock_;
+  o.slowdown = static_cast<float>(cur.slowdown);
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] += workload_.requests[job].gpu_num;
   if (sharing_ && request.node_num > 1) join_network(job);
   emit(FactKind::Started, job);
   // A job of zero run time ends at this instant too, in a step of its own right after this one:
   // ending it inside the pass would tell the policy it stopped before it heard that it started.
   run.overhead_s = run.overhead_s < 0 && failures_ ? static_cast<std::int32_t>(failures_->restart().sec()) : 0;
-  run.fails_after_s = -1;
-  const Time compute = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown)));
+  cur.fails_after_s = -1;
+  const Time compute = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * cur.slowdown)));
   const Time wall = held_for(job, compute);
   if (meter_) start_power(job, compute, wall);
   if (failures_ && failures_->enabled() && o.failures < kMaxFailures) {
@@ -295,7 +298,7 @@ bool Simulation::try_start(JobId job) {
       if (run.starts > kStartsMask) throw std::logic_error("a job started more than 2^29 times");
       events_.push(now_ + f->after, EventKind::Failure, job,
                    run.starts | static_cast<std::uint32_t>(f->domain) << kDomainShift);
-      run.fails_after_s = static_cast<std::int32_t>(std::min<std::int64_t>(f->after.sec(), INT32_MAX));
+      cur.fails_after_s = static_cast<std::int32_t>(std::min<std::int64_t>(f->after.sec(), INT32_MAX));
       return true;
     }
   }
@@ -309,7 +312,7 @@ Time Simulation::held_for(JobId job, Time compute) const {
     const std::int64_t saves = (wall.sec() - 1) / interval.sec();  // none at the very end
     wall += Time::seconds(saves * checkpoint_stall(job).sec());
   }
-  return wall + Time::seconds(runs_[job].overhead_s) + Time::seconds(runs_[job].launch_s);
+  return wall + Time::seconds(runs_[job].overhead_s) + Time::seconds(current(job).launch_s);
 }
 
 void Simulation::free_slot(JobId job) {
@@ -326,9 +329,9 @@ void Simulation::stop_run(JobId job) {
 
 void Simulation::account_run(JobId job) {
   JobOutcome& o = outcomes_[job];
-  const Time held = now_ - runs_[job].started;
+  const Time held = now_ - current(job).started;
   if (meter_) stop_power(job, held);
-  const Time launch = std::min(held, Time::seconds(runs_[job].launch_s));
+  const Time launch = std::min(held, Time::seconds(current(job).launch_s));
   if (o.start && *o.start > now_) o.start = now_;  // stopped while it launched
   o.run_time += held - launch;
   o.gpu_seconds += std::int64_t{workload_.requests[job].gpu_num} * held.sec();
@@ -349,7 +352,7 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
   stop_run(job);
   JobOutcome& o = outcomes_[job];
   Run& r = runs_[job];
-  const Time held = now_ - r.started;
+  const Time held = now_ - current(job).started;
   const RunSplit s = split(job, held);
   waste(job, WasteCause::Launch, std::int64_t{workload_.requests[job].gpu_num} * s.launch.sec());
   if (how == SchedulingPass::Preempt::Kill) {
@@ -387,7 +390,7 @@ void Simulation::finish(JobId job) {
     throw std::logic_error("job " + std::to_string(job) + " ended while not running");
   stop_run(job);
   JobOutcome& o = outcomes_[job];
-  const RunSplit s = split(job, now_ - runs_[job].started);
+  const RunSplit s = split(job, now_ - current(job).started);
   if (const auto it = retimed_.find(job); it != retimed_.end()) {  // its mean rate over the run
     const double work = work_done(job, s.compute);
     if (work > 0) o.slowdown = static_cast<float>(static_cast<double>(s.compute.sec()) / work);
@@ -424,7 +427,7 @@ void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
 }
 
 Simulation::RunSplit Simulation::split(JobId job, Time held) const {
-  const Time launch = std::min(held, Time::seconds(runs_[job].launch_s));
+  const Time launch = std::min(held, Time::seconds(current(job).launch_s));
   held = held - launch;
   const Time overhead = std::min(held, Time::seconds(std::max(runs_[job].overhead_s, 0)));
   held = held - overhead;
@@ -443,7 +446,7 @@ void Simulation::requeue(JobId job) {
   if (holds(job)) {
     released.swap(held_[slot_[job]]);
     const std::int64_t gpus = give_back(job, released);
-    const Time hold = now_ - runs_[job].started;
+    const Time hold = now_ - current(job).started;
     if (meter_) {
       meter_->charge(job, gpus, hold, power_->settings().held_w);
       meter_->note_gpu_time(power_->settings().held_w, static_cast<double>(gpus) * meter_->in_window(now_ - hold, now_));

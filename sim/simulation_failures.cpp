@@ -81,7 +81,8 @@ void Simulation::take_nodes_down(const std::vector<int>& down, std::optional<Tim
 
 void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   Run& r = runs_[job];
-  const RunSplit s = split(job, now_ - r.started);
+  CurrentRun& c = current(job);
+  const RunSplit s = split(job, now_ - c.started);
   const double work = work_done(job, s.saved);
   if (sharing_) leave_network(job);
   if (!retimed_.empty()) retimed_.erase(job);
@@ -94,7 +95,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   const auto kept = static_cast<std::int64_t>(work);
   r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
   r.overhead_s = -1;  // its next start reloads
-  r.started = now_;   // the recovery starts
+  c.started = now_;   // the recovery starts (read only while it holds its slot)
   ++outcomes_[job].failures;
   ++failures_injected_;
   status_[job] = Status::Recovering;
