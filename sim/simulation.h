@@ -316,7 +316,9 @@ class Simulation {
   Placement scratch_;                   // placement search buffer
   const Placement& placement_of(JobId job) const { return held_[slot_[job]]; }
   void free_slot(JobId job);
-  // What a job's runs carry from one to the next: kept per job (16 bytes: a million are kept).
+  // What a job's runs carry from one to the next. Kept only for a job stopped at least once
+  // (preempted, or struck by a failure): for the others, most jobs, it is implied by the workload
+  // and the outcome (run_of), so that a million jobs that run once cost nothing here.
   struct Run {
     Time remaining;  // work still needed when the current (or next) run started, seconds at full speed
     std::uint32_t starts = 0;  // runs started so far: tags this run's events, keys failure draws
@@ -324,6 +326,11 @@ class Simulation {
     // start (which then reloads).
     std::int32_t overhead_s = 0;
   };
+  // The job's Run: its entry in restarted_, else the whole run time still to do, one start once
+  // it has started (outcomes_[job].start), no restart overhead.
+  Run run_of(JobId job) const;
+  // The job's entry in restarted_, made from run_of when it stops for the first time.
+  Run& restarted(JobId job);
   // The current run: kept per slot of held_, valid while the job holds its slot (running, or
   // recovering while holding part of what it held), so that jobs not running cost nothing here.
   struct CurrentRun {
@@ -335,7 +342,7 @@ class Simulation {
   // Checkpointing of the job's runs: compute between saves (zero: none) and the stall per save.
   Time checkpoint_interval(JobId job) const;
   Time checkpoint_stall(JobId job) const;
-  std::vector<Run> runs_;
+  std::unordered_map<JobId, Run> restarted_;  // jobs stopped at least once
   std::vector<CurrentRun> current_;  // [slot]
   CurrentRun& current(JobId job) { return current_[slot_[job]]; }
   const CurrentRun& current(JobId job) const { return current_[slot_[job]]; }

@@ -74,7 +74,7 @@ void Simulation::retime_changed() {
 }
 
 void Simulation::retime(JobId job, double slowdown) {
-  const Run& r = runs_[job];
+  const Run r = run_of(job);
   CurrentRun& c = current(job);
   if (slowdown == c.slowdown) return;
   Progress& p = retimed_[job];
