@@ -10,9 +10,9 @@
 #   and the fixed cost of each cluster size: the first 10k jobs of (1) on it.
 # Traces are generated once into $BENCH_DIR (default /tmp/acmesim-bench), never into the repository;
 # each generation's wall and user time and peak memory are kept beside its trace (TRACE.gen) and
-# written to generation.csv. Writes results.csv, generation.csv and scaling.png here, and the table
-# of README.md (plot.py). About 10 minutes on the 2-core machine when the traces are generated, 4
-# when they are already there.
+# written to generation.csv. Writes results.csv, generation.csv and scaling.png here, and the tables
+# of README.md (plot.py). About 2.5 minutes on the 2-core machine when the traces are generated
+# (25M jobs, 3.4 GB in $BENCH_DIR), 1.5 when they are already there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/build.sh >/dev/null
