@@ -41,8 +41,10 @@ class Simulation::Pass final : public SchedulingPass {
     return sim_.placement_of(job);
   }
   Time expected_end(JobId job) const override {
-    const Time progress = sim_.workload_.profiles[job].run - sim_.run_of(job).remaining;
     const Time estimate = this->estimate(job);
+    // Its current run lives in its slot, which only a running job has.
+    if (!is_running(job)) throw std::logic_error("policy bug: expected_end of a job that is not running");
+    const Time progress = sim_.workload_.profiles[job].run - sim_.run_of(job).remaining;
     const CurrentRun& r = sim_.current(job);
     const Time end = r.started + Time::seconds(r.launch_s) + estimate - progress;
     return std::max(end, sim_.now_ + Time::seconds(1));
