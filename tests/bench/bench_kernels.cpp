@@ -1,5 +1,6 @@
 // Google Benchmark for the kernels: the event queue, placement, each policy's decisions, the trace
-// parser and the trace cache, the CSV writer and the generator. scripts/bench.sh runs them with the whole replays.
+// parser and the trace cache, the CSV writer and the generator. scripts/bench.sh runs them with
+// the whole replays.
 #include <benchmark/benchmark.h>
 
 #include <unistd.h>
