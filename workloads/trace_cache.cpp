@@ -185,7 +185,9 @@ class In {
 void warn_uncached_once(const std::string& why) {
   static std::once_flag once;
   std::call_once(once, [&] {
-    log::warn("trace cache: {}: traces are parsed uncached (cache.enabled: false, or cache.dir, to choose)", why);
+    log::warn("trace cache: {}: traces are parsed every time (cache.dir: another folder; cache.enabled: false "
+              "or --no-cache: no cache, and no warning)",
+              why);
   });
 }
 
@@ -229,7 +231,8 @@ void write_payload(Out& out, const Workload& w, const std::vector<std::string>& 
     const std::string_view s = w.users[static_cast<std::uint32_t>(u)];
     out.bytes(s.data(), s.size());
   }
-  out.column<std::uint32_t>(warnings.size(), [&](std::size_t i) { return static_cast<std::uint32_t>(warnings[i].size()); });
+  out.column<std::uint32_t>(warnings.size(),
+                            [&](std::size_t i) { return static_cast<std::uint32_t>(warnings[i].size()); });
   for (const std::string& s : warnings) out.bytes(s.data(), s.size());
 }
 

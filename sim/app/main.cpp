@@ -14,7 +14,8 @@
 
 namespace {
 
-constexpr const char* kNoCacheHelp = "parse the trace, neither reading nor writing the trace cache (cache.enabled=false)";
+constexpr const char* kNoCacheHelp =
+    "parse the trace, neither reading nor writing the trace cache (cache.enabled=false)";
 
 // A subcommand: its parsed options, and what runs it with them.
 struct Command {
