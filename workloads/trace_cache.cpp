@@ -403,7 +403,10 @@ TraceCacheSettings read_trace_cache_settings(Params& p) {
   s.enabled = p.flag("enabled", true,
                      "keep each trace file's parsed rows in a binary file of cache.dir and map it on later reads "
                      "(same jobs and warnings; --no-cache: false); rebuilt when the trace changes");
-  s.dir = p.path("dir", "the folder of the trace cache's files",
+  const std::string here = default_trace_cache_dir();
+  s.dir = p.path("dir",
+                 "the folder of the trace cache's files; by default, here and now: " +
+                     (here.empty() ? std::string("none (traces are parsed every time)") : here),
                  "$ACMESIM_CACHE_DIR, else $XDG_CACHE_HOME/acmesim, else ~/.cache/acmesim");
   return s;
 }
