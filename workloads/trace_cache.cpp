@@ -309,7 +309,10 @@ std::optional<Workload> read_payload(In& in, std::vector<std::string>& warnings)
   }
   if (after > 0) {
     w.after.resize(n);
-    for (std::size_t j = 0; j < n; ++j) w.after[j] = In::at<std::uint32_t>(after_col, j);
+    for (std::size_t j = 0; j < n; ++j) {
+      w.after[j] = In::at<std::uint32_t>(after_col, j);
+      if (w.after[j] != kNoJob && w.after[j] >= j) return std::nullopt;  // must wait for an earlier job
+    }
   }
   return w;
 }
