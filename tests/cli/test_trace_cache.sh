@@ -2,8 +2,9 @@
 # The parsed-trace cache end to end: a run that builds the cache (cold), one that maps it (warm)
 # and one with --no-cache write the same bytes, every output file and standard output; the -v log
 # says which read the trace from the cache, and the cache file is there after the first run. A
-# touched trace and a damaged cache file are parsed again; an unwritable cache folder is one
-# warning, and the run goes on.
+# sweep maps the entry the runs built, and gives the same summary.csv with --no-cache. A touched
+# trace and a damaged cache file are parsed again; an unwritable cache folder is one warning, and
+# the run goes on.
 # Usage: tests/cli/test_trace_cache.sh path/to/acmesim   (ctest: cli_trace_cache)
 set -euo pipefail
 acmesim=$1
@@ -42,6 +43,26 @@ for name in warm uncached; do
   cmp -s "$work/cold.log" "$work/$name.log" || fail "$name: other log lines than the cold run's"
 done
 echo "ok: cold, warm and --no-cache runs: the same $(ls "$work/cold" | wc -l) files, byte for byte"
+
+# A sweep of the same trace, window and lenient reading maps the entry the runs built; with
+# --no-cache it parses; the same summary.csv.
+cat >"$work/sweep.yaml" <<EOF
+base: $src/configs/seren.yaml
+set:
+  workload.trace: $work/t.csv
+  workload.from: 2023-03-01
+  workload.to: 2023-03-03
+  workload.lenient: true
+  outputs: summary
+grid:
+  policy.name: [fifo, backfill]
+EOF
+"$acmesim" -v sweep "$work/sweep.yaml" --out "$work/sweep_warm" -q 2>"$work/sweep_warm.stderr"
+grep -q "trace from cache" "$work/sweep_warm.stderr" || fail "sweep: the trace was not read from the cache"
+"$acmesim" -v sweep "$work/sweep.yaml" --out "$work/sweep_uncached" -q --no-cache 2>"$work/sweep_uncached.stderr"
+grep -qE "trace from cache|cached in" "$work/sweep_uncached.stderr" && fail "sweep --no-cache: the cache was used"
+cmp -s "$work/sweep_warm/summary.csv" "$work/sweep_uncached/summary.csv" || fail "sweep: summaries differ"
+echo "ok: a sweep maps the cache, and with --no-cache parses, to the same summary.csv"
 
 # A touched trace is parsed again.
 touch -d "+5 seconds" "$work/t.csv"
