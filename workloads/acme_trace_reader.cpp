@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/error.h"
@@ -142,7 +143,8 @@ struct Oddity {
 
 class TraceParser {
  public:
-  TraceParser(std::string_view name, const TraceOptions& opt) : name_(name), opt_(opt) {
+  TraceParser(std::string_view name, const TraceOptions& opt, std::vector<std::string>* warnings)
+      : name_(name), opt_(opt), warnings_(warnings) {
     w_.source = "AcmeTrace " + std::string(name);
     w_.window_from = opt.from;
     w_.window_to = opt.to;
@@ -164,28 +166,35 @@ class TraceParser {
       } catch (const RowError& e) {
         if (!opt_.lenient) throw_input_error(name_, lines.number(), e.column, e.message);
         if (++w_.rows_skipped <= 5)
-          log::warn("{}:{}: {}: {} (row skipped: workload.lenient is on)", name_, lines.number(), e.column,
-                    e.message);
+          warn(":{}: {}: {} (row skipped: workload.lenient is on)", lines.number(), e.column, e.message);
       }
     }
     if (rows == 0) throw_input_error(name_, 1, "header", "no job rows after the header");
     finish_open_jobs();
     drop_duplicates();
-    if (w_.rows_skipped > 5) log::warn("{}: {} malformed rows skipped in all", name_, w_.rows_skipped);
+    if (w_.rows_skipped > 5) warn(": {} malformed rows skipped in all", w_.rows_skipped);
     if (w_.size() == 0 && w_.rows_skipped == 0)
-      log::warn("{}: none of its {} rows is submitted within the window: the run has no jobs", name_, rows);
+      warn(": none of its {} rows is submitted within the window: the run has no jobs", rows);
     if (uneven_.rows > 0)
-      log::warn("{}: {} jobs have a gpu_num that node_num does not divide (first on line {}): their GPUs are "
-                "spread as evenly as possible, the first nodes one more",
-                name_, uneven_.rows, uneven_.first_line);
+      warn(": {} jobs have a gpu_num that node_num does not divide (first on line {}): their GPUs are "
+           "spread as evenly as possible, the first nodes one more",
+           uneven_.rows, uneven_.first_line);
     if (unordered_.rows > 0)
-      log::warn("{}: {} rows are submitted before a row above them (first on line {}): jobs are released in "
-                "submit-time order all the same",
-                name_, unordered_.rows, unordered_.first_line);
+      warn(": {} rows are submitted before a row above them (first on line {}): jobs are released in "
+           "submit-time order all the same",
+           unordered_.rows, unordered_.first_line);
     return std::move(w_);
   }
 
  private:
+  // Logs "<name><text>" and keeps the text for the caller.
+  template <class... A>
+  void warn(fmt::format_string<A...> f, A&&... a) {
+    std::string text = fmt::format(f, std::forward<A>(a)...);
+    log::warn("{}{}", name_, text);
+    if (warnings_) warnings_->push_back(std::move(text));
+  }
+
   void read_header(std::string_view line) {
     if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);  // UTF-8 byte-order mark
     if (line.find('\0') != std::string_view::npos)
@@ -294,8 +303,8 @@ class TraceParser {
     };
     if (!opt_.lenient) throw_input_error(name_, dups.front().first.line, kColNames[kJobId], message(dups.front()));
     for (std::size_t i = 0; i < dups.size() && w_.rows_skipped + i < 5; ++i)
-      log::warn("{}:{}: {}: {} (row skipped: workload.lenient is on)", name_, dups[i].first.line, kColNames[kJobId],
-                message(dups[i]));
+      warn(":{}: {}: {} (row skipped: workload.lenient is on)", dups[i].first.line, kColNames[kJobId],
+           message(dups[i]));
     w_.rows_skipped += dups.size();
     std::vector<bool> drop(w_.size());
     for (const auto& d : dups) drop[d.first.job] = true;
@@ -326,6 +335,7 @@ class TraceParser {
 
   std::string name_;
   TraceOptions opt_;
+  std::vector<std::string>* warnings_;
   Workload w_;
   std::vector<std::string> header_;
   std::array<std::size_t, kCols> index_{};
@@ -340,13 +350,13 @@ class TraceParser {
 
 }  // namespace
 
-Workload read_acme_trace(const std::string& path, const TraceOptions& options) {
+Workload read_acme_trace(const std::string& path, const TraceOptions& options, std::vector<std::string>* warnings) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw_input_error(path, 0, "", "cannot open the trace file");
   LineReader lines(f.get(), path);
   std::error_code ec;
   const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
-  return TraceParser(path, options).parse(lines, ec ? 0 : bytes);
+  return TraceParser(path, options, warnings).parse(lines, ec ? 0 : bytes);
 }
 
 Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options) {
@@ -355,7 +365,7 @@ Workload read_acme_trace_text(std::string_view text, std::string_view name, cons
       copy.empty() ? std::tmpfile() : fmemopen(copy.data(), copy.size(), "rb"), &std::fclose);
   if (!f) throw_input_error(name, 0, "", "cannot read the text");
   LineReader lines(f.get(), name);
-  return TraceParser(name, options).parse(lines);
+  return TraceParser(name, options, nullptr).parse(lines);
 }
 
 }  // namespace acme
