@@ -23,6 +23,7 @@ case "${1:-}" in
 esac
 timed=(experiments/eval_decoupling/replay_time.csv experiments/python/results.csv experiments/python/README.md)  # wall times
 work=$(mktemp -d)
+export ACMESIM_CACHE_DIR=$work/cache  # the trace cache of the commands run here: removed with $work
 made=()
 cleanup() {
   rm -rf "$work"

@@ -10,14 +10,10 @@
 
 namespace acme {
 
-double PowerModel::busy_w(JobId job) const {
-  const auto& t = s_.busy_w;
-  if (t.empty()) return s_.held_w;
-  if (t.size() == 1) return t[0];
-  Rng rng(s_.seed ^ (std::uint64_t{job} << 20) ^ 0x504f574552ULL);
-  const double x = rng.uniform() * static_cast<double>(t.size() - 1);
-  const auto i = std::min(static_cast<std::size_t>(x), t.size() - 2);
-  return t[i] + (t[i + 1] - t[i]) * (x - static_cast<double>(i));
+double PowerModel::job_w(JobId job, const JobRequest& request) const {
+  double sum = 0;
+  each_gpu_draw(job, request, [&](double w) { sum += w; });
+  return sum / std::max(request.gpu_num, 1);
 }
 
 PowerMeter::PowerMeter(const PowerModel& model, Time interval, std::size_t jobs, OptionalTime from, OptionalTime to)
@@ -26,7 +22,8 @@ PowerMeter::PowerMeter(const PowerModel& model, Time interval, std::size_t jobs,
       from_(from),
       to_(to),
       job_j_(jobs, 0.0),
-      histogram_(2001, 0.0) {}
+      histogram_(2001, 0.0),
+      job_histogram_(2001, 0.0) {}
 
 double PowerMeter::in_window(Time a, Time b) const {
   if (from_) a = std::max(a, *from_);
@@ -34,11 +31,14 @@ double PowerMeter::in_window(Time a, Time b) const {
   return b > a ? static_cast<double>((b - a).sec()) : 0.0;
 }
 
-double PowerModel::clock_for(double base_w, double dynamic_w) const {
-  if (s_.cap_kw <= 0 || dynamic_w <= 0) return 1.0;
-  const double cap_it = it(s_.cap_kw * 1000.0);
-  if (base_w + dynamic_w <= cap_it) return 1.0;
-  return std::clamp(std::cbrt(std::max(cap_it - base_w, 0.0) / dynamic_w), s_.min_clock, 1.0);
+double PowerModel::clock_for(double base_w, double dynamic_w, double clock) const {
+  if (s_.cap_kw <= 0) return 1.0;
+  const double room = it(s_.cap_kw * 1000.0) - base_w;
+  const double fits = dynamic_w <= 0 ? 2.0 : std::cbrt(std::max(room, 0.0) / dynamic_w);
+  const double step = s_.clock_step;
+  if (fits < clock) return std::clamp(fits - step, s_.min_clock, 1.0);
+  if (fits >= clock + 2 * step) return std::min(fits - step, 1.0);
+  return clock;
 }
 
 void PowerMeter::advance(Time now, const Level& level) {
@@ -59,7 +59,8 @@ void PowerMeter::advance(Time now, const Level& level) {
   gpu_s_ += static_cast<double>(level.allocated_gpus) * dt;
   idle_j_ += model_.facility(model_.settings().idle_w * static_cast<double>(idle_gpus)) * dt;
   nodes_j_ += model_.facility(model_.settings().node_w * static_cast<double>(up_nodes)) * dt;
-  note_gpu_time(model_.settings().idle_w, static_cast<double>(idle_gpus) * in_window(Time::seconds(last_), now));
+  note_gpu_time(model_.settings().idle_w, static_cast<double>(idle_gpus) * in_window(Time::seconds(last_), now),
+                false);
   while (t >= row_start_ + interval_) {
     row_j_ += w * static_cast<double>(row_start_ + interval_ - last_);
     row_kw_.push_back(row_j_ / static_cast<double>(interval_) / 1000.0);
@@ -80,22 +81,17 @@ void PowerMeter::charge(JobId job, std::int64_t gpus, Time seconds, double watts
   job_j_[job] += model_.facility(watts * static_cast<double>(gpus)) * static_cast<double>(seconds.sec());
 }
 
-void PowerMeter::note_gpu_time(double watts, double gpu_seconds) {
-  const auto bin = static_cast<std::size_t>(std::clamp(std::lround(watts), 0L, static_cast<long>(histogram_.size() - 1)));
-  histogram_[bin] += gpu_seconds;
-}
-
 void PowerMeter::waste(WasteCause cause, double gpu_seconds, double watts) {
   wasted_j_[static_cast<std::size_t>(cause)] += model_.facility(watts) * gpu_seconds;
 }
 
 double PowerMeter::jobs_kwh() const { return std::accumulate(job_j_.begin(), job_j_.end(), 0.0) / 3.6e6; }
 
-double PowerMeter::gpu_power_quantile(double q) const {
-  const double total = std::accumulate(histogram_.begin(), histogram_.end(), 0.0);
+double PowerMeter::quantile(const std::vector<double>& histogram, double q) {
+  const double total = std::accumulate(histogram.begin(), histogram.end(), 0.0);
   double seen = 0;
-  for (std::size_t w = 0; w < histogram_.size(); ++w) {
-    seen += histogram_[w];
+  for (std::size_t w = 0; w < histogram.size(); ++w) {
+    seen += histogram[w];
     if (total > 0 && seen >= q * total) return static_cast<double>(w);
   }
   return 0;

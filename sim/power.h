@@ -2,10 +2,9 @@
 //
 // A GPU draws idle_w on an up node with no job, held_w while a job holds it without computing
 // (its launch, a restart's reload, checkpoint saves, an evaluation's idle share, a failed job's
-// recovery hold) and, computing, its job's busy power: one draw per job from the table busy_w
-// (quantiles at evenly spaced probabilities), so that the GPU power of a cluster over time has
-// the measured spread. A run draws the mix of the two for its whole length (the idle part as
-// planned at its start). Every up node adds node_w (CPUs, memory, NICs, fans). Facility power is
+// recovery hold) and, computing, its running power: one draw per GPU of the job from the table
+// job_w (quantiles at evenly spaced probabilities, fitted to the measured GPU power of jobs). A run
+// draws the mix of the two for its whole length (the idle part as planned at its start). Every up node adds node_w (CPUs, memory, NICs, fans). Facility power is
 // that IT power / (1 - psu_loss) x pue. Down nodes draw nothing. Defaults and their sources:
 // sim/README.md ("Power and energy").
 //
@@ -16,12 +15,14 @@
 // counted at its uncapped power; what capping saved is counted apart (saved_kwh).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
 
 #include "sim/job.h"
 #include "sim/outcome.h"
+#include "sim/random.h"
 #include "sim/time.h"
 
 namespace acme {
@@ -30,12 +31,13 @@ struct PowerSettings {
   bool enabled = false;
   double idle_w = 60;
   double held_w = 90;
-  std::vector<double> busy_w;  // ascending; busy_w[i] is the quantile at i / (size - 1)
+  std::vector<double> job_w;  // ascending; job_w[i] is the quantile at i / (size - 1)
   double node_w = 940;
   double psu_loss = 0.096;
   double pue = 1.0;
   double cap_kw = 0;       // 0: no cap
   double min_clock = 0.5;  // the lowest clock fraction a cap may impose
+  double clock_step = 0.02;  // headroom a cap keeps, so the clock moves once per many events
   std::uint64_t seed = 1;
 };
 
@@ -43,21 +45,45 @@ class PowerModel {
  public:
   explicit PowerModel(PowerSettings s) : s_(std::move(s)) {}
   const PowerSettings& settings() const { return s_; }
-  // The busy power of every GPU of `job`, W: the table at a uniform draw keyed by seed and job.
-  double busy_w(JobId job) const;
+  // Calls f(w) with the running power of each GPU of `job` (one for a CPU job), W: the table at
+  // a uniform draw keyed by seed, job and GPU.
+  template <class F>
+  void each_gpu_draw(JobId job, const JobRequest& request, F f) const;
+  // A job's running power per GPU, W: the mean of its GPUs' draws. O(GPUs).
+  double job_w(JobId job, const JobRequest& request) const;
   // Facility power for IT power `it_w`, and the reverse.
   double facility(double it_w) const { return it_w / (1.0 - s_.psu_loss) * s_.pue; }
   double it(double facility_w) const { return facility_w * (1.0 - s_.psu_loss) / s_.pue; }
-  // The clock fraction that keeps IT power `base_w + dynamic_w x c^3` under the cap (1 without one).
-  double clock_for(double base_w, double dynamic_w) const;
+  // The clock fraction c for IT power `base_w + dynamic_w x c^3` under the cap, from the current
+  // `clock` (1 without a cap): over the cap, clock_step below the largest c that fits (at least
+  // min_clock); raised, to clock_step below it again, only once it has room for two steps.
+  double clock_for(double base_w, double dynamic_w, double clock) const;
 
  private:
   PowerSettings s_;
 };
 
+template <class F>
+void PowerModel::each_gpu_draw(JobId job, const JobRequest& request, F f) const {
+  const std::vector<double>& t = s_.job_w;
+  const std::int32_t gpus = std::max(request.gpu_num, 1);
+  if (t.size() < 2) {
+    for (std::int32_t k = 0; k < gpus; ++k) f(t.empty() ? s_.held_w : t[0]);
+    return;
+  }
+  const std::uint64_t key = mix64(s_.seed ^ 0x504f574552ULL ^ (std::uint64_t{job} << 20));
+  const double steps = static_cast<double>(t.size() - 1);
+  for (std::int32_t k = 0; k < gpus; ++k) {
+    const double x = keyed_uniform(key ^ static_cast<std::uint64_t>(k)) * steps;
+    const auto i = std::min(static_cast<std::size_t>(x), t.size() - 2);
+    f(t[i] + (t[i + 1] - t[i]) * (x - static_cast<double>(i)));
+  }
+}
+
 // The energy of a run, kept by the Simulation: facility joules per job, per waste cause, idle and
 // node overhead, the time-weighted distribution of per-GPU power (1 W bins) inside the workload's
-// window [from, to) (unset bounds: none), and the mean facility power per interval.
+// window [from, to) (unset bounds: none), over all up GPUs and over the GPUs jobs hold, and the
+// mean facility power per interval.
 class PowerMeter {
  public:
   PowerMeter(const PowerModel& model, Time interval, std::size_t jobs, OptionalTime from, OptionalTime to);
@@ -76,9 +102,14 @@ class PowerMeter {
   void advance(Time now, const Level& level);
   // Closes the interval holding `now` (the run's end).
   void close(Time now);
-  // `gpus` GPUs of `job` held `seconds` at `watts` each, of which `busy_share` at its busy power.
+  // `gpus` GPUs of `job` held `seconds` at `watts` each.
   void charge(JobId job, std::int64_t gpus, Time seconds, double watts);
-  void note_gpu_time(double watts, double gpu_seconds);
+  // `gpu_seconds` of GPU-time at `watts`, held by a job or not.
+  void note_gpu_time(double watts, double gpu_seconds, bool in_job) {
+    const auto bin = static_cast<std::size_t>(std::clamp(watts + 0.5, 0.0, static_cast<double>(histogram_.size() - 1)));
+    histogram_[bin] += gpu_seconds;
+    if (in_job) job_histogram_[bin] += gpu_seconds;
+  }
   void waste(WasteCause cause, double gpu_seconds, double watts);
   void grow(std::size_t jobs) { job_j_.resize(jobs, 0.0); }
 
@@ -93,8 +124,10 @@ class PowerMeter {
   // Mean clock fraction over the GPU-time jobs held (1 without capping).
   double clock_mean() const { return gpu_s_ > 0 ? clock_gpu_s_ / gpu_s_ : 1.0; }
   double wasted_kwh(WasteCause c) const { return wasted_j_[static_cast<std::size_t>(c)] / 3.6e6; }
-  // The q-quantile (0..1) of per-GPU power over GPU-time on up nodes, W.
-  double gpu_power_quantile(double q) const;
+  // The q-quantile (0..1) of per-GPU power over the GPU-time of up nodes, W.
+  double gpu_power_quantile(double q) const { return quantile(histogram_, q); }
+  // The same over the GPU-time jobs held (idle GPUs left out), W.
+  double job_gpu_power_quantile(double q) const { return quantile(job_histogram_, q); }
   // Mean facility power over the interval starting at `time_s`, kW (0 when it has no row).
   double mean_kw(std::int64_t time_s) const;
   // REQUIRES: the run is over. Throws std::logic_error unless jobs, idle and overhead add up to
@@ -109,7 +142,8 @@ class PowerMeter {
   std::array<double, kWasteCauseCount> wasted_j_{};
   double idle_j_ = 0, nodes_j_ = 0, total_j_ = 0, saved_j_ = 0;
   double capped_s_ = 0, clock_gpu_s_ = 0, gpu_s_ = 0;
-  std::vector<double> histogram_;  // [W]: GPU-seconds at that power
+  static double quantile(const std::vector<double>& histogram, double q);
+  std::vector<double> histogram_, job_histogram_;  // [W]: GPU-seconds at that power
   bool started_ = false;
   std::int64_t first_row_ = 0, row_start_ = 0, last_ = 0;
   double row_j_ = 0;

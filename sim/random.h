@@ -78,4 +78,16 @@ class UniformStream {
   std::array<double, kBlock> block_;
 };
 
+// splitmix64's output function: a well-mixed 64-bit value of `x`.
+inline std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// A uniform in [0, 1) that is a pure function of its key, for draws that must not depend on the
+// order of events (about 10 instructions against an Rng's 60 to seed).
+inline double keyed_uniform(std::uint64_t key) { return static_cast<double>(mix64(key) >> 11) * 0x1.0p-53; }
+
 }  // namespace acme

@@ -41,9 +41,11 @@ class Simulation::Pass final : public SchedulingPass {
     return sim_.placement_of(job);
   }
   Time expected_end(JobId job) const override {
-    const Time progress = sim_.workload_.profiles[job].run - sim_.runs_[job].remaining;
     const Time estimate = this->estimate(job);
-    const Run& r = sim_.runs_[job];
+    // Its current run lives in its slot, which only a running job has.
+    if (!is_running(job)) throw std::logic_error("policy bug: expected_end of a job that is not running");
+    const Time progress = sim_.workload_.profiles[job].run - sim_.run_of(job).remaining;
+    const CurrentRun& r = sim_.current(job);
     const Time end = r.started + Time::seconds(r.launch_s) + estimate - progress;
     return std::max(end, sim_.now_ + Time::seconds(1));
   }
@@ -51,12 +53,14 @@ class Simulation::Pass final : public SchedulingPass {
   void wake_at(Time t) override { sim_.wake_at(t); }
   void preempt(JobId job, Preempt how) override { sim_.preempt(job, how); }
   Time oracle_remaining(JobId job) const override {
-    const Run& r = sim_.runs_.at(job);
+    if (job >= sim_.status_.size()) throw std::out_of_range("oracle_remaining: no such job");
+    const Run r = sim_.run_of(job);
     if (!is_running(job)) return r.remaining;
     if (const auto it = sim_.retimed_.find(job); it != sim_.retimed_.end())
       return std::max(it->second.end_at - sim_.now_, Time{});
-    const double left = static_cast<double>(r.remaining.sec()) * r.slowdown + r.launch_s -
-                        static_cast<double>((sim_.now_ - r.started).sec());
+    const CurrentRun& c = sim_.current(job);
+    const double left = static_cast<double>(r.remaining.sec()) * c.slowdown + c.launch_s -
+                        static_cast<double>((sim_.now_ - c.started).sec());
     return Time::seconds(std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(left))));
   }
 
@@ -75,8 +79,7 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
       replay_(replay),
       status_(workload.size(), Status::Unreleased),
       outcomes_(workload.size()),
-      slot_(workload.size(), 0),
-      runs_(workload.size()) {
+      slot_(workload.size(), 0) {
   const std::size_t n = workload.size();
   const bool dependencies = !workload.after.empty();
   if (dependencies) {
@@ -97,7 +100,6 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
   bool sorted = !dependencies;
   for (std::size_t i = 0; i < n; ++i) {
     outcomes_[i].release = release_time(i);
-    runs_[i].remaining = workload.profiles[i].run;
     sorted = sorted && (i == 0 || outcomes_[i - 1].release <= outcomes_[i].release);
   }
   timed_releases_ = n;
@@ -162,19 +164,19 @@ bool Simulation::step() {
     switch (e.kind) {
       case EventKind::JobEnd:
         // A run that was preempted left its end event behind: the tag tells it apart.
-        if (status_[e.job] == Status::Running && e.tag == runs_[e.job].starts) {
+        if (status_[e.job] == Status::Running && e.tag == run_of(e.job).starts) {
           const auto it = retimed_.empty() ? retimed_.end() : retimed_.find(e.job);
           if (it == retimed_.end() || it->second.end_at == e.time) finish(e.job);
         }
         break;
       case EventKind::QueueTimeout: withdraw(e.job); break;
       case EventKind::Failure:
-        if (status_[e.job] == Status::Running && (e.tag & kStartsMask) == runs_[e.job].starts)
+        if (status_[e.job] == Status::Running && (e.tag & kStartsMask) == run_of(e.job).starts)
           fail(e.job, static_cast<FailureDomain>(e.tag >> kDomainShift));
         break;
       case EventKind::NodeUp: maybe_bring_up(static_cast<int>(e.job)); break;
       case EventKind::Recovered:  // of this recovery: an earlier one may have been cut short
-        if (status_[e.job] == Status::Recovering && e.tag == runs_[e.job].starts) requeue(e.job);
+        if (status_[e.job] == Status::Recovering && e.tag == run_of(e.job).starts) requeue(e.job);
         break;
       case EventKind::Release: release(e.job); break;
       case EventKind::Wake: break;  // the pass below is what was asked for
@@ -257,6 +259,7 @@ bool Simulation::try_start(JobId job) {
     slot = static_cast<std::uint32_t>(held_.size());
     held_.emplace_back();
     held_by_.push_back(job);
+    current_.emplace_back();
   } else {
     slot = free_slots_.back();
     free_slots_.pop_back();
@@ -267,26 +270,32 @@ bool Simulation::try_start(JobId job) {
   status_[job] = Status::Running;
   --pending_;
   JobOutcome& o = outcomes_[job];
-  Run& run = runs_[job];
+  Run* kept = nullptr;  // its entry, if it was stopped before (a pointer stays valid as the map grows)
+  if (!restarted_.empty())
+    if (const auto it = restarted_.find(job); it != restarted_.end()) kept = &it->second;
+  Run run = kept ? *kept : run_of(job);  // changes are written back to `kept`; else run_of implies them
+  CurrentRun& cur = current_[slot];
   const Time launch = launch_ ? launch_->draw(job, run.starts, request) : Time{};
   if (!retimed_.empty()) retimed_.erase(job);
   if (!o.start) o.start = now_ + launch;
-  run.started = now_;
-  run.launch_s = static_cast<std::int32_t>(launch.sec());
+  cur.started = now_;
+  cur.launch_s = static_cast<std::int32_t>(launch.sec());
   ++run.starts;  // the tag of this run's end or failure event: an event of an earlier run is stale
+  if (kept) kept->starts = run.starts;
   // Held in 16 bits; no real job spans more than 32,767 leaf switches, and the slowdown model
   // saturates long before.
   o.leaves_spanned = static_cast<std::int16_t>(std::min(cluster_.leaves_spanned(held_[slot]), 32767));
-  run.slowdown = (network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0) / clock_;
-  o.slowdown = static_cast<float>(run.slowdown);
+  cur.slowdown = (network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0) / clock_;
+  o.slowdown = static_cast<float>(cur.slowdown);
   allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] += workload_.requests[job].gpu_num;
   if (sharing_ && request.node_num > 1) join_network(job);
   emit(FactKind::Started, job);
   // A job of zero run time ends at this instant too, in a step of its own right after this one:
   // ending it inside the pass would tell the policy it stopped before it heard that it started.
   run.overhead_s = run.overhead_s < 0 && failures_ ? static_cast<std::int32_t>(failures_->restart().sec()) : 0;
-  run.fails_after_s = -1;
-  const Time compute = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * run.slowdown)));
+  if (kept) kept->overhead_s = run.overhead_s;
+  cur.fails_after_s = -1;
+  const Time compute = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * cur.slowdown)));
   const Time wall = held_for(job, compute);
   if (meter_) start_power(job, compute, wall);
   if (failures_ && failures_->enabled() && o.failures < kMaxFailures) {
@@ -295,7 +304,7 @@ bool Simulation::try_start(JobId job) {
       if (run.starts > kStartsMask) throw std::logic_error("a job started more than 2^29 times");
       events_.push(now_ + f->after, EventKind::Failure, job,
                    run.starts | static_cast<std::uint32_t>(f->domain) << kDomainShift);
-      run.fails_after_s = static_cast<std::int32_t>(std::min<std::int64_t>(f->after.sec(), INT32_MAX));
+      cur.fails_after_s = static_cast<std::int32_t>(std::min<std::int64_t>(f->after.sec(), INT32_MAX));
       return true;
     }
   }
@@ -309,7 +318,18 @@ Time Simulation::held_for(JobId job, Time compute) const {
     const std::int64_t saves = (wall.sec() - 1) / interval.sec();  // none at the very end
     wall += Time::seconds(saves * checkpoint_stall(job).sec());
   }
-  return wall + Time::seconds(runs_[job].overhead_s) + Time::seconds(runs_[job].launch_s);
+  return wall + Time::seconds(run_of(job).overhead_s) + Time::seconds(current(job).launch_s);
+}
+
+Simulation::Run Simulation::run_of(JobId job) const {
+  if (!restarted_.empty())
+    if (const auto it = restarted_.find(job); it != restarted_.end()) return it->second;
+  return {workload_.profiles[job].run, outcomes_[job].start ? 1u : 0u, 0};
+}
+
+Simulation::Run& Simulation::restarted(JobId job) {
+  if (const auto it = restarted_.find(job); it != restarted_.end()) return it->second;
+  return restarted_.emplace(job, run_of(job)).first->second;
 }
 
 void Simulation::free_slot(JobId job) {
@@ -326,9 +346,9 @@ void Simulation::stop_run(JobId job) {
 
 void Simulation::account_run(JobId job) {
   JobOutcome& o = outcomes_[job];
-  const Time held = now_ - runs_[job].started;
+  const Time held = now_ - current(job).started;
   if (meter_) stop_power(job, held);
-  const Time launch = std::min(held, Time::seconds(runs_[job].launch_s));
+  const Time launch = std::min(held, Time::seconds(current(job).launch_s));
   if (o.start && *o.start > now_) o.start = now_;  // stopped while it launched
   o.run_time += held - launch;
   o.gpu_seconds += std::int64_t{workload_.requests[job].gpu_num} * held.sec();
@@ -348,8 +368,8 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
     throw std::logic_error("policy bug: asked to preempt job " + std::to_string(job) + ", which is not running");
   stop_run(job);
   JobOutcome& o = outcomes_[job];
-  Run& r = runs_[job];
-  const Time held = now_ - r.started;
+  Run& r = restarted(job);
+  const Time held = now_ - current(job).started;
   const RunSplit s = split(job, held);
   waste(job, WasteCause::Launch, std::int64_t{workload_.requests[job].gpu_num} * s.launch.sec());
   if (how == SchedulingPass::Preempt::Kill) {
@@ -387,7 +407,7 @@ void Simulation::finish(JobId job) {
     throw std::logic_error("job " + std::to_string(job) + " ended while not running");
   stop_run(job);
   JobOutcome& o = outcomes_[job];
-  const RunSplit s = split(job, now_ - runs_[job].started);
+  const RunSplit s = split(job, now_ - current(job).started);
   if (const auto it = retimed_.find(job); it != retimed_.end()) {  // its mean rate over the run
     const double work = work_done(job, s.compute);
     if (work > 0) o.slowdown = static_cast<float>(static_cast<double>(s.compute.sec()) / work);
@@ -414,19 +434,19 @@ void Simulation::finish(JobId job) {
 }
 
 void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
-  if (meter_ && gpu_seconds != 0) {  // GPUs held idle draw held_w; lost compute drew the job's busy power
+  if (meter_ && gpu_seconds != 0) {  // GPUs held idle draw held_w; lost compute drew the job's running power
     const bool idle = cause == WasteCause::EvalIdle || cause == WasteCause::CheckpointStall ||
                       cause == WasteCause::RecoveryHold || cause == WasteCause::Restart || cause == WasteCause::Launch;
-    meter_->waste(cause, static_cast<double>(gpu_seconds), idle ? power_->settings().held_w : power_->busy_w(job));
+    meter_->waste(cause, static_cast<double>(gpu_seconds), idle ? power_->settings().held_w : run_w_[job].job_w);
   }
   outcomes_[job].wasted_gpu_seconds += gpu_seconds;
   wasted_[static_cast<std::size_t>(cause)] += gpu_seconds;
 }
 
 Simulation::RunSplit Simulation::split(JobId job, Time held) const {
-  const Time launch = std::min(held, Time::seconds(runs_[job].launch_s));
+  const Time launch = std::min(held, Time::seconds(current(job).launch_s));
   held = held - launch;
-  const Time overhead = std::min(held, Time::seconds(std::max(runs_[job].overhead_s, 0)));
+  const Time overhead = std::min(held, Time::seconds(std::max(run_of(job).overhead_s, 0)));
   held = held - overhead;
   const Time interval = checkpoint_interval(job);
   if (interval <= Time{}) return {launch, overhead, Time{}, held, Time{}};
@@ -443,10 +463,10 @@ void Simulation::requeue(JobId job) {
   if (holds(job)) {
     released.swap(held_[slot_[job]]);
     const std::int64_t gpus = give_back(job, released);
-    const Time hold = now_ - runs_[job].started;
+    const Time hold = now_ - current(job).started;
     if (meter_) {
       meter_->charge(job, gpus, hold, power_->settings().held_w);
-      meter_->note_gpu_time(power_->settings().held_w, static_cast<double>(gpus) * meter_->in_window(now_ - hold, now_));
+      meter_->note_gpu_time(power_->settings().held_w, static_cast<double>(gpus) * meter_->in_window(now_ - hold, now_), true);
       allocated_w_ -= static_cast<double>(gpus) * power_->settings().held_w;
     }
     outcomes_[job].run_time += hold;

@@ -220,7 +220,7 @@ class Simulation {
   // Seconds a run holds its resources to compute `compute`: its launch, restart overhead and
   // checkpoint stalls included.
   Time held_for(JobId job, Time compute) const;
-  // Power: a run starts drawing (its mix of held and busy power), stops and is charged, and the
+  // Power: a run starts drawing (its mix of held and running power), stops and is charged, and the
   // cluster's IT power after a step (what the next interval draws).
   void start_power(JobId job, Time compute, Time wall);
   void stop_power(JobId job, Time held);
@@ -265,7 +265,11 @@ class Simulation {
   bool changes_scheduled_ = false;
   const PowerModel* power_ = nullptr;
   std::unique_ptr<PowerMeter> meter_;
-  std::vector<float> run_w_;   // [job]: per-GPU power of its current run, W
+  struct RunPower {
+    float w = 0;      // per-GPU power of its current run (held and running, mixed), W
+    float job_w = 0;  // its GPUs' mean running power, W
+  };
+  std::vector<RunPower> run_w_;  // [job]
   double allocated_w_ = 0;     // power of the GPUs jobs hold now
   double dynamic_w_ = 0;       // ... of it, the running jobs' power above held_w (what a cap throttles)
   PowerMeter::Level level_;    // the power state since the last step
@@ -316,21 +320,36 @@ class Simulation {
   Placement scratch_;                   // placement search buffer
   const Placement& placement_of(JobId job) const { return held_[slot_[job]]; }
   void free_slot(JobId job);
+  // What a job's runs carry from one to the next. Kept only for a job stopped at least once
+  // (preempted, or struck by a failure): for the others, most jobs, it is implied by the workload
+  // and the outcome (run_of), so that a million jobs that run once cost nothing here.
   struct Run {
-    Time started;    // start of the current run
-    Time remaining;  // work still needed when it started, in seconds at full speed
-    double slowdown = 1.0;  // of the current run
+    Time remaining;  // work still needed when the current (or next) run started, seconds at full speed
     std::uint32_t starts = 0;  // runs started so far: tags this run's events, keys failure draws
     // Restart overhead at the start of the current run, seconds; -1 from a failure to the next
     // start (which then reloads).
     std::int32_t overhead_s = 0;
+  };
+  // The job's Run: its entry in restarted_, else the whole run time still to do, one start once
+  // it has started (outcomes_[job].start), no restart overhead.
+  Run run_of(JobId job) const;
+  // The job's entry in restarted_, made from run_of when it stops for the first time.
+  Run& restarted(JobId job);
+  // The current run: kept per slot of held_, valid while the job holds its slot (running, or
+  // recovering while holding part of what it held), so that jobs not running cost nothing here.
+  struct CurrentRun {
+    Time started;    // start of the current run (of the recovery, once it failed)
+    double slowdown = 1.0;
     std::int32_t launch_s = 0;  // from placement until it runs (SchedulingPass::try_start)
     std::int32_t fails_after_s = -1;  // when its drawn failure strikes, after `started`; -1: none
   };
   // Checkpointing of the job's runs: compute between saves (zero: none) and the stall per save.
   Time checkpoint_interval(JobId job) const;
   Time checkpoint_stall(JobId job) const;
-  std::vector<Run> runs_;
+  std::unordered_map<JobId, Run> restarted_;  // jobs stopped at least once
+  std::vector<CurrentRun> current_;  // [slot]
+  CurrentRun& current(JobId job) { return current_[slot_[job]]; }
+  const CurrentRun& current(JobId job) const { return current_[slot_[job]]; }
   std::array<std::int64_t, kWasteCauseCount> wasted_{};
   std::array<std::int64_t, kJobTypeCount> allocated_by_type_{};   // GPUs held now
   std::array<std::int64_t, kJobTypeCount> window_integral_{};     // GPU-seconds inside the window

@@ -7,7 +7,8 @@
 namespace acme {
 
 void Simulation::free_run_state() {
-  std::vector<Run>().swap(runs_);
+  std::unordered_map<JobId, Run>().swap(restarted_);
+  std::vector<CurrentRun>().swap(current_);
   std::vector<Time>().swap(estimates_);
   std::vector<std::uint32_t>().swap(slot_);
   std::vector<Placement>().swap(held_);

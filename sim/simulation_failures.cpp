@@ -18,7 +18,7 @@ Time Simulation::checkpoint_stall(JobId job) const {
 Simulation::Struck Simulation::struck(JobId job, FailureDomain domain) const {
   const Placement& p = placement_of(job);
   if (domain == FailureDomain::Job || p.empty()) return {};
-  auto pick = static_cast<std::int64_t>(failures_->where(job, runs_[job].starts - 1) * static_cast<double>(gpus_of(p)));
+  auto pick = static_cast<std::int64_t>(failures_->where(job, run_of(job).starts - 1) * static_cast<double>(gpus_of(p)));
   int node = p.back().node;
   for (const NodeShare& share : p) {
     if (pick < share.gpus) {
@@ -80,8 +80,9 @@ void Simulation::take_nodes_down(const std::vector<int>& down, std::optional<Tim
 }
 
 void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
-  Run& r = runs_[job];
-  const RunSplit s = split(job, now_ - r.started);
+  Run& r = restarted(job);
+  CurrentRun& c = current(job);
+  const RunSplit s = split(job, now_ - c.started);
   const double work = work_done(job, s.saved);
   if (sharing_) leave_network(job);
   if (!retimed_.empty()) retimed_.erase(job);
@@ -94,7 +95,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   const auto kept = static_cast<std::int64_t>(work);
   r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
   r.overhead_s = -1;  // its next start reloads
-  r.started = now_;   // the recovery starts
+  c.started = now_;   // the recovery starts (read only while it holds its slot)
   ++outcomes_[job].failures;
   ++failures_injected_;
   status_[job] = Status::Recovering;

@@ -17,13 +17,11 @@ void Simulation::set_feed(JobFeed& feed, Workload& workload) {
   status_.reserve(room);
   outcomes_.reserve(room);
   slot_.reserve(room);
-  runs_.reserve(room);
   // Their pages, mapped at once rather than a fault at a time as jobs come (while the feed draws
   // its first jobs).
   prefault(status_.data(), status_.capacity() * sizeof(Status));
   prefault(outcomes_.data(), outcomes_.capacity() * sizeof(JobOutcome));
   prefault(slot_.data(), slot_.capacity() * sizeof(std::uint32_t));
-  prefault(runs_.data(), runs_.capacity() * sizeof(Run));
   keep_fed();
 }
 
@@ -44,14 +42,12 @@ void Simulation::admit(std::size_t first) {
   status_.resize(n, Status::Unreleased);
   outcomes_.resize(n);
   slot_.resize(n, 0);
-  runs_.resize(n);
   if (meter_) {
-    run_w_.resize(n, 0.0f);
+    run_w_.resize(n);
     meter_->grow(n);
   }
   for (std::size_t i = first; i < n; ++i) {
     outcomes_[i].release = release_time(i);
-    runs_[i].remaining = workload_.profiles[i].run;
     if (i > 0 && outcomes_[i].release < outcomes_[i - 1].release)
       throw std::logic_error("JobFeed: job " + std::string(workload_.names[static_cast<std::uint32_t>(i)]) +
                              " is released before the one ahead of it");

@@ -45,8 +45,8 @@ double Simulation::network_slowdown(JobId job) const {
 void Simulation::join_network(JobId job) {
   route_of(job);
   sharing_->add(job, route_, network_->need_gbps(workload_.requests[job].type), changed_);
-  runs_[job].slowdown = network_slowdown(job) / clock_;
-  outcomes_[job].slowdown = static_cast<float>(runs_[job].slowdown);
+  current(job).slowdown = network_slowdown(job) / clock_;
+  outcomes_[job].slowdown = static_cast<float>(current(job).slowdown);
   retime_changed();
 }
 
@@ -74,23 +74,24 @@ void Simulation::retime_changed() {
 }
 
 void Simulation::retime(JobId job, double slowdown) {
-  Run& r = runs_[job];
-  if (slowdown == r.slowdown) return;
+  const Run r = run_of(job);
+  CurrentRun& c = current(job);
+  if (slowdown == c.slowdown) return;
   Progress& p = retimed_[job];
-  const Time compute = split(job, now_ - r.started).compute;
-  p.work += static_cast<double>((compute - p.compute_mark).sec()) / r.slowdown;
+  const Time compute = split(job, now_ - c.started).compute;
+  p.work += static_cast<double>((compute - p.compute_mark).sec()) / c.slowdown;
   p.compute_mark = compute;
-  r.slowdown = slowdown;
+  c.slowdown = slowdown;
   const double left = std::max(0.0, static_cast<double>(r.remaining.sec()) - p.work);
   // Less a microsecond: the work summed over rate changes may miss the whole by a rounding error.
   const auto more = static_cast<std::int64_t>(std::ceil(left * slowdown - 1e-6));
-  p.end_at = std::max(now_, r.started + held_for(job, compute + Time::seconds(std::max<std::int64_t>(more, 0))));
-  if (r.fails_after_s >= 0 && r.started + Time::seconds(r.fails_after_s) <= p.end_at) return;  // it fails first
+  p.end_at = std::max(now_, c.started + held_for(job, compute + Time::seconds(std::max<std::int64_t>(more, 0))));
+  if (c.fails_after_s >= 0 && c.started + Time::seconds(c.fails_after_s) <= p.end_at) return;  // it fails first
   events_.push(p.end_at, EventKind::JobEnd, job, r.starts);
 }
 
 double Simulation::work_done(JobId job, Time compute) const {
-  const Run& r = runs_[job];
+  const CurrentRun& r = current(job);
   const auto it = retimed_.empty() ? retimed_.end() : retimed_.find(job);
   if (it == retimed_.end()) return static_cast<double>(compute.sec()) / r.slowdown;
   const Progress& p = it->second;

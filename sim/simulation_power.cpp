@@ -10,7 +10,7 @@ void Simulation::set_power(const PowerModel* model, Time interval) {
   if (!model || !model->settings().enabled) return;
   power_ = model;
   meter_ = std::make_unique<PowerMeter>(*model, interval, workload_.size(), workload_.window_from, workload_.window_to);
-  run_w_.assign(workload_.size(), 0.0f);
+  run_w_.assign(workload_.size(), RunPower{});
   note_power_level();
 }
 
@@ -25,7 +25,7 @@ void Simulation::note_power_level() {
   const double base = s.idle_w * static_cast<double>(l.idle_gpus) + s.node_w * static_cast<double>(l.up_nodes) +
                       allocated_w_ - dynamic;
   l.uncapped_w = base + dynamic;
-  l.clock = power_->clock_for(base, dynamic);
+  l.clock = power_->clock_for(base, dynamic, clock_);
   l.it_w = l.clock < 1.0 ? base + dynamic * l.clock * l.clock * l.clock : l.uncapped_w;
   if (l.clock == clock_) return;
   // Every running job's rate follows the clock.
@@ -41,24 +41,27 @@ void Simulation::start_power(JobId job, Time compute, Time wall) {
   // job's idle share of its compute.
   const double idle = static_cast<double>((wall - compute).sec()) + idle_share(job) * static_cast<double>(compute.sec());
   const double share = wall > Time{} ? idle / static_cast<double>(wall.sec()) : 1.0;
-  const float w = static_cast<float>(power_->settings().held_w * share + power_->busy_w(job) * (1.0 - share));
-  run_w_[job] = w;
+  const double job_w = power_->job_w(job, workload_.requests[job]);
+  const float w = static_cast<float>(power_->settings().held_w * share + job_w * (1.0 - share));
+  run_w_[job] = RunPower{w, static_cast<float>(job_w)};
   allocated_w_ += static_cast<double>(workload_.requests[job].gpu_num) * w;
   dynamic_w_ += static_cast<double>(workload_.requests[job].gpu_num) * std::max(0.0, w - power_->settings().held_w);
 }
 
 void Simulation::stop_power(JobId job, Time held) {
   const std::int64_t gpus = workload_.requests[job].gpu_num;
-  const double w = run_w_[job];
+  const double w = run_w_[job].w;
   meter_->charge(job, gpus, held, w);
   allocated_w_ -= static_cast<double>(gpus) * w;
   dynamic_w_ -= static_cast<double>(gpus) * std::max(0.0, w - power_->settings().held_w);
-  // The GPU-time at held and at busy power, in the run's mix.
-  const double held_w = power_->settings().held_w, busy_w = power_->busy_w(job);
-  const double busy_share = busy_w != held_w ? (w - held_w) / (busy_w - held_w) : 1.0;
+  // The GPU-time at held power and at each GPU's running power, in the run's mix.
+  const JobRequest& request = workload_.requests[job];
+  const double held_w = power_->settings().held_w, job_w = run_w_[job].job_w;
+  const double run_share = job_w != held_w ? (w - held_w) / (job_w - held_w) : 1.0;
   const double gpu_s = static_cast<double>(gpus) * meter_->in_window(now_ - held, now_);
-  meter_->note_gpu_time(held_w, gpu_s * (1.0 - busy_share));
-  meter_->note_gpu_time(busy_w, gpu_s * busy_share);
+  meter_->note_gpu_time(held_w, gpu_s * (1.0 - run_share), true);
+  const double per_gpu = gpu_s * run_share / std::max(request.gpu_num, 1);
+  power_->each_gpu_draw(job, request, [&](double w) { meter_->note_gpu_time(w, per_gpu, true); });
 }
 
 }  // namespace acme

@@ -16,6 +16,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "sim/error.h"
@@ -80,6 +81,14 @@ struct Oddity {
     rows += later.rows;
   }
 };
+
+// Logs "<name><text>" and, given `kept`, keeps the text (without the name) for the caller.
+template <class... A>
+void warn(std::string_view name, std::vector<std::string>* kept, fmt::format_string<A...> f, A&&... a) {
+  std::string text = fmt::format(f, std::forward<A>(a)...);
+  log::warn("{}{}", name, text);
+  if (kept) kept->push_back(std::move(text));
+}
 
 constexpr std::string_view kLongLine = "line longer than 1 MiB (is this an AcmeTrace CSV file?)";
 constexpr std::uint64_t kShownSkipped = 5;  // lenient: the skipped rows reported one by one
@@ -270,14 +279,14 @@ struct Part {
 // The first part that stopped reading throws its problem (lines of parts[k] numbered from
 // `line_base[k]` + 1), after the rows skipped before it are reported as one reader reports them.
 void report_skipped_and_stops(std::string_view name, const std::vector<Part>& parts,
-                              const std::vector<std::size_t>& line_base) {
+                              const std::vector<std::size_t>& line_base, std::vector<std::string>* warnings) {
   std::uint64_t shown_rows = 0;
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const Part& p = parts[k];
     for (const Problem& s : p.skipped)
       if (shown_rows++ < kShownSkipped)
-        log::warn("{}:{}: {}: {} (row skipped: workload.lenient is on)", name, line_base[k] + s.line, s.column,
-                  s.message);
+        warn(name, warnings, ":{}: {}: {} (row skipped: workload.lenient is on)", line_base[k] + s.line, s.column,
+             s.message);
     if (p.failed) std::rethrow_exception(p.failed);
     if (p.stop) throw_input_error(name, line_base[k] + p.stop->line, p.stop->column, p.stop->message);
   }
@@ -326,7 +335,7 @@ void finish_open_jobs(Part& all) {
 
 // A row whose job id an earlier selected row has is an error naming both lines (the first such
 // row in the file), or, lenient, skipped and counted like any malformed row.
-void drop_duplicates(Part& all, std::string_view name) {
+void drop_duplicates(Part& all, std::string_view name, std::vector<std::string>* warnings) {
   Workload& w = all.w;
   const std::vector<std::pair<IdRef, IdRef>> dups = all.ids.duplicates(w.names);
   if (dups.empty()) return;
@@ -335,8 +344,8 @@ void drop_duplicates(Part& all, std::string_view name) {
   };
   if (!all.opt.lenient) throw_input_error(name, dups.front().first.line, kColNames[kJobId], message(dups.front()));
   for (std::size_t i = 0; i < dups.size() && w.rows_skipped + i < kShownSkipped; ++i)
-    log::warn("{}:{}: {}: {} (row skipped: workload.lenient is on)", name, dups[i].first.line, kColNames[kJobId],
-              message(dups[i]));
+    warn(name, warnings, ":{}: {}: {} (row skipped: workload.lenient is on)", dups[i].first.line, kColNames[kJobId],
+         message(dups[i]));
   w.rows_skipped += dups.size();
   std::vector<bool> drop(w.size());
   for (const auto& d : dups) drop[d.first.job] = true;
@@ -357,10 +366,12 @@ void drop_duplicates(Part& all, std::string_view name) {
 
 // The workload of a file read in `parts` (one, or several in file order; the lines of parts[0]
 // numbered as in the file, those of parts[k] from the end of parts[k - 1]), with its warnings.
-Workload finish(std::string_view name, const TraceOptions& opt, std::vector<Part>& parts) {
+// With `warnings`, each warning logged is also kept there, without the name.
+Workload finish(std::string_view name, const TraceOptions& opt, std::vector<Part>& parts,
+                std::vector<std::string>* warnings) {
   std::vector<std::size_t> line_base(parts.size(), 0);
   for (std::size_t k = 1; k < parts.size(); ++k) line_base[k] = line_base[k - 1] + parts[k - 1].lines;
-  report_skipped_and_stops(name, parts, line_base);
+  report_skipped_and_stops(name, parts, line_base, warnings);
   Part& all = parts.front();
   for (std::size_t k = 1; k < parts.size(); ++k) join(all, parts[k], line_base[k]);
   Workload& w = all.w;
@@ -369,39 +380,41 @@ Workload finish(std::string_view name, const TraceOptions& opt, std::vector<Part
   w.window_to = opt.to;
   if (all.rows == 0) throw_input_error(name, 1, "header", "no job rows after the header");
   finish_open_jobs(all);
-  drop_duplicates(all, name);
-  if (w.rows_skipped > kShownSkipped) log::warn("{}: {} malformed rows skipped in all", name, w.rows_skipped);
+  drop_duplicates(all, name, warnings);
+  if (w.rows_skipped > kShownSkipped) warn(name, warnings, ": {} malformed rows skipped in all", w.rows_skipped);
   if (w.size() == 0 && w.rows_skipped == 0)
-    log::warn("{}: none of its {} rows is submitted within the window: the run has no jobs", name, all.rows);
+    warn(name, warnings, ": none of its {} rows is submitted within the window: the run has no jobs", all.rows);
   if (all.uneven.rows > 0)
-    log::warn("{}: {} jobs have a gpu_num that node_num does not divide (first on line {}): their GPUs are "
-              "spread as evenly as possible, the first nodes one more",
-              name, all.uneven.rows, all.uneven.first_line);
+    warn(name, warnings,
+         ": {} jobs have a gpu_num that node_num does not divide (first on line {}): their GPUs are "
+         "spread as evenly as possible, the first nodes one more",
+         all.uneven.rows, all.uneven.first_line);
   if (all.unordered.rows > 0)
-    log::warn("{}: {} rows are submitted before a row above them (first on line {}): jobs are released in "
-              "submit-time order all the same",
-              name, all.unordered.rows, all.unordered.first_line);
+    warn(name, warnings,
+         ": {} rows are submitted before a row above them (first on line {}): jobs are released in "
+         "submit-time order all the same",
+         all.unordered.rows, all.unordered.first_line);
   return std::move(w);
 }
 
 // Reads a whole file from one reader, on this thread. `file_bytes`, if known, sizes the workload
 // up front when every row is read (no window).
 Workload read_on_one_thread(csv_lines::LineReader& lines, std::string_view name, const TraceOptions& opt,
-                            std::uintmax_t file_bytes = 0) {
+                            std::vector<std::string>* warnings, std::uintmax_t file_bytes = 0) {
   const Header header = read_header_line(lines, name);
   std::vector<Part> parts;
   parts.emplace_back(header, opt, true);
   // AcmeTrace rows take 100 to 130 bytes: 80 a row over-reserves, which costs address space only.
   if (file_bytes > 0 && !opt.from && !opt.to) parts[0].w.reserve(file_bytes / 80, file_bytes / 10);
   parts[0].read(lines);
-  return finish(name, opt, parts);
+  return finish(name, opt, parts, warnings);
 }
 
 // Reads text in memory in `threads` parts cut at line starts, each on its own thread (the first
 // on this one), then joins them. `mapped`: the text is a MappedFile, whose pages each part gives
 // back once read.
 Workload read_in_parts(std::string_view text, std::string_view name, const TraceOptions& opt, unsigned threads,
-                       bool mapped) {
+                       bool mapped, std::vector<std::string>* warnings) {
   csv_lines::TextLines head(text);
   const Header header = read_header_line(head, name);
   const std::string_view body = text.substr(head.position());
@@ -440,7 +453,7 @@ Workload read_in_parts(std::string_view text, std::string_view name, const Trace
   for (std::size_t k = 1; k < threads; ++k)
     if (!started[k]) read(k);
   for (std::thread& t : workers) t.join();
-  return finish(name, opt, parts);
+  return finish(name, opt, parts, warnings);
 }
 
 unsigned threads_of(const TraceOptions& opt) {
@@ -452,29 +465,29 @@ constexpr std::size_t kMaxPartedText = std::size_t{1} << 32;
 
 }  // namespace
 
-Workload read_acme_trace(const std::string& path, const TraceOptions& options) {
+Workload read_acme_trace(const std::string& path, const TraceOptions& options, std::vector<std::string>* warnings) {
   if (const unsigned threads = threads_of(options); threads > 1) {
     const csv_lines::MappedFile file(path.c_str());
     if (file.mapped() && file.text().size() < kMaxPartedText)
-      return read_in_parts(file.text(), path, options, threads, true);
+      return read_in_parts(file.text(), path, options, threads, true, warnings);
   }
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw_input_error(path, 0, "", "cannot open the trace file");
   LineReader lines(f.get(), path);
   std::error_code ec;
   const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
-  return read_on_one_thread(lines, path, options, ec ? 0 : bytes);
+  return read_on_one_thread(lines, path, options, warnings, ec ? 0 : bytes);
 }
 
 Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options) {
   if (const unsigned threads = threads_of(options); threads > 1 && text.size() < kMaxPartedText)
-    return read_in_parts(text, name, options, threads, false);
+    return read_in_parts(text, name, options, threads, false, nullptr);
   std::string copy(text);  // fmemopen needs a mutable buffer
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(
       copy.empty() ? std::tmpfile() : fmemopen(copy.data(), copy.size(), "rb"), &std::fclose);
   if (!f) throw_input_error(name, 0, "", "cannot read the text");
   LineReader lines(f.get(), name);
-  return read_on_one_thread(lines, name, options);
+  return read_on_one_thread(lines, name, options, nullptr);
 }
 
 }  // namespace acme

@@ -39,6 +39,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/job.h"
 
@@ -53,7 +54,11 @@ struct TraceOptions {
   unsigned threads = 0;
 };
 
-Workload read_acme_trace(const std::string& path, const TraceOptions& options);
+// Reads the file at `path` (workloads/trace_cache.h reads it through a cache). With `warnings`, each
+// warning logged is also appended there, without the leading path ("path: 3 rows are ..." gives
+// ": 3 rows are ..."), so that the trace cache can log them again.
+Workload read_acme_trace(const std::string& path, const TraceOptions& options,
+                         std::vector<std::string>* warnings = nullptr);
 
 // The same on text in memory; `name` stands for the file name in errors.
 Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options);

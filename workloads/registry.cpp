@@ -6,12 +6,16 @@
 #include "workloads/acme_trace_reader.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
+#include "workloads/trace_cache.h"
 
 namespace acme {
 namespace {
 
 Workload load_trace(const RunConfig& c, const ClusterSpec&) {
-  return read_acme_trace(c.workload_trace, TraceOptions{c.workload_from, c.workload_to, c.workload_lenient, c.threads});
+  return read_acme_trace_cached(c.workload_trace,
+                                TraceOptions{c.workload_from, c.workload_to, c.workload_lenient, c.threads},
+                                trace_cache_settings(c))
+      .workload;
 }
 
 Workload load_synthetic(const RunConfig& c, const ClusterSpec& cluster) {
@@ -68,11 +72,20 @@ const WorkloadSourceEntry& source_of(const RunConfig& config) {
 
 }  // namespace
 
+TraceCacheSettings trace_cache_settings(const RunConfig& config) {
+  Params p("cache", config.cache_params);
+  const TraceCacheSettings s = read_trace_cache_settings(p);
+  p.check_all_used();
+  return s;
+}
+
 Workload load_workload(const RunConfig& config, const ClusterSpec& cluster) {
+  trace_cache_settings(config);  // a wrong cache.* key is an error whatever the source
   return source_of(config).load(config, cluster);
 }
 
 std::unique_ptr<JobFeed> open_workload(const RunConfig& config, const ClusterSpec& cluster, Workload& w) {
+  trace_cache_settings(config);
   const WorkloadSourceEntry& e = source_of(config);
   return e.open ? e.open(config, cluster, w) : nullptr;
 }

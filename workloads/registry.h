@@ -9,6 +9,7 @@
 #include "sim/cluster_spec.h"
 #include "sim/io/config.h"
 #include "sim/job.h"
+#include "workloads/trace_cache.h"
 
 namespace acme {
 
@@ -28,6 +29,8 @@ Workload load_workload(const RunConfig& config, const ClusterSpec& cluster);
 // The feed of the workload's jobs into `w`, for a source that has one; else null (and `w` as it
 // was). The same jobs as load_workload.
 std::unique_ptr<JobFeed> open_workload(const RunConfig& config, const ClusterSpec& cluster, Workload& w);
+// The trace cache's settings of a run (cache.*); throws InputError for a key it does not know.
+TraceCacheSettings trace_cache_settings(const RunConfig& config);
 // "N jobs (S rows skipped)", and for a trace read with a window, how many of its rows the window
 // kept: what the log says after loading.
 std::string describe_loaded(const Workload& w);

@@ -28,11 +28,11 @@ cap_kw=$(/usr/bin/python3 -c "
 import json
 s = json.load(open('workloads/data/acme_workload.json'))['utilization_measured']['stats']
 print(round(s['seren_gpu_node_power_W']['quantiles']['p99'] * 286 / (1 - 0.096) / 1000))")
-for extra in 0 25 50 75 100 125 150; do
+for extra in 0 50 100 150 200 225 250; do
   nodes=$((286 * extra / 100))
   load=$(/usr/bin/python3 -c "print(1 + $extra / 100)")
   adds=(); [ "$nodes" -gt 0 ] && adds=(--set "capacity.events=add $nodes from 0s")
   run "cap/plus$extra" seren --set workload.load="$load" --set power.cap_kw="$cap_kw" "${adds[@]}"
 done
-run cap/plus150-uncapped seren --set workload.load=2.5 --set "capacity.events=add 429 from 0s"
+run cap/plus250-uncapped seren --set workload.load=3.5 --set "capacity.events=add 715 from 0s"
 /usr/bin/python3 experiments/power/analyze.py "$runs" experiments/power "$cap_kw"

@@ -9,6 +9,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("ACMESIM_BUILD", ROOT / "build"))
+# The trace cache (workloads/trace_cache.h) of these tests: the build's, never the user's.
+os.environ.setdefault("ACMESIM_CACHE_DIR", str(BUILD / "test-cache"))
 
 
 @pytest.fixture

@@ -363,7 +363,9 @@ int calibrate_command(const CalibrateArgs& args) {
                                          : args.published_file;
   const PublishedStats published = load_published_stats(published_file);
   check_output_folder(args.out_dir);  // before the table is printed: a bad --out prints one line
-  const Workload trace = read_acme_trace(args.trace, TraceOptions{});
+  TraceCacheSettings cache;
+  cache.enabled = args.cache;
+  const Workload trace = read_acme_trace_cached(args.trace, TraceOptions{}, cache).workload;
   const CalibrationReport report = calibrate(trace, published);
   std::fputs(format_calibration_table(report).c_str(), stdout);
   const std::filesystem::path out = args.out_dir;

@@ -84,6 +84,7 @@ struct CalibrateArgs {
   std::string out_dir = "out/calibrate";
   std::string published_file;     // default: configs/workloads/<cluster>.published.yaml
   bool keep_data = false;         // keep <out>/data, the CDF tables the plots are drawn from
+  bool cache = true;              // read the trace through the trace cache (workloads/trace_cache.h)
 };
 // Prints the table; returns 0 when every statistic is within tolerance, 1 otherwise.
 int calibrate_command(const CalibrateArgs& args);
@@ -105,6 +106,7 @@ struct SweepArgs {
   std::string out_dir;   // DIR: runs/<id>/, summary.csv, summary_by_type.csv
   unsigned jobs = 0;     // worker threads per process; 0: the cores this process may use
   bool progress = true;  // a progress bar on stderr, when stderr is a terminal
+  bool cache = true;     // false: every run's cache.enabled is false (--no-cache)
 };
 // Runs every unfinished run of the sweep, split over the processes of an MPI job if launched by
 // one, then merges DIR/summary.csv. Returns 0 when every run finished, 1 when some failed.

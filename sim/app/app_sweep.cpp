@@ -38,7 +38,9 @@ unsigned default_workers(int processes_on_machine) {
 
 int run_sweep_command(const SweepArgs& args, ProcessGroup& group) {
   const auto t0 = Clock::now();
-  const Sweep sweep = load_sweep(args.file);
+  Sweep sweep = load_sweep(args.file);
+  if (!args.cache)
+    for (SweepRun& run : sweep.runs) run.config.cache_params.push_back(yaml_override("cache.enabled=false"));
   const double expand_s = seconds_since(t0);
   const std::filesystem::path out = args.out_dir;
   create_output_folder(out);

@@ -14,6 +14,9 @@
 
 namespace {
 
+constexpr const char* kNoCacheHelp =
+    "parse the trace, neither reading nor writing the trace cache (cache.enabled=false)";
+
 // A subcommand: its parsed options, and what runs it with them.
 struct Command {
   CLI::App* cli;
@@ -32,9 +35,12 @@ Command add_run(CLI::App& app) {
   cmd->add_option("-j,--threads", run->threads,
                   "threads that read the trace and write the outputs (default: the cores this process may use; "
                   "the outputs are the same bytes for any number)");
+  auto no_cache = std::make_shared<bool>(false);
+  cmd->add_flag("--no-cache", *no_cache, kNoCacheHelp);
   cmd->footer([] { return "\n" + acme::config_keys_help() + acme::plugin_keys_help(); });  // on --help only
-  return {cmd, [run, quiet] {
+  return {cmd, [run, quiet, no_cache] {
             run->progress = !*quiet;
+            if (*no_cache) run->overrides.push_back("cache.enabled=false");
             return acme::run_command(*run);
           }};
 }
@@ -76,8 +82,11 @@ Command add_validate(CLI::App& app) {
   cmd->add_option("--out", val->out_dir, "folder for fidelity.csv, the plots and run/")->capture_default_str();
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("-q,--quiet", *quiet, "no progress line");
-  return {cmd, [val, quiet] {
+  auto no_cache = std::make_shared<bool>(false);
+  cmd->add_flag("--no-cache", *no_cache, kNoCacheHelp);
+  return {cmd, [val, quiet, no_cache] {
             val->progress = !*quiet;
+            if (*no_cache) val->overrides.push_back("cache.enabled=false");
             return acme::validate_command(*val);
           }};
 }
@@ -92,7 +101,12 @@ Command add_calibrate(CLI::App& app) {
   cmd->add_option("--published", cal->published_file,
                       "published statistics (default configs/workloads/<cluster>.published.yaml)");
   cmd->add_flag("--keep-data", cal->keep_data, "keep <out>/data, the CDF tables behind the plots");
-  return {cmd, [cal] { return acme::calibrate_command(*cal); }};
+  auto no_cache = std::make_shared<bool>(false);
+  cmd->add_flag("--no-cache", *no_cache, kNoCacheHelp);
+  return {cmd, [cal, no_cache] {
+            cal->cache = !*no_cache;
+            return acme::calibrate_command(*cal);
+          }};
 }
 
 Command add_sweep(CLI::App& app) {
@@ -107,8 +121,11 @@ Command add_sweep(CLI::App& app) {
                         "worker threads per process (default: the cores this process may use)");
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("-q,--quiet", *quiet, "no progress bar");
-  return {cmd, [sweep, quiet] {
+  auto no_cache = std::make_shared<bool>(false);
+  cmd->add_flag("--no-cache", *no_cache, kNoCacheHelp);
+  return {cmd, [sweep, quiet, no_cache] {
             sweep->progress = !*quiet;
+            sweep->cache = !*no_cache;
             return acme::sweep_command(*sweep);
           }};
 }

@@ -9,6 +9,7 @@
 #include "sim/io/power_keys.h"
 #include "workloads/estimates.h"
 #include "workloads/evaluation.h"
+#include "workloads/trace_cache.h"
 
 namespace acme {
 
@@ -47,6 +48,9 @@ std::vector<KeySection> plugin_key_sections() {
   Params capacity("capacity", {});
   read_capacity(capacity, ClusterSpec{});
   out.push_back({"capacity", "Capacity over time (capacity.*): drains, added nodes, leaf switches down", capacity.docs()});
+  Params cache("cache", {});
+  read_trace_cache_settings(cache);
+  out.push_back({"cache", "Parsed-trace cache (cache.*; not recorded: it changes no result)", cache.docs()});
   return out;
 }
 

@@ -47,6 +47,9 @@ struct RunConfig {
   std::vector<YamlValue> failure_params;  // failures.*: injected failures (sim/failures.h)
   std::vector<YamlValue> capacity_params;  // capacity.*: capacity over time (sim/capacity.h)
   std::vector<YamlValue> power_params;     // power.*: power and energy (sim/power.h)
+  // cache.*: the parsed-trace cache (workloads/trace_cache.h). It changes no result, so these keys
+  // are not recorded in run.json or summary.csv.
+  std::vector<YamlValue> cache_params;
 
   // Not a key (acmesim run --threads): threads that read a trace and write the outputs; 0: the
   // hardware's. Every count gives the same bytes, so it is not recorded with the keys.

@@ -8,7 +8,7 @@
 
 namespace acme {
 
-// Reads power.enabled, power.idle_w, power.held_w, power.busy_w.p0 .. p100 (every 10), power.node_w,
+// Reads power.enabled, power.idle_w, power.held_w, power.job_w.p0 .. p100 (every 10), power.node_w,
 // power.psu_loss and power.pue. Throws InputError for a value out of range, a quantile name that
 // is not one of those, busy quantiles that fall, or a cap without the model.
 PowerSettings read_power_settings(Params& params, std::uint64_t seed);

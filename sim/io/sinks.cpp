@@ -268,6 +268,7 @@ class SummarySink final : public Sink {
         csv.real(power_->total_kwh(), 1).real(job_kwh[kJobTypeCount], 1).real(power_->idle_kwh(), 1);
         csv.real(power_->nodes_kwh(), 1).real(wasted, 1);
         for (double q : {0.25, 0.5, 0.75, 0.9}) csv.real(power_->gpu_power_quantile(q), 0);
+        for (double q : {0.25, 0.5, 0.75, 0.9}) csv.real(power_->job_gpu_power_quantile(q), 0);
         csv.real(power_->capped_hours(), 2).real(power_->clock_mean(), 4).real(power_->saved_kwh(), 1);
       }
       csv.end_row();
@@ -286,7 +287,7 @@ class SummarySink final : public Sink {
       for (const StatColumn& c : stat_columns()) csv.text(c.format(sum.by_type[t]));
       if (power_) {  // a type's jobs' energy; idle GPUs, nodes and the GPU power spread are the cluster's
         csv.real(job_kwh[t], 1).real(job_kwh[t], 1);
-        for (int i = 0; i < 10; ++i) csv.blank();
+        for (int i = 0; i < 14; ++i) csv.blank();
       }
       csv.end_row();
     }
@@ -298,7 +299,8 @@ class SummarySink final : public Sink {
     if (!power_) return;
     for (std::string_view h : {"energy_kwh", "jobs_energy_kwh", "idle_energy_kwh", "nodes_energy_kwh",
                                "wasted_energy_kwh", "gpu_power_p25_w", "gpu_power_p50_w", "gpu_power_p75_w",
-                               "gpu_power_p90_w", "capped_hours", "clock_mean", "cap_saved_kwh"})
+                               "gpu_power_p90_w", "job_gpu_power_p25_w", "job_gpu_power_p50_w",
+                               "job_gpu_power_p75_w", "job_gpu_power_p90_w", "capped_hours", "clock_mean", "cap_saved_kwh"})
       csv.text(h);
   }
 

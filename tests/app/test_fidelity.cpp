@@ -2,6 +2,8 @@
 // and validate on traces written by `acmesim gen`, replayed under gen's policy and under another.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "harness.h"
 #include "sim/app/app.h"
 #include "sim/io/csv_table.h"
@@ -215,6 +217,32 @@ TEST_CASE("Every validate key is documented in configs/README.md", "[fidelity]")
   read_fidelity_tolerance(params);
   REQUIRE(params.docs().size() == 2);
   for (const Params::Doc& d : params.docs()) CHECK(readme.find("`" + d.key + "`") != std::string::npos);
+}
+
+TEST_CASE("On each cluster's default month the GPU power of jobs has AcmeTrace's measured quantiles, within 15%",
+          "[fidelity][power]") {
+  // The job power table is fitted to these quantiles (scripts/fit_power.py); what is checked is
+  // that GPU-time drawn per GPU, with held time at held_w, keeps that spread over a month's run.
+  const auto measured = nlohmann::json::parse(read_file(source_dir() / "workloads/data/acme_workload.json"));
+  for (const std::string cluster : {"seren", "kalos"})
+    for (const std::string seed : {"1", "2"}) {
+      const auto out = temp_dir("power-" + cluster + seed);
+      RunArgs args;
+      args.config = (source_dir() / "configs" / (cluster + ".yaml")).string();
+      args.overrides = {"power.enabled=true", "outputs=summary", "seed=" + seed};
+      args.out_dir = out.string();
+      args.progress = false;
+      REQUIRE(run_command(args) == 0);
+      const CsvTable t = read_csv(out / "summary.csv");
+      const auto& q = measured["utilization_measured"]["stats"][cluster + "_gpu_power_W"]["quantiles"];
+      for (const std::string p : {"p25", "p50", "p75", "p90"}) {
+        const auto col = std::find(t.header.begin(), t.header.end(), "job_gpu_power_" + p + "_w") - t.header.begin();
+        REQUIRE(col < static_cast<std::ptrdiff_t>(t.header.size()));
+        const double simulated = std::stod(t.rows.at(0).at(static_cast<std::size_t>(col)));
+        INFO(cluster << " seed " << seed << " " << p << ": " << simulated << " W against " << q[p].get<double>());
+        CHECK(std::abs(simulated / q[p].get<double>() - 1) <= 0.15);
+      }
+    }
 }
 
 }  // namespace acme::test

@@ -1,8 +1,12 @@
 // Google Benchmark for the kernels: the event queue, placement, each policy's decisions, the trace
-// parser, the CSV writer and the generator. scripts/bench.sh runs them with the whole replays.
+// parser and the trace cache, the CSV writer and the generator. scripts/bench.sh runs them with
+// the whole replays.
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +18,7 @@
 #include "sim/random.h"
 #include "sim/simulation.h"
 #include "workloads/acme_trace_reader.h"
+#include "workloads/trace_cache.h"
 #include "workloads/estimates.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
@@ -77,6 +82,30 @@ void BM_TraceParse(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * rows);
 }
 BENCHMARK(BM_TraceParse)->Args({10000, 1})->Args({100000, 1})->Args({100000, 2})->UseRealTime();
+
+// The same rows read from a file, per row: parsed (range(0) 0, cache.enabled false) or mapped from
+// the warm trace cache (1; workloads/trace_cache.h).
+void BM_TraceFile(benchmark::State& state) {
+  const auto dir = std::filesystem::temp_directory_path() / ("acmesim-bench-trace-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "bench.csv").string();
+  {
+    std::ofstream out(path);
+    out << "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n";
+    for (int i = 0; i < 10000; ++i)
+      out << 5778432 + i << ",u" << i % 300 << ",1,8,128,Other,FAILED,2023-03-01 00:18:22+08:00,2023-03-01 "
+          << "00:18:54+08:00,2023-03-01 00:20:51+08:00,117,32,936.0\n";
+  }
+  TraceCacheSettings cache;
+  cache.enabled = state.range(0) == 1;
+  cache.dir = (dir / "cache").string();
+  read_acme_trace_cached(path, {}, cache);  // builds the cache
+  for (auto _ : state) benchmark::DoNotOptimize(read_acme_trace_cached(path, {}, cache));
+  state.SetItemsProcessed(state.iterations() * 10000);
+  state.SetLabel(cache.enabled ? "warm cache" : "parsed");
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_TraceFile)->Arg(0)->Arg(1);
 
 const SyntheticModel& seren_model() {
   static const SyntheticModel m = load_synthetic_model(ACMESIM_SOURCE_DIR "/configs/workloads/seren.yaml");

@@ -8,7 +8,7 @@
 namespace acme::test {
 namespace {
 
-Workload busy_workload(std::uint64_t seed) {
+Workload job_workload(std::uint64_t seed) {
   const SyntheticModel m = load_synthetic_model((source_dir() / "configs/workloads/seren.yaml").string());
   // A small cluster at 1/40 of Seren's rate: queues form and large jobs are rejected.
   return generate_workload(m, *parse_timestamp("2023-03-01"), *parse_timestamp("2023-03-04"), 1.0 / 40, seed, 8);
@@ -34,7 +34,7 @@ class Idle final : public Policy {
 }  // namespace
 
 TEST_CASE("Every policy conserves jobs and GPU-time and starts no job before its submission", "[contract]") {
-  const Workload w = busy_workload(3);
+  const Workload w = job_workload(3);
   REQUIRE(w.size() > 100);
   for (const PolicyEntry& entry : policy_table()) {
     for (ReplayMode mode : {ReplayMode::Policy, ReplayMode::Recorded}) {
@@ -60,13 +60,13 @@ TEST_CASE("Every policy conserves jobs and GPU-time and starts no job before its
 }
 
 TEST_CASE("Starting a job that is not pending is reported as a policy bug", "[contract]") {
-  const Workload w = busy_workload(4);
+  const Workload w = job_workload(4);
   Simulation sim(w, small_cluster(16), std::make_unique<DoubleStarter>(), ReplayMode::Policy);
   CHECK_THROWS_WITH(sim.run(), Catch::Contains("policy bug: asked to start job") && Catch::Contains("which is not pending"));
 }
 
 TEST_CASE("A job left pending forever fails the end-of-run conservation check", "[contract]") {
-  const Workload w = busy_workload(5);
+  const Workload w = job_workload(5);
   Simulation sim(w, small_cluster(16), std::make_unique<Idle>(), ReplayMode::Policy);
   sim.run();
   CHECK(sim.done());

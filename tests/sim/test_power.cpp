@@ -15,10 +15,11 @@ PowerSettings settings(std::vector<std::string> sets) {
   return read_power_settings(p, 1);
 }
 
-// One node of 8 GPUs (node_w 100 W, no PSU loss, every job busy at 300 W) and `more` settings.
+// One node of 8 GPUs (node_w 100 W, no PSU loss, held GPUs at 90 W, every job running at 300 W)
+// and `more` settings.
 PowerModel one_node_model(std::vector<std::string> more) {
-  std::vector<std::string> sets = {"power.enabled=true", "power.node_w=100", "power.psu_loss=0"};
-  for (int p = 0; p <= 100; p += 10) sets.push_back("power.busy_w.p" + std::to_string(p) + "=300");
+  std::vector<std::string> sets = {"power.enabled=true", "power.node_w=100", "power.psu_loss=0", "power.held_w=90"};
+  for (int p = 0; p <= 100; p += 10) sets.push_back("power.job_w.p" + std::to_string(p) + "=300");
   sets.insert(sets.end(), more.begin(), more.end());
   return PowerModel(settings(sets));
 }
@@ -35,7 +36,7 @@ std::unique_ptr<Simulation> run_one_job(const PowerModel& model, const Workload&
 }  // namespace
 
 TEST_CASE("Energy adds up to the integral of cluster power: jobs, idle GPUs and nodes", "[power]") {
-  // One node of 8 GPUs (node_w 100 W), one SFT job of 4 GPUs for 1000 s from 0, busy power 300 W
+  // One node of 8 GPUs (node_w 100 W), one SFT job of 4 GPUs for 1000 s from 0, running power 300 W
   // for every job, no PSU loss:
   //   job   4 x 300 W x 1000 s = 1,200,000 J = 0.3333 kWh
   //   idle  4 x  60 W x 1000 s =   240,000 J = 0.0667 kWh
@@ -63,7 +64,8 @@ TEST_CASE("A power cap throttles running jobs to the clock that keeps the cluste
   // does not scale, and 4 x (300 - 90) = 840 W that scales as clock^3: 1,540 W. Under 1,000 W:
   // clock = cbrt(300 / 840) = 0.70946, so the job runs ceil(1000 / 0.70946) = 1410 s at exactly
   // 1 kW: 1,410,000 J; its nominal energy 4 x 300 x 1410 = 1,692,000 J, saved (1540 - 1000) x 1410.
-  const PowerModel model = one_node_model({"power.cap_kw=1"});
+  // (clock_step 0: the clock that fits exactly.)
+  const PowerModel model = one_node_model({"power.cap_kw=1", "power.clock_step=0"});
   const Workload w = trace_of({{1, 4, 0, 1000}}, "SFT");
   const auto sim = run_one_job(model, w);
   const JobOutcome& o = sim->outcomes()[0];
@@ -76,12 +78,30 @@ TEST_CASE("A power cap throttles running jobs to the clock that keeps the cluste
   CHECK(m.clock_mean() == Approx(0.70946).epsilon(1e-4));
 }
 
+TEST_CASE("A cap keeps clock_step of headroom and raises the clock only with room for two steps", "[power]") {
+  // The same job and cap with the default step, 0.02: clock 0.70946 - 0.02 = 0.68946, so the job
+  // runs ceil(1000 / 0.68946) = 1451 s at 700 + 840 x 0.68946^3 = 975.3 W.
+  const PowerModel model = one_node_model({"power.cap_kw=1"});
+  const auto sim = run_one_job(model, trace_of({{1, 4, 0, 1000}}, "SFT"));
+  const JobOutcome& o = sim->outcomes()[0];
+  CHECK((*o.end - *o.start).sec() == 1451);
+  CHECK(sim->power_meter()->total_kwh() == Approx(975.3 * 1451 / 3.6e6).epsilon(1e-4));
+  // From that clock, 840 W that scales and a base of: 690 W fits c = cbrt(310 / 840) = 0.7172,
+  // short of 0.68946 + 2 x 0.02, so the clock stays; 600 W fits 0.7810: raised to 0.7610; 0 W
+  // fits more than 1: back to 1.
+  const double c = model.clock_for(700, 840, 1.0);
+  CHECK(c == Approx(0.68946).epsilon(1e-4));
+  CHECK(model.clock_for(690, 840, c) == c);
+  CHECK(model.clock_for(600, 840, c) == Approx(0.7610).epsilon(1e-3));
+  CHECK(model.clock_for(0, 840, c) == 1.0);
+}
+
 TEST_CASE("Bad power values are refused with the key named", "[power]") {
   CHECK(error_of([] { settings({"power.idle_w=-5"}); }).find("power.idle_w") != std::string::npos);
-  CHECK(error_of([] { settings({"power.busy_w.p50=10"}); }) ==
-        "power.busy_w.p50: quantiles must not fall (10 W after 165 W)");
-  CHECK(error_of([] { settings({"power.busy_w.p55=300"}); }) ==
-        "power.busy_w.p55: not a quantile (valid: p0, p10, ..., p100)");
+  CHECK(error_of([] { settings({"power.job_w.p50=10"}); }) ==
+        "power.job_w.p50: quantiles must not fall (10 W after 84 W)");
+  CHECK(error_of([] { settings({"power.job_w.p55=300"}); }) ==
+        "power.job_w.p55: not a quantile (valid: p0, p10, ..., p100)");
 }
 
 }  // namespace acme::test

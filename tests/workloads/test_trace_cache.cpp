@@ -1,0 +1,264 @@
+// The parsed-trace cache (workloads/trace_cache.h): a cached read, cold or warm, is the uncached
+// read field by field and warning by warning; a damaged or stale entry is rebuilt.
+#include <catch2/catch.hpp>
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "harness.h"
+#include "workloads/registry.h"
+#include "workloads/trace_cache.h"
+
+namespace acme::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Rows with something for every path of the reader: never started, cancelled at its start, still
+// RUNNING without an end, GPUs that the nodes do not divide, a row out of submit order, a
+// malformed row and a duplicate id (skipped, lenient), rows outside the window, several users.
+const std::string kTrace =
+    "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n"
+    "a1,ua,1,8,16,Pretrain,COMPLETED,2023-03-01 00:00:00+08:00,2023-03-01 00:00:10+08:00,2023-03-01 02:00:00+08:00\n"
+    "a2,ub,2,12,32,SFT,FAILED,2023-03-01 00:01:00+08:00,2023-03-01 00:02:00+08:00,2023-03-01 01:00:00+08:00\n"
+    "a3,ua,1,1,4,Eval,CANCELLED,2023-03-01 00:02:00+08:00,,2023-03-01 00:30:00+08:00\n"
+    "a4,uc,2,3,4,Debug,CANCELLED,2023-03-01 00:03:00+08:00,2023-03-01 00:05:00+08:00,2023-03-01 00:05:00+08:00\n"
+    "a5,ub,1,0,8,CPU,COMPLETED,2023-03-01 00:00:30+08:00,2023-03-01 00:00:40+08:00,2023-03-01 00:10:00+08:00\n"
+    "a6,ud,1,8,16,MLLM,RUNNING,2023-03-01 00:04:00+08:00,2023-03-01 00:06:00+08:00,\n"
+    "a7,ua,1,oops,16,Eval,COMPLETED,2023-03-01 00:05:00+08:00,2023-03-01 00:06:00+08:00,2023-03-01 00:07:00+08:00\n"
+    "a1,ue,1,8,16,Other,COMPLETED,2023-03-01 00:06:00+08:00,2023-03-01 00:07:00+08:00,2023-03-01 00:08:00+08:00\n"
+    "a8,ue,1,4,8,Eval,TIMEOUT,2023-03-02 00:00:00+08:00,2023-03-02 00:01:00+08:00,2023-03-02 05:00:00+08:00\n"
+    "a9,uf,,16,8,Pretrain,COMPLETED,2023-03-03 00:00:00+08:00,2023-03-03 00:00:01+08:00,2023-03-03 09:00:00+08:00\n";
+
+// What acmesim logs while it lives, debug lines included.
+class LogCapture {
+ public:
+  LogCapture() : previous_(spdlog::default_logger()) {
+    auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(text_));
+    logger->set_pattern("%l: %v");
+    logger->set_level(spdlog::level::debug);
+    spdlog::set_default_logger(logger);
+  }
+  ~LogCapture() { spdlog::set_default_logger(previous_); }
+  std::string text() const { return text_.str(); }
+  // The warning lines, in order.
+  std::string warnings() const {
+    std::string out;
+    for (const std::string& line : lines_of(text()))
+      if (line.rfind("warning: ", 0) == 0) out += line + "\n";
+    return out;
+  }
+
+ private:
+  std::ostringstream text_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+void check_same_workload(const Workload& a, const Workload& b) {
+  CHECK(a.source == b.source);
+  CHECK(a.rows_skipped == b.rows_skipped);
+  CHECK(a.rows_outside_window == b.rows_outside_window);
+  CHECK(a.window_from == b.window_from);
+  CHECK(a.window_to == b.window_to);
+  CHECK(a.after == b.after);
+  REQUIRE(a.users.size() == b.users.size());
+  for (std::uint32_t u = 0; u < a.users.size(); ++u) CHECK(a.users[u] == b.users[u]);
+  REQUIRE(a.size() == b.size());
+  REQUIRE(a.names.size() == b.names.size());
+  for (JobId j = 0; j < a.size(); ++j) {
+    INFO("job " << j);
+    const JobRequest &x = a.requests[j], &y = b.requests[j];
+    const JobProfile &p = a.profiles[j], &q = b.profiles[j];
+    CHECK(a.names[j] == b.names[j]);
+    CHECK(x.submit == y.submit);
+    CHECK(x.gpu_num == y.gpu_num);
+    CHECK(x.node_num == y.node_num);
+    CHECK(x.cpu_num == y.cpu_num);
+    CHECK(x.type == y.type);
+    CHECK(x.user == y.user);
+    CHECK(p.run == q.run);
+    CHECK(p.final_state == q.final_state);
+    CHECK(p.idle_share == q.idle_share);
+    CHECK(p.recorded_start == q.recorded_start);
+    CHECK(p.cancel_pending_at == q.cancel_pending_at);
+  }
+}
+
+struct Fixture {
+  fs::path dir;
+  std::string trace;
+  TraceCacheSettings cache;
+  TraceOptions options;
+  explicit Fixture(const std::string& name, const std::string& text = kTrace) : dir(temp_dir(name)) {
+    trace = (dir / "t.csv").string();
+    std::ofstream(trace, std::ios::binary) << text;
+    cache.dir = (dir / "cache").string();
+    options.lenient = true;
+  }
+  // A read through the cache, and the warnings it logged.
+  std::pair<CachedTrace, std::string> read() const {
+    LogCapture log;
+    CachedTrace t = read_acme_trace_cached(trace, options, cache);
+    return {std::move(t), log.warnings()};
+  }
+  Workload uncached() const {
+    LogCapture quiet;
+    return read_acme_trace(trace, options);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("A cached read, cold and warm, gives the uncached read's workload and warnings", "[trace-cache]") {
+  Fixture f("trace-cache-same");
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"", ""}, {"2023-02-28", "2023-03-02"}}) {
+    f.options.from = from.empty() ? std::nullopt : parse_timestamp(from);
+    f.options.to = to.empty() ? std::nullopt : parse_timestamp(to);
+    INFO("window " << from << " to " << to);
+    TraceCacheSettings off = f.cache;
+    off.enabled = false;
+    LogCapture log;
+    const CachedTrace uncached = read_acme_trace_cached(f.trace, f.options, off);
+    const std::string uncached_warnings = log.warnings();
+    CHECK(uncached.use == TraceCacheUse::Off);
+    CHECK(uncached_warnings.find("malformed") == std::string::npos);  // at most 5 skipped rows: each named
+    CHECK(uncached_warnings.find("gpu_num: expected a whole number") != std::string::npos);
+    CHECK(uncached_warnings.find("duplicate job id") != std::string::npos);
+    CHECK(uncached_warnings.find("submitted before a row above them") != std::string::npos);
+
+    const auto [cold, cold_warnings] = f.read();
+    CHECK(cold.use == TraceCacheUse::Built);
+    REQUIRE(fs::exists(cold.entry));
+    const auto [warm, warm_warnings] = f.read();
+    CHECK(warm.use == TraceCacheUse::Hit);
+    CHECK(warm.entry == cold.entry);
+    check_same_workload(cold.workload, uncached.workload);
+    check_same_workload(warm.workload, uncached.workload);
+    CHECK(cold_warnings == uncached_warnings);
+    CHECK(warm_warnings == uncached_warnings);
+  }
+  CHECK(std::distance(fs::directory_iterator(f.dir / "cache"), fs::directory_iterator()) == 2);  // one a window
+}
+
+TEST_CASE("A warm read says in the debug log that the trace came from the cache", "[trace-cache]") {
+  Fixture f("trace-cache-log");
+  f.read();
+  LogCapture log;
+  CHECK(read_acme_trace_cached(f.trace, f.options, f.cache).use == TraceCacheUse::Hit);
+  CHECK(log.text().find("debug: " + f.trace + ": trace from cache " + (f.dir / "cache").string()) !=
+        std::string::npos);
+}
+
+TEST_CASE("A truncated, damaged or foreign cache entry is rebuilt, never trusted", "[trace-cache]") {
+  Fixture f("trace-cache-damaged");
+  const Workload expected = f.uncached();
+  const std::string entry = f.read().first.entry;
+  const std::string good = read_file(entry);
+  REQUIRE(good.size() > 100);
+  auto damaged = [&](const std::string& what, const std::string& bytes) {
+    INFO(what);
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
+    const CachedTrace t = f.read().first;
+    CHECK(t.use == TraceCacheUse::Built);
+    check_same_workload(t.workload, expected);
+    CHECK(read_file(entry) == good);  // rewritten whole
+    CHECK(f.read().first.use == TraceCacheUse::Hit);
+  };
+  damaged("empty", "");
+  damaged("not a cache file", "job_id,user\n");
+  damaged("truncated", good.substr(0, good.size() / 2));
+  damaged("one byte short", good.substr(0, good.size() - 1));
+  damaged("one byte more", good + "x");
+  for (std::size_t at : {std::size_t{9}, std::size_t{40}, good.size() / 2, good.size() - 1}) {
+    std::string flipped = good;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x20);
+    damaged("a byte changed at " + std::to_string(at), flipped);
+  }
+  std::string other_version = good;
+  other_version[8] = static_cast<char>(kTraceCacheVersion + 1);
+  damaged("another format version", other_version);
+}
+
+TEST_CASE("A touched or rewritten trace invalidates its entry", "[trace-cache]") {
+  Fixture f("trace-cache-stale");
+  CHECK(f.read().first.use == TraceCacheUse::Built);
+  const auto touched = fs::last_write_time(f.trace) + std::chrono::seconds(5);
+  fs::last_write_time(f.trace, touched);
+  CHECK(f.read().first.use == TraceCacheUse::Built);
+  CHECK(f.read().first.use == TraceCacheUse::Hit);
+
+  // The same size and modification time, another job: the hash of the head says so.
+  std::string text = kTrace;
+  text.replace(text.find("a2,ub,2,12,32"), 13, "a2,ub,2,16,32");
+  std::ofstream(f.trace, std::ios::binary | std::ios::trunc) << text;
+  fs::last_write_time(f.trace, touched);
+  const auto [t, warnings] = f.read();
+  CHECK(t.use == TraceCacheUse::Built);
+  check_same_workload(t.workload, f.uncached());
+  CHECK(t.workload.requests[1].gpu_num == 16);
+}
+
+TEST_CASE("A trace with an error is not cached, and fails the same way every time", "[trace-cache]") {
+  Fixture f("trace-cache-error", kTrace);
+  f.options.lenient = false;
+  const std::string expected = error_of([&] { f.uncached(); });
+  CHECK(expected.find("t.csv:8: gpu_num: expected a whole number") != std::string::npos);
+  CHECK(error_of([&] { f.read(); }) == expected);
+  CHECK(error_of([&] { f.read(); }) == expected);
+  CHECK_FALSE(fs::exists(f.dir / "cache"));
+}
+
+TEST_CASE("An unwritable cache folder reads the trace uncached and never fails the read", "[trace-cache]") {
+  Fixture f("trace-cache-unwritable");
+  f.cache.dir = (fs::path(f.trace) / "cache").string();  // under a file: cannot be made
+  LogCapture log;
+  for (int i = 0; i < 2; ++i) {
+    const CachedTrace t = read_acme_trace_cached(f.trace, f.options, f.cache);
+    CHECK(t.use == TraceCacheUse::Uncached);
+    check_same_workload(t.workload, f.uncached());
+  }
+  std::size_t said = 0;  // at most once a process: an earlier test may have said it already
+  for (std::size_t at = 0; (at = log.text().find("trace cache: cannot write", at)) != std::string::npos; ++at) ++said;
+  CHECK(said <= 1);
+}
+
+TEST_CASE("Readers building one entry at once all get the workload, and the entry is whole", "[trace-cache]") {
+  Fixture f("trace-cache-race");
+  const Workload expected = f.uncached();
+  std::vector<CachedTrace> got(4);
+  {
+    LogCapture quiet;
+    std::vector<std::thread> readers;
+    for (CachedTrace& t : got) readers.emplace_back([&] { t = read_acme_trace_cached(f.trace, f.options, f.cache); });
+    for (std::thread& r : readers) r.join();
+  }
+  for (const CachedTrace& t : got) {
+    CHECK(t.use != TraceCacheUse::Uncached);
+    check_same_workload(t.workload, expected);
+  }
+  CHECK(f.read().first.use == TraceCacheUse::Hit);
+  for (const auto& e : fs::directory_iterator(f.dir / "cache"))  // no temporary file left
+    CHECK(e.path().extension() == ".acmecache");
+}
+
+TEST_CASE("cache.* keys set the cache, and an unknown one is an error", "[trace-cache][config]") {
+  const std::vector<std::string> base = {"cluster=" + (source_dir() / "configs/clusters/seren.yaml").string(),
+                                         "workload.trace=" + (source_dir() / "tests/golden/six_jobs.csv").string()};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), base.begin(), base.end());
+    return load_run_config("", more);
+  };
+  const TraceCacheSettings defaults = trace_cache_settings(with({}));
+  CHECK(defaults.enabled);
+  CHECK(defaults.dir.empty());
+  const TraceCacheSettings set = trace_cache_settings(with({"cache.enabled=false", "cache.dir=/tmp/x"}));
+  CHECK_FALSE(set.enabled);
+  CHECK(set.dir == "/tmp/x");
+  CHECK(error_of([&] { trace_cache_settings(with({"cache.size=1"})); }).find("cache.size") != std::string::npos);
+}
+
+}  // namespace acme::test

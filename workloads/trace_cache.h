@@ -1,0 +1,66 @@
+// The parsed-trace cache. The first read of a trace file stores what read_acme_trace returned
+// (the Workload and the warnings it logged) in a binary file of a cache folder; later reads
+// (replays, sweeps, every MPI rank) map that file (mmap) and copy its columns into the Workload
+// instead of parsing the CSV, then log the same warnings. Same Workload, field by field, and the
+// same warnings as an uncached read (tests/workloads/test_trace_cache.cpp).
+//
+// Key: the trace's canonical path, size, modification time (ns) and a hash of its first and last
+// 64 KiB; the options (from, to, lenient: an entry holds the rows they select, so each window
+// is an entry of its own); the acmesim version; the format version (kTraceCacheVersion). An
+// entry of one path and options with another key is rebuilt in place. Only a read that succeeds
+// is cached (a trace with an error is parsed, and fails, every time), and only if the trace did
+// not change while it was parsed.
+//
+// File: <dir>/<trace file name>.<16 hex digits: path and options>.acmecache
+//   header, 32 bytes: magic "acmeTRCH", u32 version, u32 key bytes, u64 bytes after the header,
+//                     u64 checksum of the bytes after the header (in 1 MiB blocks, chained)
+//   key (text), then the payload: counts, then the workload column by column, the job names, the
+//   users, the warnings (host byte order: a cache is not moved between machines).
+// An entry shorter or longer than its header says, with another magic, version or key, a bad
+// checksum, or a value out of range is never trusted: the trace is parsed and the entry rewritten.
+// Writes go to a temporary file in the same folder, renamed over the entry: processes or threads
+// that build one entry at once each write a whole file, and the last rename wins. A folder that
+// cannot be created or written: one warning per process, and the run goes on uncached.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/io/params.h"
+#include "sim/job.h"
+#include "workloads/acme_trace_reader.h"
+
+namespace acme {
+
+inline constexpr std::uint32_t kTraceCacheVersion = 1;  // bump when the file or what the reader returns changes
+
+struct TraceCacheSettings {
+  bool enabled = true;  // cache.enabled
+  std::string dir;      // cache.dir; empty: default_trace_cache_dir()
+};
+
+// cache.enabled and cache.dir, from keys under the prefix "cache" (`acmesim list` shows them).
+TraceCacheSettings read_trace_cache_settings(Params& p);
+
+// $ACMESIM_CACHE_DIR, else $XDG_CACHE_HOME/acmesim, else $HOME/.cache/acmesim; empty if none is set.
+std::string default_trace_cache_dir();
+
+enum class TraceCacheUse {
+  Off,       // settings.enabled false: parsed
+  Hit,       // from the cache: not parsed
+  Built,     // parsed, and the entry written
+  Uncached,  // parsed, no entry written (no folder, unwritable, not a regular file, changed meanwhile)
+};
+
+struct CachedTrace {
+  Workload workload;
+  TraceCacheUse use = TraceCacheUse::Off;
+  std::string entry;  // the cache file, when one was named
+};
+
+// read_acme_trace(path, options) through the cache. Throws what read_acme_trace throws; never
+// fails for the cache's sake.
+CachedTrace read_acme_trace_cached(const std::string& path, const TraceOptions& options,
+                                   const TraceCacheSettings& settings);
+
+}  // namespace acme
