@@ -10,10 +10,20 @@
 
 namespace acme {
 
+PowerModel::PowerModel(PowerSettings s)
+    : s_(std::move(s)), levels_(std::size_t{1} << kLevelBits, s_.held_w), facility_per_it_(s_.pue / (1.0 - s_.psu_loss)) {
+  const std::vector<double>& t = s_.job_w;
+  for (std::size_t i = 0; i < levels_.size() && !t.empty(); ++i) {
+    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(levels_.size()) * static_cast<double>(t.size() - 1);
+    const std::size_t j = std::min(static_cast<std::size_t>(x), t.size() > 1 ? t.size() - 2 : 0);
+    levels_[i] = t.size() == 1 ? t[0] : t[j] + (t[j + 1] - t[j]) * (x - static_cast<double>(j));
+  }
+}
+
 double PowerModel::job_w(JobId job, const JobRequest& request) const {
   double sum = 0;
   each_gpu_draw(job, request, [&](double w) { sum += w; });
-  return sum / std::max(request.gpu_num, 1);
+  return request.gpu_num > 0 ? sum / request.gpu_num : 0.0;
 }
 
 PowerMeter::PowerMeter(const PowerModel& model, Time interval, std::size_t jobs, OptionalTime from, OptionalTime to)
@@ -24,12 +34,6 @@ PowerMeter::PowerMeter(const PowerModel& model, Time interval, std::size_t jobs,
       job_j_(jobs, 0.0),
       histogram_(2001, 0.0),
       job_histogram_(2001, 0.0) {}
-
-double PowerMeter::in_window(Time a, Time b) const {
-  if (from_) a = std::max(a, *from_);
-  if (to_) b = std::min(b, *to_);
-  return b > a ? static_cast<double>((b - a).sec()) : 0.0;
-}
 
 double PowerModel::clock_for(double base_w, double dynamic_w, double clock) const {
   if (s_.cap_kw <= 0) return 1.0;
@@ -45,6 +49,7 @@ void PowerMeter::advance(Time now, const Level& level) {
   const double it_w = level.it_w;
   const std::int64_t idle_gpus = level.idle_gpus, up_nodes = level.up_nodes;
   const std::int64_t t = now.sec();
+  if (started_ && t == last_) return;  // no time at this level
   if (!started_) {
     started_ = true;
     first_row_ = row_start_ = (t / interval_ - (t % interval_ < 0)) * interval_;
@@ -53,7 +58,7 @@ void PowerMeter::advance(Time now, const Level& level) {
   const double w = model_.facility(it_w);
   const auto dt = static_cast<double>(t - last_);
   total_j_ += w * dt;
-  saved_j_ += model_.facility(level.uncapped_w - it_w) * dt;
+  if (level.uncapped_w != it_w) saved_j_ += model_.facility(level.uncapped_w - it_w) * dt;
   if (level.clock < 1.0) capped_s_ += dt;
   clock_gpu_s_ += level.clock * static_cast<double>(level.allocated_gpus) * dt;
   gpu_s_ += static_cast<double>(level.allocated_gpus) * dt;

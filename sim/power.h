@@ -43,16 +43,16 @@ struct PowerSettings {
 
 class PowerModel {
  public:
-  explicit PowerModel(PowerSettings s) : s_(std::move(s)) {}
+  explicit PowerModel(PowerSettings s);
   const PowerSettings& settings() const { return s_; }
-  // Calls f(w) with the running power of each GPU of `job` (one for a CPU job), W: the table at
-  // a uniform draw keyed by seed, job and GPU.
+  // Calls f(w) with the running power of each GPU of `job` (none for a CPU job), W: the table
+  // at a uniform draw keyed by seed, job and GPU (on a grid of 4,096 probabilities).
   template <class F>
   void each_gpu_draw(JobId job, const JobRequest& request, F f) const;
   // A job's running power per GPU, W: the mean of its GPUs' draws. O(GPUs).
   double job_w(JobId job, const JobRequest& request) const;
   // Facility power for IT power `it_w`, and the reverse.
-  double facility(double it_w) const { return it_w / (1.0 - s_.psu_loss) * s_.pue; }
+  double facility(double it_w) const { return it_w * facility_per_it_; }
   double it(double facility_w) const { return facility_w * (1.0 - s_.psu_loss) / s_.pue; }
   // The clock fraction c for IT power `base_w + dynamic_w x c^3` under the cap, from the current
   // `clock` (1 without a cap): over the cap, clock_step below the largest c that fits (at least
@@ -60,24 +60,17 @@ class PowerModel {
   double clock_for(double base_w, double dynamic_w, double clock) const;
 
  private:
+  static constexpr int kLevelBits = 12;
   PowerSettings s_;
+  std::vector<double> levels_;  // the table at probabilities (i + 0.5) / 4096
+  double facility_per_it_;      // pue / (1 - psu_loss)
 };
 
 template <class F>
 void PowerModel::each_gpu_draw(JobId job, const JobRequest& request, F f) const {
-  const std::vector<double>& t = s_.job_w;
-  const std::int32_t gpus = std::max(request.gpu_num, 1);
-  if (t.size() < 2) {
-    for (std::int32_t k = 0; k < gpus; ++k) f(t.empty() ? s_.held_w : t[0]);
-    return;
-  }
   const std::uint64_t key = mix64(s_.seed ^ 0x504f574552ULL ^ (std::uint64_t{job} << 20));
-  const double steps = static_cast<double>(t.size() - 1);
-  for (std::int32_t k = 0; k < gpus; ++k) {
-    const double x = keyed_uniform(key ^ static_cast<std::uint64_t>(k)) * steps;
-    const auto i = std::min(static_cast<std::size_t>(x), t.size() - 2);
-    f(t[i] + (t[i + 1] - t[i]) * (x - static_cast<double>(i)));
-  }
+  for (std::int32_t k = 0; k < request.gpu_num; ++k)
+    f(levels_[mix64(key ^ static_cast<std::uint64_t>(k)) >> (64 - kLevelBits)]);
 }
 
 // The energy of a run, kept by the Simulation: facility joules per job, per waste cause, idle and
@@ -88,7 +81,11 @@ class PowerMeter {
  public:
   PowerMeter(const PowerModel& model, Time interval, std::size_t jobs, OptionalTime from, OptionalTime to);
   // Seconds of [a, b) inside the window.
-  double in_window(Time a, Time b) const;
+  double in_window(Time a, Time b) const {
+    if (from_) a = std::max(a, *from_);
+    if (to_) b = std::min(b, *to_);
+    return b > a ? static_cast<double>((b - a).sec()) : 0.0;
+  }
 
   // The state since the last advance: IT power drawn and uncapped, idle GPUs, up nodes, the clock
   // fraction and the GPUs jobs held.

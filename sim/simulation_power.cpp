@@ -37,6 +37,7 @@ void Simulation::note_power_level() {
 }
 
 void Simulation::start_power(JobId job, Time compute, Time wall) {
+  if (workload_.requests[job].gpu_num == 0) return;  // CPU jobs: their nodes' overhead only
   // The part of the run its GPUs sit idle, as planned: launch, reload, checkpoint saves, and the
   // job's idle share of its compute.
   const double idle = static_cast<double>((wall - compute).sec()) + idle_share(job) * static_cast<double>(compute.sec());
@@ -50,6 +51,7 @@ void Simulation::start_power(JobId job, Time compute, Time wall) {
 
 void Simulation::stop_power(JobId job, Time held) {
   const std::int64_t gpus = workload_.requests[job].gpu_num;
+  if (gpus == 0) return;
   const double w = run_w_[job].w;
   meter_->charge(job, gpus, held, w);
   allocated_w_ -= static_cast<double>(gpus) * w;
@@ -60,8 +62,8 @@ void Simulation::stop_power(JobId job, Time held) {
   const double run_share = job_w != held_w ? (w - held_w) / (job_w - held_w) : 1.0;
   const double gpu_s = static_cast<double>(gpus) * meter_->in_window(now_ - held, now_);
   meter_->note_gpu_time(held_w, gpu_s * (1.0 - run_share), true);
-  const double per_gpu = gpu_s * run_share / std::max(request.gpu_num, 1);
-  power_->each_gpu_draw(job, request, [&](double w) { meter_->note_gpu_time(w, per_gpu, true); });
+  const double per_gpu = gpu_s * run_share / static_cast<double>(gpus);
+  power_->each_gpu_draw(job, request, [&](double draw) { meter_->note_gpu_time(draw, per_gpu, true); });
 }
 
 }  // namespace acme
