@@ -79,7 +79,8 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
       replay_(replay),
       status_(workload.size(), Status::Unreleased),
       outcomes_(workload.size()),
-      slot_(workload.size(), 0) {
+      slot_(workload.size(), 0),
+      in_restarted_(workload.size(), false) {
   const std::size_t n = workload.size();
   const bool dependencies = !workload.after.empty();
   if (dependencies) {
@@ -271,8 +272,7 @@ bool Simulation::try_start(JobId job) {
   --pending_;
   JobOutcome& o = outcomes_[job];
   Run* kept = nullptr;  // its entry, if it was stopped before (a pointer stays valid as the map grows)
-  if (!restarted_.empty())
-    if (const auto it = restarted_.find(job); it != restarted_.end()) kept = &it->second;
+  if (in_restarted_[job]) kept = &restarted_.find(job)->second;
   Run run = kept ? *kept : run_of(job);  // changes are written back to `kept`; else run_of implies them
   CurrentRun& cur = current_[slot];
   const Time launch = launch_ ? launch_->draw(job, run.starts, request) : Time{};
@@ -322,14 +322,15 @@ Time Simulation::held_for(JobId job, Time compute) const {
 }
 
 Simulation::Run Simulation::run_of(JobId job) const {
-  if (!restarted_.empty())
-    if (const auto it = restarted_.find(job); it != restarted_.end()) return it->second;
+  if (in_restarted_[job]) return restarted_.find(job)->second;
   return {workload_.profiles[job].run, outcomes_[job].start ? 1u : 0u, 0};
 }
 
 Simulation::Run& Simulation::restarted(JobId job) {
-  if (const auto it = restarted_.find(job); it != restarted_.end()) return it->second;
-  return restarted_.emplace(job, run_of(job)).first->second;
+  if (in_restarted_[job]) return restarted_.find(job)->second;
+  const Run implied = run_of(job);
+  in_restarted_[job] = true;
+  return restarted_.emplace(job, implied).first->second;
 }
 
 void Simulation::free_slot(JobId job) {

@@ -347,6 +347,7 @@ class Simulation {
   Time checkpoint_interval(JobId job) const;
   Time checkpoint_stall(JobId job) const;
   std::unordered_map<JobId, Run> restarted_;  // jobs stopped at least once
+  std::vector<bool> in_restarted_;            // [job]: has an entry there (a bit, not a lookup, a job)
   std::vector<CurrentRun> current_;  // [slot]
   CurrentRun& current(JobId job) { return current_[slot_[job]]; }
   const CurrentRun& current(JobId job) const { return current_[slot_[job]]; }

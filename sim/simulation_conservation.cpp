@@ -8,6 +8,7 @@ namespace acme {
 
 void Simulation::free_run_state() {
   std::unordered_map<JobId, Run>().swap(restarted_);
+  std::vector<bool>().swap(in_restarted_);
   std::vector<CurrentRun>().swap(current_);
   std::vector<Time>().swap(estimates_);
   std::vector<std::uint32_t>().swap(slot_);

@@ -41,6 +41,7 @@ void Simulation::admit(std::size_t first) {
   if (!workload_.after.empty()) throw std::logic_error("JobFeed: fed jobs may not wait for others");
   status_.resize(n, Status::Unreleased);
   outcomes_.resize(n);
+  in_restarted_.resize(n, false);
   slot_.resize(n, 0);
   if (meter_) {
     run_w_.resize(n);
