@@ -56,14 +56,17 @@ void PowerMeter::advance(Time now, const Level& level) {
     last_ = t;
   }
   const double w = model_.facility(it_w);
-  const auto dt = static_cast<double>(t - last_);
+  const std::int64_t seconds = t - last_;
+  const auto dt = static_cast<double>(seconds);
   total_j_ += w * dt;
   if (level.uncapped_w != it_w) saved_j_ += model_.facility(level.uncapped_w - it_w) * dt;
-  if (level.clock < 1.0) capped_s_ += dt;
-  clock_gpu_s_ += level.clock * static_cast<double>(level.allocated_gpus) * dt;
-  gpu_s_ += static_cast<double>(level.allocated_gpus) * dt;
-  idle_j_ += model_.facility(model_.settings().idle_w * static_cast<double>(idle_gpus)) * dt;
-  nodes_j_ += model_.facility(model_.settings().node_w * static_cast<double>(up_nodes)) * dt;
+  if (level.clock < 1.0) {
+    capped_s_ += dt;
+    slow_gpu_s_ += (1.0 - level.clock) * static_cast<double>(level.allocated_gpus) * dt;
+  }
+  gpu_s_ += level.allocated_gpus * seconds;
+  idle_gpu_s_ += idle_gpus * seconds;
+  node_s_ += up_nodes * seconds;
   note_gpu_time(model_.settings().idle_w, static_cast<double>(idle_gpus) * in_window(Time::seconds(last_), now),
                 false);
   while (t >= row_start_ + interval_) {
@@ -108,7 +111,7 @@ double PowerMeter::mean_kw(std::int64_t time_s) const {
 }
 
 void PowerMeter::check_conservation() const {
-  const double parts = std::accumulate(job_j_.begin(), job_j_.end(), 0.0) + idle_j_ + nodes_j_ - saved_j_;
+  const double parts = std::accumulate(job_j_.begin(), job_j_.end(), 0.0) + (idle_kwh() + nodes_kwh()) * 3.6e6 - saved_j_;
   if (std::abs(parts - total_j_) > 1e-6 * std::max(1.0, total_j_))
     throw std::logic_error("conservation: energy of jobs, idle GPUs and nodes, less what capping saved (" +
                            std::to_string(parts / 3.6e6) +

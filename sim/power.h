@@ -113,13 +113,17 @@ class PowerMeter {
   // Results, facility energy in kWh.
   double job_kwh(JobId job) const { return job_j_[job] / 3.6e6; }
   double jobs_kwh() const;
-  double idle_kwh() const { return idle_j_ / 3.6e6; }       // idle GPUs
-  double nodes_kwh() const { return nodes_j_ / 3.6e6; }     // node overhead
+  double idle_kwh() const {  // idle GPUs
+    return model_.facility(model_.settings().idle_w) * static_cast<double>(idle_gpu_s_) / 3.6e6;
+  }
+  double nodes_kwh() const {  // node overhead
+    return model_.facility(model_.settings().node_w) * static_cast<double>(node_s_) / 3.6e6;
+  }
   double total_kwh() const { return total_j_ / 3.6e6; }     // integral of cluster power
   double saved_kwh() const { return saved_j_ / 3.6e6; }     // what capping saved
   double capped_hours() const { return capped_s_ / 3600.0; }
   // Mean clock fraction over the GPU-time jobs held (1 without capping).
-  double clock_mean() const { return gpu_s_ > 0 ? clock_gpu_s_ / gpu_s_ : 1.0; }
+  double clock_mean() const { return gpu_s_ > 0 ? 1.0 - slow_gpu_s_ / static_cast<double>(gpu_s_) : 1.0; }
   double wasted_kwh(WasteCause c) const { return wasted_j_[static_cast<std::size_t>(c)] / 3.6e6; }
   // The q-quantile (0..1) of per-GPU power over the GPU-time of up nodes, W.
   double gpu_power_quantile(double q) const { return quantile(histogram_, q); }
@@ -137,8 +141,9 @@ class PowerMeter {
   OptionalTime from_, to_;
   std::vector<double> job_j_;
   std::array<double, kWasteCauseCount> wasted_j_{};
-  double idle_j_ = 0, nodes_j_ = 0, total_j_ = 0, saved_j_ = 0;
-  double capped_s_ = 0, clock_gpu_s_ = 0, gpu_s_ = 0;
+  double total_j_ = 0, saved_j_ = 0;
+  std::int64_t idle_gpu_s_ = 0, node_s_ = 0, gpu_s_ = 0;  // idle GPUs, up nodes, GPUs jobs held: x seconds
+  double capped_s_ = 0, slow_gpu_s_ = 0;  // time capped; GPU-time jobs held x (1 - clock)
   static double quantile(const std::vector<double>& histogram, double q);
   std::vector<double> histogram_, job_histogram_;  // [W]: GPU-seconds at that power
   bool started_ = false;
