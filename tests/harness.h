@@ -10,6 +10,9 @@
 #include <tuple>
 #include <vector>
 
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
 #include "policies/registry.h"
 #include "sim/error.h"
 #include "sim/io/launch_keys.h"
@@ -151,5 +154,31 @@ inline const std::string kPublishedKalosRows =
     "11:01:08+00:00,2023-05-17 11:01:16+00:00,2023-05-17 11:01:16+00:00,,18,10.0,1152.0\n"
     "dlc1t2ypl09b8qtp,uf794,8,64,960,1000,100.0,Other,CANCELLED,2023-05-17 11:28:42+00:00,2023-05-17 "
     "11:28:54+00:00,2023-05-17 11:30:04+00:00,,2023-05-17 11:30:04+00:00,82,12.0,5248.0\n";
+
+// Everything acmesim logs at `level` and above while it lives, as "level: message" lines.
+class LogCapture {
+ public:
+  explicit LogCapture(spdlog::level::level_enum level = spdlog::level::info) : previous_(spdlog::default_logger()) {
+    auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(text_));
+    logger->set_pattern("%l: %v");
+    logger->set_level(level);
+    spdlog::set_default_logger(logger);
+  }
+  ~LogCapture() { spdlog::set_default_logger(previous_); }
+  LogCapture(const LogCapture&) = delete;
+  LogCapture& operator=(const LogCapture&) = delete;
+  std::string text() const { return text_.str(); }
+  // The warning lines, in order.
+  std::string warnings() const {
+    std::string out;
+    for (const std::string& line : lines_of(text()))
+      if (line.rfind("warning: ", 0) == 0) out += line + "\n";
+    return out;
+  }
+
+ private:
+  std::ostringstream text_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
 
 }  // namespace acme::test

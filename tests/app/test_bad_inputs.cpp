@@ -107,22 +107,6 @@ void check_one_line_with_place(const std::string& message) {
                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }));
 }
 
-// What acmesim logs while it lives.
-class LogCapture {
- public:
-  LogCapture() : previous_(spdlog::default_logger()) {
-    auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(text_));
-    logger->set_pattern("%l: %v");
-    spdlog::set_default_logger(logger);
-  }
-  ~LogCapture() { spdlog::set_default_logger(previous_); }
-  std::string text() const { return text_.str(); }
-
- private:
-  std::ostringstream text_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
-
 // Where each job was placed when it started.
 class PlacementRecorder final : public Sink {
  public:

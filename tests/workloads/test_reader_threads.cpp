@@ -16,22 +16,6 @@
 namespace acme::test {
 namespace {
 
-// Everything the reader logs while it lives, as "level: message" lines.
-class LogCapture {
- public:
-  LogCapture() : previous_(spdlog::default_logger()) {
-    auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(text_));
-    logger->set_pattern("%l: %v");
-    spdlog::set_default_logger(logger);
-  }
-  ~LogCapture() { spdlog::set_default_logger(previous_); }
-  std::string text() const { return text_.str(); }
-
- private:
-  std::ostringstream text_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
-
 std::string time_text(const OptionalTime& t) { return t ? std::to_string(t->sec()) : "-"; }
 
 // Every field of a workload, one line per job, users in their id order: equal texts, equal workloads.

@@ -34,30 +34,6 @@ const std::string kTrace =
     "a8,ue,1,4,8,Eval,TIMEOUT,2023-03-02 00:00:00+08:00,2023-03-02 00:01:00+08:00,2023-03-02 05:00:00+08:00\n"
     "a9,uf,,16,8,Pretrain,COMPLETED,2023-03-03 00:00:00+08:00,2023-03-03 00:00:01+08:00,2023-03-03 09:00:00+08:00\n";
 
-// What acmesim logs while it lives, debug lines included.
-class LogCapture {
- public:
-  LogCapture() : previous_(spdlog::default_logger()) {
-    auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(text_));
-    logger->set_pattern("%l: %v");
-    logger->set_level(spdlog::level::debug);
-    spdlog::set_default_logger(logger);
-  }
-  ~LogCapture() { spdlog::set_default_logger(previous_); }
-  std::string text() const { return text_.str(); }
-  // The warning lines, in order.
-  std::string warnings() const {
-    std::string out;
-    for (const std::string& line : lines_of(text()))
-      if (line.rfind("warning: ", 0) == 0) out += line + "\n";
-    return out;
-  }
-
- private:
-  std::ostringstream text_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
-
 void check_same_workload(const Workload& a, const Workload& b) {
   CHECK(a.source == b.source);
   CHECK(a.rows_skipped == b.rows_skipped);
@@ -101,12 +77,12 @@ struct Fixture {
   }
   // A read through the cache, and the warnings it logged.
   std::pair<CachedTrace, std::string> read() const {
-    LogCapture log;
+    LogCapture log(spdlog::level::debug);
     CachedTrace t = read_acme_trace_cached(trace, options, cache);
     return {std::move(t), log.warnings()};
   }
   Workload uncached() const {
-    LogCapture quiet;
+    LogCapture quiet(spdlog::level::debug);
     return read_acme_trace(trace, options);
   }
 };
@@ -121,7 +97,7 @@ TEST_CASE("A cached read, cold and warm, gives the uncached read's workload and 
     INFO("window " << from << " to " << to);
     TraceCacheSettings off = f.cache;
     off.enabled = false;
-    LogCapture log;
+    LogCapture log(spdlog::level::debug);
     const CachedTrace uncached = read_acme_trace_cached(f.trace, f.options, off);
     const std::string uncached_warnings = log.warnings();
     CHECK(uncached.use == TraceCacheUse::Off);
@@ -147,7 +123,7 @@ TEST_CASE("A cached read, cold and warm, gives the uncached read's workload and 
 TEST_CASE("A warm read says in the debug log that the trace came from the cache", "[trace-cache]") {
   Fixture f("trace-cache-log");
   f.read();
-  LogCapture log;
+  LogCapture log(spdlog::level::debug);
   CHECK(read_acme_trace_cached(f.trace, f.options, f.cache).use == TraceCacheUse::Hit);
   CHECK(log.text().find("debug: " + f.trace + ": trace from cache " + (f.dir / "cache").string()) !=
         std::string::npos);
@@ -215,7 +191,7 @@ TEST_CASE("A trace with an error is not cached, and fails the same way every tim
 TEST_CASE("An unwritable cache folder reads the trace uncached and never fails the read", "[trace-cache]") {
   Fixture f("trace-cache-unwritable");
   f.cache.dir = (fs::path(f.trace) / "cache").string();  // under a file: cannot be made
-  LogCapture log;
+  LogCapture log(spdlog::level::debug);
   for (int i = 0; i < 2; ++i) {
     const CachedTrace t = read_acme_trace_cached(f.trace, f.options, f.cache);
     CHECK(t.use == TraceCacheUse::Uncached);
@@ -231,7 +207,7 @@ TEST_CASE("Readers building one entry at once all get the workload, and the entr
   const Workload expected = f.uncached();
   std::vector<CachedTrace> got(4);
   {
-    LogCapture quiet;
+    LogCapture quiet(spdlog::level::debug);
     std::vector<std::thread> readers;
     for (CachedTrace& t : got) readers.emplace_back([&] { t = read_acme_trace_cached(f.trace, f.options, f.cache); });
     for (std::thread& r : readers) r.join();
