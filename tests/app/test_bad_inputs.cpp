@@ -342,7 +342,9 @@ TEST_CASE("A large trace read through a narrow window holds memory for the rows 
   CHECK(w.size() == 1'000);
   CHECK(w.names[0] == "100000");
   INFO("peak resident memory grew by " << peak - before << " kB while reading");
+#ifndef __SANITIZE_ADDRESS__  // ASan's shadow memory and its threads' fake stacks say nothing of the reader's
   CHECK(peak - before < 12 * 1024);
+#endif
   fs::remove_all(dir);
 }
 
