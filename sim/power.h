@@ -30,7 +30,7 @@ namespace acme {
 struct PowerSettings {
   bool enabled = false;
   double idle_w = 60;
-  double held_w = 90;
+  double held_w = 66;
   std::vector<double> job_w;  // ascending; job_w[i] is the quantile at i / (size - 1)
   double node_w = 940;
   double psu_loss = 0.096;

@@ -9,8 +9,9 @@
 namespace acme {
 
 // Reads power.enabled, power.idle_w, power.held_w, power.job_w.p0 .. p100 (every 10), power.node_w,
-// power.psu_loss and power.pue. Throws InputError for a value out of range, a quantile name that
-// is not one of those, busy quantiles that fall, or a cap without the model.
+// power.psu_loss, power.pue, power.cap_kw, power.min_clock and power.clock_step. Throws
+// InputError for a value out of range, a quantile name that is not one of those, quantiles that
+// fall, or a cap without the model.
 PowerSettings read_power_settings(Params& params, std::uint64_t seed);
 
 }  // namespace acme
