@@ -11,7 +11,7 @@
 namespace acme {
 
 PowerModel::PowerModel(PowerSettings s)
-    : s_(std::move(s)), levels_(std::size_t{1} << kLevelBits, s_.held_w), facility_per_it_(s_.pue / (1.0 - s_.psu_loss)) {
+    : s_(std::move(s)), levels_(kLevels, s_.held_w), facility_per_it_(s_.pue / (1.0 - s_.psu_loss)) {
   const std::vector<double>& t = s_.job_w;
   for (std::size_t i = 0; i < levels_.size() && !t.empty(); ++i) {
     const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(levels_.size()) * static_cast<double>(t.size() - 1);
@@ -20,20 +20,13 @@ PowerModel::PowerModel(PowerSettings s)
   }
 }
 
-double PowerModel::job_w(JobId job, const JobRequest& request) const {
-  double sum = 0;
-  each_gpu_draw(job, request, [&](double w) { sum += w; });
-  return request.gpu_num > 0 ? sum / request.gpu_num : 0.0;
-}
-
 PowerMeter::PowerMeter(const PowerModel& model, Time interval, std::size_t jobs, OptionalTime from, OptionalTime to)
     : model_(model),
       interval_(std::max<std::int64_t>(interval.sec(), 1)),
       from_(from),
       to_(to),
       job_j_(jobs, 0.0),
-      histogram_(2001, 0.0),
-      job_histogram_(2001, 0.0) {}
+      running_window_s_(PowerModel::kLevels, 0.0) {}
 
 double PowerModel::clock_for(double base_w, double dynamic_w, double clock) const {
   if (s_.cap_kw <= 0) return 1.0;
@@ -67,8 +60,7 @@ void PowerMeter::advance(Time now, const Level& level) {
   gpu_s_ += level.allocated_gpus * seconds;
   idle_gpu_s_ += idle_gpus * seconds;
   node_s_ += up_nodes * seconds;
-  note_gpu_time(model_.settings().idle_w, static_cast<double>(idle_gpus) * in_window(Time::seconds(last_), now),
-                false);
+  idle_window_s_ += idle_gpus * window_seconds(Time::seconds(last_), now);
   while (t >= row_start_ + interval_) {
     row_j_ += w * static_cast<double>(row_start_ + interval_ - last_);
     row_kw_.push_back(row_j_ / static_cast<double>(interval_) / 1000.0);
@@ -94,6 +86,17 @@ void PowerMeter::waste(WasteCause cause, double gpu_seconds, double watts) {
 }
 
 double PowerMeter::jobs_kwh() const { return std::accumulate(job_j_.begin(), job_j_.end(), 0.0) / 3.6e6; }
+
+std::vector<double> PowerMeter::histogram(bool with_idle) const {
+  std::vector<double> h(2001, 0.0);
+  const auto add = [&](double watts, double gpu_seconds) {
+    h[static_cast<std::size_t>(std::clamp(watts + 0.5, 0.0, static_cast<double>(h.size() - 1)))] += gpu_seconds;
+  };
+  if (with_idle) add(model_.settings().idle_w, static_cast<double>(idle_window_s_));
+  add(model_.settings().held_w, held_window_s_);
+  for (std::size_t i = 0; i < running_window_s_.size(); ++i) add(model_.level_w(i), running_window_s_[i]);
+  return h;
+}
 
 double PowerMeter::quantile(const std::vector<double>& histogram, double q) {
   const double total = std::accumulate(histogram.begin(), histogram.end(), 0.0);

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "sim/job.h"
@@ -45,12 +46,12 @@ class PowerModel {
  public:
   explicit PowerModel(PowerSettings s);
   const PowerSettings& settings() const { return s_; }
-  // Calls f(w) with the running power of each GPU of `job` (none for a CPU job), W: the table
-  // at a uniform draw keyed by seed, job and GPU (on a grid of 4,096 probabilities).
+  // Calls f(i) for each GPU of `job` (none for a CPU job): its running power is level_w(i), the
+  // table at a uniform draw on a grid of kLevels probabilities, keyed by seed, job and GPU.
   template <class F>
-  void each_gpu_draw(JobId job, const JobRequest& request, F f) const;
-  // A job's running power per GPU, W: the mean of its GPUs' draws. O(GPUs).
-  double job_w(JobId job, const JobRequest& request) const;
+  void each_gpu_level(JobId job, const JobRequest& request, F f) const;
+  static constexpr std::size_t kLevels = std::size_t{1} << 12;
+  double level_w(std::size_t level) const { return levels_[level]; }
   // Facility power for IT power `it_w`, and the reverse.
   double facility(double it_w) const { return it_w * facility_per_it_; }
   double it(double facility_w) const { return facility_w * (1.0 - s_.psu_loss) / s_.pue; }
@@ -60,17 +61,19 @@ class PowerModel {
   double clock_for(double base_w, double dynamic_w, double clock) const;
 
  private:
-  static constexpr int kLevelBits = 12;
   PowerSettings s_;
-  std::vector<double> levels_;  // the table at probabilities (i + 0.5) / 4096
+  std::vector<double> levels_;  // the table at probabilities (i + 0.5) / kLevels
   double facility_per_it_;      // pue / (1 - psu_loss)
 };
 
 template <class F>
-void PowerModel::each_gpu_draw(JobId job, const JobRequest& request, F f) const {
+void PowerModel::each_gpu_level(JobId job, const JobRequest& request, F f) const {
+  static_assert(kLevels == 4096);  // five 12-bit levels from each 64-bit hash
   const std::uint64_t key = mix64(s_.seed ^ 0x504f574552ULL ^ (std::uint64_t{job} << 20));
-  for (std::int32_t k = 0; k < request.gpu_num; ++k)
-    f(levels_[mix64(key ^ static_cast<std::uint64_t>(k)) >> (64 - kLevelBits)]);
+  for (std::int32_t k = 0; k < request.gpu_num; k += 5) {
+    std::uint64_t bits = mix64(key ^ static_cast<std::uint64_t>(k));
+    for (std::int32_t i = k; i < std::min(k + 5, request.gpu_num); ++i, bits >>= 12) f(static_cast<std::size_t>(bits & 4095));
+  }
 }
 
 // The energy of a run, kept by the Simulation: facility joules per job, per waste cause, idle and
@@ -81,11 +84,12 @@ class PowerMeter {
  public:
   PowerMeter(const PowerModel& model, Time interval, std::size_t jobs, OptionalTime from, OptionalTime to);
   // Seconds of [a, b) inside the window.
-  double in_window(Time a, Time b) const {
+  std::int64_t window_seconds(Time a, Time b) const {
     if (from_) a = std::max(a, *from_);
     if (to_) b = std::min(b, *to_);
-    return b > a ? static_cast<double>((b - a).sec()) : 0.0;
+    return b > a ? (b - a).sec() : 0;
   }
+  double in_window(Time a, Time b) const { return static_cast<double>(window_seconds(a, b)); }
 
   // The state since the last advance: IT power drawn and uncapped, idle GPUs, up nodes, the clock
   // fraction and the GPUs jobs held.
@@ -94,19 +98,21 @@ class PowerMeter {
     std::int64_t idle_gpus = 0, up_nodes = 0;
     double clock = 1;
     std::int64_t allocated_gpus = 0;
+    bool operator==(const Level&) const = default;
   };
-  // Time moves to `now` at `level` since the last call. Before the events of `now`.
+  // Time moves to `now` at `level` since the last call. Called at least when the level changes and
+  // before an interval's row is read (at the first instant at or past next_row_s()).
   void advance(Time now, const Level& level);
+  std::int64_t next_row_s() const {
+    return started_ ? row_start_ + interval_ : std::numeric_limits<std::int64_t>::min();
+  }
   // Closes the interval holding `now` (the run's end).
   void close(Time now);
   // `gpus` GPUs of `job` held `seconds` at `watts` each.
   void charge(JobId job, std::int64_t gpus, Time seconds, double watts);
-  // `gpu_seconds` of GPU-time at `watts`, held by a job or not.
-  void note_gpu_time(double watts, double gpu_seconds, bool in_job) {
-    const auto bin = static_cast<std::size_t>(std::clamp(watts + 0.5, 0.0, static_cast<double>(histogram_.size() - 1)));
-    histogram_[bin] += gpu_seconds;
-    if (in_job) job_histogram_[bin] += gpu_seconds;
-  }
+  // GPU-time jobs held inside the window: at held_w, and running at the model's level_w(level).
+  void note_held_gpu_time(double gpu_seconds) { held_window_s_ += gpu_seconds; }
+  void note_running_gpu_time(std::size_t level, double gpu_seconds) { running_window_s_[level] += gpu_seconds; }
   void waste(WasteCause cause, double gpu_seconds, double watts);
   void grow(std::size_t jobs) { job_j_.resize(jobs, 0.0); }
 
@@ -126,9 +132,9 @@ class PowerMeter {
   double clock_mean() const { return gpu_s_ > 0 ? 1.0 - slow_gpu_s_ / static_cast<double>(gpu_s_) : 1.0; }
   double wasted_kwh(WasteCause c) const { return wasted_j_[static_cast<std::size_t>(c)] / 3.6e6; }
   // The q-quantile (0..1) of per-GPU power over the GPU-time of up nodes, W.
-  double gpu_power_quantile(double q) const { return quantile(histogram_, q); }
+  double gpu_power_quantile(double q) const { return quantile(histogram(true), q); }
   // The same over the GPU-time jobs held (idle GPUs left out), W.
-  double job_gpu_power_quantile(double q) const { return quantile(job_histogram_, q); }
+  double job_gpu_power_quantile(double q) const { return quantile(histogram(false), q); }
   // Mean facility power over the interval starting at `time_s`, kW (0 when it has no row).
   double mean_kw(std::int64_t time_s) const;
   // REQUIRES: the run is over. Throws std::logic_error unless jobs, idle and overhead add up to
@@ -144,8 +150,12 @@ class PowerMeter {
   double total_j_ = 0, saved_j_ = 0;
   std::int64_t idle_gpu_s_ = 0, node_s_ = 0, gpu_s_ = 0;  // idle GPUs, up nodes, GPUs jobs held: x seconds
   double capped_s_ = 0, slow_gpu_s_ = 0;  // time capped; GPU-time jobs held x (1 - clock)
+  // GPU-seconds inside the window: idle, held by jobs at held_w, and running by the model's level.
+  std::int64_t idle_window_s_ = 0;
+  double held_window_s_ = 0;
+  std::vector<double> running_window_s_;
+  std::vector<double> histogram(bool with_idle) const;  // [W]: GPU-seconds at that power (1 W bins)
   static double quantile(const std::vector<double>& histogram, double q);
-  std::vector<double> histogram_, job_histogram_;  // [W]: GPU-seconds at that power
   bool started_ = false;
   std::int64_t first_row_ = 0, row_start_ = 0, last_ = 0;
   double row_j_ = 0;

@@ -144,14 +144,12 @@ std::optional<Time> Simulation::next_time() const {
   return t;
 }
 
-bool Simulation::done() const { return !next_time().has_value(); }
-
 bool Simulation::step() {
   const std::optional<Time> t = next_time();
   if (!t) return false;
   now_ = *t;
   if (!changes_scheduled_ && (sharing_ || capacity_)) schedule_changes();
-  if (meter_) meter_->advance(now_, level_);
+  if (meter_ && now_.sec() >= meter_->next_row_s()) meter_->advance(now_, level_);  // its rows are read mid-run
   if (sharing_) sharing_->advance(now_);
   allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
   const Time from = std::max(last_change_, workload_.window_from.value_or(last_change_));
@@ -198,7 +196,10 @@ bool Simulation::step() {
   if (capacity_) capacity_log_.note(now_, cluster_.gpus_in_service());
   if (meter_) {
     note_power_level();
-    if (done()) meter_->close(now_);
+    if (done()) {
+      meter_->advance(now_, level_);
+      meter_->close(now_);
+    }
   }
   if (sharing_ && done()) sharing_->close(now_);
   return true;
@@ -467,7 +468,7 @@ void Simulation::requeue(JobId job) {
     const Time hold = now_ - current(job).started;
     if (meter_) {
       meter_->charge(job, gpus, hold, power_->settings().held_w);
-      meter_->note_gpu_time(power_->settings().held_w, static_cast<double>(gpus) * meter_->in_window(now_ - hold, now_), true);
+      meter_->note_held_gpu_time(static_cast<double>(gpus) * meter_->in_window(now_ - hold, now_));
       allocated_w_ -= static_cast<double>(gpus) * power_->settings().held_w;
     }
     outcomes_[job].run_time += hold;

@@ -127,7 +127,7 @@ class Simulation {
   // Steps while the next timestamp is <= t.
   void run_until(Time t);
 
-  bool done() const;
+  bool done() const { return events_.empty() && next_release_ >= timed_releases_; }
   Time now() const { return now_; }
   std::uint64_t jobs_ended() const { return ended_; }
   const Cluster& cluster() const { return cluster_; }
@@ -224,7 +224,8 @@ class Simulation {
   // cluster's IT power after a step (what the next interval draws).
   void start_power(JobId job, Time compute, Time wall);
   void stop_power(JobId job, Time held);
-  void note_power_level();
+  PowerMeter::Level power_level() const;
+  void note_power_level();  // the meter takes the old level up to now when it changes
   // Puts the starts and ends of network faults and capacity events in the event queue (at the
   // first step).
   void schedule_changes();
@@ -266,13 +267,17 @@ class Simulation {
   const PowerModel* power_ = nullptr;
   std::unique_ptr<PowerMeter> meter_;
   struct RunPower {
-    float w = 0;      // per-GPU power of its current run (held and running, mixed), W
-    float job_w = 0;  // its GPUs' mean running power, W
+    float run_share = 0;  // the share of its current run its GPUs compute, as planned at its start
+    float job_w = 0;      // its GPUs' mean running power, W
+    // Seconds of the run inside the window as planned: its running GPU-time, counted at its start.
+    std::int32_t planned_s = 0;
+    // Per-GPU power of the run, held and running mixed, W.
+    double w(double held_w) const { return static_cast<float>(held_w + (job_w - held_w) * run_share); }
   };
   std::vector<RunPower> run_w_;  // [job]
   double allocated_w_ = 0;     // power of the GPUs jobs hold now
   double dynamic_w_ = 0;       // ... of it, the running jobs' power above held_w (what a cap throttles)
-  PowerMeter::Level level_;    // the power state since the last step
+  PowerMeter::Level level_;    // the power state since the meter's last advance
   double clock_ = 1.0;         // clock fraction of every running job under the power cap
   const CapacitySettings* capacity_ = nullptr;
   std::vector<std::uint8_t> held_down_;  // [node]: capacity events holding it down (drained, not yet added, leaf down)

@@ -2,6 +2,7 @@
 #include "sim/simulation.h"
 
 #include <algorithm>
+#include <limits>
 
 
 namespace acme {
@@ -11,12 +12,13 @@ void Simulation::set_power(const PowerModel* model, Time interval) {
   power_ = model;
   meter_ = std::make_unique<PowerMeter>(*model, interval, workload_.size(), workload_.window_from, workload_.window_to);
   run_w_.assign(workload_.size(), RunPower{});
-  note_power_level();
+  level_ = power_level();
+  clock_ = level_.clock;
 }
 
-void Simulation::note_power_level() {
+PowerMeter::Level Simulation::power_level() const {
   const PowerSettings& s = power_->settings();
-  PowerMeter::Level& l = level_;
+  PowerMeter::Level l;
   l.up_nodes = cluster_.node_count() - cluster_.down_nodes();
   l.allocated_gpus = cluster_.allocated_gpus();
   l.idle_gpus = l.up_nodes * cluster_.gpus_per_node() - l.allocated_gpus;
@@ -27,6 +29,14 @@ void Simulation::note_power_level() {
   l.uncapped_w = base + dynamic;
   l.clock = power_->clock_for(base, dynamic, clock_);
   l.it_w = l.clock < 1.0 ? base + dynamic * l.clock * l.clock * l.clock : l.uncapped_w;
+  return l;
+}
+
+void Simulation::note_power_level() {
+  const PowerMeter::Level l = power_level();
+  if (l == level_) return;
+  meter_->advance(now_, level_);  // the old level ends now
+  level_ = l;
   if (l.clock == clock_) return;
   // Every running job's rate follows the clock.
   clock_ = l.clock;
@@ -37,33 +47,43 @@ void Simulation::note_power_level() {
 }
 
 void Simulation::start_power(JobId job, Time compute, Time wall) {
-  if (workload_.requests[job].gpu_num == 0) return;  // CPU jobs: their nodes' overhead only
+  const JobRequest& request = workload_.requests[job];
+  if (request.gpu_num == 0) return;  // CPU jobs: their nodes' overhead only
   // The part of the run its GPUs sit idle, as planned: launch, reload, checkpoint saves, and the
   // job's idle share of its compute.
   const double idle = static_cast<double>((wall - compute).sec()) + idle_share(job) * static_cast<double>(compute.sec());
-  const double share = wall > Time{} ? idle / static_cast<double>(wall.sec()) : 1.0;
-  const double job_w = power_->job_w(job, workload_.requests[job]);
-  const float w = static_cast<float>(power_->settings().held_w * share + job_w * (1.0 - share));
-  run_w_[job] = RunPower{w, static_cast<float>(job_w)};
-  allocated_w_ += static_cast<double>(workload_.requests[job].gpu_num) * w;
-  dynamic_w_ += static_cast<double>(workload_.requests[job].gpu_num) * std::max(0.0, w - power_->settings().held_w);
+  RunPower& p = run_w_[job];
+  p.run_share = wall > Time{} ? static_cast<float>(1.0 - idle / static_cast<double>(wall.sec())) : 0.0f;
+  p.planned_s = static_cast<std::int32_t>(
+      std::min<std::int64_t>(meter_->window_seconds(now_, now_ + wall), std::numeric_limits<std::int32_t>::max()));
+  // Each GPU's draw, and its running GPU-time as planned (stop_power corrects it if the run changes).
+  const double per_gpu = static_cast<double>(p.planned_s) * p.run_share;
+  double sum = 0;
+  power_->each_gpu_level(job, request, [&](std::size_t level) {
+    sum += power_->level_w(level);
+    meter_->note_running_gpu_time(level, per_gpu);
+  });
+  p.job_w = static_cast<float>(sum / request.gpu_num);
+  const double held_w = power_->settings().held_w, w = p.w(held_w);
+  allocated_w_ += static_cast<double>(request.gpu_num) * w;
+  dynamic_w_ += static_cast<double>(request.gpu_num) * std::max(0.0, w - held_w);
 }
 
 void Simulation::stop_power(JobId job, Time held) {
-  const std::int64_t gpus = workload_.requests[job].gpu_num;
+  const JobRequest& request = workload_.requests[job];
+  const std::int64_t gpus = request.gpu_num;
   if (gpus == 0) return;
-  const double w = run_w_[job].w;
+  const RunPower& p = run_w_[job];
+  const double held_w = power_->settings().held_w, w = p.w(held_w);
   meter_->charge(job, gpus, held, w);
   allocated_w_ -= static_cast<double>(gpus) * w;
-  dynamic_w_ -= static_cast<double>(gpus) * std::max(0.0, w - power_->settings().held_w);
-  // The GPU-time at held power and at each GPU's running power, in the run's mix.
-  const JobRequest& request = workload_.requests[job];
-  const double held_w = power_->settings().held_w, job_w = run_w_[job].job_w;
-  const double run_share = job_w != held_w ? (w - held_w) / (job_w - held_w) : 1.0;
-  const double gpu_s = static_cast<double>(gpus) * meter_->in_window(now_ - held, now_);
-  meter_->note_gpu_time(held_w, gpu_s * (1.0 - run_share), true);
-  const double per_gpu = gpu_s * run_share / static_cast<double>(gpus);
-  power_->each_gpu_draw(job, request, [&](double draw) { meter_->note_gpu_time(draw, per_gpu, true); });
+  dynamic_w_ -= static_cast<double>(gpus) * std::max(0.0, w - held_w);
+  // Its GPU-time at held power; at running power, what the run changed from its plan.
+  const std::int64_t seconds = meter_->window_seconds(now_ - held, now_);
+  meter_->note_held_gpu_time(static_cast<double>(gpus * seconds) * (1.0 - p.run_share));
+  if (seconds == p.planned_s) return;
+  const double per_gpu = static_cast<double>(seconds - p.planned_s) * p.run_share;
+  power_->each_gpu_level(job, request, [&](std::size_t level) { meter_->note_running_gpu_time(level, per_gpu); });
 }
 
 }  // namespace acme

@@ -104,4 +104,33 @@ TEST_CASE("Bad power values are refused with the key named", "[power]") {
         "power.job_w.p55: not a quantile (valid: p0, p10, ..., p100)");
 }
 
+TEST_CASE("timeseries.csv's power_kw is the cluster's mean draw over each interval, quiet ones included",
+          "[power]") {
+  // Two jobs of 4 GPUs, 0-1000 s and 2500-3000 s, on the node above, rows of 600 s. Draw: 1,540 W
+  // with a job running (4 x 300 + 4 x 60 + 100), 580 W idle (8 x 60 + 100). Rows:
+  //   [0, 600)      1,540 W
+  //   [600, 1200)   (400 x 1540 + 200 x 580) / 600 = 1,220 W
+  //   [1200, 1800)    580 W   no event inside: the sink writes it at 2500 s, the meter must have
+  //   [1800, 2400)    580 W   closed it by then though the power level did not change
+  //   [2400, 3000)  (100 x 580 + 500 x 1540) / 600 = 1,380 W
+  //   [3000, 3600)      0 W   the run is over at 3000 s (the sink writes the row holding its end)
+  const PowerModel model = one_node_model({});
+  const Workload w = trace_of({{1, 4, 0, 1000}, {1, 4, 2500, 500}}, "SFT");
+  Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
+  sim.set_power(&model, Time::seconds(600));
+  const auto dir = temp_dir("power-ts");
+  SinkSettings settings{dir, Time::seconds(600), 8, 1, 8};
+  settings.power = sim.power_meter();
+  auto sink = make_sink("timeseries", settings);
+  sim.add_sink(*sink);
+  sim.run();
+  const Conservation c = sim.check_conservation();
+  sink->finish(RunRecord{w, small_cluster(1), ReplayMode::Policy, sim.outcomes(), {}, c, sim.window_gpu_seconds()});
+  REQUIRE(kGoldenBase.sec() % 600 == 0);
+  std::vector<std::string> power_kw;
+  for (const std::string& row : lines_of(read_file(dir / "timeseries.csv"))) power_kw.push_back(row.substr(row.rfind(',') + 1));
+  CHECK(power_kw == std::vector<std::string>{"power_kw", "1.5", "1.2", "0.6", "0.6", "1.4", "0.0"});
+  CHECK(sim.power_meter()->total_kwh() == Approx((1540.0 * 1500 + 580.0 * 1500) / 3.6e6));
+}
+
 }  // namespace acme::test
