@@ -184,7 +184,7 @@ PYBIND11_MODULE(_acmesim, m) {
       .def_readonly("node_num", &JobRequest::node_num)
       .def_readonly("cpu_num", &JobRequest::cpu_num)
       .def_property_readonly("type", [](const JobRequest& r) { return std::string(name(r.type)); })
-      .def_readonly("user", &JobRequest::user);
+      .def_property_readonly("user", [](const JobRequest& r) { return std::uint32_t{r.user}; });
 
   py::class_<SchedulingPass>(m, "SchedulingPass", "one scheduling pass: what a policy may see and do (sim/policy.h)")
       .def("now", [](const SchedulingPass& p) { return p.now().sec(); }, "the simulated time, seconds")

@@ -76,6 +76,7 @@ void StringTable::append(const StringTable& other) {
 
 std::uint32_t UserTable::intern(std::string_view name) {
   if (auto it = index_.find(name); it != index_.end()) return it->second;
+  if (names_.size() >= kMaxUsers) throw std::length_error("more than 16,777,215 distinct users");
   const std::uint32_t id = names_.add(name);
   index_.emplace(std::string(name), id);
   return id;

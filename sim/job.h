@@ -42,15 +42,19 @@ inline std::string_view name(JobState s) { return kJobStateNames[static_cast<std
 // FAILED, TIMEOUT and NODE_FAIL: the job's GPU-time counts as wasted.
 bool is_failure(JobState s);
 
-// What the user asked for; the only job data a policy may see.
+// At most this many distinct users in a workload (JobRequest::user has 24 bits).
+inline constexpr std::uint32_t kMaxUsers = (1u << 24) - 1;
+
+// What the user asked for; the only job data a policy may see. 24 bytes: a million are kept.
 struct JobRequest {
   Time submit;
   std::int32_t gpu_num = 0;   // total GPUs, 0 for CPU jobs
   std::int32_t node_num = 1;  // nodes the GPUs (and CPUs) are spread over, >= 1
   std::int32_t cpu_num = 0;   // total CPU cores
-  JobType type = JobType::Other;
-  std::uint32_t user = 0;     // index into Workload::users
+  JobType type : 8 = JobType::Other;
+  std::uint32_t user : 24 = 0;  // index into Workload::users (UserTable keeps it below kMaxUsers)
 };
+static_assert(sizeof(JobRequest) == 24);
 
 // What happens once the job runs; hidden from policies. 32 bytes: a million of them are kept.
 struct JobProfile {
@@ -95,6 +99,7 @@ class StringTable {
 // Interns user names: the same name gets the same index.
 class UserTable {
  public:
+  // Throws std::length_error for a name past kMaxUsers.
   std::uint32_t intern(std::string_view name);
   std::string_view operator[](std::uint32_t i) const { return names_[i]; }
   std::size_t size() const { return names_.size(); }

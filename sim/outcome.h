@@ -36,8 +36,7 @@ inline constexpr std::size_t kWasteCauseCount = 8;
 inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames = {
     "failed_job", "preemption", "eval_idle", "failure_lost", "checkpoint_stall", "recovery_hold", "restart", "launch"};
 
-struct JobOutcome {  // 64 bytes: a million of them are kept
-  Time release;                // when the job reached the scheduler
+struct JobOutcome {  // 56 bytes: a million of them are kept
   OptionalTime start;          // first start (after its launch); none if it never started
   OptionalTime end;            // when it left the system (ended, withdrawn or rejected)
   Time run_time;                         // time held, summed over its runs, launches excluded
@@ -50,12 +49,25 @@ struct JobOutcome {  // 64 bytes: a million of them are kept
   JobState state = JobState::Completed;
   RejectReason reject = RejectReason::None;
 };
-static_assert(sizeof(JobOutcome) == 64);
+static_assert(sizeof(JobOutcome) == 56);
+
+// When a job that waits for no other reaches the scheduler: in a recorded replay its recorded
+// start (if it started), else its submit time.
+inline Time timed_release(const Workload& w, ReplayMode mode, JobId job) {
+  const OptionalTime& recorded = w.profiles[job].recorded_start;
+  return mode == ReplayMode::Recorded && recorded ? *recorded : w.requests[job].submit;
+}
+
+// When the job reached the scheduler: timed_release or, for a job that waited for another
+// (Workload::after), when that one ended (none before).
+inline OptionalTime released(const Workload& w, ReplayMode mode, const std::vector<JobOutcome>& outcomes, JobId job) {
+  return w.waits(job) ? outcomes[w.after[job]].end : OptionalTime(timed_release(w, mode, job));
+}
 
 // When the job was submitted: its request's submit time or, for a job that waited for another
 // (Workload::after), when that one ended.
 inline Time submitted(const Workload& w, const std::vector<JobOutcome>& outcomes, JobId job) {
-  return w.waits(job) ? outcomes[job].release : w.requests[job].submit;
+  return w.waits(job) ? outcomes[w.after[job]].end.value_or(w.requests[job].submit) : w.requests[job].submit;
 }
 
 // Failed: an injected failure stopped the job; it recovers (detection, diagnosis) and is queued

@@ -99,26 +99,20 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
       if (workload.after[i] != kNoJob) followers_[fill[workload.after[i]]++] = static_cast<JobId>(i);
   }
   bool sorted = !dependencies;
-  for (std::size_t i = 0; i < n; ++i) {
-    outcomes_[i].release = release_time(i);
-    sorted = sorted && (i == 0 || outcomes_[i - 1].release <= outcomes_[i].release);
-  }
+  for (std::size_t i = 1; i < n && sorted; ++i) sorted = release_time(i - 1) <= release_time(i);
   timed_releases_ = n;
   if (!sorted) {  // else the release order is the JobId order, and no list is kept
     release_order_.reserve(n);
     for (std::size_t i = 0; i < n; ++i)
       if (!workload.waits(static_cast<JobId>(i))) release_order_.push_back(static_cast<JobId>(i));
     std::stable_sort(release_order_.begin(), release_order_.end(),
-                     [this](JobId a, JobId b) { return outcomes_[a].release < outcomes_[b].release; });
+                     [this](JobId a, JobId b) { return release_time(a) < release_time(b); });
     timed_releases_ = release_order_.size();
   }
-  if (timed_releases_ > 0) now_ = last_change_ = outcomes_[released(0)].release;
+  if (timed_releases_ > 0) now_ = last_change_ = release_time(released(0));
 }
 
-Time Simulation::release_time(std::size_t job) const {
-  const JobProfile& p = workload_.profiles[job];
-  return replay_ == ReplayMode::Recorded && p.recorded_start ? *p.recorded_start : workload_.requests[job].submit;
-}
+Time Simulation::release_time(std::size_t job) const { return timed_release(workload_, replay_, static_cast<JobId>(job)); }
 
 Simulation::~Simulation() = default;
 
@@ -138,7 +132,7 @@ std::optional<Time> Simulation::next_time() const {
   std::optional<Time> t;
   if (!events_.empty()) t = events_.top().time;
   if (next_release_ < timed_releases_) {
-    const Time r = outcomes_[released(next_release_)].release;
+    const Time r = release_time(released(next_release_));
     if (!t || r < *t) t = r;
   }
   return t;
@@ -185,7 +179,7 @@ bool Simulation::step() {
   }
   // Every job released now, those the feed has yet to append included.
   for (;;) {
-    while (next_release_ < timed_releases_ && outcomes_[released(next_release_)].release == now_)
+    while (next_release_ < timed_releases_ && release_time(released(next_release_)) == now_)
       release(released(next_release_++));
     if (next_release_ < timed_releases_ || !feed_) break;
     keep_fed();
@@ -398,10 +392,8 @@ void Simulation::end_job(JobId job, JobState state) {
   status_[job] = Status::Ended;
   ++ended_;
   if (followers_begin_.empty()) return;
-  for (std::uint32_t i = followers_begin_[job]; i < followers_begin_[job + 1]; ++i) {
-    outcomes_[followers_[i]].release = now_;
-    events_.push(now_, EventKind::Release, followers_[i]);
-  }
+  for (std::uint32_t i = followers_begin_[job]; i < followers_begin_[job + 1]; ++i)
+    events_.push(now_, EventKind::Release, followers_[i]);  // released as it ends
 }
 
 void Simulation::finish(JobId job) {

@@ -47,13 +47,11 @@ void Simulation::admit(std::size_t first) {
     run_w_.resize(n);
     meter_->grow(n);
   }
-  for (std::size_t i = first; i < n; ++i) {
-    outcomes_[i].release = release_time(i);
-    if (i > 0 && outcomes_[i].release < outcomes_[i - 1].release)
+  for (std::size_t i = std::max<std::size_t>(first, 1); i < n; ++i)
+    if (release_time(i) < release_time(i - 1))
       throw std::logic_error("JobFeed: job " + std::string(workload_.names[static_cast<std::uint32_t>(i)]) +
                              " is released before the one ahead of it");
-  }
-  if (first == 0 && n > 0) now_ = last_change_ = outcomes_[0].release;  // as if built with them
+  if (first == 0 && n > 0) now_ = last_change_ = release_time(0);  // as if built with them
   timed_releases_ = n;
 }
 

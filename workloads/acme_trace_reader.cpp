@@ -268,7 +268,11 @@ struct Part {
       if (end) p.run = *end - *start;
       else open.push_back(static_cast<JobId>(w.size()));
     }
-    r.user = w.users.intern(field(kUser));
+    try {
+      r.user = w.users.intern(field(kUser));
+    } catch (const std::length_error& e) {
+      throw RowError{kColNames[kUser], e.what()};
+    }
     ids.add(hash, w.add(id, r, p), number);
   }
 

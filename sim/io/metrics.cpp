@@ -112,9 +112,12 @@ RunSummary summarize(const RunRecord& run) {
       a->gpu_seconds += o.gpu_seconds;
       a->wasted += o.wasted_gpu_seconds;
       s.preemptions += static_cast<std::uint64_t>(o.preemptions);
-      if (run.replay == ReplayMode::Recorded && *o.start > o.release) {
-        ++s.replay_delayed_jobs;
-        a->delay_sum += (*o.start - o.release).sec();
+      if (run.replay == ReplayMode::Recorded) {
+        const Time release = *released(w, run.replay, run.outcomes, static_cast<JobId>(i));
+        if (*o.start > release) {
+          ++s.replay_delayed_jobs;
+          a->delay_sum += (*o.start - release).sec();
+        }
       }
     }
   }

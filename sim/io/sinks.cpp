@@ -48,7 +48,8 @@ class JobsSink final : public Sink {
       else csv.blank().blank();
       csv.integer(o.gpu_seconds).integer(o.preemptions).integer(o.wasted_gpu_seconds);
       if (o.start) csv.integer(o.leaves_spanned).real(o.slowdown, 3); else csv.blank().blank();
-      if (run.replay == ReplayMode::Recorded && o.start) csv.integer((*o.start - o.release).sec());
+      if (run.replay == ReplayMode::Recorded && o.start)
+        csv.integer((*o.start - *released(w, run.replay, run.outcomes, static_cast<JobId>(i))).sec());
       else csv.blank();
       csv.text(describe(o.reject)).integer(o.failures);
       if (power_) csv.real(power_->job_kwh(static_cast<JobId>(i)), 3);

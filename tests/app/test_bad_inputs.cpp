@@ -303,7 +303,6 @@ TEST_CASE("Rows out of submit order are released in submit order, with a warning
   sim.run();
   sim.check_conservation();
   CHECK(facts.queued == std::vector<JobId>{1, 3, 0, 2});
-  for (JobId j = 0; j < w.size(); ++j) CHECK(sim.outcomes()[j].release == w.requests[j].submit);
   CHECK(w.names[0] == "a");  // the workload (and so jobs.csv) stays in trace order
 }
 

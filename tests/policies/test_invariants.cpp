@@ -234,7 +234,7 @@ class Auditor final : public Sink {
         break;
       case FactKind::Withdrawn:
         expect(job.phase == Phase::Waiting, j, "withdrawn while not waiting");
-        expect(p.cancel_pending_at && f.time == std::max(*p.cancel_pending_at, sim_.outcomes()[j].release), j,
+        expect(p.cancel_pending_at && f.time == std::max(*p.cancel_pending_at, *released(w_, mode_, sim_.outcomes(), j)), j,
                "left the queue at a time the trace does not say");
         done(job, f.time);
         break;

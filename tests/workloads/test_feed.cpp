@@ -60,7 +60,7 @@ struct Replayed {
 };
 
 std::string render(const JobOutcome& o) {
-  return std::to_string(o.release.sec()) + " " + std::to_string(o.start ? o.start->sec() : -1) + " " +
+  return std::to_string(o.start ? o.start->sec() : -1) + " " +
          std::to_string(o.end ? o.end->sec() : -1) + " " + std::to_string(o.gpu_seconds) + " " +
          std::to_string(o.wasted_gpu_seconds) + " " + std::to_string(o.preemptions) + " " +
          std::to_string(static_cast<int>(o.state)) + " " + std::to_string(static_cast<int>(o.reject));
