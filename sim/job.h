@@ -56,18 +56,34 @@ struct JobRequest {
 };
 static_assert(sizeof(JobRequest) == 24);
 
-// What happens once the job runs; hidden from policies. 32 bytes: a million of them are kept.
-struct JobProfile {
-  Time run;                               // run time once started
-  JobState final_state = JobState::Completed;
+// What happens once the job runs; hidden from policies. 24 bytes: a million of them are kept.
+class JobProfile {
+ public:
+  Time run;  // run time once started
   // Share of each run that does not fail during which the GPUs sit idle (model loading, metric
   // computation inside evaluation jobs): wasted, cause eval_idle. 0: the job type's share
   // (Simulation::set_idle_share).
   float idle_share = 0.0f;
-  OptionalTime recorded_start;     // trace start time; none if it never started
-  OptionalTime cancel_pending_at;  // leaves the queue then if still pending
+  JobState final_state = JobState::Completed;
+
+  // A job has one or the other: its start in the trace, or (never started there) when it leaves
+  // the queue if still pending. Setting one clears the other.
+  OptionalTime recorded_start() const { return started_ ? at_ : OptionalTime{}; }
+  OptionalTime cancel_pending_at() const { return started_ ? OptionalTime{} : at_; }
+  void set_recorded_start(OptionalTime t) {
+    at_ = t;
+    started_ = t.has_value();
+  }
+  void set_cancel_pending_at(OptionalTime t) {
+    at_ = t;
+    started_ = false;
+  }
+
+ private:
+  bool started_ = false;  // at_ is the recorded start (beside final_state: 24 bytes in all)
+  OptionalTime at_;
 };
-static_assert(sizeof(JobProfile) == 32);
+static_assert(sizeof(JobProfile) == 24);
 
 // Strings stored back to back; ids are indices. Keeps a million job ids in one allocation.
 class StringTable {

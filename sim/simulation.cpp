@@ -224,15 +224,16 @@ void Simulation::release(JobId job) {
     emit(FactKind::Rejected, job);
     return;
   }
-  const bool held = replay_ == ReplayMode::Recorded && !p.recorded_start && !workload_.waits(job);
+  const bool held = replay_ == ReplayMode::Recorded && !p.recorded_start() && !workload_.waits(job);
   status_[job] = held ? Status::Held : Status::Pending;
   ++pending_;
   emit(FactKind::Queued, job);
-  if (p.cancel_pending_at && *p.cancel_pending_at <= now_) {
+  const OptionalTime cancel = p.cancel_pending_at();
+  if (cancel && *cancel <= now_) {
     withdraw(job);
     return;
   }
-  if (p.cancel_pending_at) events_.push(*p.cancel_pending_at, EventKind::QueueTimeout, job);
+  if (cancel) events_.push(*cancel, EventKind::QueueTimeout, job);
   if (!held) policy_->on_queued(job, r);
 }
 

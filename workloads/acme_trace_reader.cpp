@@ -261,10 +261,10 @@ struct Part {
     last_submit = std::max(last_submit, submit);
 
     if (!start || (p.final_state == JobState::Cancelled && end && *start == *end)) {
-      p.cancel_pending_at = end;  // none for RUNNING rows without start: set at the horizon
+      p.set_cancel_pending_at(end);  // none for RUNNING rows without start: set at the horizon
       if (!end) open.push_back(static_cast<JobId>(w.size()));
     } else {
-      p.recorded_start = start;
+      p.set_recorded_start(start);
       if (end) p.run = *end - *start;
       else open.push_back(static_cast<JobId>(w.size()));
     }
@@ -332,8 +332,8 @@ void finish_open_jobs(Part& all) {
   const Time horizon = all.opt.to.value_or(all.latest);
   for (JobId j : all.open) {
     JobProfile& p = all.w.profiles[j];
-    if (p.recorded_start) p.run = std::max(horizon, *p.recorded_start) - *p.recorded_start;
-    else p.cancel_pending_at = std::max(horizon, all.w.requests[j].submit);
+    if (const OptionalTime start = p.recorded_start()) p.run = std::max(horizon, *start) - *start;
+    else p.set_cancel_pending_at(std::max(horizon, all.w.requests[j].submit));
   }
 }
 

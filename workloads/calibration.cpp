@@ -144,10 +144,10 @@ TraceTally tally_trace(const Workload& w, bool duration_end_minus_submit) {
     ++t.gpu_jobs;
     if (!t.first_submit || r.submit < *t.first_submit) t.first_submit = r.submit;
     if (!t.last_submit || r.submit > *t.last_submit) t.last_submit = r.submit;
-    const double run = p.recorded_start ? static_cast<double>(p.run.sec()) : 0.0;
+    const double run = p.recorded_start() ? static_cast<double>(p.run.sec()) : 0.0;
     double duration = run;
     if (duration_end_minus_submit) {
-      const Time end = p.recorded_start ? *p.recorded_start + p.run : p.cancel_pending_at.value_or(r.submit);
+      const Time end = p.recorded_start() ? *p.recorded_start() + p.run : p.cancel_pending_at().value_or(r.submit);
       duration = static_cast<double>((end - r.submit).sec());
     }
     const double g = duration * r.gpu_num;  // as the trace's gpu_time column: gpu_num x duration

@@ -250,7 +250,7 @@ Members members_of(const EvaluationIndex& groups) {
 
 bool packable(const Workload& w, JobId j) {
   return w.requests[j].gpu_num == 1 && w.profiles[j].final_state == JobState::Completed &&
-         !w.profiles[j].cancel_pending_at;
+         !w.profiles[j].cancel_pending_at();
 }
 
 // decouple_evaluations, one job at a time: jobs outside evaluations are copied; an evaluation's

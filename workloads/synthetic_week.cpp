@@ -238,7 +238,7 @@ void WeekDrawer::emit(const Draft& d, HandOut& out) {
   JobProfile& p = out.profiles.emplace_back();
   p.run = Time::seconds(d.run);
   p.final_state = d.state;
-  p.recorded_start = r.submit;  // no history: a recorded replay starts jobs on submission
+  p.set_recorded_start(r.submit);  // no history: a recorded replay starts jobs on submission
 }
 
 void WeekDrawer::give_out_week(HandOut& out) {

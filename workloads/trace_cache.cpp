@@ -214,8 +214,8 @@ void write_payload(Out& out, const Workload& w, const std::vector<std::string>& 
   out.column<std::int64_t>(n, [&](std::size_t j) { return p[j].run.sec(); });
   out.column<std::uint8_t>(n, [&](std::size_t j) { return static_cast<std::uint8_t>(p[j].final_state); });
   out.column<float>(n, [&](std::size_t j) { return p[j].idle_share; });
-  out.column<std::int64_t>(n, [&](std::size_t j) { return sec(p[j].recorded_start); });
-  out.column<std::int64_t>(n, [&](std::size_t j) { return sec(p[j].cancel_pending_at); });
+  out.column<std::int64_t>(n, [&](std::size_t j) { return sec(p[j].recorded_start()); });
+  out.column<std::int64_t>(n, [&](std::size_t j) { return sec(p[j].cancel_pending_at()); });
   out.column<std::uint32_t>(w.after.size(), [&](std::size_t j) { return w.after[j]; });
   out.column<std::uint32_t>(n, [&](std::size_t j) {
     return static_cast<std::uint32_t>(w.names[static_cast<std::uint32_t>(j)].size());
@@ -297,8 +297,8 @@ std::optional<Workload> read_payload(In& in, std::vector<std::string>& warnings)
     JobProfile& p = w.profiles[j];
     p.run = Time::seconds(In::at<std::int64_t>(run, j));
     p.idle_share = In::at<float>(idle, j);
-    p.recorded_start = time(start, j);
-    p.cancel_pending_at = time(cancel, j);
+    p.set_cancel_pending_at(time(cancel, j));
+    if (const OptionalTime s = time(start, j)) p.set_recorded_start(s);
     const auto t = static_cast<std::uint8_t>(type[j]), s = static_cast<std::uint8_t>(state[j]);
     const auto len = In::at<std::uint32_t>(name_len, j);
     if (t >= kJobTypeCount || s >= kJobStateCount || r.user >= users || len > name_bytes - at) return std::nullopt;

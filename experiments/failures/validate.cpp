@@ -129,8 +129,7 @@ Workload population(const std::string& root, double& gpu_seconds) {
     JobRequest r = all.requests[j];
     JobProfile p = all.profiles[j];
     p.final_state = JobState::Completed;
-    p.cancel_pending_at.reset();
-    p.recorded_start.reset();
+    p.set_recorded_start(std::nullopt);  // and no queue deadline
     r.user = w.users.intern(all.users[r.user]);
     gpu_seconds += static_cast<double>(r.gpu_num) * static_cast<double>(p.run.sec());
     w.add("j" + std::to_string(j), r, p);

@@ -47,7 +47,7 @@ measure() {  # axis value trace cluster -> one CSV row: the fastest of 3 runs (w
   local axis=$1 value=$2 trace=$3 cluster=$4 best="" user="" kb=0
   local jobs=$(($(wc -l < "$trace") - 1))
   for _ in 1 2 3; do
-    "${pin[@]}" /usr/bin/time -f '%e %U %M' -o "$timing" $bin run configs/seren.yaml -q \
+    "${pin[@]}" /usr/bin/time -f '%e %U %M' -o "$timing" $bin run configs/seren.yaml -q --no-cache \
       --set cluster="$cluster" --set workload.trace="$trace" --set workload.from= --set workload.to= \
       --set policy.name=fifo --set outputs=summary --out "$out" 2>/dev/null
     read -r w u k < "$timing"

@@ -58,10 +58,10 @@ class ScheduleRecorder final : public Sink {
     for (std::size_t i = 0; i < w.size(); ++i) {
       const JobRequest& r = w.requests[i];
       const JobProfile& p = w.profiles[i];
-      recorded[i] = {r.type, r.gpu_num, r.submit, p.recorded_start};
+      recorded[i] = {r.type, r.gpu_num, r.submit, p.recorded_start()};
       simulated[i] = {r.type, r.gpu_num, submitted(w, run.outcomes, static_cast<JobId>(i)), run.outcomes[i].start};
-      if (p.recorded_start && r.gpu_num > 0)
-        recorded_spans.push_back({*p.recorded_start, *p.recorded_start + p.run, r.gpu_num});
+      if (const OptionalTime start = p.recorded_start(); start && r.gpu_num > 0)
+        recorded_spans.push_back({*start, *start + p.run, r.gpu_num});
     }
   }
 

@@ -94,8 +94,8 @@ void check_same_jobs(const Workload& a, const Workload& b) {
     CHECK(x.type == y.type);
     CHECK(p.run == q.run);
     CHECK(p.final_state == q.final_state);
-    CHECK(text_of(p.recorded_start) == text_of(q.recorded_start));
-    CHECK(text_of(p.cancel_pending_at) == text_of(q.cancel_pending_at));
+    CHECK(text_of(p.recorded_start()) == text_of(q.recorded_start()));
+    CHECK(text_of(p.cancel_pending_at()) == text_of(q.cancel_pending_at()));
   }
 }
 

@@ -31,8 +31,8 @@ std::string outcome(std::string_view text, acme::TraceOptions opt, unsigned thre
              "," + std::to_string(r.node_num) + "," + std::to_string(r.cpu_num) + "," +
              std::to_string(static_cast<int>(r.type)) + "," + std::to_string(r.user) + "," +
              std::to_string(p.run.sec()) + "," + std::to_string(static_cast<int>(p.final_state)) + "," +
-             (p.recorded_start ? std::to_string(p.recorded_start->sec()) : "-") + "," +
-             (p.cancel_pending_at ? std::to_string(p.cancel_pending_at->sec()) : "-");
+             (p.recorded_start() ? std::to_string(p.recorded_start()->sec()) : "-") + "," +
+             (p.cancel_pending_at() ? std::to_string(p.cancel_pending_at()->sec()) : "-");
     }
   } catch (const acme::InputError& e) {
     out = std::string("error: ") + e.what();

@@ -70,10 +70,10 @@ Workload random_workload(Rng& rng, const ClusterSpec& c) {
     r.user = w.users.intern("u" + std::to_string(pick(rng, 0, 4)));
     p.final_state = static_cast<JobState>(pick(rng, 0, static_cast<int>(kJobStateCount) - 2));  // not REJECTED
     if (chance(rng, 0.8)) {
-      p.recorded_start = r.submit + Time::seconds(pick(rng, 0, 7200));
+      p.set_recorded_start(r.submit + Time::seconds(pick(rng, 0, 7200)));
       p.run = Time::seconds(chance(rng, 0.05) ? 0 : pick(rng, 1, 8 * 3600));
     } else {
-      p.cancel_pending_at = r.submit + Time::seconds(pick(rng, 0, 3 * 3600));
+      p.set_cancel_pending_at(r.submit + Time::seconds(pick(rng, 0, 3 * 3600)));
       p.run = Time::seconds(pick(rng, 0, 3600));
     }
     w.add("j" + std::to_string(i), r, p);
@@ -187,7 +187,7 @@ class Auditor final : public Sink {
     switch (f.kind) {
       case FactKind::Queued:
         expect(job.phase == Phase::Unreleased, j, "queued twice");
-        expect(f.time == (mode_ == ReplayMode::Recorded && p.recorded_start ? *p.recorded_start : r.submit), j,
+        expect(f.time == (mode_ == ReplayMode::Recorded && p.recorded_start() ? *p.recorded_start() : r.submit), j,
                "released at the wrong time");
         job.phase = Phase::Waiting;
         break;
@@ -234,7 +234,7 @@ class Auditor final : public Sink {
         break;
       case FactKind::Withdrawn:
         expect(job.phase == Phase::Waiting, j, "withdrawn while not waiting");
-        expect(p.cancel_pending_at && f.time == std::max(*p.cancel_pending_at, *released(w_, mode_, sim_.outcomes(), j)), j,
+        expect(p.cancel_pending_at() && f.time == std::max(*p.cancel_pending_at(), *released(w_, mode_, sim_.outcomes(), j)), j,
                "left the queue at a time the trace does not say");
         done(job, f.time);
         break;

@@ -31,9 +31,9 @@ Workload random_workload(std::uint64_t seed, int jobs) {
     r.user = w.users.intern("u" + std::to_string(rng.next() % 5));
     p.run = Time::seconds(static_cast<std::int64_t>(rng.exponential(60)));
     p.final_state = states[rng.next() % 4];
-    p.recorded_start = r.submit + Time::seconds(static_cast<std::int64_t>(rng.exponential(20)));
+    p.set_recorded_start(r.submit + Time::seconds(static_cast<std::int64_t>(rng.exponential(20))));
     if (rng.uniform() < 0.05) {
-      p.cancel_pending_at = r.submit + Time::seconds(static_cast<std::int64_t>(rng.exponential(30)));
+      p.set_cancel_pending_at(r.submit + Time::seconds(static_cast<std::int64_t>(rng.exponential(30))));
       p.run = Time{};
       p.final_state = JobState::Cancelled;
     }

@@ -60,7 +60,7 @@ TEST_CASE("A policy that reads estimates without declaring reads_estimates() is 
     r.user = w.users.intern("u");
     JobProfile p;
     p.final_state = JobState::Completed;
-    p.recorded_start = r.submit;
+    p.set_recorded_start(r.submit);
     p.run = Time::seconds(3600);
     w.add("j" + std::to_string(i), r, p);
   }

@@ -51,7 +51,7 @@ TEST_CASE("A job whose predecessor is rejected or withdrawn is still submitted",
   // blocker holds the node until 50; waiting gives up at 20; its follower is submitted at 20.
   w.add("blocker", JobRequest{t0, 8, 1, 4, JobType::Pretrain, 0}, ends_after(50));
   JobProfile gives_up = ends_after(10, JobState::Cancelled);
-  gives_up.cancel_pending_at = t0 + Time::seconds(20);
+  gives_up.set_cancel_pending_at(t0 + Time::seconds(20));
   const JobId waiting = w.add("waiting", JobRequest{t0, 8, 1, 4, JobType::Eval, 0}, gives_up);
   const JobId after_waiting = w.add_after(waiting, "after_waiting", JobRequest{t0, 0, 1, 1, JobType::CPU, 0}, ends_after(5));
 

@@ -93,7 +93,7 @@ TEST_CASE("A duration CDF point allows for the sampling error of a small type", 
       r.node_num = 1;
       JobProfile p;
       p.run = Time::seconds(i < short_jobs ? 60 : 600);
-      p.recorded_start = Time::seconds(0);
+      p.set_recorded_start(Time::seconds(0));
       w.add("j" + std::to_string(i), r, p);
     }
     for (const CalibrationRow& r : calibrate(w, pub).rows)

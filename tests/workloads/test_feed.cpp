@@ -96,8 +96,10 @@ TEST_CASE("A fed run sees the facts of a run given every job at the start", "[fe
   // slices end inside such a crowd: the jobs of that second still in the feed must be released
   // in the same step as those already given.
   Workload all = generate_workload(seren(), *parse_timestamp("2023-03-01"), *parse_timestamp("2023-03-04"), 1.0 / 20, 5, 8);
-  for (std::size_t i = 0; i < all.size(); ++i)
-    all.profiles[i].recorded_start = all.requests[i].submit = Time::seconds(all.requests[i].submit.sec() / 3600 * 3600);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    all.requests[i].submit = Time::seconds(all.requests[i].submit.sec() / 3600 * 3600);
+    all.profiles[i].set_recorded_start(all.requests[i].submit);
+  }
   REQUIRE(all.size() > 300);
   for (const PolicyEntry& e : policy_table()) {
     if (make_policy(e.name)->reads_estimates()) continue;

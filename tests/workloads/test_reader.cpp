@@ -22,7 +22,7 @@ TEST_CASE("The published Seren example rows read with times converted from +08:0
   CHECK(w.requests[0].submit == *parse_timestamp("2023-02-28 16:18:22+00:00"));
   CHECK(w.profiles[0].final_state == JobState::Failed);
   CHECK(w.profiles[0].run.sec() == 117);  // end - start, as the duration column says for Seren
-  CHECK(*w.profiles[0].recorded_start == *parse_timestamp("2023-03-01 00:18:54+08:00"));
+  CHECK(*w.profiles[0].recorded_start() == *parse_timestamp("2023-03-01 00:18:54+08:00"));
   CHECK(w.profiles[1].run.sec() == 2693);
   CHECK(w.requests[0].user == w.requests[1].user);
 }
@@ -38,7 +38,7 @@ TEST_CASE("The published Kalos example rows read with run time end - start, not 
   CHECK(w.profiles[0].run.sec() == 8);   // duration says 18: it includes the 10 s in the queue
   CHECK(w.profiles[1].run.sec() == 70);  // duration says 82
   CHECK(w.profiles[1].final_state == JobState::Cancelled);
-  CHECK_FALSE(w.profiles[1].cancel_pending_at.has_value());
+  CHECK_FALSE(w.profiles[1].cancel_pending_at().has_value());
 }
 
 TEST_CASE("Columns are found by name in any order, extra columns ignored, CRLF and a BOM accepted", "[reader]") {

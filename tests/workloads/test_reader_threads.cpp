@@ -32,7 +32,7 @@ std::string dump(const Workload& w) {
            std::to_string(r.gpu_num) + "," + std::to_string(r.node_num) + "," + std::to_string(r.cpu_num) + "," +
            std::string(name(r.type)) + "," + std::to_string(r.user) + "," + std::to_string(p.run.sec()) + "," +
            std::string(name(p.final_state)) + "," + std::to_string(p.idle_share) + "," +
-           time_text(p.recorded_start) + "," + time_text(p.cancel_pending_at) + "\n";
+           time_text(p.recorded_start()) + "," + time_text(p.cancel_pending_at()) + "\n";
   }
   return out;
 }

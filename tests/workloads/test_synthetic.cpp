@@ -55,7 +55,7 @@ TEST_CASE("Synthetic jobs are named 1, 2, ... in submit order, with one request 
   for (std::size_t i = 0; i < w.size(); ++i) {
     REQUIRE(w.names[static_cast<std::uint32_t>(i)] == std::to_string(i + 1));
     if (i > 0) REQUIRE(w.requests[i - 1].submit <= w.requests[i].submit);
-    REQUIRE(w.profiles[i].recorded_start == w.requests[i].submit);
+    REQUIRE(w.profiles[i].recorded_start() == w.requests[i].submit);
     REQUIRE(w.requests[i].node_num == (w.requests[i].gpu_num > 0 ? (w.requests[i].gpu_num + 7) / 8 : 1));
   }
 }

@@ -59,8 +59,8 @@ void check_same_workload(const Workload& a, const Workload& b) {
     CHECK(p.run == q.run);
     CHECK(p.final_state == q.final_state);
     CHECK(p.idle_share == q.idle_share);
-    CHECK(p.recorded_start == q.recorded_start);
-    CHECK(p.cancel_pending_at == q.cancel_pending_at);
+    CHECK(p.recorded_start() == q.recorded_start());
+    CHECK(p.cancel_pending_at() == q.cancel_pending_at());
   }
 }
 
