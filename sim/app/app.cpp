@@ -35,6 +35,16 @@
 #include "sim/io/network_keys.h"
 
 namespace acme {
+
+unsigned usable_cores() {
+  const unsigned online = std::max(1u, std::thread::hardware_concurrency());
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return std::min(online, static_cast<unsigned>(CPU_COUNT(&set)));
+  return online;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -94,19 +104,7 @@ RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluste
   return w;
 }
 
-// The cores this process may run on (taskset, cpusets), at most the machine's.
-unsigned usable_cores() {
-  const unsigned online = std::max(1u, std::thread::hardware_concurrency());
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-    return std::min(online, static_cast<unsigned>(CPU_COUNT(&set)));
-  return online;
-}
-
-unsigned threads_of(const RunConfig& config) {
-  return config.threads > 0 ? config.threads : std::max(1u, std::thread::hardware_concurrency());
-}
+unsigned threads_of(const RunConfig& config) { return config.threads > 0 ? config.threads : usable_cores(); }
 
 // Finishes every sink: with `threads` > 1, jobs.csv (the largest output, about half of the time
 // the outputs take) on a thread of its own while this one finishes the others in order. An error

@@ -15,6 +15,9 @@
 
 namespace acme {
 
+// The cores this process may run on (taskset, cpusets), at most the machine's.
+unsigned usable_cores();
+
 // One run from start to end, with the pieces a sweep may share passed in: simulates `workload`
 // (which it does not change) on `cluster` under config's policy and writes config's outputs to
 // `out_dir`, after removing every output an earlier run left there (so that a killed run leaves no

@@ -104,8 +104,9 @@ class WorkloadCache {
     for (std::size_t i : order) ++entries_[sweep.runs[i].workload_key].runs_left;
   }
 
-  // The run's workload, loaded by the first caller while the others wait; rethrows its error.
-  Ptr acquire(const SweepRun& run) {
+  // The run's workload, loaded by the first caller (reading on `threads`) while the others wait;
+  // rethrows its error.
+  Ptr acquire(const SweepRun& run, unsigned threads) {
     std::unique_lock lock(mu_);
     Entry& e = entries_.at(run.workload_key);
     if (e.future.valid()) {
@@ -118,7 +119,9 @@ class WorkloadCache {
     auto f = e.future;
     lock.unlock();
     try {
-      promise.set_value(std::make_shared<const Workload>(load_workload(run.config, *run.cluster)));
+      RunConfig config = run.config;
+      config.threads = threads;
+      promise.set_value(std::make_shared<const Workload>(load_workload(config, *run.cluster)));
     } catch (...) {
       promise.set_exception(std::current_exception());
     }
@@ -145,17 +148,20 @@ fs::path with_suffix(fs::path p, const char* suffix) {
   return p;
 }
 
-// One run into <id>.partial, renamed to <id> when every output is written. Returns the error of
-// a run that failed, after leaving it in <id>.failed.
-std::optional<std::string> attempt(const SweepRun& run, const fs::path& out_dir, WorkloadCache& cache) {
+// One run into <id>.partial, renamed to <id> when every output is written, on `threads` (its
+// share of the cores). Returns the error of a run that failed, after leaving it in <id>.failed.
+std::optional<std::string> attempt(const SweepRun& run, const fs::path& out_dir, WorkloadCache& cache,
+                                   unsigned threads) {
   const fs::path final_dir = run_dir(out_dir, run);
   const fs::path partial = with_suffix(final_dir, ".partial"), failed = with_suffix(final_dir, ".failed");
   fs::remove_all(partial);
   fs::remove(failed);
   std::string error;
   try {
-    const auto workload = cache.acquire(run);
-    execute_run(run.config, *run.cluster, *workload, partial, false);
+    const auto workload = cache.acquire(run, threads);
+    RunConfig config = run.config;
+    config.threads = threads;
+    execute_run(config, *run.cluster, *workload, partial, false);
     fs::rename(partial, final_dir);
     return std::nullopt;
   } catch (const std::logic_error& e) {
@@ -280,11 +286,15 @@ RunnerResult run_sweep_runs(const Sweep& sweep, std::span<const std::size_t> tod
   std::mutex fatal_mu;
   std::exception_ptr fatal;  // a problem outside any run (the output folder cannot be written)
 
+  unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
+  workers = static_cast<unsigned>(std::min<std::size_t>(workers, std::max<std::size_t>(order.size(), 1)));
+  // Each run reads and writes on its share of the cores: workers already use them all.
+  const unsigned threads_per_run = std::max(1u, usable_cores() / workers);
   auto work = [&] {
     for (std::size_t k; (k = next++) < order.size();) {
       const SweepRun& run = sweep.runs[order[k]];
       try {
-        const auto error = attempt(run, out_dir, cache);
+        const auto error = attempt(run, out_dir, cache, threads_per_run);
         cache.release(run);
         failed += error.has_value();
         bar.run_ended(run, error);
@@ -295,8 +305,6 @@ RunnerResult run_sweep_runs(const Sweep& sweep, std::span<const std::size_t> tod
       }
     }
   };
-  unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  workers = static_cast<unsigned>(std::min<std::size_t>(workers, std::max<std::size_t>(order.size(), 1)));
   std::vector<std::thread> threads;
   for (unsigned w = 1; w < workers; ++w) threads.emplace_back(work);
   work();
