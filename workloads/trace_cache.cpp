@@ -399,6 +399,33 @@ bool store(const fs::path& dir, const fs::path& file, const std::string& key, co
   return ok;
 }
 
+// Removes the least recently used entries of `dir` but `keep` until they fit in `max_bytes`.
+void trim(const fs::path& dir, const fs::path& keep, double max_bytes) {
+  struct Entry {
+    fs::file_time_type used;
+    std::uintmax_t bytes;
+    fs::path path;
+  };
+  std::vector<Entry> entries;
+  double total = 0;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".acmecache") continue;
+    std::error_code stat_ec;
+    const std::uintmax_t bytes = e.file_size(stat_ec);
+    const fs::file_time_type used = e.last_write_time(stat_ec);
+    if (stat_ec) continue;  // removed meanwhile by another process
+    total += static_cast<double>(bytes);
+    if (e.path() != keep) entries.push_back({used, bytes, e.path()});
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const Entry& e : entries) {
+    if (total <= max_bytes) break;
+    if (fs::remove(e.path, ec)) log::info("trace cache: removed {}, the least recently used entry (cache.max_mb)", e.path.string());
+    total -= static_cast<double>(e.bytes);
+  }
+}
+
 }  // namespace
 
 TraceCacheSettings read_trace_cache_settings(Params& p) {
@@ -411,6 +438,9 @@ TraceCacheSettings read_trace_cache_settings(Params& p) {
                  "the folder of the trace cache's files; by default, here and now: " +
                      (here.empty() ? std::string("none (traces are parsed every time)") : here),
                  "$ACMESIM_CACHE_DIR, else $XDG_CACHE_HOME/acmesim, else ~/.cache/acmesim");
+  s.max_mb = p.number("max_mb", s.max_mb, 0, 1e12,
+                      "the cache's size limit, MB (10^6 bytes): after an entry is written, the least recently used "
+                      "others are removed until the entries fit; 0: no limit");
   return s;
 }
 
@@ -449,6 +479,8 @@ CachedTrace read_acme_trace_cached(const std::string& path, const TraceOptions& 
     w->window_from = options.from;
     w->window_to = options.to;
     for (const std::string& text : warnings) log::warn("{}{}", path, text);
+    std::error_code ec;
+    fs::last_write_time(file, fs::file_time_type::clock::now(), ec);  // used now (best effort)
     out.workload = std::move(*w);
     out.use = TraceCacheUse::Hit;
     return out;
@@ -458,6 +490,7 @@ CachedTrace read_acme_trace_cached(const std::string& path, const TraceOptions& 
   if (after && after->text == key->text && store(dir, file, key->text, out.workload, warnings)) {
     log::debug("{}: parsed, and cached in {}", path, out.entry);
     out.use = TraceCacheUse::Built;
+    if (settings.max_mb > 0) trim(dir, file, settings.max_mb * 1e6);
   }
   return out;
 }

@@ -21,6 +21,8 @@
 // Writes go to a temporary file in the same folder, renamed over the entry: processes or threads
 // that build one entry at once each write a whole file, and the last rename wins. A folder that
 // cannot be created or written: one warning per process, and the run goes on uncached.
+// Size: a read from an entry marks it used (its modification time); after writing one, the least
+// recently used other entries are removed until the folder's entries fit in cache.max_mb.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +39,10 @@ inline constexpr std::uint32_t kTraceCacheVersion = 1;  // bump when the file or
 struct TraceCacheSettings {
   bool enabled = true;  // cache.enabled
   std::string dir;      // cache.dir; empty: default_trace_cache_dir()
+  double max_mb = 4096;  // cache.max_mb: the entries' total size, 10^6 bytes; 0: no limit
 };
 
-// cache.enabled and cache.dir, from keys under the prefix "cache" (`acmesim list` shows them).
+// cache.enabled, cache.dir and cache.max_mb, from keys under the prefix "cache" (`acmesim list` shows them).
 TraceCacheSettings read_trace_cache_settings(Params& p);
 
 // $ACMESIM_CACHE_DIR, else $XDG_CACHE_HOME/acmesim, else $HOME/.cache/acmesim; empty if none is set.

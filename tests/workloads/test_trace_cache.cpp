@@ -221,6 +221,42 @@ TEST_CASE("Readers building one entry at once all get the workload, and the entr
     CHECK(e.path().extension() == ".acmecache");
 }
 
+TEST_CASE("Past cache.max_mb the least recently used entries are removed, never the one just written",
+          "[trace-cache]") {
+  Fixture f("trace-cache-trim");
+  auto window = [&](const char* from, const char* to) {
+    f.options.from = parse_timestamp(from);
+    f.options.to = parse_timestamp(to);
+    return f.read().first;
+  };
+  // Three entries (one a window), each marked used a minute after the one before.
+  const auto minute = std::chrono::minutes(1);
+  const auto t0 = fs::file_time_type::clock::now() - 10 * minute;
+  const CachedTrace a = window("2023-02-28", "2023-03-02");
+  const CachedTrace b = window("2023-02-28", "2023-03-03");
+  const CachedTrace c = window("2023-02-28", "2023-03-04");
+  REQUIRE((a.use == TraceCacheUse::Built && b.use == TraceCacheUse::Built && c.use == TraceCacheUse::Built));
+  fs::last_write_time(a.entry, t0);
+  fs::last_write_time(b.entry, t0 + minute);
+  fs::last_write_time(c.entry, t0 + 2 * minute);
+  // Reading a marks it used: b is now the least recently used.
+  CHECK(window("2023-02-28", "2023-03-02").use == TraceCacheUse::Hit);
+  // Room for three entries of this size but not four: the fourth removes b alone.
+  const double bytes = static_cast<double>(fs::file_size(c.entry));
+  f.cache.max_mb = 3.5 * bytes / 1e6;
+  const CachedTrace d = window("2023-02-28", "2023-03-05");
+  CHECK(d.use == TraceCacheUse::Built);
+  CHECK(fs::exists(a.entry));
+  CHECK_FALSE(fs::exists(b.entry));
+  CHECK(fs::exists(c.entry));
+  CHECK(fs::exists(d.entry));
+  // A limit below one entry keeps only the entry just written.
+  f.cache.max_mb = 1e-6;
+  const CachedTrace e = window("2023-02-28", "2023-03-06");
+  CHECK(std::distance(fs::directory_iterator(f.dir / "cache"), fs::directory_iterator()) == 1);
+  CHECK(fs::exists(e.entry));
+}
+
 TEST_CASE("cache.* keys set the cache, and an unknown one is an error", "[trace-cache][config]") {
   const std::vector<std::string> base = {"cluster=" + (source_dir() / "configs/clusters/seren.yaml").string(),
                                          "workload.trace=" + (source_dir() / "tests/golden/six_jobs.csv").string()};
