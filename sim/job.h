@@ -51,7 +51,7 @@ struct JobRequest {
   std::int32_t gpu_num = 0;   // total GPUs, 0 for CPU jobs
   std::int32_t node_num = 1;  // nodes the GPUs (and CPUs) are spread over, >= 1
   std::int32_t cpu_num = 0;   // total CPU cores
-  JobType type : 8 = JobType::Other;
+  JobType type = JobType::Other;
   std::uint32_t user : 24 = 0;  // index into Workload::users (UserTable keeps it below kMaxUsers)
 };
 static_assert(sizeof(JobRequest) == 24);

@@ -112,8 +112,6 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
   if (timed_releases_ > 0) now_ = last_change_ = release_time(released(0));
 }
 
-Time Simulation::release_time(std::size_t job) const { return timed_release(workload_, replay_, static_cast<JobId>(job)); }
-
 Simulation::~Simulation() = default;
 
 void Simulation::add_sink(Sink& sink) { sinks_.push_back(&sink); }
