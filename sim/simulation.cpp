@@ -194,7 +194,17 @@ bool Simulation::step() {
     }
   }
   if (sharing_ && done()) sharing_->close(now_);
+  if (!feed_ && !sinks_.empty()) note_ended_prefix();
   return true;
+}
+
+void Simulation::note_ended_prefix() {
+  std::size_t p = ended_prefix_;
+  while (p < status_.size() && status_[p] == Status::Ended) ++p;
+  if (p == ended_prefix_) return;
+  ended_prefix_ = p;
+  const EndedJobs ended{workload_, outcomes_, replay_, p};
+  for (Sink* s : sinks_) s->on_ended(ended);
 }
 
 void Simulation::run() {

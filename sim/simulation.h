@@ -252,6 +252,8 @@ class Simulation {
   void take_nodes_down(const std::vector<int>& down, std::optional<Time> repaired_at);
   void emit(FactKind kind, JobId job);
   void emit(FactKind kind, JobId job, const Placement* placement);
+  // Tells the sinks when the prefix of ended jobs grows (runs without a feed).
+  void note_ended_prefix();
 
   const Workload& workload_;
   std::vector<Time> estimates_;
@@ -305,6 +307,7 @@ class Simulation {
   std::uint64_t nodes_failed_ = 0;
   std::vector<Time> node_up_at_;  // [node]: when its repair ends (a node may go down again meanwhile)
   std::vector<Sink*> sinks_;
+  std::size_t ended_prefix_ = 0;  // jobs [0, ended_prefix_) have ended
   JobFeed* feed_ = nullptr;  // null once it has no more jobs
   Workload* fed_ = nullptr;  // the workload it appends to (workload_)
 

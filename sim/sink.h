@@ -1,6 +1,7 @@
 // Metrics sinks: observers fed by the core. Model code never writes files; sinks do.
 //
-// A sink gets each Fact as it happens and the whole RunRecord at the end. The registry table in
+// A sink gets each Fact as it happens, the jobs whose outcomes are final as their prefix grows
+// (EndedJobs), and the whole RunRecord at the end. The registry table in
 // sinks.cpp names every sink with a one-line description; `outputs` in the run configuration
 // picks which ones run. Every file a sink writes appears whole or not at all (written to a
 // temporary name, then renamed, at once or, with SinkSettings::renames, when the run is done).
@@ -16,10 +17,22 @@
 
 namespace acme {
 
+// Jobs [0, count) have ended, and their outcomes (and energy) will not change again. The
+// references stay valid, and the vectors do not grow, until the run is done: the simulation
+// tells it only once every job is known (with a JobFeed, after the feed's last job).
+struct EndedJobs {
+  const Workload& workload;
+  const std::vector<JobOutcome>& outcomes;
+  ReplayMode replay;
+  std::size_t count;
+};
+
 class Sink {
  public:
   virtual ~Sink() = default;
   virtual void on_fact(const Fact&) {}
+  // Between steps, on the simulation's thread, each time the prefix of ended jobs grows.
+  virtual void on_ended(const EndedJobs&) {}
   virtual void finish(const RunRecord& run) = 0;
 };
 
@@ -47,6 +60,8 @@ struct SinkSettings {
   const CapacityLog* capacity = nullptr;
   // With the power model: the run's energy (complete when the run is done). Not owned.
   const PowerMeter* power = nullptr;
+  // Threads the outputs may use: above 1, jobs.csv's rows are written while the run goes.
+  unsigned threads = 1;
 };
 
 struct SinkEntry {

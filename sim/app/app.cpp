@@ -194,7 +194,8 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
                               sim.link_sharing(),
                               sim.link_sharing() ? &sim.topology() : nullptr,
                               sim.capacity_log(),
-                              sim.power_meter()};
+                              sim.power_meter(),
+                              threads_of(config)};
   const std::vector<std::string> sink_names = split_commas(config.outputs);
   std::vector<std::unique_ptr<Sink>> sinks;
   for (const std::string& name : sink_names) sinks.push_back(make_sink(name, settings));

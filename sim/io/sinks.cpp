@@ -1,6 +1,11 @@
 #include <nlohmann/json.hpp>
 
+#include <condition_variable>
 #include <cstdio>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <map>
 #include <vector>
 #include <string>
@@ -18,51 +23,117 @@
 namespace acme {
 namespace {
 
-// jobs.csv: one row per job, in workload order.
+// jobs.csv: one row per job, in workload order. With SinkSettings::threads above 1 (and files,
+// not a capture), a thread of its own writes the rows of the ended jobs while the run goes on.
 class JobsSink final : public Sink {
  public:
   explicit JobsSink(const SinkSettings& s)
-      : path_(s.out_dir / "jobs.csv"), capture_(s.capture), renames_(s.renames), power_(s.power) {}
+      : path_(s.out_dir / "jobs.csv"), capture_(s.capture), renames_(s.renames), power_(s.power),
+        live_(s.threads > 1 && !s.capture) {}
+  ~JobsSink() override { stop_writer(); }
+
+  void on_ended(const EndedJobs& ended) override {
+    if (!live_) return;
+    if (!writer_.joinable()) writer_ = std::thread([this, ended] { write_while_running(ended); });
+    if (ended.count - told_ < kBatch && ended.count < ended.workload.size()) return;
+    told_ = ended.count;
+    {
+      std::lock_guard lock(mu_);
+      ended_ = ended.count;
+    }
+    cv_.notify_one();
+  }
+
   void finish(const RunRecord& run) override {
-    CsvWriter csv(path_, capture_, renames_);
+    stop_writer();
+    if (failed_) std::rethrow_exception(failed_);
+    if (!csv_) start(run.workload);
+    for (; written_ < run.workload.size(); ++written_) row(run.workload, run.outcomes, run.replay, written_);
+    csv_->commit();
+  }
+
+ private:
+  static constexpr std::size_t kBatch = 4096;  // rows the writer is woken for
+
+  void start(const Workload& w) {
+    csv_.emplace(path_, capture_, renames_);
     for (std::string_view h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num",
                                "submit_s", "start_s", "end_s", "queue_s", "run_s", "gpu_seconds",
                                "preemptions", "wasted_gpu_seconds", "leaves_spanned", "slowdown", "replay_delay_s",
                                "reject_reason", "failures"})
-      csv.text(h);
-    if (power_) csv.text("energy_kwh");
-    csv.end_row();
-    csv.expect_rows(run.workload.size());
-    const Workload& w = run.workload;
-    for (std::size_t i = 0; i < w.size(); ++i) {
-      const JobRequest& r = w.requests[i];
-      const JobOutcome& o = run.outcomes[i];
-      csv.text(w.names[static_cast<std::uint32_t>(i)]).text(r.user < w.users.size() ? w.users[r.user] : std::string_view{});
-      csv.text(name(r.type));
-      csv.text(name(o.state)).integer(r.gpu_num).integer(r.node_num).integer(r.cpu_num);
-      const Time submit = submitted(w, run.outcomes, static_cast<JobId>(i));
-      csv.integer(submit.sec());
-      if (o.start) csv.integer(o.start->sec()); else csv.blank();
-      if (o.end) csv.integer(o.end->sec()); else csv.blank();
-      if (o.start) csv.integer((*o.start - submit).sec()).integer(o.run_time.sec());
-      else csv.blank().blank();
-      csv.integer(o.gpu_seconds).integer(o.preemptions).integer(o.wasted_gpu_seconds);
-      if (o.start) csv.integer(o.leaves_spanned).real(o.slowdown, 3); else csv.blank().blank();
-      if (run.replay == ReplayMode::Recorded && o.start)
-        csv.integer((*o.start - *released(w, run.replay, run.outcomes, static_cast<JobId>(i))).sec());
-      else csv.blank();
-      csv.text(describe(o.reject)).integer(o.failures);
-      if (power_) csv.real(power_->job_kwh(static_cast<JobId>(i)), 3);
-      csv.end_row();
-    }
-    csv.commit();
+      csv_->text(h);
+    if (power_) csv_->text("energy_kwh");
+    csv_->end_row();
+    csv_->expect_rows(w.size());
   }
 
- private:
+  void row(const Workload& w, const std::vector<JobOutcome>& outcomes, ReplayMode replay, std::size_t i) {
+    CsvWriter& csv = *csv_;
+    const JobRequest& r = w.requests[i];
+    const JobOutcome& o = outcomes[i];
+    csv.text(w.names[static_cast<std::uint32_t>(i)]).text(r.user < w.users.size() ? w.users[r.user] : std::string_view{});
+    csv.text(name(r.type));
+    csv.text(name(o.state)).integer(r.gpu_num).integer(r.node_num).integer(r.cpu_num);
+    const Time submit = submitted(w, outcomes, static_cast<JobId>(i));
+    csv.integer(submit.sec());
+    if (o.start) csv.integer(o.start->sec()); else csv.blank();
+    if (o.end) csv.integer(o.end->sec()); else csv.blank();
+    if (o.start) csv.integer((*o.start - submit).sec()).integer(o.run_time.sec());
+    else csv.blank().blank();
+    csv.integer(o.gpu_seconds).integer(o.preemptions).integer(o.wasted_gpu_seconds);
+    if (o.start) csv.integer(o.leaves_spanned).real(o.slowdown, 3); else csv.blank().blank();
+    if (replay == ReplayMode::Recorded && o.start)
+      csv.integer((*o.start - *released(w, replay, outcomes, static_cast<JobId>(i))).sec());
+    else csv.blank();
+    csv.text(describe(o.reject)).integer(o.failures);
+    if (power_) csv.real(power_->job_kwh(static_cast<JobId>(i)), 3);
+    csv.end_row();
+  }
+
+  // The writer thread: rows up to the ended prefix, as it grows, until told to stop.
+  void write_while_running(const EndedJobs& ended) {
+    try {
+      start(ended.workload);
+      for (;;) {
+        std::size_t upto;
+        bool stop;
+        {
+          std::unique_lock lock(mu_);
+          cv_.wait(lock, [&] { return stop_ || ended_ > written_; });
+          upto = ended_;
+          stop = stop_;
+        }
+        for (; written_ < upto; ++written_) row(ended.workload, ended.outcomes, ended.replay, written_);
+        if (stop) return;
+      }
+    } catch (...) {
+      failed_ = std::current_exception();
+    }
+  }
+  void stop_writer() {
+    if (!writer_.joinable()) return;
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    writer_.join();
+  }
+
   std::filesystem::path path_;
   TableCapture* capture_;
   DeferredRenames* renames_;
   const PowerMeter* power_;
+  bool live_;
+  std::optional<CsvWriter> csv_;
+  std::size_t written_ = 0;  // rows written; the writer's while it runs
+  std::size_t told_ = 0;     // the prefix the writer was last told of (simulation's thread)
+  std::thread writer_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t ended_ = 0;  // under mu_
+  bool stop_ = false;      // under mu_
+  std::exception_ptr failed_;
 };
 
 // timeseries.csv: one row per interval [time_s, time_s + interval). The snapshot columns hold

@@ -2,7 +2,8 @@
 # Threads change no byte: `acmesim run -j 1`, `-j 2` and `-j 3` write the same files, print the
 # same standard output and the same warnings and errors, on a trace read whole (with warnings),
 # through a window, leniently with bad rows, with every output (links.csv and the power columns
-# included), and on a trace with an error (the same line, exit code 2, no output).
+# included), drawn in-process, and on a trace with an error (the same line, exit code 2, no
+# output). With more than one thread jobs.csv is written while the run goes.
 # Usage: tests/cli/test_threads_same_bytes.sh path/to/acmesim   (ctest: cli_threads_same_bytes)
 set -euo pipefail
 acmesim=$1
@@ -49,5 +50,9 @@ same window --set workload.trace="$work/warned.csv" --set workload.from=2023-03-
 [ -s "$work/window-1/links.csv" ] || fail "window: no links.csv to compare"
 same lenient --set workload.trace="$work/lenient.csv" --set workload.lenient=true
 grep -q "malformed rows skipped in all" "$work/lenient-1.stderr" || fail "lenient: no skipped rows to compare"
+# Jobs drawn in-process as the replay goes (a JobFeed): jobs.csv is written while the run goes only
+# once the feed has given its last job.
+same feed --set workload.source=synthetic --set workload.from=2023-03-01 --set workload.to=2023-03-08 \
+  --set failures.enabled=true --set power.enabled=true
 same error --set workload.trace="$work/bad.csv"
 [ "$(cat "$work/error-1.code")" = 2 ] || fail "error: exit code $(cat "$work/error-1.code"), expected 2"
