@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark suite, one command: Google Benchmark kernels, then whole replays of AcmeTrace-schema
 # traces on one core (taskset -c 0), each policy with every output and with the summary only, at
-# 10k, 100k and 1M jobs on Seren (286 nodes) and 1M jobs on a 10,000-node cluster, and the
-# 1,000-run sweep. Replays parse their trace (cache.enabled=false) but the FIFO rows "+cache_cold"
+# 10k, 100k and 1M jobs on Seren (286 nodes) and 1M jobs on a 10,000-node cluster; FIFO on every
+# core (case "<N>cores", beside one `awk -F,` pass over the same file); and the 1,000-run sweep. Replays parse their trace (cache.enabled=false) but the FIFO rows "+cache_cold"
 # (the cache removed before each run: parse and write it) and "+cache_warm" (mapped from it), whose
 # cache is $BENCH_DIR/cache. Prints a table and writes the numbers as CSV:
 #   $BENCH_OUT/kernels.csv  Google Benchmark's CSV (name, iterations, real_time, cpu_time, ...)
@@ -106,6 +106,29 @@ for outputs in $every summary; do
   target=; [ "$n" = "$full" ] && [ $outputs = $every ] && target=0.3
   replay seren "fifo+cache_warm" "$trace" $seren_cluster "$n" 286 $outputs "$target" --set policy.name=fifo --set cache.enabled=true
 done
+# Both cores (issue 22's targets: every output 0.5 s, the summary only 0.35 s, every output from the
+# warm cache 0.3 s, and at most 2x one awk pass over the same file): FIFO unpinned, reading and
+# writing on every usable core (-j's default), and the awk pass as the yardstick.
+n=${sizes[-1]}; trace=$seren_1m; [ "$n" = "$full" ] || trace=$(first_jobs "$n")
+both="$(nproc)cores" pinned=("${pin[@]}"); pin=()
+target_every=; target_summary=; target_warm=
+[ "$n" = "$full" ] && target_every=0.5 && target_summary=0.35 && target_warm=0.3
+replay "$both" fifo "$trace" $seren_cluster "$n" 286 $every "$target_every" --set policy.name=fifo
+replay "$both" fifo "$trace" $seren_cluster "$n" 286 summary "$target_summary" --set policy.name=fifo
+replay "$both" "fifo+cache_warm" "$trace" $seren_cluster "$n" 286 $every "$target_warm" --set policy.name=fifo \
+  --set cache.enabled=true
+walls=()
+for _ in $(seq "$runs"); do
+  /usr/bin/time -f '%e %M' -o "$dir/time.txt" awk -F, '{ n += $5 } END { print n }' "$trace" >/dev/null
+  read -r wall kb < "$dir/time.txt"
+  walls+=("$wall")
+done
+sorted=$(printf '%s\n' "${walls[@]}" | sort -g)
+median=$(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p")
+printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s\n' "$both" "awk" "$n" "" "-" "$median" "$(echo "$sorted" | head -1)" \
+  "$((kb / 1024))" ""
+echo "$both,awk,$n,,-,$runs,$median,$(echo "$sorted" | head -1),$((kb / 1024)),,$today,$machine" >> "$out/replay.csv"
+pin=("${pinned[@]}")
 # Every policy, evaluation decoupling and failure injection on the largest Seren trace: within 2x of FIFO.
 n=${sizes[-1]}; trace=$seren_1m; [ "$n" = "$full" ] || trace=$(first_jobs "$n")
 for policy in acme greedy priority quota backfill sjf srtf; do

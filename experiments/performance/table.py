@@ -31,12 +31,14 @@ def table(replay):
         base = fifo.get((r.case, r.jobs, r.outputs))
         ratio = f"{r.wall_s_median / base:.2f}" if base and r.case != "sweep" else "-"
         target = "" if pd.isna(r.target_s) else target_text(r.target_s)
-        lines.append(f"| {r.case} | {r.policy} | {r.jobs:,} | {r.nodes:,} | {r.outputs} | {r.wall_s_median:.2f} | "
+        nodes = "" if pd.isna(r.nodes) else f"{int(r.nodes):,}"
+        lines.append(f"| {r.case} | {r.policy} | {r.jobs:,} | {nodes} | {r.outputs} | {r.wall_s_median:.2f} | "
                      f"{r.wall_s_min:.2f} | {r.peak_mib} | {ratio} | {target} |")
     when = ", ".join(sorted(set(replay.date)))
     machines = "; ".join(sorted(set(replay.machine)))
     return (f"Measured {when} on {machines}; {replay.runs.max()} runs each, one core (`taskset -c 0`) but "
-            "the sweep (both cores); wall times on this shared machine drift by tens of percent.\n\n"
+            "the `<N>cores` rows and the sweep (every core); wall times on this shared machine drift by tens "
+            "of percent.\n\n"
             + "\n".join(lines))
 
 
