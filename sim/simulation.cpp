@@ -114,7 +114,10 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
 
 Simulation::~Simulation() = default;
 
-void Simulation::add_sink(Sink& sink) { sinks_.push_back(&sink); }
+void Simulation::add_sink(Sink& sink) {
+  sinks_.push_back(&sink);
+  if (sink.wants_ended()) ended_sinks_.push_back(&sink);
+}
 
 void Simulation::emit(FactKind kind, JobId job) {
   const bool holds = kind == FactKind::Started || kind == FactKind::Ended || kind == FactKind::Preempted;
@@ -194,7 +197,7 @@ bool Simulation::step() {
     }
   }
   if (sharing_ && done()) sharing_->close(now_);
-  if (!feed_ && !sinks_.empty()) note_ended_prefix();
+  if (!feed_ && !ended_sinks_.empty()) note_ended_prefix();
   return true;
 }
 
@@ -204,7 +207,7 @@ void Simulation::note_ended_prefix() {
   if (p == ended_prefix_) return;
   ended_prefix_ = p;
   const EndedJobs ended{workload_, outcomes_, replay_, p};
-  for (Sink* s : sinks_) s->on_ended(ended);
+  for (Sink* s : ended_sinks_) s->on_ended(ended);
 }
 
 void Simulation::run() {
@@ -440,7 +443,7 @@ void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
   if (meter_ && gpu_seconds != 0) {  // GPUs held idle draw held_w; lost compute drew the job's running power
     const bool idle = cause == WasteCause::EvalIdle || cause == WasteCause::CheckpointStall ||
                       cause == WasteCause::RecoveryHold || cause == WasteCause::Restart || cause == WasteCause::Launch;
-    meter_->waste(cause, static_cast<double>(gpu_seconds), idle ? power_->settings().held_w : run_w_[job].job_w);
+    meter_->waste(cause, static_cast<double>(gpu_seconds), idle ? power_->settings().held_w : current(job).power.job_w);
   }
   outcomes_[job].wasted_gpu_seconds += gpu_seconds;
   wasted_[static_cast<std::size_t>(cause)] += gpu_seconds;

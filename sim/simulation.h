@@ -271,15 +271,6 @@ class Simulation {
   bool changes_scheduled_ = false;
   const PowerModel* power_ = nullptr;
   std::unique_ptr<PowerMeter> meter_;
-  struct RunPower {
-    float run_share = 0;  // the share of its current run its GPUs compute, as planned at its start
-    float job_w = 0;      // its GPUs' mean running power, W
-    // Seconds of the run inside the window as planned: its running GPU-time, counted at its start.
-    std::int32_t planned_s = 0;
-    // Per-GPU power of the run, held and running mixed, W.
-    double w(double held_w) const { return static_cast<float>(held_w + (job_w - held_w) * run_share); }
-  };
-  std::vector<RunPower> run_w_;  // [job]
   double allocated_w_ = 0;     // power of the GPUs jobs hold now
   double dynamic_w_ = 0;       // ... of it, the running jobs' power above held_w (what a cap throttles)
   PowerMeter::Level level_;    // the power state since the meter's last advance
@@ -307,6 +298,7 @@ class Simulation {
   std::uint64_t nodes_failed_ = 0;
   std::vector<Time> node_up_at_;  // [node]: when its repair ends (a node may go down again meanwhile)
   std::vector<Sink*> sinks_;
+  std::vector<Sink*> ended_sinks_;  // those that want_ended()
   std::size_t ended_prefix_ = 0;  // jobs [0, ended_prefix_) have ended
   JobFeed* feed_ = nullptr;  // null once it has no more jobs
   Workload* fed_ = nullptr;  // the workload it appends to (workload_)
@@ -346,6 +338,15 @@ class Simulation {
   Run run_of(JobId job) const;
   // The job's entry in restarted_, made from run_of when it stops for the first time.
   Run& restarted(JobId job);
+  // The power of the current run (start_power, stop_power).
+  struct RunPower {
+    float run_share = 0;  // the share of the run its GPUs compute, as planned at its start
+    float job_w = 0;      // its GPUs' mean running power, W
+    // Seconds of the run inside the window as planned: its running GPU-time, counted at its start.
+    std::int32_t planned_s = 0;
+    // Per-GPU power of the run, held and running mixed, W.
+    double w(double held_w) const { return static_cast<float>(held_w + (job_w - held_w) * run_share); }
+  };
   // The current run: kept per slot of held_, valid while the job holds its slot (running, or
   // recovering while holding part of what it held), so that jobs not running cost nothing here.
   struct CurrentRun {
@@ -353,6 +354,7 @@ class Simulation {
     double slowdown = 1.0;
     std::int32_t launch_s = 0;  // from placement until it runs (SchedulingPass::try_start)
     std::int32_t fails_after_s = -1;  // when its drawn failure strikes, after `started`; -1: none
+    RunPower power;                   // with the power model
   };
   // Checkpointing of the job's runs: compute between saves (zero: none) and the stall per save.
   Time checkpoint_interval(JobId job) const;

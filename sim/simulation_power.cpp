@@ -11,7 +11,6 @@ void Simulation::set_power(const PowerModel* model, Time interval) {
   if (!model || !model->settings().enabled) return;
   power_ = model;
   meter_ = std::make_unique<PowerMeter>(*model, interval, workload_.size(), workload_.window_from, workload_.window_to);
-  run_w_.assign(workload_.size(), RunPower{});
   level_ = power_level();
   clock_ = level_.clock;
 }
@@ -52,7 +51,7 @@ void Simulation::start_power(JobId job, Time compute, Time wall) {
   // The part of the run its GPUs sit idle, as planned: launch, reload, checkpoint saves, and the
   // job's idle share of its compute.
   const double idle = static_cast<double>((wall - compute).sec()) + idle_share(job) * static_cast<double>(compute.sec());
-  RunPower& p = run_w_[job];
+  RunPower& p = current(job).power;
   p.run_share = wall > Time{} ? static_cast<float>(1.0 - idle / static_cast<double>(wall.sec())) : 0.0f;
   p.planned_s = static_cast<std::int32_t>(
       std::min<std::int64_t>(meter_->window_seconds(now_, now_ + wall), std::numeric_limits<std::int32_t>::max()));
@@ -73,7 +72,7 @@ void Simulation::stop_power(JobId job, Time held) {
   const JobRequest& request = workload_.requests[job];
   const std::int64_t gpus = request.gpu_num;
   if (gpus == 0) return;
-  const RunPower& p = run_w_[job];
+  const RunPower& p = current(job).power;
   const double held_w = power_->settings().held_w, w = p.w(held_w);
   meter_->charge(job, gpus, held, w);
   allocated_w_ -= static_cast<double>(gpus) * w;

@@ -31,7 +31,9 @@ class Sink {
  public:
   virtual ~Sink() = default;
   virtual void on_fact(const Fact&) {}
-  // Between steps, on the simulation's thread, each time the prefix of ended jobs grows.
+  // Between steps, on the simulation's thread, each time the prefix of ended jobs grows; only
+  // for a sink that wants_ended() when it is added.
+  virtual bool wants_ended() const { return false; }
   virtual void on_ended(const EndedJobs&) {}
   virtual void finish(const RunRecord& run) = 0;
 };

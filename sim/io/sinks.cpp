@@ -32,8 +32,8 @@ class JobsSink final : public Sink {
         live_(s.threads > 1 && !s.capture) {}
   ~JobsSink() override { stop_writer(); }
 
+  bool wants_ended() const override { return live_; }
   void on_ended(const EndedJobs& ended) override {
-    if (!live_) return;
     if (!writer_.joinable()) writer_ = std::thread([this, ended] { write_while_running(ended); });
     if (ended.count - told_ < kBatch && ended.count < ended.workload.size()) return;
     told_ = ended.count;
