@@ -7,7 +7,8 @@
 # cache is $BENCH_DIR/cache. Prints a table and writes the numbers as CSV:
 #   $BENCH_OUT/kernels.csv  Google Benchmark's CSV (name, iterations, real_time, cpu_time, ...)
 #   $BENCH_OUT/replay.csv   case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mib,target_s,
-#                           date,machine (the day, UTC, and the machine's CPUs, cores and memory)
+#                           fifo_s_median (rows with a target in x FIFO: FIFO's runs, alternated with
+#                           theirs), date, machine (the day, UTC, and the machine's CPUs, cores, memory)
 # Usage: scripts/bench.sh [--smoke] [--no-build] [--build-dir DIR] [--runs N]
 #   --smoke     10k jobs of a 3-day trace, one run each, kernels for a moment: what CI runs (ctest
 #               bench_script_smoke) so that nothing rots
@@ -62,30 +63,41 @@ fi
 
 today=$(date -u +%F)
 machine="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1 | tr -d ','); $(nproc) cores; $(free -g | awk '/^Mem:/ {print $2}') GiB"
-echo "case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mib,target_s,date,machine" > "$out/replay.csv"
+echo "case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mib,target_s,fifo_s_median,date,machine" > "$out/replay.csv"
 printf '\n== whole replays (one core, %s run(s) each) ==\n' "$runs"
 printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s\n' case policy jobs nodes outputs median_s min_s peak_MiB target_s
+run_once() {  # trace cluster outputs settings... -> the wall time, s; the peak in $dir/time.txt
+  local trace=$1 cluster=$2 outputs=$3
+  shift 3
+  rm -rf "$dir/out"
+  /usr/bin/time -f '%e %M' -o "$dir/time.txt" "${pin[@]}" $bin run configs/seren.yaml -q \
+    --set cluster="$cluster" --set workload.trace="$trace" --set workload.from= --set workload.to= \
+    --set outputs="$outputs" --out "$dir/out" --set cache.enabled=false "$@" 2>/dev/null
+  cut -d' ' -f1 "$dir/time.txt"
+}
+median_of() { printf '%s\n' "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
+# A row of replay.csv. Rows with a target relative to FIFO ("...xfifo") alternate their runs with
+# FIFO's on the same trace and outputs, and keep FIFO's median beside theirs (fifo_s_median): the
+# ratio of runs back to back, which the machine's drift over the suite does not skew.
 replay() {  # case label trace cluster jobs nodes outputs target -- settings...
   local case=$1 label=$2 trace=$3 cluster=$4 jobs=$5 nodes=$6 outputs=$7 target=$8
   shift 8
-  local walls=() peak=0
+  local walls=() fifo_walls=() peak=0 kb
   for _ in $(seq "$runs"); do
-    rm -rf "$dir/out"
+    [[ $target == *xfifo ]] && fifo_walls+=("$(run_once "$trace" "$cluster" "$outputs" --set policy.name=fifo)")
     [[ $label == *cache_cold ]] && rm -rf "$ACMESIM_CACHE_DIR"
-    /usr/bin/time -f '%e %M' -o "$dir/time.txt" "${pin[@]}" $bin run configs/seren.yaml -q \
-      --set cluster="$cluster" --set workload.trace="$trace" --set workload.from= --set workload.to= \
-      --set outputs="$outputs" --out "$dir/out" --set cache.enabled=false "$@" 2>/dev/null
-    read -r wall kb < "$dir/time.txt"
-    walls+=("$wall")
+    walls+=("$(run_once "$trace" "$cluster" "$outputs" "$@")")
+    kb=$(cut -d' ' -f2 "$dir/time.txt")
     peak=$((kb / 1024))
   done
-  local sorted median min
-  sorted=$(printf '%s\n' "${walls[@]}" | sort -g)
-  min=$(echo "$sorted" | head -1)
-  median=$(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p")
+  local median min fifo_median=
+  median=$(median_of "${walls[@]}")
+  min=$(printf '%s\n' "${walls[@]}" | sort -g | head -1)
+  [ ${#fifo_walls[@]} -gt 0 ] && fifo_median=$(median_of "${fifo_walls[@]}")
   local shown=summary; [ "$outputs" = summary ] || shown=every
-  printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s\n' "$case" "$label" "$jobs" "$nodes" "$shown" "$median" "$min" "$peak" "$target"
-  echo "$case,$label,$jobs,$nodes,$shown,$runs,$median,$min,$peak,$target,$today,$machine" >> "$out/replay.csv"
+  printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s %s\n' "$case" "$label" "$jobs" "$nodes" "$shown" "$median" "$min" "$peak" \
+    "$target" "${fifo_median:+(FIFO beside it: $fifo_median)}"
+  echo "$case,$label,$jobs,$nodes,$shown,$runs,$median,$min,$peak,$target,$fifo_median,$today,$machine" >> "$out/replay.csv"
 }
 every=jobs,timeseries,summary,waste,run_json
 seren_cluster=configs/clusters/seren.yaml
@@ -127,7 +139,7 @@ sorted=$(printf '%s\n' "${walls[@]}" | sort -g)
 median=$(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p")
 printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s\n' "$both" "awk" "$n" "" "-" "$median" "$(echo "$sorted" | head -1)" \
   "$((kb / 1024))" ""
-echo "$both,awk,$n,,-,$runs,$median,$(echo "$sorted" | head -1),$((kb / 1024)),,$today,$machine" >> "$out/replay.csv"
+echo "$both,awk,$n,,-,$runs,$median,$(echo "$sorted" | head -1),$((kb / 1024)),,,$today,$machine" >> "$out/replay.csv"
 pin=("${pinned[@]}")
 # Every policy, evaluation decoupling and failure injection on the largest Seren trace: within 2x of FIFO.
 n=${sizes[-1]}; trace=$seren_1m; [ "$n" = "$full" ] || trace=$(first_jobs "$n")
@@ -158,6 +170,6 @@ if [ $smoke = 0 ]; then
   /usr/bin/time -f '%e %M' -o "$dir/time.txt" $bin sweep configs/sweeps/kalos_1000.yaml --out "$dir/sweep" -q >/dev/null 2>&1
   read -r wall kb < "$dir/time.txt"
   printf 'sweep of 1000 runs: %s s (target 300 s)\n' "$wall"
-  echo "sweep,kalos_1000,1000,302,summary,1,$wall,$wall,$((kb / 1024)),300,$today,$machine" >> "$out/replay.csv"
+  echo "sweep,kalos_1000,1000,302,summary,1,$wall,$wall,$((kb / 1024)),300,,$today,$machine" >> "$out/replay.csv"
 fi
 printf '\nCSV: %s/kernels.csv, %s/replay.csv\n' "$out" "$out"
