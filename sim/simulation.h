@@ -274,6 +274,12 @@ class Simulation {
   double allocated_w_ = 0;     // power of the GPUs jobs hold now
   double dynamic_w_ = 0;       // ... of it, the running jobs' power above held_w (what a cap throttles)
   PowerMeter::Level level_;    // the power state since the meter's last advance
+  struct PowerInputs {
+    double allocated_w = -1, dynamic_w = -1;
+    std::int64_t allocated_gpus = -1, down_nodes = -1;
+    bool operator==(const PowerInputs&) const = default;
+  };
+  PowerInputs power_inputs_;  // what level_ was last computed from
   double clock_ = 1.0;         // clock fraction of every running job under the power cap
   const CapacitySettings* capacity_ = nullptr;
   std::vector<std::uint8_t> held_down_;  // [node]: capacity events holding it down (drained, not yet added, leaf down)

@@ -32,6 +32,11 @@ PowerMeter::Level Simulation::power_level() const {
 }
 
 void Simulation::note_power_level() {
+  // The level is a function of these (and of the clock, which a cap leaves where it is for the
+  // same ones): most steps that start or stop nothing change none.
+  const PowerInputs inputs{allocated_w_, dynamic_w_, cluster_.allocated_gpus(), cluster_.down_nodes()};
+  if (inputs == power_inputs_) return;
+  power_inputs_ = inputs;
   const PowerMeter::Level l = power_level();
   if (l == level_) return;
   meter_->advance(now_, level_);  // the old level ends now
