@@ -11,11 +11,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <utility>
 #include <vector>
 
+#include "policies/node_pool.h"
 #include "sim/policy.h"
 
 namespace acme {
@@ -52,7 +54,10 @@ class ShadowPlanner {
   Reservation reserve(const SchedulingPass& pass, JobId head);
 
   std::vector<OptionalTime> expected_;  // [job]: a running job's expected end
-  std::set<std::pair<Time, JobId>> ends_;
+  // Running jobs by expected end; their nodes come from a pool (a start after a stop mallocs nothing).
+  std::unique_ptr<NodePool> pool_ = std::make_unique<NodePool>();
+  std::set<std::pair<Time, JobId>, std::less<>, NodePoolAllocator<std::pair<Time, JobId>>> ends_{
+      NodePoolAllocator<std::pair<Time, JobId>>(pool_.get())};
   std::vector<std::pair<std::int32_t, std::int32_t>> free_;
   std::vector<std::int32_t> touched_;
   std::uint64_t running_changes_ = 0;  // jobs started or stopped so far

@@ -1,0 +1,69 @@
+// Nodes of a std::set (or map) from a free list: an insert after an erase reuses the erased
+// node instead of calling malloc. Memory grows in 64 KiB chunks, returned when the pool goes.
+// One pool serves one container (one node size); allocations of other sizes go to operator new.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <vector>
+
+namespace acme {
+
+class NodePool {
+ public:
+  void* allocate(std::size_t bytes) {
+    if (slot_ == 0) slot_ = round_up(bytes);
+    if (bytes > slot_) return ::operator new(bytes);
+    if (free_) {
+      Free* f = free_;
+      free_ = f->next;
+      return f;
+    }
+    if (used_ + slot_ > kChunk || chunks_.empty()) {
+      chunks_.push_back(std::make_unique<std::byte[]>(kChunk));
+      used_ = 0;
+    }
+    void* p = chunks_.back().get() + used_;
+    used_ += slot_;
+    return p;
+  }
+  void deallocate(void* p, std::size_t bytes) {
+    if (bytes > slot_) return ::operator delete(p);
+    free_ = new (p) Free{free_};
+  }
+
+ private:
+  struct Free {
+    Free* next;
+  };
+  static constexpr std::size_t kChunk = 64 * 1024;
+  static std::size_t round_up(std::size_t bytes) {
+    const std::size_t a = alignof(std::max_align_t);
+    return (std::max(bytes, sizeof(Free)) + a - 1) / a * a;
+  }
+  std::vector<std::unique_ptr<std::byte[]>> chunks_;
+  std::size_t used_ = 0, slot_ = 0;
+  Free* free_ = nullptr;
+};
+
+// A std allocator that takes single nodes from a NodePool (arrays from operator new).
+template <class T>
+struct NodePoolAllocator {
+  using value_type = T;
+  NodePool* pool;
+  explicit NodePoolAllocator(NodePool* p) : pool(p) {}
+  template <class U>
+  NodePoolAllocator(const NodePoolAllocator<U>& other) : pool(other.pool) {}
+  T* allocate(std::size_t n) {
+    return static_cast<T*>(n == 1 ? pool->allocate(sizeof(T)) : ::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t n) {
+    if (n == 1) pool->deallocate(p, sizeof(T));
+    else ::operator delete(p);
+  }
+  template <class U>
+  bool operator==(const NodePoolAllocator<U>& other) const { return pool == other.pool; }
+};
+
+}  // namespace acme
