@@ -22,9 +22,11 @@
 // few instructions unless it fails. Draws come from their own generator keyed by
 // (failures.seed, job, run number), so the same job's n-th run meets the same failure under
 // every policy, whatever order the policy starts jobs in. A job that failures have stopped
-// kMaxFailures times (its own or its node's) runs on without failing: a job that cannot
+// kMaxFailures times (its own or its node's) draws no more failures of its own: a job that cannot
 // checkpoint and is expected to fail many times per run (a long run on many GPUs) would otherwise
-// restart forever, and the simulation would never end. Preemptions do not count.
+// restart forever, and the simulation would never end. A failure another job draws still stops it
+// when it takes down a node it runs on, so its count can pass kMaxFailures (each job draws at most
+// kMaxFailures, so the run still ends). Preemptions do not count.
 //
 // Checkpointing (job types in failures.checkpoint_types, default Pretrain): every
 // checkpoint_interval_s of compute the job saves, stalling save_time_s (sync) or

@@ -304,7 +304,7 @@ class Auditor final : public Sink {
 
 // Simulates the run make_simulation builds (sim/app/make_simulation.h), as execute_run does, with an Auditor on the facts; returns its problems
 // and those of the outcomes. A run that has not ended after `steps_per_job` steps per job is stuck:
-// each job makes a few events, a few hundred with failures (at most kMaxFailures failures).
+// each job makes a few events, a few hundred with failures (at most kMaxFailures of its own).
 std::vector<std::string> audit(const RunConfig& config, const ClusterSpec& cluster, const Workload& w,
                                std::size_t steps_per_job = 2000) {
   const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster, w);
