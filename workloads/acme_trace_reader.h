@@ -32,7 +32,7 @@
 // read on its own thread and the parts joined in file order: user ids, duplicate ids, warnings
 // and the first error are those of one reader. Each part gives its pages back every MiB read,
 // so little of the file is held at once, but the jobs of all parts but the first are held twice
-// while they are joined (about 100 bytes a job). REQUIRES: nobody truncates the file while it is
+// while they are joined (about 84 bytes a job). REQUIRES: nobody truncates the file while it is
 // read on several threads (a mapped page past its new end kills the process with SIGBUS).
 #pragma once
 

@@ -26,7 +26,7 @@
 // Same model, window, load and seed: the same jobs, however and whenever they are taken.
 // Cost: the drawing thread's, O(n) and about 0.27 s for a million jobs; the caller's, copying the
 // jobs in (about 10 ns a job). Memory: the window's drafts (48 bytes a job) until the last are
-// drawn, and the hand-outs not taken yet (about 72 bytes a job).
+// drawn, and the hand-outs not taken yet (about 56 bytes a job).
 #pragma once
 
 #include <condition_variable>
