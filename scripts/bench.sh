@@ -135,11 +135,9 @@ for _ in $(seq "$runs"); do
   read -r wall kb < "$dir/time.txt"
   walls+=("$wall")
 done
-sorted=$(printf '%s\n' "${walls[@]}" | sort -g)
-median=$(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p")
-printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s\n' "$both" "awk" "$n" "" "-" "$median" "$(echo "$sorted" | head -1)" \
-  "$((kb / 1024))" ""
-echo "$both,awk,$n,,-,$runs,$median,$(echo "$sorted" | head -1),$((kb / 1024)),,,$today,$machine" >> "$out/replay.csv"
+median=$(median_of "${walls[@]}") min=$(printf '%s\n' "${walls[@]}" | sort -g | head -1)
+printf '%-10s %-20s %8s %6s %-8s %9s %9s %8s %8s\n' "$both" "awk" "$n" "" "-" "$median" "$min" "$((kb / 1024))" ""
+echo "$both,awk,$n,,-,$runs,$median,$min,$((kb / 1024)),,,$today,$machine" >> "$out/replay.csv"
 pin=("${pinned[@]}")
 # Every policy, evaluation decoupling and failure injection on the largest Seren trace: within 2x of FIFO.
 n=${sizes[-1]}; trace=$seren_1m; [ "$n" = "$full" ] || trace=$(first_jobs "$n")

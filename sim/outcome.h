@@ -54,8 +54,9 @@ static_assert(sizeof(JobOutcome) == 56);
 // When a job that waits for no other reaches the scheduler: in a recorded replay its recorded
 // start (if it started), else its submit time.
 inline Time timed_release(const Workload& w, ReplayMode mode, JobId job) {
-  const OptionalTime recorded = w.profiles[job].recorded_start();
-  return mode == ReplayMode::Recorded && recorded ? *recorded : w.requests[job].submit;
+  if (mode == ReplayMode::Recorded)
+    if (const OptionalTime recorded = w.profiles[job].recorded_start()) return *recorded;
+  return w.requests[job].submit;
 }
 
 // When the job reached the scheduler: timed_release or, for a job that waited for another

@@ -89,7 +89,6 @@ class PowerMeter {
     if (to_) b = std::min(b, *to_);
     return b > a ? (b - a).sec() : 0;
   }
-  double in_window(Time a, Time b) const { return static_cast<double>(window_seconds(a, b)); }
 
   // The state since the last advance: IT power drawn and uncapped, idle GPUs, up nodes, the clock
   // fraction and the GPUs jobs held.

@@ -472,7 +472,7 @@ void Simulation::requeue(JobId job) {
     const Time hold = now_ - current(job).started;
     if (meter_) {
       meter_->charge(job, gpus, hold, power_->settings().held_w);
-      meter_->note_held_gpu_time(static_cast<double>(gpus) * meter_->in_window(now_ - hold, now_));
+      meter_->note_held_gpu_time(static_cast<double>(gpus * meter_->window_seconds(now_ - hold, now_)));
       allocated_w_ -= static_cast<double>(gpus) * power_->settings().held_w;
     }
     outcomes_[job].run_time += hold;

@@ -157,10 +157,7 @@ class Simulation {
   std::optional<Time> next_time() const;
   // When the job reaches the scheduler (not for one that waits for another): its submit time, or
   // its recorded start in a recorded replay.
-  Time release_time(std::size_t job) const {
-    return replay_ == ReplayMode::Policy ? workload_.requests[job].submit
-                                         : timed_release(workload_, replay_, static_cast<JobId>(job));
-  }
+  Time release_time(std::size_t job) const { return timed_release(workload_, replay_, static_cast<JobId>(job)); }
   // Asks the feed for jobs until one is known to be released next or the feed has no more.
   void keep_fed();
   // Takes in the jobs the feed appended, from `first` on.

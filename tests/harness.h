@@ -120,6 +120,29 @@ inline std::vector<std::string> replay_golden(const std::string& trace, const Cl
   return out;
 }
 
+// Every field of every job, in order (users by name).
+inline void check_same_jobs(const Workload& a, const Workload& b) {
+  REQUIRE(a.size() == b.size());
+  REQUIRE(a.names.size() == b.names.size());
+  for (JobId j = 0; j < a.size(); ++j) {
+    INFO("job " << j);
+    const JobRequest &x = a.requests[j], &y = b.requests[j];
+    const JobProfile &p = a.profiles[j], &q = b.profiles[j];
+    CHECK(a.names[j] == b.names[j]);
+    CHECK(a.users[x.user] == b.users[y.user]);
+    CHECK(x.submit == y.submit);
+    CHECK(x.gpu_num == y.gpu_num);
+    CHECK(x.node_num == y.node_num);
+    CHECK(x.cpu_num == y.cpu_num);
+    CHECK(x.type == y.type);
+    CHECK(p.run == q.run);
+    CHECK(p.final_state == q.final_state);
+    CHECK(p.idle_share == q.idle_share);
+    CHECK(p.recorded_start() == q.recorded_start());
+    CHECK(p.cancel_pending_at() == q.cancel_pending_at());
+  }
+}
+
 // A trace of jobs (nodes, GPUs, submit and duration in seconds after kGoldenBase), all of `type`,
 // COMPLETED, named j1, j2, ... and read as an AcmeTrace file.
 inline Workload trace_of(const std::vector<std::tuple<int, int, int, int>>& jobs, std::string_view type) {

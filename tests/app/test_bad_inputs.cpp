@@ -73,32 +73,6 @@ std::string render(const Style& s) {
   return s.final_newline ? text + s.eol : text;
 }
 
-template <class O>
-std::string text_of(const O& t) {
-  return t ? std::to_string((*t).sec()) : "none";
-}
-
-// Every field of every job, in order.
-void check_same_jobs(const Workload& a, const Workload& b) {
-  REQUIRE(a.size() == b.size());
-  for (JobId j = 0; j < a.size(); ++j) {
-    INFO("job " << j);
-    const JobRequest &x = a.requests[j], &y = b.requests[j];
-    const JobProfile &p = a.profiles[j], &q = b.profiles[j];
-    CHECK(a.names[j] == b.names[j]);
-    CHECK(a.users[x.user] == b.users[y.user]);
-    CHECK(x.submit == y.submit);
-    CHECK(x.gpu_num == y.gpu_num);
-    CHECK(x.node_num == y.node_num);
-    CHECK(x.cpu_num == y.cpu_num);
-    CHECK(x.type == y.type);
-    CHECK(p.run == q.run);
-    CHECK(p.final_state == q.final_state);
-    CHECK(text_of(p.recorded_start()) == text_of(q.recorded_start()));
-    CHECK(text_of(p.cancel_pending_at()) == text_of(q.cancel_pending_at()));
-  }
-}
-
 // "t.csv:<line>: <field>: <what>" on one line of printable text.
 void check_one_line_with_place(const std::string& message) {
   INFO(message);

@@ -43,25 +43,7 @@ void check_same_workload(const Workload& a, const Workload& b) {
   CHECK(a.after == b.after);
   REQUIRE(a.users.size() == b.users.size());
   for (std::uint32_t u = 0; u < a.users.size(); ++u) CHECK(a.users[u] == b.users[u]);
-  REQUIRE(a.size() == b.size());
-  REQUIRE(a.names.size() == b.names.size());
-  for (JobId j = 0; j < a.size(); ++j) {
-    INFO("job " << j);
-    const JobRequest &x = a.requests[j], &y = b.requests[j];
-    const JobProfile &p = a.profiles[j], &q = b.profiles[j];
-    CHECK(a.names[j] == b.names[j]);
-    CHECK(x.submit == y.submit);
-    CHECK(x.gpu_num == y.gpu_num);
-    CHECK(x.node_num == y.node_num);
-    CHECK(x.cpu_num == y.cpu_num);
-    CHECK(x.type == y.type);
-    CHECK(x.user == y.user);
-    CHECK(p.run == q.run);
-    CHECK(p.final_state == q.final_state);
-    CHECK(p.idle_share == q.idle_share);
-    CHECK(p.recorded_start() == q.recorded_start());
-    CHECK(p.cancel_pending_at() == q.cancel_pending_at());
-  }
+  check_same_jobs(a, b);
 }
 
 struct Fixture {
