@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <stdexcept>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -171,6 +172,15 @@ class JobFeed {
   virtual bool append_next(Workload& w) = 0;
   // About how many jobs it will append in all (to size buffers; 0: unknown).
   virtual std::size_t expected_jobs() const { return 0; }
+  // True once it has appended its last job (append_next would return false): the workload no
+  // longer grows.
+  virtual bool exhausted() const { return false; }
+};
+
+// Thrown by JobFeed::append_next when the jobs cannot come in release order after all (a trace
+// with rows out of submit order): the run is to be made again with the whole workload loaded first.
+struct WholeWorkloadNeeded : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 }  // namespace acme

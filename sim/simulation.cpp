@@ -197,7 +197,7 @@ bool Simulation::step() {
     }
   }
   if (sharing_ && done()) sharing_->close(now_);
-  if (!feed_ && !ended_sinks_.empty()) note_ended_prefix();
+  if (!ended_sinks_.empty() && (!feed_ || feed_->exhausted())) note_ended_prefix();
   return true;
 }
 

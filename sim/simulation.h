@@ -249,7 +249,7 @@ class Simulation {
   void take_nodes_down(const std::vector<int>& down, std::optional<Time> repaired_at);
   void emit(FactKind kind, JobId job);
   void emit(FactKind kind, JobId job, const Placement* placement);
-  // Tells the sinks when the prefix of ended jobs grows (runs without a feed).
+  // Tells the sinks when the prefix of ended jobs grows (once the workload no longer grows).
   void note_ended_prefix();
 
   const Workload& workload_;

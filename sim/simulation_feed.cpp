@@ -19,9 +19,10 @@ void Simulation::set_feed(JobFeed& feed, Workload& workload) {
   slot_.reserve(room);
   // Their pages, mapped at once rather than a fault at a time as jobs come (while the feed draws
   // its first jobs).
-  prefault(status_.data(), status_.capacity() * sizeof(Status));
-  prefault(outcomes_.data(), outcomes_.capacity() * sizeof(JobOutcome));
-  prefault(slot_.data(), slot_.capacity() * sizeof(std::uint32_t));
+  const std::size_t expected = workload_.size() + feed.expected_jobs();  // not the margin: it would count as memory used
+  prefault(status_.data(), expected * sizeof(Status));
+  prefault(outcomes_.data(), expected * sizeof(JobOutcome));
+  prefault(slot_.data(), expected * sizeof(std::uint32_t));
   keep_fed();
 }
 

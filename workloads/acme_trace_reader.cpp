@@ -7,11 +7,13 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -21,6 +23,7 @@
 
 #include "sim/error.h"
 #include "sim/log.h"
+#include "sim/prefault.h"
 #include "workloads/csv_lines.h"
 #include "workloads/trace_ids.h"
 
@@ -296,16 +299,16 @@ void report_skipped_and_stops(std::string_view name, const std::vector<Part>& pa
   }
 }
 
-// Appends to `all` (the parts before `later`, joined) the part `later`, whose lines are numbered
-// from `line_base` + 1: jobs, users (interned in order), ids and every count, as one reader of
-// both gives them.
-void join(Part& all, Part& later, std::size_t line_base) {
-  Workload& w = all.w;
+// Appends to `w` (the jobs of the parts before `later`, joined; `all` holds their ids and counts)
+// the part `later`, whose lines are numbered from `line_base` + 1: jobs, users (interned in
+// order), ids and every count, as one reader of both gives them.
+void join(Part& all, Workload& w, Part& later, std::size_t line_base) {
   const auto job_base = static_cast<JobId>(w.size());
   std::vector<std::uint32_t> user_of(later.w.users.size());
   for (std::uint32_t u = 0; u < user_of.size(); ++u) user_of[u] = w.users.intern(later.w.users[u]);
   const std::vector<IdRef>& refs = later.ids.rows();
-  w.requests.reserve(w.size() + later.w.size());
+  if (const std::size_t need = w.size() + later.w.size(); need > w.requests.capacity())  // geometric: a feed joins chunks
+    w.requests.reserve(std::max(need, 2 * w.requests.capacity()));
   for (std::size_t j = 0; j < later.w.size(); ++j) {
     JobRequest r = later.w.requests[j];
     r.user = user_of[r.user];
@@ -327,20 +330,19 @@ void join(Part& all, Part& later, std::size_t line_base) {
   later.ids = IdIndex(false);
 }
 
-// RUNNING jobs without an end run (or wait) until the horizon.
-void finish_open_jobs(Part& all) {
-  const Time horizon = all.opt.to.value_or(all.latest);
-  for (JobId j : all.open) {
-    JobProfile& p = all.w.profiles[j];
+// The RUNNING jobs `open` of `w`, without an end, run (or wait) until the horizon.
+void finish_open_jobs(Workload& w, const std::vector<JobId>& open, Time horizon) {
+  for (JobId j : open) {
+    JobProfile& p = w.profiles[j];
     if (const OptionalTime start = p.recorded_start()) p.run = std::max(horizon, *start) - *start;
-    else p.set_cancel_pending_at(std::max(horizon, all.w.requests[j].submit));
+    else p.set_cancel_pending_at(std::max(horizon, w.requests[j].submit));
   }
 }
 
 // A row whose job id an earlier selected row has is an error naming both lines (the first such
-// row in the file), or, lenient, skipped and counted like any malformed row.
-void drop_duplicates(Part& all, std::string_view name, std::vector<std::string>* warnings) {
-  Workload& w = all.w;
+// row in the file), or, lenient, skipped and counted like any malformed row. `w`: the jobs of
+// every part, joined; `all`, their ids.
+void drop_duplicates(const Part& all, Workload& w, std::string_view name, std::vector<std::string>* warnings) {
   const std::vector<std::pair<IdRef, IdRef>> dups = all.ids.duplicates(w.names);
   if (dups.empty()) return;
   auto message = [&](const std::pair<IdRef, IdRef>& d) {
@@ -368,23 +370,8 @@ void drop_duplicates(Part& all, std::string_view name, std::vector<std::string>*
   w = std::move(kept);
 }
 
-// The workload of a file read in `parts` (one, or several in file order; the lines of parts[0]
-// numbered as in the file, those of parts[k] from the end of parts[k - 1]), with its warnings.
-// With `warnings`, each warning logged is also kept there, without the name.
-Workload finish(std::string_view name, const TraceOptions& opt, std::vector<Part>& parts,
-                std::vector<std::string>* warnings) {
-  std::vector<std::size_t> line_base(parts.size(), 0);
-  for (std::size_t k = 1; k < parts.size(); ++k) line_base[k] = line_base[k - 1] + parts[k - 1].lines;
-  report_skipped_and_stops(name, parts, line_base, warnings);
-  Part& all = parts.front();
-  for (std::size_t k = 1; k < parts.size(); ++k) join(all, parts[k], line_base[k]);
-  Workload& w = all.w;
-  w.source = "AcmeTrace " + std::string(name);
-  w.window_from = opt.from;
-  w.window_to = opt.to;
-  if (all.rows == 0) throw_input_error(name, 1, "header", "no job rows after the header");
-  finish_open_jobs(all);
-  drop_duplicates(all, name, warnings);
+// The warnings about the whole file, once every part is joined into `w`.
+void warn_of_whole(std::string_view name, const Part& all, const Workload& w, std::vector<std::string>* warnings) {
   if (w.rows_skipped > kShownSkipped) warn(name, warnings, ": {} malformed rows skipped in all", w.rows_skipped);
   if (w.size() == 0 && w.rows_skipped == 0)
     warn(name, warnings, ": none of its {} rows is submitted within the window: the run has no jobs", all.rows);
@@ -398,8 +385,29 @@ Workload finish(std::string_view name, const TraceOptions& opt, std::vector<Part
          ": {} rows are submitted before a row above them (first on line {}): jobs are released in "
          "submit-time order all the same",
          all.unordered.rows, all.unordered.first_line);
+}
+
+// The workload of a file read in `parts` (one, or several in file order; the lines of parts[0]
+// numbered as in the file, those of parts[k] from the end of parts[k - 1]), with its warnings.
+// With `warnings`, each warning logged is also kept there, without the name.
+Workload finish(std::string_view name, const TraceOptions& opt, std::vector<Part>& parts,
+                std::vector<std::string>* warnings) {
+  std::vector<std::size_t> line_base(parts.size(), 0);
+  for (std::size_t k = 1; k < parts.size(); ++k) line_base[k] = line_base[k - 1] + parts[k - 1].lines;
+  report_skipped_and_stops(name, parts, line_base, warnings);
+  Part& all = parts.front();
+  for (std::size_t k = 1; k < parts.size(); ++k) join(all, all.w, parts[k], line_base[k]);
+  Workload& w = all.w;
+  w.source = "AcmeTrace " + std::string(name);
+  w.window_from = opt.from;
+  w.window_to = opt.to;
+  if (all.rows == 0) throw_input_error(name, 1, "header", "no job rows after the header");
+  finish_open_jobs(w, all.open, opt.to.value_or(all.latest));
+  drop_duplicates(all, w, name, warnings);
+  warn_of_whole(name, all, w, warnings);
   return std::move(w);
 }
+
 
 // Reads a whole file from one reader, on this thread. `file_bytes`, if known, sizes the workload
 // up front when every row is read (no window).
@@ -493,5 +501,194 @@ Workload read_acme_trace_text(std::string_view text, std::string_view name, cons
   LineReader lines(f.get(), name);
   return read_on_one_thread(lines, name, options, nullptr);
 }
+
+struct AcmeTraceFeed::State {
+  State(const std::string& path, const TraceOptions& options) : file(path.c_str()), name(path), opt(options) {}
+  const csv_lines::MappedFile file;
+  const std::string name;
+  const TraceOptions opt;
+  Header header;
+  std::size_t header_lines = 0;
+  std::string_view body;
+  std::vector<std::size_t> cut;  // chunk k: body[cut[k], cut[k + 1])
+  std::size_t expected_jobs = 0;
+
+  // Read ahead by the workers, or by append_next when it gets to a chunk nobody took.
+  std::mutex m;
+  std::condition_variable read_cv;
+  std::vector<std::unique_ptr<Part>> read;  // [chunk], once read
+  std::vector<std::unique_ptr<Part>> joined_parts;  // for a worker to free
+  std::size_t next_to_read = 0;
+  bool stopping = false;
+  std::vector<std::thread> workers;
+
+  // Joined by append_next (`joined` read by the workers under the lock).
+  static constexpr std::size_t kAhead = 4;
+  Part all{header, opt, true};  // the ids and counts of the chunks joined (its workload unused)
+  std::size_t joined = 0, line_base = 0;
+  bool whole = false;
+  std::vector<std::string> warnings;
+
+  std::size_t chunks() const { return cut.size() - 1; }
+  std::unique_ptr<Part> read_chunk(std::size_t k) const {
+    auto part = std::make_unique<Part>(header, opt, false);
+    const std::size_t bytes = cut[k + 1] - cut[k];
+    if (!opt.from && !opt.to) part->w.reserve(bytes / 80, bytes / 10);
+    // The first chunk's lines are numbered as in the file: after the header.
+    csv_lines::TextLines lines(body.substr(cut[k], bytes), true, k == 0 ? header_lines : 0);
+    part->read(lines);
+    return part;
+  }
+  // Takes the next chunk nobody took and reads it; false when none is left (or stopping). Frees
+  // the chunks joined meanwhile first (off the replay's thread).
+  // `bounded`: at most kAhead chunks read and not yet joined (a worker waits for the replay).
+  bool read_one(bool bounded) {
+    std::unique_lock lock(m);
+    const auto room = [&] { return !bounded || next_to_read < joined + kAhead; };
+    read_cv.wait(lock, [&] { return stopping || room() || !joined_parts.empty(); });
+    std::vector<std::unique_ptr<Part>> freed;
+    freed.swap(joined_parts);
+    if (stopping || next_to_read == chunks()) return false;
+    if (!room()) return true;  // only freed
+    const std::size_t k = next_to_read++;
+    lock.unlock();
+    freed.clear();
+    std::unique_ptr<Part> part = read_chunk(k);
+    lock.lock();
+    read[k] = std::move(part);
+    read_cv.notify_all();
+    return true;
+  }
+  // Chunk k, read here if there is no worker, else once its worker is done with it.
+  std::unique_ptr<Part> take(std::size_t k) {
+    std::unique_lock lock(m);
+    if (!read[k] && next_to_read == k && workers.empty()) {
+      ++next_to_read;
+      lock.unlock();
+      return read_chunk(k);
+    }
+    read_cv.wait(lock, [&] { return read[k] != nullptr; });
+    return std::move(read[k]);
+  }
+  // The latest timestamp of the whole file, once every chunk is read (those from `k` on not yet joined).
+  Time latest_of_file(std::size_t k) {
+    while (read_one(false)) {
+    }
+    std::unique_lock lock(m);
+    Time latest = all.latest;
+    for (; k < chunks(); ++k) {
+      read_cv.wait(lock, [&] { return read[k] != nullptr; });
+      latest = std::max(latest, read[k]->latest);
+    }
+    return latest;
+  }
+};
+
+AcmeTraceFeed::AcmeTraceFeed(std::unique_ptr<State> s) : s_(std::move(s)) {}
+
+AcmeTraceFeed::~AcmeTraceFeed() {
+  {
+    const std::lock_guard lock(s_->m);
+    s_->stopping = true;
+    s_->read_cv.notify_all();
+  }
+  for (std::thread& t : s_->workers) t.join();
+}
+
+std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, const TraceOptions& options,
+                                                   unsigned workers, Workload& w) {
+  if (options.lenient) return nullptr;
+  auto s = std::make_unique<State>(path, options);
+  if (!s->file.mapped() || s->file.text().size() >= kMaxPartedText) return nullptr;
+  const std::string_view text = s->file.text();
+  csv_lines::TextLines head(text);
+  s->header = read_header_line(head, path);
+  s->header_lines = head.number();
+  s->body = text.substr(head.position());
+  // Chunks of 2 MiB (about 17,000 rows), the first of 256 KiB so that the replay starts soon.
+  const std::string_view body = s->body;
+  s->cut.push_back(0);
+  for (std::size_t size = std::size_t{1} << 18; s->cut.back() < body.size(); size = std::size_t{1} << 21) {
+    std::size_t c = s->cut.back() + size;
+    if (c >= body.size()) c = body.size();
+    else if (const std::size_t nl = body.find('\n', c - 1); nl != std::string_view::npos) c = nl + 1;
+    else c = body.size();
+    s->cut.push_back(c);
+  }
+  s->read.resize(s->chunks());
+  // Rows expected: the file's bytes over the mean line length of 64 KiB at its start, middle and
+  // end (ids and numbers grow longer down a trace).
+  std::size_t sampled = 0, lines = 0;
+  for (const std::size_t at : {std::size_t{0}, body.size() / 2, body.size() - std::min(body.size(), std::size_t{1} << 16)}) {
+    const std::string_view sample = body.substr(at, std::size_t{1} << 16);
+    sampled += sample.size();
+    lines += static_cast<std::size_t>(std::count(sample.begin(), sample.end(), '\n'));
+  }
+  if (lines > 0) s->expected_jobs = static_cast<std::size_t>(static_cast<double>(body.size()) * lines / sampled);
+  w = Workload{};
+  w.source = "AcmeTrace " + path;
+  w.window_from = options.from;
+  w.window_to = options.to;
+  if (!options.from && !options.to) w.reserve(s->expected_jobs + s->expected_jobs / 20, body.size() / 10);
+  State& state = *s;
+  const std::size_t expected = std::min(w.requests.capacity(), s->expected_jobs);
+  const std::pair<const void*, std::size_t> arrays[] = {{w.requests.data(), expected * sizeof(JobRequest)},
+                                                        {w.profiles.data(), expected * sizeof(JobProfile)}};
+  for (unsigned i = 0; i < workers; ++i) {
+    try {
+      s->workers.emplace_back([&state, arrays, first = i == 0] {
+        if (first)  // the pages the jobs are joined into, mapped on this thread
+          for (const auto& [data, bytes] : arrays) prefault(data, bytes);
+        while (state.read_one(true)) {
+        }
+      });
+    } catch (const std::system_error&) {  // no thread to be had: append_next reads the chunks
+      break;
+    }
+  }
+  return std::make_unique<AcmeTraceFeed>(std::move(s));
+}
+
+std::size_t AcmeTraceFeed::expected_jobs() const { return s_->expected_jobs; }
+
+bool AcmeTraceFeed::append_next(Workload& w) {
+  State& s = *s_;
+  if (s.whole) return false;
+  // The next chunk, and every one after it read already.
+  while (s.joined < s.chunks()) {
+    std::unique_ptr<Part> part = s.take(s.joined);
+    if (part->failed) std::rethrow_exception(part->failed);
+    if (part->stop) throw_input_error(s.name, s.line_base + part->stop->line, part->stop->column, part->stop->message);
+    const std::size_t open_before = s.all.open.size();
+    join(s.all, w, *part, s.line_base);
+    s.line_base += part->lines;
+    {
+      const std::lock_guard lock(s.m);
+      ++s.joined;
+    }
+    if (s.all.unordered.rows > 0)
+      throw WholeWorkloadNeeded(s.name + ":" + std::to_string(s.all.unordered.first_line) +
+                                ": a row submitted before a row above it");
+    if (s.all.open.size() > open_before) {
+      const std::vector<JobId> open(s.all.open.begin() + static_cast<std::ptrdiff_t>(open_before), s.all.open.end());
+      finish_open_jobs(w, open, s.opt.to ? *s.opt.to : s.latest_of_file(s.joined));
+    }
+    const std::lock_guard lock(s.m);
+    s.joined_parts.push_back(std::move(part));
+    s.read_cv.notify_all();
+    if (s.joined == s.chunks() || !s.read[s.joined]) break;
+  }
+  if (s.joined == s.chunks()) {  // the end of the file
+    if (s.all.rows == 0) throw_input_error(s.name, 1, "header", "no job rows after the header");
+    drop_duplicates(s.all, w, s.name, &s.warnings);  // strict: throws for the first
+    warn_of_whole(s.name, s.all, w, &s.warnings);
+    s.all.ids = IdIndex(false);  // not needed any more: memory for the rest of the run
+    s.whole = true;
+    if (on_whole) on_whole(w, s.warnings);
+  }
+  return true;
+}
+
+bool AcmeTraceFeed::exhausted() const { return s_->whole; }
 
 }  // namespace acme

@@ -36,6 +36,8 @@
 // read on several threads (a mapped page past its new end kills the process with SIGBUS).
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,5 +64,36 @@ Workload read_acme_trace(const std::string& path, const TraceOptions& options,
 
 // The same on text in memory; `name` stands for the file name in errors.
 Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options);
+
+// A trace read while it is replayed (a JobFeed, Simulation::set_feed). The file is mapped and cut
+// at line starts into chunks that `workers` threads read ahead, in order (append_next reads the
+// next chunk itself rather than wait for it); append_next joins the next and those read after it
+// into the workload as read_acme_trace joins its parts: the same Workload in the end, the same warnings, and the
+// same first error, thrown from append_next. Strict reading only (a lenient one drops duplicate
+// ids at the end, which renumbers jobs). A row submitted before one above it throws
+// WholeWorkloadNeeded (a replay in submit order cannot take it): read the trace whole instead.
+// A RUNNING row without an end, with no window end, waits for every chunk (its horizon is the
+// file's latest timestamp). Memory: the chunks read but not yet joined, about 84 bytes a job.
+class AcmeTraceFeed : public JobFeed {
+ public:
+  // Null for lenient options, or a file that cannot be mapped (not a regular file, empty, 4 GiB
+  // or more); else the feed, with `w` made the workload's start (no jobs; its source and window).
+  // Throws InputError for a bad header.
+  static std::unique_ptr<AcmeTraceFeed> open(const std::string& path, const TraceOptions& options, unsigned workers,
+                                             Workload& w);
+  ~AcmeTraceFeed() override;
+  bool append_next(Workload& w) override;
+  std::size_t expected_jobs() const override;
+  bool exhausted() const override;
+  // Called once, if set, when append_next has joined the whole trace without error: the whole
+  // workload and the warnings logged (as read_acme_trace's `warnings`). On append_next's thread.
+  std::function<void(const Workload&, const std::vector<std::string>&)> on_whole;
+
+  struct State;
+  explicit AcmeTraceFeed(std::unique_ptr<State> s);
+
+ private:
+  std::unique_ptr<State> s_;
+};
 
 }  // namespace acme

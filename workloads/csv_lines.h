@@ -93,7 +93,7 @@ class TextLines {
 
   // Invalidates the line yielded before.
   bool next(std::string_view& line) {
-    if (pos_ > dropped_ && pos_ - dropped_ >= kDropEvery) drop_read_pages();
+    if (pos_ > dropped_ && (pos_ - dropped_ >= kDropEvery || pos_ == text_.size())) drop_read_pages();
     if (pos_ == text_.size()) return false;
     const std::size_t rest = text_.size() - pos_;
     const void* nl = std::memchr(text_.data() + pos_, '\n', std::min(rest, kMaxLine + 1));

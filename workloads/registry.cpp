@@ -1,6 +1,9 @@
 #include "workloads/registry.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "sim/error.h"
 #include "workloads/acme_trace_reader.h"
@@ -17,6 +20,69 @@ Workload load_trace(const RunConfig& c, const ClusterSpec&) {
                                 trace_cache_settings(c))
       .workload;
 }
+
+// The whole workload in one hand-out: a trace from the cache.
+class WholeFeed : public JobFeed {
+ public:
+  explicit WholeFeed(Workload w) : w_(std::move(w)) {}
+  bool append_next(Workload& w) override {
+    if (given_) return false;
+    given_ = true;
+    w = std::move(w_);
+    return true;
+  }
+  std::size_t expected_jobs() const override { return given_ ? 0 : w_.size(); }
+  bool exhausted() const override { return given_; }
+
+ private:
+  Workload w_;
+  bool given_ = false;
+};
+
+// A trace replayed as it is read (AcmeTraceFeed, on threads - 1 workers), or from the cache, in
+// submit order: null for a recorded replay (released at recorded starts), a cached trace out of
+// submit order, or a trace the feed cannot read (load_trace reads them). On a cache miss, the entry is written once the whole trace is read, on
+// a thread of its own that the feed's destruction waits for.
+class StreamedTrace : public JobFeed {
+ public:
+  static std::unique_ptr<JobFeed> open(const RunConfig& c, const ClusterSpec&, Workload& w) {
+    const TraceOptions options{c.workload_from, c.workload_to, c.workload_lenient, c.threads};
+    const unsigned threads = c.threads > 0 ? c.threads : std::max(1u, std::thread::hardware_concurrency());
+    if (c.replay != ReplayMode::Policy) return nullptr;
+    auto cache = std::make_unique<TraceCacheEntry>(c.workload_trace, options, trace_cache_settings(c));
+    std::vector<std::string> warnings;
+    if (std::optional<Workload> hit = cache->load(&warnings)) {
+      const auto by_submit = [](const JobRequest& a, const JobRequest& b) { return a.submit < b.submit; };
+      if (!std::is_sorted(hit->requests.begin(), hit->requests.end(), by_submit)) return nullptr;  // loaded whole
+      cache->log_warnings(warnings);
+      w = Workload{};
+      w.source = hit->source;
+      w.window_from = hit->window_from;
+      w.window_to = hit->window_to;
+      return std::make_unique<WholeFeed>(std::move(*hit));
+    }
+    std::unique_ptr<AcmeTraceFeed> feed = AcmeTraceFeed::open(c.workload_trace, options, threads - 1, w);
+    if (!feed) return nullptr;
+    auto streamed = std::unique_ptr<StreamedTrace>(new StreamedTrace(std::move(feed), std::move(cache)));
+    streamed->feed_->on_whole = [s = streamed.get()](const Workload& whole, const std::vector<std::string>& warnings) {
+      s->storing_ = std::thread([s, &whole, warnings] { s->cache_->store(whole, warnings); });
+    };
+    return streamed;
+  }
+  ~StreamedTrace() override {
+    if (storing_.joinable()) storing_.join();
+  }
+  bool append_next(Workload& w) override { return feed_->append_next(w); }
+  std::size_t expected_jobs() const override { return feed_->expected_jobs(); }
+  bool exhausted() const override { return feed_->exhausted(); }
+
+ private:
+  StreamedTrace(std::unique_ptr<AcmeTraceFeed> feed, std::unique_ptr<TraceCacheEntry> cache)
+      : feed_(std::move(feed)), cache_(std::move(cache)) {}
+  std::unique_ptr<AcmeTraceFeed> feed_;
+  std::unique_ptr<TraceCacheEntry> cache_;
+  std::thread storing_;
+};
 
 Workload load_synthetic(const RunConfig& c, const ClusterSpec& cluster) {
   return generate_workload(on_cluster(load_synthetic_model(c.workload_model), cluster.total_gpus()), *c.workload_from, *c.workload_to,
@@ -47,7 +113,7 @@ std::unique_ptr<JobFeed> open_synthetic(const RunConfig& c, const ClusterSpec& c
 constexpr WorkloadSourceEntry kSources[] = {
     {"acmetrace", "an AcmeTrace CSV (workload.trace), trace_seren.csv or trace_kalos.csv schema, "
                   "rows selected by submit time in [workload.from, workload.to)",
-     load_trace, nullptr},
+     load_trace, StreamedTrace::open},
     {"synthetic", "jobs drawn in-process from a model of the published statistics (workload.model), "
                   "arrival rate x workload.load, seeded by seed; drawn on a second thread as the replay goes "
                   "(first, in full, for eval: decoupled or a policy that reads estimates)",
@@ -90,9 +156,11 @@ std::unique_ptr<JobFeed> open_workload(const RunConfig& config, const ClusterSpe
   return e.open ? e.open(config, cluster, w) : nullptr;
 }
 
+bool is_trace(const Workload& w) { return w.source.rfind("AcmeTrace", 0) == 0; }
+
 std::string describe_loaded(const Workload& w) {
   std::string text = std::to_string(w.size()) + " jobs (" + std::to_string(w.rows_skipped) + " rows skipped";
-  if (w.source.rfind("AcmeTrace", 0) != 0) return text + ")";
+  if (!is_trace(w)) return text + ")";
   if (!w.window_from && !w.window_to) return text + "; no window: every row of the file)";
   const std::uint64_t rows = w.size() + w.rows_skipped + w.rows_outside_window;
   return text + "; the window " + (w.window_from ? format_timestamp(*w.window_from) : std::string("..")) + " to " +

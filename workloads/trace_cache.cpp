@@ -455,6 +455,47 @@ std::string default_trace_cache_dir() {
   return "";
 }
 
+TraceCacheEntry::TraceCacheEntry(const std::string& path, const TraceOptions& options,
+                                 const TraceCacheSettings& settings)
+    : path_(path), options_(options), settings_(settings) {
+  if (!settings.enabled) return;
+  dir_ = settings.dir.empty() ? default_trace_cache_dir() : settings.dir;
+  if (dir_.empty()) warn_uncached_once("no folder (neither ACMESIM_CACHE_DIR, XDG_CACHE_HOME nor HOME is set)");
+  const std::optional<Key> key = key_of(path, options);
+  if (dir_.empty() || !key) return;
+  key_ = key->text;
+  file_ = (fs::path(dir_) / key->entry).string();
+}
+
+void TraceCacheEntry::log_warnings(const std::vector<std::string>& warnings) const {
+  for (const std::string& text : warnings) log::warn("{}{}", path_, text);
+}
+
+std::optional<Workload> TraceCacheEntry::load(std::vector<std::string>* kept) const {
+  if (file_.empty()) return std::nullopt;
+  std::vector<std::string> warnings;
+  std::optional<Workload> w = acme::load(file_, key_, warnings);
+  if (!w) return std::nullopt;
+  log::debug("{}: trace from cache {}", path_, file_);
+  w->source = "AcmeTrace " + path_;
+  w->window_from = options_.from;
+  w->window_to = options_.to;
+  if (kept) *kept = std::move(warnings);
+  else log_warnings(warnings);
+  std::error_code ec;
+  fs::last_write_time(file_, fs::file_time_type::clock::now(), ec);  // used now (best effort)
+  return w;
+}
+
+bool TraceCacheEntry::store(const Workload& w, const std::vector<std::string>& warnings) const {
+  if (file_.empty()) return false;
+  const std::optional<Key> after = key_of(path_, options_);
+  if (!after || after->text != key_ || !acme::store(dir_, file_, key_, w, warnings)) return false;
+  log::debug("{}: parsed, and cached in {}", path_, file_);
+  if (settings_.max_mb > 0) trim(dir_, file_, settings_.max_mb * 1e6);
+  return true;
+}
+
 CachedTrace read_acme_trace_cached(const std::string& path, const TraceOptions& options,
                                    const TraceCacheSettings& settings) {
   CachedTrace out;
@@ -462,36 +503,17 @@ CachedTrace read_acme_trace_cached(const std::string& path, const TraceOptions& 
     out.workload = read_acme_trace(path, options);
     return out;
   }
+  const TraceCacheEntry entry(path, options, settings);
   out.use = TraceCacheUse::Uncached;
-  const std::string dir = settings.dir.empty() ? default_trace_cache_dir() : settings.dir;
-  const std::optional<Key> key = key_of(path, options);
-  if (dir.empty()) warn_uncached_once("no folder (neither ACMESIM_CACHE_DIR, XDG_CACHE_HOME nor HOME is set)");
-  if (dir.empty() || !key) {
-    out.workload = read_acme_trace(path, options);
-    return out;
-  }
-  const fs::path file = fs::path(dir) / key->entry;
-  out.entry = file.string();
-  std::vector<std::string> warnings;
-  if (std::optional<Workload> w = load(file, key->text, warnings)) {
-    log::debug("{}: trace from cache {}", path, out.entry);
-    w->source = "AcmeTrace " + path;
-    w->window_from = options.from;
-    w->window_to = options.to;
-    for (const std::string& text : warnings) log::warn("{}{}", path, text);
-    std::error_code ec;
-    fs::last_write_time(file, fs::file_time_type::clock::now(), ec);  // used now (best effort)
+  out.entry = entry.file();
+  if (std::optional<Workload> w = entry.load()) {
     out.workload = std::move(*w);
     out.use = TraceCacheUse::Hit;
     return out;
   }
+  std::vector<std::string> warnings;
   out.workload = read_acme_trace(path, options, &warnings);
-  const std::optional<Key> after = key_of(path, options);
-  if (after && after->text == key->text && store(dir, file, key->text, out.workload, warnings)) {
-    log::debug("{}: parsed, and cached in {}", path, out.entry);
-    out.use = TraceCacheUse::Built;
-    if (settings.max_mb > 0) trim(dir, file, settings.max_mb * 1e6);
-  }
+  if (entry.store(out.workload, warnings)) out.use = TraceCacheUse::Built;
   return out;
 }
 

@@ -26,7 +26,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/io/params.h"
 #include "sim/job.h"
@@ -59,6 +61,30 @@ struct CachedTrace {
   Workload workload;
   TraceCacheUse use = TraceCacheUse::Off;
   std::string entry;  // the cache file, when one was named
+};
+
+// The entry of one trace read with `options`, for a reader that parses the trace itself when the
+// entry is missing (the streaming AcmeTraceFeed): load(), else parse and store().
+class TraceCacheEntry {
+ public:
+  // Computes the key (stat, and the hash of the file's first and last 64 KiB); settings.enabled
+  // false, no folder or not a regular file: an entry that is never there and stores nothing.
+  TraceCacheEntry(const std::string& path, const TraceOptions& options, const TraceCacheSettings& settings);
+  // The entry's file; empty when there is none.
+  const std::string& file() const { return file_; }
+  // The workload from the entry, its warnings logged again (with `warnings`, put there instead)
+  // and the entry marked used; none when it is missing or not to be trusted.
+  std::optional<Workload> load(std::vector<std::string>* warnings = nullptr) const;
+  void log_warnings(const std::vector<std::string>& warnings) const;
+  // Writes `w` and the warnings its parse logged as the entry, if the trace is still what the
+  // key says, then trims the folder to cache.max_mb; whether it was written.
+  bool store(const Workload& w, const std::vector<std::string>& warnings) const;
+
+ private:
+  std::string path_;
+  TraceOptions options_;
+  TraceCacheSettings settings_;
+  std::string dir_, key_, file_;
 };
 
 // read_acme_trace(path, options) through the cache. Throws what read_acme_trace throws; never

@@ -46,7 +46,9 @@ class IdIndex {
 
   // add() of every row of `later`, its jobs and lines shifted by `job_base` and `line_base`.
   void append(const IdIndex& later, JobId job_base, std::size_t line_base) {
-    rows_.reserve(rows_.size() + later.rows_.size());
+    // Geometric growth: a feed appends a chunk at a time.
+    if (const std::size_t need = rows_.size() + later.rows_.size(); need > rows_.capacity())
+      rows_.reserve(std::max(need, 2 * rows_.capacity()));
     const std::vector<IdRef>& rows = later.rows_;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (i + 16 < rows.size()) prefetch(rows[i + 16].hash);

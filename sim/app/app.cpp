@@ -91,10 +91,14 @@ struct RunWorkload {
   }
 };
 
-RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluster, Clock::time_point t0) {
+// `whole`: loaded whole even if the run could take its jobs as they come.
+RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluster, Clock::time_point t0,
+                              bool whole = false) {
   RunWorkload w;
-  if (takes_jobs_as_they_come(config, cluster)) w.feed = open_workload(config, cluster, w.workload);
-  if (w.feed) {
+  if (!whole && takes_jobs_as_they_come(config, cluster)) w.feed = open_workload(config, cluster, w.workload);
+  if (w.feed && is_trace(w.workload)) {  // what it held is logged at the end (run_command)
+    log::debug("{}: read as the replay goes; ready in {:.3f} s", w.workload.source, seconds_since(t0));
+  } else if (w.feed) {
     log::info("{}: about {} jobs, drawn as the replay goes; ready in {:.3f} s", w.workload.source,
               w.feed->expected_jobs(), seconds_since(t0));
   } else {
@@ -102,6 +106,22 @@ RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluste
     log::info("{}: {}, loaded in {:.3f} s", w.workload.source, describe_loaded(w.workload), seconds_since(t0));
   }
   return w;
+}
+
+// execute_run on the run's workload, opened here: taken as the replay goes if it can be, and
+// loaded whole and run again if its feed finds it cannot go on in release order.
+template <class... Rest>
+RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, Clock::time_point t0, RunWorkload& w,
+                       const std::filesystem::path& out_dir, bool progress, Rest... rest) {
+  w = open_run_workload(config, cluster, t0);
+  try {
+    return execute_run(config, cluster, w.workload, out_dir, progress, w.more(), rest...);
+  } catch (const WholeWorkloadNeeded& e) {  // logged as debug: a cached read of the trace logs nothing of it
+    log::debug("{}: loaded whole and replayed again", e.what());
+  }
+  w.feed.reset();  // before the workload it appended to
+  w = open_run_workload(config, cluster, t0, true);
+  return execute_run(config, cluster, w.workload, out_dir, progress, std::nullopt, rest...);
 }
 
 unsigned threads_of(const RunConfig& config) { return config.threads > 0 ? config.threads : usable_cores(); }
@@ -237,9 +257,9 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
 CapturedRun run_captured(const RunConfig& config) {
   const auto t0 = Clock::now();
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
-  RunWorkload w = open_run_workload(config, cluster, t0);
+  RunWorkload w;
   CapturedRun out;
-  out.report = execute_run(config, cluster, w.workload, "", false, w.more(), nullptr, &out.outputs);
+  out.report = run_workload(config, cluster, t0, w, "", false, static_cast<Sink*>(nullptr), &out.outputs);
   return out;
 }
 
@@ -251,10 +271,10 @@ int run_command(const RunArgs& args) {
   // Before the (long) load: a run killed at any point after this leaves no earlier run's files.
   check_output_folder(args.out_dir);
   if (std::filesystem::is_directory(args.out_dir)) remove_earlier_outputs(args.out_dir);
-  RunWorkload w = open_run_workload(config, cluster, t0);
-  const RunReport r =
-      execute_run(config, cluster, w.workload, args.out_dir, args.progress && isatty(STDERR_FILENO), w.more());
-  if (w.feed) log::info("{} jobs drawn", w.workload.size());
+  RunWorkload w;
+  const RunReport r = run_workload(config, cluster, t0, w, args.out_dir, args.progress && isatty(STDERR_FILENO));
+  if (w.feed && is_trace(w.workload)) log::info("{}: {}", w.workload.source, describe_loaded(w.workload));
+  else if (w.feed) log::info("{} jobs drawn", w.workload.size());
   log::info("simulated in {:.3f} s, outputs in {:.3f} s, {:.3f} s in all; conservation checked: {} GPU-seconds; "
             "outputs in {}",
             r.simulate_s, r.outputs_s, seconds_since(t0), r.conservation.job_gpu_seconds, args.out_dir);
