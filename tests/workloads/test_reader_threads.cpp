@@ -1,10 +1,13 @@
 // The AcmeTrace reader on several threads gives what it gives on one: the same jobs, users, ids,
-// counts, warnings and first error, whatever the number of threads and where the parts are cut.
+// counts, warnings and first error, whatever the number of threads and where the parts are cut;
+// and so does AcmeTraceFeed, the trace read as it is replayed, chunk by chunk.
 #include <catch2/catch.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -74,15 +77,15 @@ std::string stamp(std::int64_t s) { return format_timestamp(*parse_timestamp("20
 
 // `rows` rows of a random but fixed trace: users first named all along the file, some rows out of
 // submit order, some with a gpu_num their node_num does not divide, RUNNING rows without an end,
-// jobs that never started, blank lines and quoted fields.
-std::string random_rows(int rows, std::uint32_t seed, int first_id = 0) {
+// jobs that never started, blank lines and quoted fields; `ordered`: none out of submit order.
+std::string random_rows(int rows, std::uint32_t seed, int first_id = 0, bool ordered = false) {
   std::mt19937 rng(seed);
   auto pick = [&](std::uint32_t n) { return static_cast<int>(rng() % n); };
   std::string out;
   std::int64_t t = 0;
   for (int i = 0; i < rows; ++i) {
     t += pick(60);
-    const std::int64_t submit = pick(20) == 0 ? t - pick(3600) : t;
+    const std::int64_t submit = pick(20) == 0 && !ordered ? t - pick(3600) : t;
     const int nodes = 1 + pick(3);
     const int gpus = pick(10) == 0 ? nodes * 8 - 1 : nodes * 8;
     const std::string user = "u" + std::to_string(pick(5) == 0 ? i : pick(40));
@@ -186,6 +189,113 @@ TEST_CASE("A trace file read on two threads gives the workload of one thread", "
   }
   CHECK(dumps[0].size() > 1'000'000);
   CHECK(dumps[1] == dumps[0]);
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// A read of the file through AcmeTraceFeed on `workers` threads, every chunk taken, as a run
+// takes them; "whole needed" for a trace it cannot give in submit order. With `warnings`, what
+// on_whole was given.
+Read feed_file(const std::string& path, const TraceOptions& opt, unsigned workers,
+               std::vector<std::string>* warnings = nullptr) {
+  LogCapture log;
+  Read r;
+  try {
+    Workload w;
+    std::unique_ptr<AcmeTraceFeed> feed = AcmeTraceFeed::open(path, opt, workers, w);
+    REQUIRE(feed);
+    int whole_calls = 0;
+    feed->on_whole = [&](const Workload& whole, const std::vector<std::string>& kept) {
+      CHECK(&whole == &w);
+      ++whole_calls;
+      if (warnings) *warnings = kept;
+    };
+    std::size_t hand_outs = 0;
+    while (feed->append_next(w)) {
+      CHECK(!feed->exhausted() == (whole_calls == 0));
+      ++hand_outs;
+    }
+    CHECK(feed->exhausted());
+    CHECK(whole_calls == 1);
+    CHECK(hand_outs >= 1);
+    r.result = dump(w);
+  } catch (const InputError& e) {
+    r.result = std::string("error: ") + e.what();
+  } catch (const WholeWorkloadNeeded&) {
+    r.result = "whole needed";
+  }
+  r.log = log.text();
+  return r;
+}
+
+Read read_file_whole(const std::string& path, const TraceOptions& opt, std::vector<std::string>* warnings = nullptr) {
+  LogCapture log;
+  Read r;
+  try {
+    TraceOptions one = opt;
+    one.threads = 1;
+    r.result = dump(read_acme_trace(path, one, warnings));
+  } catch (const InputError& e) {
+    r.result = std::string("error: ") + e.what();
+  }
+  r.log = log.text();
+  return r;
+}
+
+// The feed on 0 (append_next reads), 1 and 3 workers gives what one reader gives; returns that.
+Read same_fed(const std::string& path, const TraceOptions& opt = {}) {
+  std::vector<std::string> whole_warnings;
+  const Read whole = read_file_whole(path, opt, &whole_warnings);
+  for (unsigned workers : {0u, 1u, 3u}) {
+    INFO(workers << " workers");
+    std::vector<std::string> fed_warnings;
+    const Read fed = feed_file(path, opt, workers, &fed_warnings);
+    CHECK(fed.result == whole.result);
+    CHECK(fed.log == whole.log);
+    if (whole.result.rfind("error", 0) != 0) CHECK(fed_warnings == whole_warnings);
+  }
+  return whole;
+}
+
+}  // namespace
+
+TEST_CASE("A trace fed chunk by chunk gives the workload, warnings and errors of one reader", "[reader][feed]") {
+  // About 9 MB: five chunks, RUNNING rows without an end all along (whose horizon is the file's
+  // latest time), users named all along, blank lines, quoted ids, gpu_num that node_num does not divide.
+  const auto dir = temp_dir("reader-feed");
+  const std::string path = (dir / "t.csv").string();
+  const std::string rows = random_rows(90000, 50, 0, true);
+  std::ofstream(path) << kHeader << rows;
+  const Read whole = same_fed(path);
+  CHECK(whole.result.size() > 5'000'000);
+  CHECK(whole.log.find("gpu_num that node_num does not divide") != std::string::npos);
+  TraceOptions window;  // RUNNING rows run to the window's end
+  window.from = *parse_timestamp("2023-03-05 10:00:00+08:00");
+  window.to = *parse_timestamp("2023-03-20 20:00:00+08:00");
+  same_fed(path, window);
+  window.from = *parse_timestamp("2024-01-01");
+  window.to = std::nullopt;
+  CHECK(same_fed(path, window).log.find("none of its") != std::string::npos);
+  // Errors: a bad row in the fourth chunk, a duplicate id at the end, no rows.
+  const std::string bad = "x1,u1,1,eight,16,SFT,COMPLETED," + stamp(1) + "," + stamp(2) + "," + stamp(3) + "\n";
+  const std::size_t cut = rows.find('\n', 7'000'000) + 1;
+  std::ofstream(path) << kHeader << rows.substr(0, cut) << bad << rows.substr(cut);
+  CHECK(same_fed(path).result.find("gpu_num: expected a whole number") != std::string::npos);
+  std::ofstream(path) << kHeader << rows << "7,u1,1,8,16,SFT,COMPLETED," + stamp(9'000'000) + "," + stamp(9'000'001) + "," +
+                                                stamp(9'000'002) + "\n";
+  CHECK(same_fed(path).result.find("duplicate job id '7'") != std::string::npos);
+  std::ofstream(path) << kHeader;
+  CHECK(same_fed(path).result.find("no job rows after the header") != std::string::npos);
+  // Rows out of submit order: the feed cannot go on, the run reads the trace whole.
+  std::ofstream(path) << kHeader << random_rows(30000, 52);
+  CHECK(feed_file(path, {}, 1).result == "whole needed");
+  // Lenient reads, and files that cannot be mapped, are read whole.
+  TraceOptions lenient;
+  lenient.lenient = true;
+  Workload w;
+  CHECK(!AcmeTraceFeed::open(path, lenient, 1, w));
+  CHECK(!AcmeTraceFeed::open((dir / "missing.csv").string(), {}, 1, w));
   std::filesystem::remove_all(dir);
 }
 
