@@ -276,7 +276,8 @@ struct Part {
     } catch (const std::length_error& e) {
       throw RowError{kColNames[kUser], e.what()};
     }
-    ids.add(hash, w.add(id, r, p), number);
+    w.add(id, r, p);
+    ids.add(hash, number);
   }
 
   std::vector<std::string_view> fields_;
@@ -306,21 +307,20 @@ void join(Part& all, Workload& w, Part& later, std::size_t line_base) {
   const auto job_base = static_cast<JobId>(w.size());
   std::vector<std::uint32_t> user_of(later.w.users.size());
   for (std::uint32_t u = 0; u < user_of.size(); ++u) user_of[u] = w.users.intern(later.w.users[u]);
-  const std::vector<IdRef>& refs = later.ids.rows();
   if (const std::size_t need = w.size() + later.w.size(); need > w.requests.capacity())  // geometric: a feed joins chunks
     w.requests.reserve(std::max(need, 2 * w.requests.capacity()));
   for (std::size_t j = 0; j < later.w.size(); ++j) {
     JobRequest r = later.w.requests[j];
     r.user = user_of[r.user];
     // Out of order against every row above, not only those of its part.
-    if (w.size() > 0 && r.submit < all.last_submit) all.unordered.saw(line_base + refs[j].line);
+    if (w.size() > 0 && r.submit < all.last_submit) all.unordered.saw(line_base + later.ids.line(static_cast<JobId>(j)));
     all.last_submit = std::max(all.last_submit, r.submit);
     w.requests.push_back(r);
   }
   w.profiles.insert(w.profiles.end(), later.w.profiles.begin(), later.w.profiles.end());
   w.names.append(later.w.names);
   for (JobId j : later.open) all.open.push_back(job_base + j);
-  all.ids.append(later.ids, job_base, line_base);
+  all.ids.append(later.ids, line_base);
   all.rows += later.rows;
   w.rows_skipped += later.w.rows_skipped;
   w.rows_outside_window += later.w.rows_outside_window;
@@ -523,8 +523,9 @@ struct AcmeTraceFeed::State {
   std::vector<std::thread> workers;
 
   // Joined by append_next (`joined` read by the workers under the lock).
-  static constexpr std::size_t kAhead = 4;
-  Part all{header, opt, true};  // the ids and counts of the chunks joined (its workload unused)
+  static constexpr std::size_t kAhead = 2;
+  // The ids (without lines: 8 bytes a job) and counts of the chunks joined; its workload unused.
+  Part all{header, opt, true};
   std::size_t joined = 0, line_base = 0;
   bool whole = false;
   std::vector<std::string> warnings;
@@ -616,6 +617,7 @@ std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, cons
     s->cut.push_back(c);
   }
   s->read.resize(s->chunks());
+  s->all.ids = IdIndex(true, false);
   // Rows expected: the file's bytes over the mean line length of 64 KiB at its start, middle and
   // end (ids and numbers grow longer down a trace).
   std::size_t sampled = 0, lines = 0;
@@ -629,7 +631,10 @@ std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, cons
   w.source = "AcmeTrace " + path;
   w.window_from = options.from;
   w.window_to = options.to;
-  if (!options.from && !options.to) w.reserve(s->expected_jobs + s->expected_jobs / 20, body.size() / 10);
+  if (!options.from && !options.to) {
+    w.reserve(s->expected_jobs + s->expected_jobs / 20, body.size() / 10);
+    s->all.ids.reserve(s->expected_jobs + s->expected_jobs / 20);
+  }
   State& state = *s;
   const std::size_t expected = std::min(w.requests.capacity(), s->expected_jobs);
   const std::pair<const void*, std::size_t> arrays[] = {{w.requests.data(), expected * sizeof(JobRequest)},
@@ -680,7 +685,8 @@ bool AcmeTraceFeed::append_next(Workload& w) {
   }
   if (s.joined == s.chunks()) {  // the end of the file
     if (s.all.rows == 0) throw_input_error(s.name, 1, "header", "no job rows after the header");
-    drop_duplicates(s.all, w, s.name, &s.warnings);  // strict: throws for the first
+    // An id used twice is an error naming both lines, which the whole read finds.
+    if (!s.all.ids.duplicates(w.names).empty()) throw WholeWorkloadNeeded(s.name + ": a job id used twice");
     warn_of_whole(s.name, s.all, w, &s.warnings);
     s.all.ids = IdIndex(false);  // not needed any more: memory for the rest of the run
     s.whole = true;

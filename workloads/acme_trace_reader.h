@@ -66,14 +66,15 @@ Workload read_acme_trace(const std::string& path, const TraceOptions& options,
 Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options);
 
 // A trace read while it is replayed (a JobFeed, Simulation::set_feed). The file is mapped and cut
-// at line starts into chunks that `workers` threads read ahead, in order (append_next reads the
-// next chunk itself rather than wait for it); append_next joins the next and those read after it
-// into the workload as read_acme_trace joins its parts: the same Workload in the end, the same warnings, and the
-// same first error, thrown from append_next. Strict reading only (a lenient one drops duplicate
-// ids at the end, which renumbers jobs). A row submitted before one above it throws
-// WholeWorkloadNeeded (a replay in submit order cannot take it): read the trace whole instead.
-// A RUNNING row without an end, with no window end, waits for every chunk (its horizon is the
-// file's latest timestamp). Memory: the chunks read but not yet joined, about 84 bytes a job.
+// at line starts into chunks of 2 MiB that `workers` threads read ahead, in order (with none,
+// append_next reads them); append_next joins the next and those read after it into the workload
+// as read_acme_trace joins its parts: the same Workload in the end, the same warnings, and the
+// same first row error, thrown from append_next. Strict reading only (a lenient one drops
+// duplicate ids at the end, which renumbers jobs). A row submitted before one above it, or a job
+// id used twice, throws WholeWorkloadNeeded (a replay in submit order cannot take the one; the
+// other's error names lines the feed does not keep): read the trace whole instead. A RUNNING row
+// without an end, with no window end, waits for every chunk (its horizon is the file's latest
+// timestamp). Memory: 8 bytes a job for the ids, and at most 4 chunks read ahead of the replay.
 class AcmeTraceFeed : public JobFeed {
  public:
   // Null for lenient options, or a file that cannot be mapped (not a regular file, empty, 4 GiB

@@ -13,7 +13,7 @@
 namespace acme::trace_ids {
 
 // A selected row's job id, for finding ids used twice: its 64-bit hash, job and line (lines past
-// 2^32, in a file of 400 GB, are kept as 4294967295).
+// 2^32, in a file of 400 GB, are kept as 4294967295; 0 for an index without lines).
 struct IdRef {
   std::uint64_t hash;
   JobId job;
@@ -21,42 +21,53 @@ struct IdRef {
 };
 
 // The job ids of the selected rows, to find ids used twice, cheaply on millions of rows. Rows are
-// appended in order (16 bytes each, no allocation per row), and each id's hash sets a bit of a
-// filter of 16 to 32 bits a row (at most 4 MiB for a million rows); a row whose bit was set already
-// is a suspect. At the end, only the rows that share a suspect's hash are sorted and their ids
-// compared. (A hash table as large as the ids would miss the caches on nearly every row.)
-// Unfiltered, it only keeps the rows, for append() to another index.
+// appended in job order (a 64-bit hash each, and with lines its line: 8 or 12 bytes, no
+// allocation per row), and each id's hash sets a bit of a filter of 16 to 32 bits a row (at most
+// 4 MiB for a million rows); a row whose bit was set already is a suspect. At the end, only the
+// rows that share a suspect's hash are sorted and their ids compared. (A hash table as large as
+// the ids would miss the caches on nearly every row.) Unfiltered, it only keeps the rows, for
+// append() to another index. Without lines, duplicates() gives line 0.
 class IdIndex {
  public:
-  explicit IdIndex(bool filtered = true) : filtered_(filtered) {}
+  explicit IdIndex(bool filtered = true, bool lines = true) : filtered_(filtered), keep_lines_(lines) {}
 
-  const std::vector<IdRef>& rows() const { return rows_; }
+  std::size_t size() const { return hashes_.size(); }
+  void reserve(std::size_t rows) {
+    hashes_.reserve(rows);
+    if (keep_lines_) lines_.reserve(rows);
+  }
+  // The line of the row of job `job` (0 without lines).
+  std::uint32_t line(JobId job) const { return keep_lines_ ? lines_[job] : 0; }
   // Loads the filter word of `hash` into the cache ahead of add().
   void prefetch(std::uint64_t hash) const { __builtin_prefetch(&bits_[(hash & mask_) / 64]); }
 
-  void add(std::uint64_t hash, JobId job, std::size_t line) {
-    rows_.push_back({hash, job, static_cast<std::uint32_t>(std::min<std::size_t>(line, UINT32_MAX))});
+  // The row of the next job, size().
+  void add(std::uint64_t hash, std::size_t line) {
+    hashes_.push_back(hash);
+    if (keep_lines_) lines_.push_back(static_cast<std::uint32_t>(std::min<std::size_t>(line, UINT32_MAX)));
     if (!filtered_) return;
-    if (rows_.size() * 16 <= mask_) return mark(hash);
+    if (hashes_.size() * 16 <= mask_) return mark(hash);
     bits_.assign(bits_.size() * 2, 0);  // grown: every row again
     mask_ = bits_.size() * 64 - 1;
     suspects_.clear();
-    for (const IdRef& r : rows_) mark(r.hash);
+    for (const std::uint64_t h : hashes_) mark(h);
   }
 
-  // add() of every row of `later`, its jobs and lines shifted by `job_base` and `line_base`.
-  void append(const IdIndex& later, JobId job_base, std::size_t line_base) {
+  // add() of every row of `later` (which keeps lines), its lines shifted by `line_base`.
+  void append(const IdIndex& later, std::size_t line_base) {
     // Geometric growth: a feed appends a chunk at a time.
-    if (const std::size_t need = rows_.size() + later.rows_.size(); need > rows_.capacity())
-      rows_.reserve(std::max(need, 2 * rows_.capacity()));
-    const std::vector<IdRef>& rows = later.rows_;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (i + 16 < rows.size()) prefetch(rows[i + 16].hash);
-      add(rows[i].hash, job_base + rows[i].job, line_base + rows[i].line);
+    if (const std::size_t need = size() + later.size(); need > hashes_.capacity()) {
+      hashes_.reserve(std::max(need, 2 * hashes_.capacity()));
+      if (keep_lines_) lines_.reserve(hashes_.capacity());
+    }
+    for (std::size_t i = 0; i < later.size(); ++i) {
+      if (i + 16 < later.size()) prefetch(later.hashes_[i + 16]);
+      add(later.hashes_[i], line_base + later.lines_[i]);
     }
   }
 
-  // Each row whose id an earlier row has, with the first row of that id, by the later row's line.
+  // Each row whose id an earlier row has, with the first row of that id, by the later row's line
+  // (without lines, by job).
   std::vector<std::pair<IdRef, IdRef>> duplicates(const StringTable& names) const {
     std::vector<std::uint64_t> suspects = suspects_;
     std::sort(suspects.begin(), suspects.end());
@@ -69,10 +80,11 @@ class IdIndex {
     };
     for (std::uint64_t h : suspects) filter[bit(h).first] |= bit(h).second;
     std::vector<IdRef> same;  // rows with a suspect's hash, by hash, then in file order
-    for (const IdRef& r : rows_)
-      if ((filter[bit(r.hash).first] & bit(r.hash).second) &&
-          std::binary_search(suspects.begin(), suspects.end(), r.hash))
-        same.push_back(r);
+    for (std::size_t j = 0; j < hashes_.size(); ++j) {
+      const std::uint64_t h = hashes_[j];
+      if ((filter[bit(h).first] & bit(h).second) && std::binary_search(suspects.begin(), suspects.end(), h))
+        same.push_back({h, static_cast<JobId>(j), line(static_cast<JobId>(j))});
+    }
     std::stable_sort(same.begin(), same.end(), [](const IdRef& a, const IdRef& b) { return a.hash < b.hash; });
     std::vector<std::pair<IdRef, IdRef>> out;
     for (std::size_t first = 0, i = 1; i < same.size(); ++i) {
@@ -83,7 +95,9 @@ class IdIndex {
           break;
         }
     }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first.line < b.first.line; });
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+      return a.first.line != b.first.line ? a.first.line < b.first.line : a.first.job < b.first.job;
+    });
     return out;
   }
 
@@ -95,7 +109,9 @@ class IdIndex {
     word |= bit;
   }
   bool filtered_;
-  std::vector<IdRef> rows_;
+  bool keep_lines_;
+  std::vector<std::uint64_t> hashes_;  // [job]
+  std::vector<std::uint32_t> lines_;   // [job], with lines
   std::vector<std::uint64_t> bits_ = std::vector<std::uint64_t>(64);
   std::uint64_t mask_ = 64 * 64 - 1;     // bits_ holds mask_ + 1 bits, a power of two
   std::vector<std::uint64_t> suspects_;  // hashes whose bit another row had set

@@ -277,14 +277,15 @@ TEST_CASE("A trace fed chunk by chunk gives the workload, warnings and errors of
   window.from = *parse_timestamp("2024-01-01");
   window.to = std::nullopt;
   CHECK(same_fed(path, window).log.find("none of its") != std::string::npos);
-  // Errors: a bad row in the fourth chunk, a duplicate id at the end, no rows.
+  // Errors: a bad row in the fourth chunk, no rows; a duplicate id at the end asks for the whole read.
   const std::string bad = "x1,u1,1,eight,16,SFT,COMPLETED," + stamp(1) + "," + stamp(2) + "," + stamp(3) + "\n";
   const std::size_t cut = rows.find('\n', 7'000'000) + 1;
   std::ofstream(path) << kHeader << rows.substr(0, cut) << bad << rows.substr(cut);
   CHECK(same_fed(path).result.find("gpu_num: expected a whole number") != std::string::npos);
   std::ofstream(path) << kHeader << rows << "7,u1,1,8,16,SFT,COMPLETED," + stamp(9'000'000) + "," + stamp(9'000'001) + "," +
                                                 stamp(9'000'002) + "\n";
-  CHECK(same_fed(path).result.find("duplicate job id '7'") != std::string::npos);
+  CHECK(read_file_whole(path, {}).result.find("duplicate job id '7'") != std::string::npos);
+  CHECK(feed_file(path, {}, 1).result == "whole needed");  // whose error names the lines
   std::ofstream(path) << kHeader;
   CHECK(same_fed(path).result.find("no job rows after the header") != std::string::npos);
   // Rows out of submit order: the feed cannot go on, the run reads the trace whole.
