@@ -197,7 +197,7 @@ bool Simulation::step() {
     }
   }
   if (sharing_ && done()) sharing_->close(now_);
-  if (!ended_sinks_.empty() && (!feed_ || feed_->exhausted())) note_ended_prefix();
+  if (!ended_sinks_.empty()) note_ended_prefix();
   return true;
 }
 
@@ -206,7 +206,7 @@ void Simulation::note_ended_prefix() {
   while (p < status_.size() && status_[p] == Status::Ended) ++p;
   if (p == ended_prefix_) return;
   ended_prefix_ = p;
-  const EndedJobs ended{workload_, outcomes_, replay_, p};
+  const EndedJobs ended{workload_, outcomes_, replay_, p, growth_};
   for (Sink* s : ended_sinks_) s->on_ended(ended);
 }
 

@@ -52,6 +52,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <shared_mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -249,7 +250,7 @@ class Simulation {
   void take_nodes_down(const std::vector<int>& down, std::optional<Time> repaired_at);
   void emit(FactKind kind, JobId job);
   void emit(FactKind kind, JobId job, const Placement* placement);
-  // Tells the sinks when the prefix of ended jobs grows (once the workload no longer grows).
+  // Tells the sinks when the prefix of ended jobs grows.
   void note_ended_prefix();
 
   const Workload& workload_;
@@ -303,6 +304,7 @@ class Simulation {
   std::vector<Sink*> sinks_;
   std::vector<Sink*> ended_sinks_;  // those that want_ended()
   std::size_t ended_prefix_ = 0;  // jobs [0, ended_prefix_) have ended
+  std::shared_mutex growth_;      // held while a feed's jobs come in (EndedJobs::growth)
   JobFeed* feed_ = nullptr;  // null once it has no more jobs
   Workload* fed_ = nullptr;  // the workload it appends to (workload_)
 

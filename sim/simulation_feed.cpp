@@ -1,6 +1,7 @@
 // The Simulation (sim/simulation.h): a workload fed as the replay goes (set_feed).
 #include "sim/simulation.h"
 
+#include <mutex>
 #include <stdexcept>
 
 #include "sim/prefault.h"
@@ -28,6 +29,7 @@ void Simulation::set_feed(JobFeed& feed, Workload& workload) {
 
 void Simulation::keep_fed() {
   while (feed_ && next_release_ == timed_releases_) {
+    const std::unique_lock lock(growth_);  // readers of ended jobs on other threads wait
     const std::size_t first = workload_.size();
     if (!feed_->append_next(*fed_)) {
       feed_ = nullptr;

@@ -10,6 +10,7 @@
 #include <array>
 #include <filesystem>
 #include <memory>
+#include <shared_mutex>
 #include <span>
 #include <string_view>
 
@@ -18,13 +19,15 @@
 namespace acme {
 
 // Jobs [0, count) have ended, and their outcomes (and energy) will not change again. The
-// references stay valid, and the vectors do not grow, until the run is done: the simulation
-// tells it only once every job is known (with a JobFeed, after the feed's last job).
+// references stay valid until the run is done. With a JobFeed the workload, the outcomes and the
+// energy grow (and move) as jobs come: a reader on another thread holds `growth` shared while it
+// reads them; the simulation holds it exclusively while they grow.
 struct EndedJobs {
   const Workload& workload;
   const std::vector<JobOutcome>& outcomes;
   ReplayMode replay;
   std::size_t count;
+  std::shared_mutex& growth;
 };
 
 class Sink {

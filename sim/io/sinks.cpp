@@ -93,7 +93,10 @@ class JobsSink final : public Sink {
   // The writer thread: rows up to the ended prefix, as it grows, until told to stop.
   void write_while_running(const EndedJobs& ended) {
     try {
-      start(ended.workload);
+      {
+        const std::shared_lock lock(ended.growth);
+        start(ended.workload);
+      }
       for (;;) {
         std::size_t upto;
         bool stop;
@@ -103,7 +106,12 @@ class JobsSink final : public Sink {
           upto = ended_;
           stop = stop_;
         }
-        for (; written_ < upto; ++written_) row(ended.workload, ended.outcomes, ended.replay, written_);
+        // In batches, each while the workload cannot grow (a feed waits at most one batch).
+        while (written_ < upto) {
+          const std::shared_lock batch(ended.growth);
+          for (const std::size_t end = std::min(upto, written_ + 256); written_ < end; ++written_)
+            row(ended.workload, ended.outcomes, ended.replay, written_);
+        }
         if (stop) return;
       }
     } catch (...) {
