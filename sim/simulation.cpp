@@ -147,10 +147,6 @@ bool Simulation::step() {
   if (meter_ && now_.sec() >= meter_->next_row_s()) meter_->advance(now_, level_);  // its rows are read mid-run
   if (sharing_) sharing_->advance(now_);
   allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
-  const Time from = std::max(last_change_, workload_.window_from.value_or(last_change_));
-  const Time to = std::min(now_, workload_.window_to.value_or(now_));
-  if (to > from)
-    for (std::size_t i = 0; i < kJobTypeCount; ++i) window_integral_[i] += allocated_by_type_[i] * (to - from).sec();
   last_change_ = now_;
 
   while (!events_.empty() && events_.top().time == now_) {
@@ -199,6 +195,25 @@ bool Simulation::step() {
   if (sharing_ && done()) sharing_->close(now_);
   if (!ended_sinks_.empty()) note_ended_prefix();
   return true;
+}
+
+std::int64_t Simulation::window_seconds_since(Time from) const {
+  from = std::max(from, workload_.window_from.value_or(from));
+  const Time to = std::min(now_, workload_.window_to.value_or(now_));
+  return to > from ? (to - from).sec() : 0;
+}
+
+void Simulation::change_allocated(JobType type, std::int64_t gpus) {
+  const auto t = static_cast<std::size_t>(type);
+  window_integral_[t] += allocated_by_type_[t] * window_seconds_since(window_mark_[t]);
+  window_mark_[t] = now_;
+  allocated_by_type_[t] += gpus;
+}
+
+std::array<std::int64_t, kJobTypeCount> Simulation::window_gpu_seconds() const {
+  std::array<std::int64_t, kJobTypeCount> held = window_integral_;
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) held[t] += allocated_by_type_[t] * window_seconds_since(window_mark_[t]);
+  return held;
 }
 
 void Simulation::note_ended_prefix() {
@@ -294,7 +309,7 @@ bool Simulation::try_start(JobId job) {
   o.leaves_spanned = static_cast<std::int16_t>(std::min(cluster_.leaves_spanned(held_[slot]), 32767));
   cur.slowdown = (network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0) / clock_;
   o.slowdown = static_cast<float>(cur.slowdown);
-  allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] += workload_.requests[job].gpu_num;
+  change_allocated(request.type, request.gpu_num);
   if (sharing_ && request.node_num > 1) join_network(job);
   emit(FactKind::Started, job);
   // A job of zero run time ends at this instant too, in a step of its own right after this one:
@@ -348,7 +363,7 @@ void Simulation::stop_run(JobId job) {
   if (sharing_) leave_network(job);
   cluster_.release(placement_of(job));
   if (capacity_) retire_drained(placement_of(job));  // all of it: the request's GPUs
-  allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] -= workload_.requests[job].gpu_num;
+  change_allocated(workload_.requests[job].type, -workload_.requests[job].gpu_num);
   account_run(job);
 }
 
@@ -367,7 +382,7 @@ std::int64_t Simulation::give_back(JobId job, const Placement& resources) {
   cluster_.release(resources);
   if (capacity_) retire_drained(resources);
   const std::int64_t gpus = gpus_of(resources);
-  allocated_by_type_[static_cast<std::size_t>(workload_.requests[job].type)] -= gpus;
+  change_allocated(workload_.requests[job].type, -gpus);
   return gpus;
 }
 

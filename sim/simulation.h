@@ -140,7 +140,7 @@ class Simulation {
 
   // GPU-seconds held inside the workload's window [window_from, window_to), by job type; an
   // unset bound does not clip.
-  const std::array<std::int64_t, kJobTypeCount>& window_gpu_seconds() const { return window_integral_; }
+  std::array<std::int64_t, kJobTypeCount> window_gpu_seconds() const;
 
   // REQUIRES: done(). Checks that every job ended exactly once, that every GPU and core was given
   // back, and that GPU-seconds summed over jobs equal the integral of allocated GPUs over time.
@@ -371,7 +371,13 @@ class Simulation {
   const CurrentRun& current(JobId job) const { return current_[slot_[job]]; }
   std::array<std::int64_t, kWasteCauseCount> wasted_{};
   std::array<std::int64_t, kJobTypeCount> allocated_by_type_{};   // GPUs held now
-  std::array<std::int64_t, kJobTypeCount> window_integral_{};     // GPU-seconds inside the window
+  // GPU-seconds inside the window, by type, up to its mark: integrated when its allocation changes.
+  std::array<std::int64_t, kJobTypeCount> window_integral_{};
+  std::array<Time, kJobTypeCount> window_mark_{};
+  // The seconds of [from, now) inside the window.
+  std::int64_t window_seconds_since(Time from) const;
+  // Adds `gpus` (negative: takes) to the GPUs jobs of type `type` hold, integrating those held so far.
+  void change_allocated(JobType type, std::int64_t gpus);
   std::size_t pending_ = 0;
   OptionalTime wake_;  // the latest pass asked for (SchedulingPass::wake_at), to skip repeats
   std::uint64_t ended_ = 0;

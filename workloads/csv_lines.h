@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sim/error.h"
 
@@ -187,10 +192,35 @@ inline std::string shown(std::string_view s) {
   return out;
 }
 
+// Splits a line without quotes at its commas, 16 bytes at a time where SSE2 is there.
+inline void split_plain(std::string_view line, std::vector<std::string_view>& out) {
+  const char* p = line.data();
+  std::size_t start = 0, i = 0;
+#if defined(__SSE2__)
+  const __m128i comma = _mm_set1_epi8(',');
+  for (; i + 16 <= line.size(); i += 16) {
+    auto mask = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)), comma)));
+    for (; mask != 0; mask &= mask - 1) {
+      const std::size_t c = i + static_cast<std::size_t>(std::countr_zero(mask));
+      out.emplace_back(p + start, c - start);
+      start = c + 1;
+    }
+  }
+#endif
+  for (; i < line.size(); ++i)
+    if (p[i] == ',') {
+      out.emplace_back(p + start, i - start);
+      start = i + 1;
+    }
+  out.emplace_back(p + start, line.size() - start);
+}
+
 // Splits a CSV line into fields. Quoted fields may hold commas and doubled quotes; those are
 // unescaped into `scratch`, which must outlive the fields.
 inline void split(std::string_view line, std::vector<std::string_view>& out, std::string& scratch) {
   out.clear();
+  if (line.find('"') == std::string_view::npos) return split_plain(line, out);
   scratch.clear();
   scratch.reserve(line.size());
   std::size_t i = 0;

@@ -1,8 +1,11 @@
 // The AcmeTrace reader on the published example rows of both schemas, and on bad input.
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "harness.h"
 #include "sim/error.h"
+#include "workloads/csv_lines.h"
 #include "workloads/registry.h"
 
 namespace acme::test {
@@ -139,6 +142,29 @@ TEST_CASE("Quoted fields may hold commas and doubled quotes", "[reader]") {
 
 TEST_CASE("A missing trace file is an error naming the file", "[reader]") {
   CHECK_THROWS_WITH(read_acme_trace("/nonexistent/trace.csv", {}), "/nonexistent/trace.csv: cannot open the trace file");
+}
+
+}  // namespace acme::test
+
+namespace acme::test {
+
+TEST_CASE("A line without quotes splits at every comma, whatever its length", "[reader][csv]") {
+  std::mt19937 rng(7);
+  std::vector<std::string_view> fields;
+  std::string scratch;
+  for (int n = 0; n < 3000; ++n) {
+    std::string line(rng() % 70, 'a');
+    for (char& c : line) c = ",a \t"[rng() % 4];
+    INFO(line);
+    std::vector<std::string> expected(1);
+    for (const char c : line) {
+      if (c == ',') expected.emplace_back();
+      else expected.back() += c;
+    }
+    csv_lines::split(line, fields, scratch);
+    REQUIRE(fields.size() == expected.size());
+    for (std::size_t i = 0; i < fields.size(); ++i) CHECK(fields[i] == expected[i]);
+  }
 }
 
 }  // namespace acme::test
