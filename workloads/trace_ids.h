@@ -12,18 +12,19 @@
 
 namespace acme::trace_ids {
 
-// A selected row's job id, for finding ids used twice: its 64-bit hash, job and line (lines past
-// 2^32, in a file of 400 GB, are kept as 4294967295; 0 for an index without lines).
+// A selected row's job id, for finding ids used twice: 32 bits of its hash, its job and line
+// (lines past 2^32, in a file of 400 GB, are kept as 4294967295; 0 for an index without lines).
 struct IdRef {
-  std::uint64_t hash;
+  std::uint32_t hash;
   JobId job;
   std::uint32_t line;
 };
 
 // The job ids of the selected rows, to find ids used twice, cheaply on millions of rows. Rows are
-// appended in job order (a 64-bit hash each, and with lines its line: 8 or 12 bytes, no
+// appended in job order (32 bits of its hash, and with lines its line: 4 or 8 bytes, no
 // allocation per row), and each id's hash sets a bit of a filter of 16 to 32 bits a row (at most
-// 4 MiB for a million rows); a row whose bit was set already is a suspect. At the end, only the
+// 4 MiB for a million rows); a row whose bit was set already is a suspect. (32 bits: about 100
+// pairs of a million ids share a hash, each settled by comparing the ids.) At the end, only the
 // rows that share a suspect's hash are sorted and their ids compared. (A hash table as large as
 // the ids would miss the caches on nearly every row.) Unfiltered, it only keeps the rows, for
 // append() to another index. Without lines, duplicates() gives line 0.
@@ -39,18 +40,19 @@ class IdIndex {
   // The line of the row of job `job` (0 without lines).
   std::uint32_t line(JobId job) const { return keep_lines_ ? lines_[job] : 0; }
   // Loads the filter word of `hash` into the cache ahead of add().
-  void prefetch(std::uint64_t hash) const { __builtin_prefetch(&bits_[(hash & mask_) / 64]); }
+  void prefetch(std::uint64_t hash) const { __builtin_prefetch(&bits_[(static_cast<std::uint32_t>(hash) & mask_) / 64]); }
 
   // The row of the next job, size().
-  void add(std::uint64_t hash, std::size_t line) {
+  void add(std::uint64_t hash64, std::size_t line) {
+    const auto hash = static_cast<std::uint32_t>(hash64);
     hashes_.push_back(hash);
     if (keep_lines_) lines_.push_back(static_cast<std::uint32_t>(std::min<std::size_t>(line, UINT32_MAX)));
     if (!filtered_) return;
-    if (hashes_.size() * 16 <= mask_) return mark(hash);
+    if (hashes_.size() * 16 <= mask_ || mask_ == UINT32_MAX) return mark(hash);
     bits_.assign(bits_.size() * 2, 0);  // grown: every row again
     mask_ = bits_.size() * 64 - 1;
     suspects_.clear();
-    for (const std::uint64_t h : hashes_) mark(h);
+    for (const std::uint32_t h : hashes_) mark(h);
   }
 
   // add() of every row of `later` (which keeps lines), its lines shifted by `line_base`.
@@ -69,19 +71,20 @@ class IdIndex {
   // Each row whose id an earlier row has, with the first row of that id, by the later row's line
   // (without lines, by job).
   std::vector<std::pair<IdRef, IdRef>> duplicates(const StringTable& names) const {
-    std::vector<std::uint64_t> suspects = suspects_;
+    std::vector<std::uint32_t> suspects = suspects_;
     std::sort(suspects.begin(), suspects.end());
     // The suspects' hashes in a filter of their own (other bits of the hash), so that most rows
     // are passed over without a binary search.
     std::vector<std::uint64_t> filter(std::bit_ceil(suspects.size() / 4 + 1));
     const std::uint64_t mask = filter.size() * 64 - 1;
-    auto bit = [&](std::uint64_t hash) {
-      return std::pair{((hash >> 32) & mask) / 64, std::uint64_t{1} << (hash >> 32) % 64};
+    auto bit = [&](std::uint32_t hash) {
+      const std::uint64_t other = std::uint64_t{hash} * 0x9e3779b97f4a7c15ULL >> 32;
+      return std::pair{(other & mask) / 64, std::uint64_t{1} << other % 64};
     };
-    for (std::uint64_t h : suspects) filter[bit(h).first] |= bit(h).second;
+    for (std::uint32_t h : suspects) filter[bit(h).first] |= bit(h).second;
     std::vector<IdRef> same;  // rows with a suspect's hash, by hash, then in file order
     for (std::size_t j = 0; j < hashes_.size(); ++j) {
-      const std::uint64_t h = hashes_[j];
+      const std::uint32_t h = hashes_[j];
       if ((filter[bit(h).first] & bit(h).second) && std::binary_search(suspects.begin(), suspects.end(), h))
         same.push_back({h, static_cast<JobId>(j), line(static_cast<JobId>(j))});
     }
@@ -102,7 +105,7 @@ class IdIndex {
   }
 
  private:
-  void mark(std::uint64_t hash) {
+  void mark(std::uint32_t hash) {
     std::uint64_t& word = bits_[(hash & mask_) / 64];
     const std::uint64_t bit = std::uint64_t{1} << hash % 64;
     if (word & bit) suspects_.push_back(hash);
@@ -110,11 +113,11 @@ class IdIndex {
   }
   bool filtered_;
   bool keep_lines_;
-  std::vector<std::uint64_t> hashes_;  // [job]
+  std::vector<std::uint32_t> hashes_;  // [job]: the hash's low 32 bits
   std::vector<std::uint32_t> lines_;   // [job], with lines
   std::vector<std::uint64_t> bits_ = std::vector<std::uint64_t>(64);
   std::uint64_t mask_ = 64 * 64 - 1;     // bits_ holds mask_ + 1 bits, a power of two
-  std::vector<std::uint64_t> suspects_;  // hashes whose bit another row had set
+  std::vector<std::uint32_t> suspects_;  // hashes whose bit another row had set
 };
 
 }  // namespace acme::trace_ids

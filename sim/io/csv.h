@@ -85,7 +85,7 @@ class CsvWriter {
   void commit();
 
  private:
-  static constexpr std::size_t kFlushAt = 1 << 20;
+  static constexpr std::size_t kFlushAt = 1 << 18;  // 256 KiB: a bigger buffer only costs memory
   // Room for `n` more bytes after the separator of a new cell; returns where to write.
   char* cell(std::size_t n) {
     if (len_ + n + 1 > buf_.size()) grow(n);
