@@ -172,9 +172,6 @@ class JobFeed {
   virtual bool append_next(Workload& w) = 0;
   // About how many jobs it will append in all (to size buffers; 0: unknown).
   virtual std::size_t expected_jobs() const { return 0; }
-  // True once it has appended its last job (append_next would return false): the workload no
-  // longer grows.
-  virtual bool exhausted() const { return false; }
 };
 
 // Thrown by JobFeed::append_next when the jobs cannot come in release order after all (a trace

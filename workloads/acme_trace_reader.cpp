@@ -659,8 +659,7 @@ std::size_t AcmeTraceFeed::expected_jobs() const { return s_->expected_jobs; }
 bool AcmeTraceFeed::append_next(Workload& w) {
   State& s = *s_;
   if (s.whole) return false;
-  // The next chunk, and every one after it read already.
-  while (s.joined < s.chunks()) {
+  if (s.joined < s.chunks()) {
     std::unique_ptr<Part> part = s.take(s.joined);
     if (part->failed) std::rethrow_exception(part->failed);
     if (part->stop) throw_input_error(s.name, s.line_base + part->stop->line, part->stop->column, part->stop->message);
@@ -670,6 +669,8 @@ bool AcmeTraceFeed::append_next(Workload& w) {
     {
       const std::lock_guard lock(s.m);
       ++s.joined;
+      s.joined_parts.push_back(std::move(part));  // a worker frees it
+      s.read_cv.notify_all();
     }
     if (s.all.unordered.rows > 0)
       throw WholeWorkloadNeeded(s.name + ":" + std::to_string(s.all.unordered.first_line) +
@@ -678,10 +679,6 @@ bool AcmeTraceFeed::append_next(Workload& w) {
       const std::vector<JobId> open(s.all.open.begin() + static_cast<std::ptrdiff_t>(open_before), s.all.open.end());
       finish_open_jobs(w, open, s.opt.to ? *s.opt.to : s.latest_of_file(s.joined));
     }
-    const std::lock_guard lock(s.m);
-    s.joined_parts.push_back(std::move(part));
-    s.read_cv.notify_all();
-    if (s.joined == s.chunks() || !s.read[s.joined]) break;
   }
   if (s.joined == s.chunks()) {  // the end of the file
     if (s.all.rows == 0) throw_input_error(s.name, 1, "header", "no job rows after the header");
@@ -694,7 +691,5 @@ bool AcmeTraceFeed::append_next(Workload& w) {
   }
   return true;
 }
-
-bool AcmeTraceFeed::exhausted() const { return s_->whole; }
 
 }  // namespace acme

@@ -32,7 +32,6 @@ class WholeFeed : public JobFeed {
     return true;
   }
   std::size_t expected_jobs() const override { return given_ ? 0 : w_.size(); }
-  bool exhausted() const override { return given_; }
 
  private:
   Workload w_;
@@ -74,7 +73,6 @@ class StreamedTrace : public JobFeed {
   }
   bool append_next(Workload& w) override { return feed_->append_next(w); }
   std::size_t expected_jobs() const override { return feed_->expected_jobs(); }
-  bool exhausted() const override { return feed_->exhausted(); }
 
  private:
   StreamedTrace(std::unique_ptr<AcmeTraceFeed> feed, std::unique_ptr<TraceCacheEntry> cache)

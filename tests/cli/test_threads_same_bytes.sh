@@ -3,7 +3,8 @@
 # same standard output and the same warnings and errors, on a trace read whole (with warnings),
 # through a window, leniently with bad rows, with every output (links.csv and the power columns
 # included), drawn in-process, and on a trace with an error (the same line, exit code 2, no
-# output). With more than one thread jobs.csv is written while the run goes.
+# output); a trace in submit order, read as the replay goes, against one read whole first, and
+# with a duplicate id. With more than one thread jobs.csv is written while the run goes.
 # Usage: tests/cli/test_threads_same_bytes.sh path/to/acmesim   (ctest: cli_threads_same_bytes)
 set -euo pipefail
 acmesim=$1
@@ -56,3 +57,17 @@ same feed --set workload.source=synthetic --set workload.from=2023-03-01 --set w
   --set failures.enabled=true --set power.enabled=true
 same error --set workload.trace="$work/bad.csv"
 [ "$(cat "$work/error-1.code")" = 2 ] || fail "error: exit code $(cat "$work/error-1.code"), expected 2"
+# A trace in submit order is replayed as it is read (AcmeTraceFeed): the jobs and the time series of
+# a run that reads it whole first (lenient reads do), and with a job id used twice at its end, the
+# whole read's error (line and column).
+same streamed --set workload.trace="$work/trace.csv" --set policy.name=fifo --set failures.enabled=true \
+  --set cache.enabled=false
+"$acmesim" run "$src/configs/seren.yaml" -q --out "$work/loaded" --set workload.from= --set workload.to= \
+  --set workload.trace="$work/trace.csv" --set policy.name=fifo --set failures.enabled=true --set workload.lenient=true \
+  >/dev/null 2>&1
+for f in jobs.csv timeseries.csv; do
+  cmp -s "$work/streamed-1/$f" "$work/loaded/$f" || fail "streamed: $f differs from the run that read the trace whole"
+done
+awk -F, -v OFS=, 'NR == 2 { id = $1 } { print; last = $0 } END { $0 = last; $1 = id; print }' "$work/trace.csv" >"$work/dup.csv"
+same duplicate --set workload.trace="$work/dup.csv"
+grep -q "duplicate job id" "$work/duplicate-1.stderr" || fail "duplicate: $(cat "$work/duplicate-1.stderr")"
