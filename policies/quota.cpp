@@ -20,6 +20,7 @@
 //
 // A pass costs O(groups) plus O(log q) per job started, plus the victims considered.
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <map>
 #include <set>
@@ -76,7 +77,7 @@ class QuotaPolicy final : public Policy {
   void schedule(SchedulingPass& pass) override {
     if (!sized_) size_quotas(pass.cluster().total_gpus());
     admit(pass);
-    for (auto& [name, g] : groups_) g.waiting = false;
+    for (Group* g : order_) g->waiting = false;
     for (Group* g : order_) {
       for (;;) {
         admit(pass);
@@ -177,13 +178,21 @@ class QuotaPolicy final : public Policy {
 
   void admit(const SchedulingPass& pass) {
     for (JobId j : arrivals_) {
-      const std::string name(group_name(pass.request(j), pass.user_name(j)));
-      if (!groups_.count(name)) {  // a group without a quota: it can only borrow
-        group(name);
-        reorder();
+      const JobRequest& r = pass.request(j);
+      Group*& by_type = by_type_[static_cast<std::size_t>(r.type)];  // groups are types without a user map
+      Group* g = user_group_.empty() ? by_type : nullptr;
+      if (!g) {
+        const std::string_view name = group_name(r, pass.user_name(j));
+        auto it = groups_.find(name);
+        if (it == groups_.end()) {  // a group without a quota: it can only borrow
+          it = groups_.try_emplace(std::string(name)).first;
+          it->second.name = name;
+          reorder();
+        }
+        g = &it->second;
+        if (user_group_.empty()) by_type = g;
       }
-      Group& g = groups_.at(name);
-      g.queue.insert({ranking_.key(pass, j), pass.request(j).submit, j});
+      g->queue.insert({ranking_.key(pass, j), r.submit, j});
     }
     arrivals_.clear();
   }
@@ -192,8 +201,8 @@ class QuotaPolicy final : public Policy {
   // its quota lends nothing more until its job has started.
   std::int64_t lendable() const {
     std::int64_t idle = unassigned_;
-    for (const auto& [name, g] : groups_)
-      if (g.lends && !g.waiting) idle += std::max<std::int64_t>(g.quota - g.own, 0);
+    for (const Group* g : order_)
+      if (g->lends && !g->waiting) idle += std::max<std::int64_t>(g->quota - g->own, 0);
     return idle;
   }
 
@@ -207,7 +216,8 @@ class QuotaPolicy final : public Policy {
   PriorityRanking ranking_;
   std::vector<std::pair<std::string, double>> group_priority_;
   std::map<std::string, Group, std::less<>> groups_;
-  std::vector<Group*> order_;
+  std::vector<Group*> order_;                       // every group (map nodes stay put)
+  std::array<Group*, kJobTypeCount> by_type_{};     // each type's group, once met, without a user map
   std::unordered_map<std::string, std::string> user_group_;
   std::vector<JobId> arrivals_;
   std::unordered_map<JobId, Held> running_;
