@@ -114,17 +114,21 @@ char* write_digits(char* out, std::uint64_t v, int min_digits = 1) {
   n += v >= kPow10[n];
   n = std::max(n, min_digits);
   char* p = out + n;
-  while (v >= 100) {
-    p -= 2;
-    std::memcpy(p, kDigitPairs + 2 * (v % 100), 2);
-    v /= 100;
-  }
-  if (v >= 10) {
-    p -= 2;
-    std::memcpy(p, kDigitPairs + 2 * v, 2);
-  } else {
-    *--p = static_cast<char>('0' + v);
-  }
+  const auto pairs = [&p](auto u) {  // 32-bit arithmetic where the value fits: cheaper divisions
+    while (u >= 100) {
+      p -= 2;
+      std::memcpy(p, kDigitPairs + 2 * (u % 100), 2);
+      u /= 100;
+    }
+    if (u >= 10) {
+      p -= 2;
+      std::memcpy(p, kDigitPairs + 2 * u, 2);
+    } else {
+      *--p = static_cast<char>('0' + u);
+    }
+  };
+  if (v <= UINT32_MAX) pairs(static_cast<std::uint32_t>(v));
+  else pairs(v);
   while (p > out) *--p = '0';
   return out + n;
 }
@@ -229,7 +233,13 @@ CsvWriter& CsvWriter::integer(std::int64_t v) {
     table_->integer(column_++, v);
     return *this;
   }
-  len_ = static_cast<std::size_t>(write_integer(cell(24), v) - buf_.data());
+  char* out = cell(24);
+  if (static_cast<std::uint64_t>(v) < 10) {  // most counts
+    *out = static_cast<char>('0' + v);
+    ++len_;
+    return *this;
+  }
+  len_ = static_cast<std::size_t>(write_integer(out, v) - buf_.data());
   return *this;
 }
 
