@@ -6,10 +6,10 @@
 
 namespace acme {
 
-std::optional<double> slowdown_of(const RunRecord& run, JobId job) {
-  const JobOutcome& o = run.outcomes[job];
-  if (run.workload.requests[job].gpu_num == 0 || !o.start || !o.end || *o.end <= *o.start) return std::nullopt;
-  const auto queue = static_cast<double>((*o.start - submitted(run.workload, run.outcomes, job)).sec());
+std::optional<double> slowdown_of(const Workload& w, const std::vector<JobOutcome>& outcomes, JobId job) {
+  const JobOutcome& o = outcomes[job];
+  if (w.requests[job].gpu_num == 0 || !o.start || !o.end || *o.end <= *o.start) return std::nullopt;
+  const auto queue = static_cast<double>((*o.start - submitted(w, outcomes, job)).sec());
   const auto stay = static_cast<double>((*o.end - *o.start).sec());
   return (queue + stay) / stay;
 }

@@ -25,17 +25,23 @@ inline constexpr Time kLongWait = Time::hours(1);
 
 // The slowdown of job `job` of `run`, or none: a CPU job, a job that never started or has no
 // end, or one whose run is 0. O(1).
-std::optional<double> slowdown_of(const RunRecord& run, JobId job);
+std::optional<double> slowdown_of(const Workload& w, const std::vector<JobOutcome>& outcomes, JobId job);
+inline std::optional<double> slowdown_of(const RunRecord& run, JobId job) { return slowdown_of(run.workload, run.outcomes, job); }
 
 // Jain's index of `x`; none when `x` is empty or sums to 0. REQUIRES: every x >= 0. O(n).
 std::optional<double> jain_index(std::span<const double> x);
 
-// Means of values grouped by a dense key in [0, keys): add() each value, then means() gives the
-// mean of every key that got at least one, in key order. O(keys) memory.
+// Means of values grouped by a dense key in [0, keys) (grown to hold a larger key): add() each
+// value, then means() gives the mean of every key that got at least one, in key order. O(keys)
+// memory.
 class GroupMeans {
  public:
   explicit GroupMeans(std::size_t keys) : sum_(keys, 0.0), n_(keys, 0) {}
   void add(std::size_t key, double x) {
+    if (key >= sum_.size()) {
+      sum_.resize(key + 1, 0.0);
+      n_.resize(key + 1, 0);
+    }
     sum_[key] += x;
     ++n_[key];
   }

@@ -9,33 +9,62 @@
 namespace acme {
 namespace {
 
-// nearest_rank, with `v` partitioned so that later calls with larger pct only search after this
-// one's rank (`searched_from`). O(n) per call, no full sort.
-std::int64_t nearest_rank(std::span<std::int64_t> v, std::size_t& searched_from, int pct) {
-  if (v.empty()) return 0;
-  const std::size_t rank = std::max<std::size_t>((v.size() * static_cast<std::size_t>(pct) + 99) / 100, 1) - 1;
-  const auto nth = v.begin() + static_cast<std::ptrdiff_t>(rank);
-  std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(searched_from), nth, v.end());
-  searched_from = rank;
-  return *nth;
-}
+// Queuing delays, for their mean and nearest-rank percentiles without keeping each: counted per
+// second below kCounted (nearly all of them), the others kept. O(1) an add; O(kCounted + r log r)
+// a percentile with r kept. 256 KiB once the first is added.
+class Delays {
+ public:
+  void add(std::int64_t s) {
+    ++n_;
+    sum_ += s;
+    if (s >= 0 && s < kCounted) {
+      if (counts_.empty()) counts_.assign(kCounted, 0);
+      ++counts_[static_cast<std::size_t>(s)];
+    } else {
+      rest_.push_back(s);
+      sorted_ = false;
+    }
+  }
+  std::size_t size() const { return n_; }
+  std::int64_t sum() const { return sum_; }
+  // The ceil(n x pct / 100)-th smallest (the smallest when that is 0); 0 when empty.
+  std::int64_t nearest_rank(int pct) {
+    if (n_ == 0) return 0;
+    if (!sorted_) std::sort(rest_.begin(), rest_.end());
+    sorted_ = true;
+    std::size_t rank = std::max<std::size_t>((n_ * static_cast<std::size_t>(pct) + 99) / 100, 1) - 1;
+    const auto negative = static_cast<std::size_t>(std::lower_bound(rest_.begin(), rest_.end(), 0) - rest_.begin());
+    if (rank < negative) return rest_[rank];
+    rank -= negative;
+    for (std::size_t v = 0; v < counts_.size(); ++v) {
+      if (rank < counts_[v]) return static_cast<std::int64_t>(v);
+      rank -= counts_[v];
+    }
+    return rest_[negative + rank];
+  }
+
+ private:
+  static constexpr std::int64_t kCounted = 1 << 16;
+  std::size_t n_ = 0;
+  std::int64_t sum_ = 0;
+  std::vector<std::uint32_t> counts_;  // [s]: delays of s seconds
+  std::vector<std::int64_t> rest_;     // the others
+  bool sorted_ = true;
+};
 
 struct Accumulator {
   Stats s;
-  std::vector<std::int64_t> queue;
+  Delays queue;
   std::int64_t alloc_in_window = 0, wasted = 0, gpu_seconds = 0, delay_sum = 0;
   std::uint64_t long_waits = 0;
   std::optional<Time> first_submit, last_end;
 
   void finish(Time w0, Time w1, int total_gpus) {
-    std::int64_t sum = 0;
-    for (auto q : queue) sum += q;
-    s.queue_mean_s = queue.empty() ? 0 : static_cast<double>(sum) / static_cast<double>(queue.size());
-    std::size_t searched_from = 0;
-    s.queue_p50_s = nearest_rank(queue, searched_from, 50);
-    s.queue_p90_s = nearest_rank(queue, searched_from, 90);
-    s.queue_p99_s = nearest_rank(queue, searched_from, 99);
-    s.queue_max_s = nearest_rank(queue, searched_from, 100);
+    s.queue_mean_s = queue.size() == 0 ? 0 : static_cast<double>(queue.sum()) / static_cast<double>(queue.size());
+    s.queue_p50_s = queue.nearest_rank(50);
+    s.queue_p90_s = queue.nearest_rank(90);
+    s.queue_p99_s = queue.nearest_rank(99);
+    s.queue_max_s = queue.nearest_rank(100);
     s.gpu_hours = static_cast<double>(gpu_seconds) / 3600.0;
     s.wasted_gpu_hours = static_cast<double>(wasted) / 3600.0;
     const double capacity = static_cast<double>(total_gpus) * static_cast<double>((w1 - w0).sec());
@@ -44,7 +73,7 @@ struct Accumulator {
     s.replay_delay_mean_s = s.replay_delayed_jobs
                                 ? static_cast<double>(delay_sum) / static_cast<double>(s.replay_delayed_jobs)
                                 : 0;
-    if (!queue.empty())
+    if (queue.size() > 0)
       s.waiting_over_1h_pct = 100.0 * static_cast<double>(long_waits) / static_cast<double>(queue.size());
   }
 };
@@ -52,91 +81,90 @@ struct Accumulator {
 }  // namespace
 
 std::int64_t nearest_rank(std::span<std::int64_t> v, int pct) {
-  std::size_t searched_from = 0;
-  return nearest_rank(v, searched_from, pct);
+  if (v.empty()) return 0;
+  const std::size_t rank = std::max<std::size_t>((v.size() * static_cast<std::size_t>(pct) + 99) / 100, 1) - 1;
+  const auto nth = v.begin() + static_cast<std::ptrdiff_t>(rank);
+  std::nth_element(v.begin(), nth, v.end());
+  return *nth;
 }
 
-RunSummary summarize(const RunRecord& run) {
-  const Workload& w = run.workload;
-  RunSummary out;
+struct SummaryBuilder::Parts {
   std::optional<Time> first, last;
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    const Time submit = submitted(w, run.outcomes, static_cast<JobId>(i));
-    if (!first || submit < *first) first = submit;
-    if (const auto& e = run.outcomes[i].end; e && (!last || *e > *last)) last = *e;
-  }
-  out.window_start = w.window_from.value_or(first.value_or(Time{}));
-  out.window_end = w.window_to.value_or(last.value_or(out.window_start));
-
   Accumulator all;
   std::array<Accumulator, kJobTypeCount> by_type;
   // Mean slowdown per user (over all jobs, and per type) and per type, for Jain's indexes.
-  const std::size_t users = user_slots(w);
-  GroupMeans user_slowdown(users), type_slowdown(kJobTypeCount);
-  std::vector<GroupMeans> user_slowdown_by_type(kJobTypeCount, GroupMeans(users));
-  {  // The queueing delays' arrays at their exact sizes: grown by doubling they would take up to
-     // twice the room, at the end of a run that has just freed its run state for them.
-    std::array<std::size_t, kJobTypeCount> started{};
-    for (std::size_t i = 0; i < w.size(); ++i)
-      if (w.requests[i].gpu_num > 0 && run.outcomes[i].start) ++started[static_cast<std::size_t>(w.requests[i].type)];
-    std::size_t total = 0;
-    for (std::size_t t = 0; t < kJobTypeCount; ++t) {
-      by_type[t].queue.reserve(started[t]);
-      total += started[t];
-    }
-    all.queue.reserve(total);
+  GroupMeans user_slowdown{0}, type_slowdown{kJobTypeCount};
+  std::vector<GroupMeans> user_slowdown_by_type = std::vector<GroupMeans>(kJobTypeCount, GroupMeans(0));
+};
+
+SummaryBuilder::SummaryBuilder() : p_(std::make_unique<Parts>()) {}
+SummaryBuilder::~SummaryBuilder() = default;
+
+void SummaryBuilder::add(const Workload& w, const std::vector<JobOutcome>& outcomes, ReplayMode replay) {
+  Parts& p = *p_;
+  const std::size_t i = added_++;
+  const JobRequest& r = w.requests[i];
+  const JobOutcome& o = outcomes[i];
+  const Time submit = submitted(w, outcomes, static_cast<JobId>(i));
+  if (!p.first || submit < *p.first) p.first = submit;
+  if (o.end && (!p.last || *o.end > *p.last)) p.last = o.end;
+  const auto type = static_cast<std::size_t>(r.type);
+  if (const auto slowdown = slowdown_of(w, outcomes, static_cast<JobId>(i))) {
+    p.user_slowdown.add(r.user, *slowdown);
+    p.user_slowdown_by_type[type].add(r.user, *slowdown);
+    p.type_slowdown.add(type, *slowdown);
   }
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    const JobRequest& r = w.requests[i];
-    const JobOutcome& o = run.outcomes[i];
-    const Time submit = submitted(w, run.outcomes, static_cast<JobId>(i));
-    const auto type = static_cast<std::size_t>(r.type);
-    if (const auto slowdown = slowdown_of(run, static_cast<JobId>(i))) {
-      user_slowdown.add(r.user, *slowdown);
-      user_slowdown_by_type[type].add(r.user, *slowdown);
-      type_slowdown.add(type, *slowdown);
+  for (Accumulator* a : {&p.all, &p.by_type[type]}) {
+    Stats& s = a->s;
+    ++s.jobs;
+    ++s.by_state[static_cast<std::size_t>(o.state)];
+    if (r.gpu_num > 0) ++s.gpu_jobs;
+    if (!a->first_submit || submit < *a->first_submit) a->first_submit = submit;
+    if (o.end && (!a->last_end || *o.end > *a->last_end)) a->last_end = o.end;
+    if (!o.start) continue;
+    ++s.started;
+    if (r.gpu_num > 0) {
+      a->queue.add((*o.start - submit).sec());
+      a->long_waits += *o.start - submit > kLongWait;
     }
-    for (Accumulator* a : {&all, &by_type[type]}) {
-      Stats& s = a->s;
-      ++s.jobs;
-      ++s.by_state[static_cast<std::size_t>(o.state)];
-      if (r.gpu_num > 0) ++s.gpu_jobs;
-      if (!a->first_submit || submit < *a->first_submit) a->first_submit = submit;
-      if (o.end && (!a->last_end || *o.end > *a->last_end)) a->last_end = o.end;
-      if (!o.start) continue;
-      ++s.started;
-      if (r.gpu_num > 0) {
-        a->queue.push_back((*o.start - submit).sec());
-        a->long_waits += *o.start - submit > kLongWait;
-      }
-      a->gpu_seconds += o.gpu_seconds;
-      a->wasted += o.wasted_gpu_seconds;
-      s.preemptions += static_cast<std::uint64_t>(o.preemptions);
-      if (run.replay == ReplayMode::Recorded) {
-        const Time release = *released(w, run.replay, run.outcomes, static_cast<JobId>(i));
-        if (*o.start > release) {
-          ++s.replay_delayed_jobs;
-          a->delay_sum += (*o.start - release).sec();
-        }
+    a->gpu_seconds += o.gpu_seconds;
+    a->wasted += o.wasted_gpu_seconds;
+    s.preemptions += static_cast<std::uint64_t>(o.preemptions);
+    if (replay == ReplayMode::Recorded) {
+      const Time release = *released(w, replay, outcomes, static_cast<JobId>(i));
+      if (*o.start > release) {
+        ++s.replay_delayed_jobs;
+        a->delay_sum += (*o.start - release).sec();
       }
     }
   }
+}
+
+RunSummary SummaryBuilder::finish(const RunRecord& run) {
+  const Workload& w = run.workload;
+  while (added_ < w.size()) add(w, run.outcomes, run.replay);
+  Parts& p = *p_;
+  RunSummary out;
+  out.window_start = w.window_from.value_or(p.first.value_or(Time{}));
+  out.window_end = w.window_to.value_or(p.last.value_or(out.window_start));
   for (std::size_t t = 0; t < kJobTypeCount; ++t) {
-    by_type[t].alloc_in_window = run.window_gpu_seconds[t];
-    all.alloc_in_window += run.window_gpu_seconds[t];
+    p.by_type[t].alloc_in_window = run.window_gpu_seconds[t];
+    p.all.alloc_in_window += run.window_gpu_seconds[t];
   }
   const int gpus = run.cluster.total_gpus();
-  all.finish(out.window_start, out.window_end, gpus);
-  all.s.jain_slowdown_users = jain_index(user_slowdown.means());
-  all.s.jain_slowdown_types = jain_index(type_slowdown.means());
-  out.all = all.s;
+  p.all.finish(out.window_start, out.window_end, gpus);
+  p.all.s.jain_slowdown_users = jain_index(p.user_slowdown.means());
+  p.all.s.jain_slowdown_types = jain_index(p.type_slowdown.means());
+  out.all = p.all.s;
   for (std::size_t t = 0; t < kJobTypeCount; ++t) {
-    by_type[t].finish(out.window_start, out.window_end, gpus);
-    by_type[t].s.jain_slowdown_users = jain_index(user_slowdown_by_type[t].means());
-    out.by_type[t] = by_type[t].s;
+    p.by_type[t].finish(out.window_start, out.window_end, gpus);
+    p.by_type[t].s.jain_slowdown_users = jain_index(p.user_slowdown_by_type[t].means());
+    out.by_type[t] = p.by_type[t].s;
   }
   return out;
 }
+
+RunSummary summarize(const RunRecord& run) { return SummaryBuilder().finish(run); }
 
 namespace {
 

@@ -17,10 +17,12 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/outcome.h"
 
@@ -51,7 +53,26 @@ struct RunSummary {
   std::array<Stats, kJobTypeCount> by_type;
 };
 
-// O(jobs + job types x users): the percentiles partition, they do not sort.
+// The summary built job by job, in JobId order (add: the next job; a sink adds them as they end,
+// on a thread of its own), then finished with the run's totals: what summarize gives. O(1) a job
+// (queuing delays are counted per second), O(job types x users) at the end; about 2 MiB.
+class SummaryBuilder {
+ public:
+  SummaryBuilder();
+  ~SummaryBuilder();
+  // Adds job added() of `w`. REQUIRES: it has ended.
+  void add(const Workload& w, const std::vector<JobOutcome>& outcomes, ReplayMode replay);
+  std::size_t added() const { return added_; }
+  // Adds the jobs not added yet, then the run's totals.
+  RunSummary finish(const RunRecord& run);
+
+ private:
+  struct Parts;
+  std::unique_ptr<Parts> p_;
+  std::size_t added_ = 0;
+};
+
+// SummaryBuilder over every job. O(jobs + job types x users).
 RunSummary summarize(const RunRecord& run);
 
 // The nearest-rank percentile `pct` (1..100) of `v`: its ceil(n x pct / 100)-th smallest value

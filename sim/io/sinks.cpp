@@ -3,9 +3,12 @@
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <thread>
+#include <utility>
 #include <map>
 #include <vector>
 #include <string>
@@ -23,18 +26,17 @@
 namespace acme {
 namespace {
 
-// jobs.csv: one row per job, in workload order. With SinkSettings::threads above 1 (and files,
-// not a capture), a thread of its own writes the rows of the ended jobs while the run goes on.
-class JobsSink final : public Sink {
+// A thread of a sink's own that handles the ended jobs as their prefix grows (Sink::on_ended), in
+// JobId order, a batch at a time while the workload cannot grow (EndedJobs::growth): `handle`
+// gets [begin, end). The thread starts at the first on_ended; stop() waits for it to be done.
+class EndedJobsThread {
  public:
-  explicit JobsSink(const SinkSettings& s)
-      : path_(s.out_dir / "jobs.csv"), capture_(s.capture), renames_(s.renames), power_(s.power),
-        live_(s.threads > 1 && !s.capture) {}
-  ~JobsSink() override { stop_writer(); }
+  using Handle = std::function<void(const EndedJobs&, std::size_t begin, std::size_t end)>;
+  explicit EndedJobsThread(Handle handle) : handle_(std::move(handle)) {}
+  ~EndedJobsThread() { join(); }
 
-  bool wants_ended() const override { return live_; }
-  void on_ended(const EndedJobs& ended) override {
-    if (!writer_.joinable()) writer_ = std::thread([this, ended] { write_while_running(ended); });
+  void on_ended(const EndedJobs& ended) {
+    if (!thread_.joinable()) thread_ = std::thread([this, ended] { run(ended); });
     if (ended.count - told_ < kBatch && ended.count < ended.workload.size()) return;
     told_ = ended.count;
     {
@@ -43,18 +45,81 @@ class JobsSink final : public Sink {
     }
     cv_.notify_one();
   }
+  // Waits for the jobs it was told of to be handled; rethrows what `handle` threw. Returns the
+  // jobs handled; the rest are the caller's.
+  std::size_t stop() {
+    join();
+    if (failed_) std::rethrow_exception(std::exchange(failed_, nullptr));
+    return done_;
+  }
+
+ private:
+  void join() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  static constexpr std::size_t kBatch = 4096;  // jobs the thread is woken for
+
+  void run(const EndedJobs& ended) {
+    try {
+      for (;;) {
+        std::size_t upto;
+        bool stop;
+        {
+          std::unique_lock lock(mu_);
+          cv_.wait(lock, [&] { return stop_ || ended_ > done_; });
+          upto = ended_;
+          stop = stop_;
+        }
+        // Batches of 256, each while the workload cannot grow (a feed waits at most one batch).
+        while (done_ < upto) {
+          const std::shared_lock batch(ended.growth);
+          const std::size_t end = std::min(upto, done_ + 256);
+          handle_(ended, done_, end);
+          done_ = end;
+        }
+        if (stop) return;
+      }
+    } catch (...) {
+      failed_ = std::current_exception();
+    }
+  }
+
+  Handle handle_;
+  std::size_t done_ = 0;  // jobs handled; the thread's while it runs
+  std::size_t told_ = 0;  // the prefix the thread was last told of (simulation's thread)
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t ended_ = 0;  // under mu_
+  bool stop_ = false;      // under mu_
+  std::exception_ptr failed_;
+};
+
+// jobs.csv: one row per job, in workload order. With SinkSettings::threads above 1 (and files,
+// not a capture), a thread of its own writes the rows of the ended jobs while the run goes on.
+class JobsSink final : public Sink {
+ public:
+  explicit JobsSink(const SinkSettings& s)
+      : path_(s.out_dir / "jobs.csv"), capture_(s.capture), renames_(s.renames), power_(s.power),
+        live_(s.threads > 1 && !s.capture) {}
+
+  bool wants_ended() const override { return live_; }
+  void on_ended(const EndedJobs& ended) override { writer_.on_ended(ended); }
 
   void finish(const RunRecord& run) override {
-    stop_writer();
-    if (failed_) std::rethrow_exception(failed_);
+    written_ = writer_.stop();
     if (!csv_) start(run.workload);
     for (; written_ < run.workload.size(); ++written_) row(run.workload, run.outcomes, run.replay, written_);
     csv_->commit();
   }
 
  private:
-  static constexpr std::size_t kBatch = 4096;  // rows the writer is woken for
-
   void start(const Workload& w) {
     csv_.emplace(path_, capture_, renames_);
     for (std::string_view h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num",
@@ -90,58 +155,17 @@ class JobsSink final : public Sink {
     csv.end_row();
   }
 
-  // The writer thread: rows up to the ended prefix, as it grows, until told to stop.
-  void write_while_running(const EndedJobs& ended) {
-    try {
-      {
-        const std::shared_lock lock(ended.growth);
-        start(ended.workload);
-      }
-      for (;;) {
-        std::size_t upto;
-        bool stop;
-        {
-          std::unique_lock lock(mu_);
-          cv_.wait(lock, [&] { return stop_ || ended_ > written_; });
-          upto = ended_;
-          stop = stop_;
-        }
-        // In batches, each while the workload cannot grow (a feed waits at most one batch).
-        while (written_ < upto) {
-          const std::shared_lock batch(ended.growth);
-          for (const std::size_t end = std::min(upto, written_ + 256); written_ < end; ++written_)
-            row(ended.workload, ended.outcomes, ended.replay, written_);
-        }
-        if (stop) return;
-      }
-    } catch (...) {
-      failed_ = std::current_exception();
-    }
-  }
-  void stop_writer() {
-    if (!writer_.joinable()) return;
-    {
-      std::lock_guard lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_one();
-    writer_.join();
-  }
-
   std::filesystem::path path_;
   TableCapture* capture_;
   DeferredRenames* renames_;
   const PowerMeter* power_;
   bool live_;
   std::optional<CsvWriter> csv_;
-  std::size_t written_ = 0;  // rows written; the writer's while it runs
-  std::size_t told_ = 0;     // the prefix the writer was last told of (simulation's thread)
-  std::thread writer_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::size_t ended_ = 0;  // under mu_
-  bool stop_ = false;      // under mu_
-  std::exception_ptr failed_;
+  std::size_t written_ = 0;
+  EndedJobsThread writer_{[this](const EndedJobs& e, std::size_t begin, std::size_t end) {
+    if (!csv_) start(e.workload);
+    for (std::size_t i = begin; i < end; ++i) row(e.workload, e.outcomes, e.replay, i);
+  }};
 };
 
 // timeseries.csv: one row per interval [time_s, time_s + interval). The snapshot columns hold
@@ -317,12 +341,17 @@ void write_config_cells(CsvWriter& csv, const RunRecord& run) {
 }
 
 // summary.csv (one row) and summary_by_type.csv (one row per job type present).
+// With SinkSettings::threads above 1, a thread of its own adds the ended jobs to the summary
+// while the run goes on.
 class SummarySink final : public Sink {
  public:
   explicit SummarySink(const SinkSettings& s)
-      : dir_(s.out_dir), capture_(s.capture), renames_(s.renames), power_(s.power) {}
+      : dir_(s.out_dir), capture_(s.capture), renames_(s.renames), power_(s.power), live_(s.threads > 1) {}
+  bool wants_ended() const override { return live_; }
+  void on_ended(const EndedJobs& ended) override { adder_.on_ended(ended); }
   void finish(const RunRecord& run) override {
-    const RunSummary sum = summarize(run);
+    adder_.stop();
+    const RunSummary sum = builder_.finish(run);
     // With the power model: energy of the jobs by type (and in all), kWh.
     std::array<double, kJobTypeCount + 1> job_kwh{};
     if (power_)
@@ -388,6 +417,11 @@ class SummarySink final : public Sink {
   TableCapture* capture_;
   DeferredRenames* renames_;
   const PowerMeter* power_;
+  bool live_;
+  SummaryBuilder builder_;
+  EndedJobsThread adder_{[this](const EndedJobs& e, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) builder_.add(e.workload, e.outcomes, e.replay);
+  }};
 };
 
 // users.csv: one row per user with at least one job, by name (sim/io/fairness.h); blank cells
