@@ -21,6 +21,10 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "sim/error.h"
 #include "sim/log.h"
 #include "sim/prefault.h"
@@ -503,14 +507,42 @@ Workload read_acme_trace_text(std::string_view text, std::string_view name, cons
 }
 
 struct AcmeTraceFeed::State {
-  State(const std::string& path, const TraceOptions& options) : file(path.c_str()), name(path), opt(options) {}
-  const csv_lines::MappedFile file;
+  State(const std::string& path, const TraceOptions& options)
+      : fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), name(path), opt(options) {}
+  ~State() {
+    if (fd >= 0) ::close(fd);
+  }
+  // Read with pread, never mapped: a mapped page stays in the resident set (a large page-cache
+  // folio maps whole at one touch, and MADV_DONTNEED did not always give it back).
+  const int fd;
   const std::string name;
   const TraceOptions opt;
   Header header;
   std::size_t header_lines = 0;
-  std::string_view body;
-  std::vector<std::size_t> cut;  // chunk k: body[cut[k], cut[k + 1])
+  std::size_t body_at = 0, body_size = 0;  // the rows: the file's bytes from body_at on
+  std::vector<std::size_t> cut;  // chunk k: the body's bytes [cut[k], cut[k + 1])
+
+  // Up to `bytes` of the file from `at` (fewer at its end); throws InputError if it cannot be read.
+  std::string read_at(std::size_t at, std::size_t bytes) const {
+    std::string out(bytes, '\0');
+    std::size_t got = 0;
+    while (got < bytes) {
+      const ssize_t n = ::pread(fd, out.data() + got, bytes - got, static_cast<off_t>(at + got));
+      if (n < 0) throw_input_error(name, 0, "", std::string("read failed (") + std::strerror(errno) + ")");
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    out.resize(got);
+    return out;
+  }
+  // The first line start at or after body offset `c` (body_size when none).
+  std::size_t line_start(std::size_t c) const {
+    for (std::size_t from = c - 1; from < body_size; from += std::size_t{1} << 16) {
+      const std::string window = read_at(body_at + from, std::size_t{1} << 16);
+      if (const std::size_t nl = window.find('\n'); nl != std::string::npos) return std::min(body_size, from + nl + 1);
+    }
+    return body_size;
+  }
   std::size_t expected_jobs = 0;
 
   // Read ahead by the workers, or by append_next when it gets to a chunk nobody took.
@@ -535,8 +567,19 @@ struct AcmeTraceFeed::State {
     auto part = std::make_unique<Part>(header, opt, false);
     const std::size_t bytes = cut[k + 1] - cut[k];
     if (!opt.from && !opt.to) part->w.reserve(bytes / 80, bytes / 10);
+    const std::unique_ptr<char[]> text(new char[bytes]);
+    const std::size_t at = body_at + cut[k];
+    for (std::size_t got = 0; got < bytes;) {
+      const ssize_t n = ::pread(fd, text.get() + got, bytes - got, static_cast<off_t>(at + got));
+      if (n <= 0) {
+        part->failed = std::make_exception_ptr(
+            InputError(name + ": read failed (" + (n < 0 ? std::string(std::strerror(errno)) : "the file shrank") + ")"));
+        return part;
+      }
+      got += static_cast<std::size_t>(n);
+    }
     // The first chunk's lines are numbered as in the file: after the header.
-    csv_lines::TextLines lines(body.substr(cut[k], bytes), true, k == 0 ? header_lines : 0);
+    csv_lines::TextLines lines(std::string_view(text.get(), bytes), false, k == 0 ? header_lines : 0);
     part->read(lines);
     return part;
   }
@@ -600,39 +643,40 @@ std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, cons
                                                    unsigned workers, Workload& w) {
   if (options.lenient) return nullptr;
   auto s = std::make_unique<State>(path, options);
-  if (!s->file.mapped() || s->file.text().size() >= kMaxPartedText) return nullptr;
-  const std::string_view text = s->file.text();
-  csv_lines::TextLines head(text);
-  s->header = read_header_line(head, path);
-  s->header_lines = head.number();
-  s->body = text.substr(head.position());
-  // Chunks of 2 MiB (about 17,000 rows), the first of 256 KiB so that the replay starts soon.
-  const std::string_view body = s->body;
-  s->cut.push_back(0);
-  for (std::size_t size = std::size_t{1} << 18; s->cut.back() < body.size(); size = std::size_t{1} << 21) {
-    std::size_t c = s->cut.back() + size;
-    if (c >= body.size()) c = body.size();
-    else if (const std::size_t nl = body.find('\n', c - 1); nl != std::string_view::npos) c = nl + 1;
-    else c = body.size();
-    s->cut.push_back(c);
+  struct stat st {};
+  if (s->fd < 0 || ::fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+      static_cast<std::size_t>(st.st_size) >= kMaxPartedText)
+    return nullptr;
+  const auto size = static_cast<std::size_t>(st.st_size);
+  {
+    const std::string start = s->read_at(0, std::min(size, csv_lines::kMaxLine + 2));
+    csv_lines::TextLines head(start);
+    s->header = read_header_line(head, path);
+    s->header_lines = head.number();
+    s->body_at = head.position();
   }
+  s->body_size = size - s->body_at;
+  // Chunks of 2 MiB (about 17,000 rows), the first of 256 KiB so that the replay starts soon.
+  s->cut.push_back(0);
+  for (std::size_t chunk = std::size_t{1} << 18; s->cut.back() < s->body_size; chunk = std::size_t{1} << 21)
+    s->cut.push_back(s->cut.back() + chunk >= s->body_size ? s->body_size : s->line_start(s->cut.back() + chunk));
   s->read.resize(s->chunks());
   s->all.ids = IdIndex(true, false);
   // Rows expected: the file's bytes over the mean line length of 64 KiB at its start, middle and
   // end (ids and numbers grow longer down a trace).
   std::size_t sampled = 0, lines = 0;
-  for (const std::size_t at : {std::size_t{0}, body.size() / 2, body.size() - std::min(body.size(), std::size_t{1} << 16)}) {
-    const std::string_view sample = body.substr(at, std::size_t{1} << 16);
+  for (const std::size_t at : {std::size_t{0}, s->body_size / 2, s->body_size - std::min(s->body_size, std::size_t{1} << 16)}) {
+    const std::string sample = s->read_at(s->body_at + at, std::min(s->body_size - at, std::size_t{1} << 16));
     sampled += sample.size();
     lines += static_cast<std::size_t>(std::count(sample.begin(), sample.end(), '\n'));
   }
-  if (lines > 0) s->expected_jobs = static_cast<std::size_t>(static_cast<double>(body.size()) * lines / sampled);
+  if (lines > 0) s->expected_jobs = static_cast<std::size_t>(static_cast<double>(s->body_size) * lines / sampled);
   w = Workload{};
   w.source = "AcmeTrace " + path;
   w.window_from = options.from;
   w.window_to = options.to;
   if (!options.from && !options.to) {
-    w.reserve(s->expected_jobs + s->expected_jobs / 20, body.size() / 10);
+    w.reserve(s->expected_jobs + s->expected_jobs / 20, s->body_size / 10);
     s->all.ids.reserve(s->expected_jobs + s->expected_jobs / 20);
   }
   State& state = *s;
@@ -669,7 +713,7 @@ bool AcmeTraceFeed::append_next(Workload& w) {
     {
       const std::lock_guard lock(s.m);
       ++s.joined;
-      s.joined_parts.push_back(std::move(part));  // a worker frees it
+      if (!s.workers.empty()) s.joined_parts.push_back(std::move(part));  // a worker frees it
       s.read_cv.notify_all();
     }
     if (s.all.unordered.rows > 0)
