@@ -172,6 +172,9 @@ class JobFeed {
   virtual bool append_next(Workload& w) = 0;
   // About how many jobs it will append in all (to size buffers; 0: unknown).
   virtual std::size_t expected_jobs() const { return 0; }
+  // Called once the replay is done, before its outputs: throws what it found wrong with the whole
+  // workload (WholeWorkloadNeeded: read it whole and replay again).
+  virtual void finish() {}
 };
 
 // Thrown by JobFeed::append_next when the jobs cannot come in release order after all (a trace

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -561,6 +562,8 @@ struct AcmeTraceFeed::State {
   std::size_t joined = 0, line_base = 0;
   bool whole = false;
   std::vector<std::string> warnings;
+  std::thread checker;           // looks for ids used twice once the whole trace is in
+  std::promise<bool> unique;     // its answer: no id used twice
 
   std::size_t chunks() const { return cut.size() - 1; }
   std::unique_ptr<Part> read_chunk(std::size_t k) const {
@@ -637,6 +640,7 @@ AcmeTraceFeed::~AcmeTraceFeed() {
     s_->read_cv.notify_all();
   }
   for (std::thread& t : s_->workers) t.join();
+  if (s_->checker.joinable()) s_->checker.join();
 }
 
 std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, const TraceOptions& options,
@@ -661,7 +665,7 @@ std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, cons
   for (std::size_t chunk = std::size_t{1} << 18; s->cut.back() < s->body_size; chunk = std::size_t{1} << 21)
     s->cut.push_back(s->cut.back() + chunk >= s->body_size ? s->body_size : s->line_start(s->cut.back() + chunk));
   s->read.resize(s->chunks());
-  s->all.ids = IdIndex(true, false);
+  s->all.ids = IdIndex(true, IdIndex::Keep::Filter);
   // Rows expected: the file's bytes over the mean line length of 64 KiB at its start, middle and
   // end (ids and numbers grow longer down a trace).
   std::size_t sampled = 0, lines = 0;
@@ -675,10 +679,8 @@ std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, cons
   w.source = "AcmeTrace " + path;
   w.window_from = options.from;
   w.window_to = options.to;
-  if (!options.from && !options.to) {
-    w.reserve(s->expected_jobs + s->expected_jobs / 20, s->body_size / 10);
-    s->all.ids.reserve(s->expected_jobs + s->expected_jobs / 20);
-  }
+  if (!options.from && !options.to) w.reserve(s->expected_jobs + s->expected_jobs / 20, s->body_size / 10);
+  s->all.ids.reserve(s->expected_jobs + s->expected_jobs / 20);
   State& state = *s;
   const std::size_t expected = std::min(w.requests.capacity(), s->expected_jobs);
   const std::pair<const void*, std::size_t> arrays[] = {{w.requests.data(), expected * sizeof(JobRequest)},
@@ -726,14 +728,31 @@ bool AcmeTraceFeed::append_next(Workload& w) {
   }
   if (s.joined == s.chunks()) {  // the end of the file
     if (s.all.rows == 0) throw_input_error(s.name, 1, "header", "no job rows after the header");
-    // An id used twice is an error naming both lines, which the whole read finds.
-    if (!s.all.ids.duplicates(w.names).empty()) throw WholeWorkloadNeeded(s.name + ": a job id used twice");
     warn_of_whole(s.name, s.all, w, &s.warnings);
-    s.all.ids = IdIndex(false);  // not needed any more: memory for the rest of the run
     s.whole = true;
-    if (on_whole) on_whole(w, s.warnings);
+    // Ids used twice are looked for on a thread of their own (finish() waits for the answer),
+    // then, when there are none, on_whole is called there.
+    s.checker = std::thread([this, &w] {
+      State& c = *s_;
+      bool twice = false;
+      try {
+        twice = !c.all.ids.duplicates(w.names).empty();
+      } catch (...) {
+        c.unique.set_exception(std::current_exception());
+        return;
+      }
+      c.all.ids = IdIndex(false);
+      c.unique.set_value(!twice);
+      if (!twice && on_whole) on_whole(w, c.warnings);
+    });
   }
   return true;
+}
+
+void AcmeTraceFeed::finish() {
+  State& s = *s_;
+  // An id used twice is an error naming both lines, which the whole read finds.
+  if (s.checker.joinable() && !s.unique.get_future().get()) throw WholeWorkloadNeeded(s.name + ": a job id used twice");
 }
 
 }  // namespace acme

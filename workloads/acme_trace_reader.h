@@ -71,10 +71,12 @@ Workload read_acme_trace_text(std::string_view text, std::string_view name, cons
 // read_acme_trace joins its parts: the same Workload in the end, the same warnings, and the
 // same first row error, thrown from append_next. Strict reading only (a lenient one drops
 // duplicate ids at the end, which renumbers jobs). A row submitted before one above it, or a job
-// id used twice, throws WholeWorkloadNeeded (a replay in submit order cannot take the one; the
-// other's error names lines the feed does not keep): read the trace whole instead. A RUNNING row
+// id used twice, throws WholeWorkloadNeeded (a replay in submit order cannot take the one, from
+// append_next; the other's error names lines the feed does not keep, from finish(): ids are
+// checked on a thread of their own once the trace is in): read the trace whole instead. A RUNNING row
 // without an end, with no window end, waits for every chunk (its horizon is the file's latest
-// timestamp). Memory: 4 bytes a job for the ids, and at most 2 chunks read ahead of the replay.
+// timestamp). Memory: a filter of 1 to 3 bytes a job for the ids, and at most 2 chunks read
+// ahead of the replay.
 class AcmeTraceFeed : public JobFeed {
  public:
   // Null for lenient options, or a file that cannot be mapped (not a regular file, empty, 4 GiB
@@ -85,8 +87,10 @@ class AcmeTraceFeed : public JobFeed {
   ~AcmeTraceFeed() override;
   bool append_next(Workload& w) override;
   std::size_t expected_jobs() const override;
+  void finish() override;
   // Called once, if set, when append_next has joined the whole trace without error: the whole
-  // workload and the warnings logged (as read_acme_trace's `warnings`). On append_next's thread.
+  // workload and the warnings logged (as read_acme_trace's `warnings`). On a thread of its own,
+  // which the feed's destruction waits for.
   std::function<void(const Workload&, const std::vector<std::string>&)> on_whole;
 
   struct State;

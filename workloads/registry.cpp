@@ -40,8 +40,8 @@ class WholeFeed : public JobFeed {
 
 // A trace replayed as it is read (AcmeTraceFeed, on threads - 1 workers), or from the cache, in
 // submit order: null for a recorded replay (released at recorded starts), a cached trace out of
-// submit order, or a trace the feed cannot read (load_trace reads them). On a cache miss, the entry is written once the whole trace is read, on
-// a thread of its own that the feed's destruction waits for.
+// submit order, or a trace the feed cannot read (load_trace reads them). On a cache miss, the
+// entry is written once the whole trace is in, on the feed's thread that checks its ids.
 class StreamedTrace : public JobFeed {
  public:
   static std::unique_ptr<JobFeed> open(const RunConfig& c, const ClusterSpec&, Workload& w) {
@@ -63,23 +63,20 @@ class StreamedTrace : public JobFeed {
     std::unique_ptr<AcmeTraceFeed> feed = AcmeTraceFeed::open(c.workload_trace, options, threads - 1, w);
     if (!feed) return nullptr;
     auto streamed = std::unique_ptr<StreamedTrace>(new StreamedTrace(std::move(feed), std::move(cache)));
-    streamed->feed_->on_whole = [s = streamed.get()](const Workload& whole, const std::vector<std::string>& warnings) {
-      s->storing_ = std::thread([s, &whole, warnings] { s->cache_->store(whole, warnings); });
+    streamed->feed_->on_whole = [c = streamed->cache_.get()](const Workload& whole, const std::vector<std::string>& warnings) {
+      c->store(whole, warnings);
     };
     return streamed;
   }
-  ~StreamedTrace() override {
-    if (storing_.joinable()) storing_.join();
-  }
   bool append_next(Workload& w) override { return feed_->append_next(w); }
+  void finish() override { feed_->finish(); }
   std::size_t expected_jobs() const override { return feed_->expected_jobs(); }
 
  private:
   StreamedTrace(std::unique_ptr<AcmeTraceFeed> feed, std::unique_ptr<TraceCacheEntry> cache)
-      : feed_(std::move(feed)), cache_(std::move(cache)) {}
+      : cache_(std::move(cache)), feed_(std::move(feed)) {}
+  std::unique_ptr<TraceCacheEntry> cache_;  // before the feed: its thread stores the entry
   std::unique_ptr<AcmeTraceFeed> feed_;
-  std::unique_ptr<TraceCacheEntry> cache_;
-  std::thread storing_;
 };
 
 Workload load_synthetic(const RunConfig& c, const ClusterSpec& cluster) {

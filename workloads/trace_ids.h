@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,13 +29,23 @@ struct IdRef {
 // pairs of a million ids share a hash, each settled by comparing the ids.) At the end, only the
 // rows that share a suspect's hash are sorted and their ids compared. (A hash table as large as
 // the ids would miss the caches on nearly every row.) Unfiltered, it only keeps the rows, for
-// append() to another index. Without lines, duplicates() gives line 0.
+// append() to another index. Without lines, duplicates() gives line 0. Filter only (no rows), it
+// keeps the filter, sized by reserve() and never grown (more rows make more suspects), and the
+// suspects: 1 to 3 bytes a row; duplicates() hashes the names again.
 class IdIndex {
  public:
-  explicit IdIndex(bool filtered = true, bool lines = true) : filtered_(filtered), keep_lines_(lines) {}
+  enum class Keep { Rows, Lines, Filter };  // the rows' hashes; and their lines; neither
+  explicit IdIndex(bool filtered = true, Keep keep = Keep::Lines)
+      : filtered_(filtered), keep_rows_(keep != Keep::Filter), keep_lines_(keep == Keep::Lines) {}
 
-  std::size_t size() const { return hashes_.size(); }
+  std::size_t size() const { return rows_; }
+  // Room for `rows` rows; filter only, a filter of 8 to 16 bits for each (a suspect in 8 to 16).
   void reserve(std::size_t rows) {
+    if (!keep_rows_) {
+      bits_.assign(std::bit_ceil(std::max<std::size_t>(rows / 8, 64)), 0);
+      mask_ = std::min<std::uint64_t>(bits_.size() * 64 - 1, UINT32_MAX);
+      return;
+    }
     hashes_.reserve(rows);
     if (keep_lines_) lines_.reserve(rows);
   }
@@ -45,10 +57,11 @@ class IdIndex {
   // The row of the next job, size().
   void add(std::uint64_t hash64, std::size_t line) {
     const auto hash = static_cast<std::uint32_t>(hash64);
-    hashes_.push_back(hash);
+    ++rows_;
+    if (keep_rows_) hashes_.push_back(hash);
     if (keep_lines_) lines_.push_back(static_cast<std::uint32_t>(std::min<std::size_t>(line, UINT32_MAX)));
     if (!filtered_) return;
-    if (hashes_.size() * 16 <= mask_ || mask_ == UINT32_MAX) return mark(hash);
+    if (rows_ * 16 <= mask_ || mask_ == UINT32_MAX || !keep_rows_) return mark(hash);
     bits_.assign(bits_.size() * 2, 0);  // grown: every row again
     mask_ = bits_.size() * 64 - 1;
     suspects_.clear();
@@ -58,7 +71,7 @@ class IdIndex {
   // add() of every row of `later` (which keeps lines), its lines shifted by `line_base`.
   void append(const IdIndex& later, std::size_t line_base) {
     // Geometric growth: a feed appends a chunk at a time.
-    if (const std::size_t need = size() + later.size(); need > hashes_.capacity()) {
+    if (const std::size_t need = size() + later.size(); keep_rows_ && need > hashes_.capacity()) {
       hashes_.reserve(std::max(need, 2 * hashes_.capacity()));
       if (keep_lines_) lines_.reserve(hashes_.capacity());
     }
@@ -69,7 +82,7 @@ class IdIndex {
   }
 
   // Each row whose id an earlier row has, with the first row of that id, by the later row's line
-  // (without lines, by job).
+  // (without lines, by job). REQUIRES: `names` are the rows' ids.
   std::vector<std::pair<IdRef, IdRef>> duplicates(const StringTable& names) const {
     std::vector<std::uint32_t> suspects = suspects_;
     std::sort(suspects.begin(), suspects.end());
@@ -83,8 +96,9 @@ class IdIndex {
     };
     for (std::uint32_t h : suspects) filter[bit(h).first] |= bit(h).second;
     std::vector<IdRef> same;  // rows with a suspect's hash, by hash, then in file order
-    for (std::size_t j = 0; j < hashes_.size(); ++j) {
-      const std::uint32_t h = hashes_[j];
+    for (std::size_t j = 0; j < rows_; ++j) {
+      const auto h = keep_rows_ ? hashes_[j]
+                                : static_cast<std::uint32_t>(std::hash<std::string_view>{}(names[static_cast<JobId>(j)]));
       if ((filter[bit(h).first] & bit(h).second) && std::binary_search(suspects.begin(), suspects.end(), h))
         same.push_back({h, static_cast<JobId>(j), line(static_cast<JobId>(j))});
     }
@@ -112,7 +126,8 @@ class IdIndex {
     word |= bit;
   }
   bool filtered_;
-  bool keep_lines_;
+  bool keep_rows_, keep_lines_;
+  std::size_t rows_ = 0;
   std::vector<std::uint32_t> hashes_;  // [job]: the hash's low 32 bits
   std::vector<std::uint32_t> lines_;   // [job], with lines
   std::vector<std::uint64_t> bits_ = std::vector<std::uint64_t>(64);

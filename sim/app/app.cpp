@@ -225,6 +225,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   if (observer) sim.add_sink(*observer);
   if (more) sim.set_feed(more->feed, more->workload);
   run_with_progress(sim, workload.size() + (more ? more->feed.expected_jobs() : 0), progress);
+  if (more) more->feed.finish();
   report.simulate_s = seconds_since(t1);
   // The index of the evaluations, once every job is there.
   if (more && run->evaluations) run->evaluations = evaluation_index(config, cluster, workload);

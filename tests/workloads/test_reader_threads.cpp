@@ -203,20 +203,23 @@ Read feed_file(const std::string& path, const TraceOptions& opt, unsigned worker
   Read r;
   try {
     Workload w;
-    std::unique_ptr<AcmeTraceFeed> feed = AcmeTraceFeed::open(path, opt, workers, w);
-    REQUIRE(feed);
     int whole_calls = 0;
-    feed->on_whole = [&](const Workload& whole, const std::vector<std::string>& kept) {
-      CHECK(&whole == &w);
-      ++whole_calls;
-      if (warnings) *warnings = kept;
-    };
-    std::size_t hand_outs = 0;
-    while (feed->append_next(w)) {
-      ++hand_outs;
-    }
+    {
+      std::unique_ptr<AcmeTraceFeed> feed = AcmeTraceFeed::open(path, opt, workers, w);
+      REQUIRE(feed);
+      feed->on_whole = [&](const Workload& whole, const std::vector<std::string>& kept) {
+        CHECK(&whole == &w);
+        ++whole_calls;
+        if (warnings) *warnings = kept;
+      };
+      std::size_t hand_outs = 0;
+      while (feed->append_next(w)) {
+        ++hand_outs;
+      }
+      CHECK(hand_outs >= 1);
+      feed->finish();
+    }  // on_whole has been called once the feed is gone
     CHECK(whole_calls == 1);
-    CHECK(hand_outs >= 1);
     r.result = dump(w);
   } catch (const InputError& e) {
     r.result = std::string("error: ") + e.what();
