@@ -33,12 +33,12 @@ Cluster::Cluster(const ClusterSpec& spec)
       down_(static_cast<std::size_t>(spec.nodes), false),
       cordoned_(static_cast<std::size_t>(spec.nodes), false),
       exact_(static_cast<std::size_t>(spec.gpus_per_node) + 1, NodeSet(spec.nodes)),
-      at_least_(static_cast<std::size_t>(spec.gpus_per_node) + 1, NodeSet(spec.nodes)),
+      at_least_(spec.nodes, spec.gpus_per_node + 1),
       leaf_by_free_(static_cast<std::size_t>(leaves_) * (static_cast<std::size_t>(spec.gpus_per_node) + 1), 0) {
   core_levels_.push_back(0);
   for (int c = 1; c < cpus_per_node_; c *= 2) core_levels_.push_back(c);
   if (cpus_per_node_ > 0) core_levels_.push_back(cpus_per_node_);
-  cores_at_least_.assign(core_levels_.size(), NodeSet(nodes_));
+  cores_at_least_ = NestedSets(nodes_, static_cast<int>(core_levels_.size()));
   leaf_seen_.assign(static_cast<std::size_t>(leaves_), 0);
   levels_upto_.resize(static_cast<std::size_t>(std::max(cpus_per_node_, 0)) + 1);
   for (int c = 0; c <= cpus_per_node_; ++c)
@@ -57,18 +57,16 @@ RejectReason Cluster::never_fits(const JobRequest& r) const {
 void Cluster::index_add(int node) {
   const int g = free_gpus_[static_cast<std::size_t>(node)];
   exact_[static_cast<std::size_t>(g)].insert(node);
-  for (int k = 0; k <= g; ++k) at_least_[static_cast<std::size_t>(k)].insert(node);
-  const int cores = free_cpus_[static_cast<std::size_t>(node)];
-  for (std::size_t i = 0; i < core_levels_.size() && core_levels_[i] <= cores; ++i) cores_at_least_[i].insert(node);
+  at_least_.add(node, 0, g + 1);
+  cores_at_least_.add(node, 0, levels_upto_[static_cast<std::size_t>(free_cpus_[static_cast<std::size_t>(node)])]);
   ++leaf_by_free_[static_cast<std::size_t>(leaf_of(node)) * exact_.size() + static_cast<std::size_t>(g)];
 }
 
 void Cluster::index_remove(int node) {
   const int g = free_gpus_[static_cast<std::size_t>(node)];
   exact_[static_cast<std::size_t>(g)].erase(node);
-  for (int k = 0; k <= g; ++k) at_least_[static_cast<std::size_t>(k)].erase(node);
-  const int cores = free_cpus_[static_cast<std::size_t>(node)];
-  for (std::size_t i = 0; i < core_levels_.size() && core_levels_[i] <= cores; ++i) cores_at_least_[i].erase(node);
+  at_least_.remove(node, 0, g + 1);
+  cores_at_least_.remove(node, 0, levels_upto_[static_cast<std::size_t>(free_cpus_[static_cast<std::size_t>(node)])]);
   --leaf_by_free_[static_cast<std::size_t>(leaf_of(node)) * exact_.size() + static_cast<std::size_t>(g)];
 }
 
@@ -91,10 +89,8 @@ void Cluster::change_free(int node, int gpus, int cpus) {
   if (g0 != g1) {
     exact_[static_cast<std::size_t>(g0)].erase(node);
     exact_[static_cast<std::size_t>(g1)].insert(node);
-    for (int k = std::min(g0, g1) + 1; k <= std::max(g0, g1); ++k) {
-      if (g1 > g0) at_least_[static_cast<std::size_t>(k)].insert(node);
-      else at_least_[static_cast<std::size_t>(k)].erase(node);
-    }
+    if (g1 > g0) at_least_.add(node, g0 + 1, g1 + 1);
+    else at_least_.remove(node, g1 + 1, g0 + 1);
     const std::size_t leaf = static_cast<std::size_t>(leaf_of(node)) * exact_.size();
     --leaf_by_free_[leaf + static_cast<std::size_t>(g0)];
     ++leaf_by_free_[leaf + static_cast<std::size_t>(g1)];
@@ -102,20 +98,18 @@ void Cluster::change_free(int node, int gpus, int cpus) {
   // The core sets of the levels in (min, max] of the old and new counts.
   const int from = levels_upto_[static_cast<std::size_t>(std::min(c0, c1))];
   const int to = levels_upto_[static_cast<std::size_t>(std::max(c0, c1))];
-  for (int i = from; i < to; ++i) {
-    if (c1 > c0) cores_at_least_[static_cast<std::size_t>(i)].insert(node);
-    else cores_at_least_[static_cast<std::size_t>(i)].erase(node);
-  }
+  if (c1 > c0) cores_at_least_.add(node, from, to);
+  else cores_at_least_.remove(node, from, to);
 }
 
-const NodeSet& Cluster::with_cores(int cpus) const {
+BitsView Cluster::with_cores(int cpus) const {
   const int c = std::clamp(cpus, 0, cpus_per_node_);
-  return cores_at_least_[static_cast<std::size_t>(levels_upto_[static_cast<std::size_t>(c)] - 1)];
+  return cores_at_least_.view(levels_upto_[static_cast<std::size_t>(c)] - 1);
 }
 
 void Cluster::scan_first(int gpus, int cpus, std::size_t want, Placement& out) const {
-  const NodeSet& room = at_least_[static_cast<std::size_t>(gpus)];
-  const NodeSet& cores = with_cores(cpus);
+  const BitsView room = at_least_.view(gpus);
+  const BitsView cores = with_cores(cpus);
   for (int node = NodeSet::find_next_common(room, cores, 0); node != NodeSet::kNone && out.size() < want;
        node = NodeSet::find_next_common(room, cores, node + 1))
     if (free_cpus_[static_cast<std::size_t>(node)] >= cpus) out.push_back({node, 0, 0});
@@ -128,8 +122,8 @@ void Cluster::collect_best(int gpus, int cpus, std::size_t want, int only_leaf, 
     const bool none = only_leaf >= 0 ? leaf_by_free_[static_cast<std::size_t>(only_leaf) * exact_.size() + g] == 0
                                      : exact_[g].size() == 0;
     if (none) continue;
-    const NodeSet& nodes = exact_[g];
-    const NodeSet& cores = with_cores(cpus);
+    const BitsView nodes = exact_[g].view();
+    const BitsView cores = with_cores(cpus);
     for (int node = NodeSet::find_next_common(nodes, cores, first); node != NodeSet::kNone && node < last && out.size() < want;
          node = NodeSet::find_next_common(nodes, cores, node + 1))
       if (free_cpus_[static_cast<std::size_t>(node)] >= cpus) out.push_back({node, 0, 0});
@@ -184,7 +178,7 @@ bool Cluster::place(const JobRequest& r, PlacementStrategy strategy, Placement& 
   const int gpus = even_share(r.gpu_num, r.node_num, 0);
   const int cpus = even_share(r.cpu_num, r.node_num, 0);
   if (r.gpu_num > free_gpus_total_ || r.cpu_num > free_cpus_total_) return false;
-  if (at_least_[static_cast<std::size_t>(gpus)].size() < r.node_num || with_cores(cpus).size() < r.node_num)
+  if (at_least_.size(gpus) < r.node_num || with_cores(cpus).size < r.node_num)
     return false;  // too few nodes with room
   const auto want = static_cast<std::size_t>(r.node_num);
   out.clear();
@@ -203,9 +197,9 @@ bool Cluster::place(const JobRequest& r, PlacementStrategy strategy, Placement& 
 }
 
 int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most) const {
-  const NodeSet& room = at_least_[static_cast<std::size_t>(std::max(gpus, 0))];
-  if (cpus <= 0) return std::min(room.size(), std::max(at_most, 0));
-  const NodeSet& cores = with_cores(cpus);
+  const BitsView room = at_least_.view(std::max(gpus, 0));
+  if (cpus <= 0) return std::min(room.size, std::max(at_most, 0));
+  const BitsView cores = with_cores(cpus);
   // When `cpus` is a level of the core sets, a member of `cores` has room for it: count by words.
   const int level = core_levels_[static_cast<std::size_t>(levels_upto_[static_cast<std::size_t>(std::min(cpus, cpus_per_node_))] - 1)];
   if (level == cpus) return NodeSet::count_common(room, cores, std::max(at_most, 0));

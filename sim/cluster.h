@@ -170,14 +170,14 @@ class Cluster {
   std::vector<bool> down_;
   std::vector<bool> cordoned_;
   std::vector<NodeSet> exact_;               // [g]: up nodes with exactly g free GPUs
-  std::vector<NodeSet> at_least_;            // [g]: up nodes with at least g free GPUs
+  NestedSets at_least_;                      // set g: up nodes with at least g free GPUs
   std::vector<std::int32_t> leaf_by_free_;   // [leaf * (G + 1) + g]: up nodes of the leaf with exactly g
   std::vector<int> core_levels_;             // 0, 1, 2, 4, ... and cores per node: ascending
-  std::vector<NodeSet> cores_at_least_;      // [i]: up nodes with at least core_levels_[i] free cores
+  NestedSets cores_at_least_{0, 0};          // set i: up nodes with at least core_levels_[i] free cores
   std::vector<int> levels_upto_;             // [c]: how many levels are <= c cores
   mutable std::vector<std::uint8_t> leaf_seen_;  // all zero between calls of leaves_spanned
   // The tightest core set that holds every node with `cpus` free cores.
-  const NodeSet& with_cores(int cpus) const;
+  BitsView with_cores(int cpus) const;
 };
 
 }  // namespace acme

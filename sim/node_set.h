@@ -15,6 +15,15 @@
 
 namespace acme {
 
+// A two-level bitset's words, read-only: bit i of word w is node 64 w + i; bit j of summary word
+// s tells whether word 64 s + j has a member. What NodeSet's searches read.
+struct BitsView {
+  const std::uint64_t* words;
+  const std::uint64_t* summary;
+  std::size_t word_count, summary_count;
+  int size;
+};
+
 class NodeSet {
  public:
   static constexpr int kNone = -1;
@@ -62,32 +71,34 @@ class NodeSet {
     return kNone;
   }
 
+  BitsView view() const { return {words_.data(), summary_.data(), words_.size(), summary_.size(), size_}; }
+
   // How many members `a` and `b` have in common, counting up to `at_most` (popcounts over the
   // words where both have members). REQUIRES: same n.
-  static int count_common(const NodeSet& a, const NodeSet& b, int at_most) {
+  static int count_common(const BitsView& a, const BitsView& b, int at_most) {
     int count = 0;
-    for (std::size_t s = 0; s < a.summary_.size() && count < at_most; ++s)
-      for (std::uint64_t words = a.summary_[s] & b.summary_[s]; words && count < at_most; words &= words - 1) {
+    for (std::size_t s = 0; s < a.summary_count && count < at_most; ++s)
+      for (std::uint64_t words = a.summary[s] & b.summary[s]; words && count < at_most; words &= words - 1) {
         const std::size_t w = s * 64 + static_cast<std::size_t>(std::countr_zero(words));
-        count += std::popcount(a.words_[w] & b.words_[w]);
+        count += std::popcount(a.words[w] & b.words[w]);
       }
     return count < at_most ? count : at_most;
   }
 
   // The smallest member of both `a` and `b` that is >= `from`, or kNone. REQUIRES: same n.
-  static int find_next_common(const NodeSet& a, const NodeSet& b, int from) {
+  static int find_next_common(const BitsView& a, const BitsView& b, int from) {
     if (from < 0) from = 0;
     std::size_t w = word(from);
-    if (w >= a.words_.size()) return kNone;
-    if (const std::uint64_t bits = a.words_[w] & b.words_[w] & (~std::uint64_t{0} << (from % 64)))
+    if (w >= a.word_count) return kNone;
+    if (const std::uint64_t bits = a.words[w] & b.words[w] & (~std::uint64_t{0} << (from % 64)))
       return static_cast<int>(w * 64) + std::countr_zero(bits);
     ++w;
-    for (std::size_t s = w / 64; s < a.summary_.size(); ++s) {
-      std::uint64_t words = a.summary_[s] & b.summary_[s];
+    for (std::size_t s = w / 64; s < a.summary_count; ++s) {
+      std::uint64_t words = a.summary[s] & b.summary[s];
       if (s == w / 64) words &= w % 64 == 0 ? ~std::uint64_t{0} : ~std::uint64_t{0} << (w % 64);
       for (; words; words &= words - 1) {
         const std::size_t next = s * 64 + static_cast<std::size_t>(std::countr_zero(words));
-        if (const std::uint64_t bits = a.words_[next] & b.words_[next])
+        if (const std::uint64_t bits = a.words[next] & b.words[next])
           return static_cast<int>(next * 64) + std::countr_zero(bits);
       }
     }
@@ -99,6 +110,54 @@ class NodeSet {
   std::vector<std::uint64_t> words_;
   std::vector<std::uint64_t> summary_;
   int size_ = 0;
+};
+
+// Nested node sets 0 .. K - 1 (set k holds set k + 1: the nodes with at least level k of
+// something), as two-level bitsets in one array each for words, summaries and sizes: a node that
+// moves between levels enters or leaves a run of sets with one word update each, no search.
+class NestedSets {
+ public:
+  NestedSets(int nodes, int sets)
+      : words_per_set_((static_cast<std::size_t>(nodes) + 63) / 64),
+        summary_per_set_((words_per_set_ + 63) / 64),
+        words_(words_per_set_ * static_cast<std::size_t>(sets), 0),
+        summary_(summary_per_set_ * static_cast<std::size_t>(sets), 0),
+        size_(static_cast<std::size_t>(sets), 0) {}
+
+  int size(int k) const { return size_[static_cast<std::size_t>(k)]; }
+  BitsView view(int k) const {
+    const auto set = static_cast<std::size_t>(k);
+    return {words_.data() + set * words_per_set_, summary_.data() + set * summary_per_set_, words_per_set_,
+            summary_per_set_, size_[set]};
+  }
+  // The node joins sets [from, to). REQUIRES: it is in none of them.
+  void add(int node, int from, int to) {
+    const auto w = static_cast<std::size_t>(node) / 64;
+    const std::uint64_t bit = std::uint64_t{1} << (node % 64), summary_bit = std::uint64_t{1} << (w % 64);
+    for (auto k = static_cast<std::size_t>(from); k < static_cast<std::size_t>(to); ++k) {
+      std::uint64_t& word = words_[k * words_per_set_ + w];
+      if (word == 0) summary_[k * summary_per_set_ + w / 64] |= summary_bit;
+      word |= bit;
+      ++size_[k];
+    }
+  }
+  // The node leaves sets [from, to). REQUIRES: it is in all of them.
+  void remove(int node, int from, int to) {
+    const auto w = static_cast<std::size_t>(node) / 64;
+    const std::uint64_t bit = std::uint64_t{1} << (node % 64), summary_bit = std::uint64_t{1} << (w % 64);
+    for (auto k = static_cast<std::size_t>(from); k < static_cast<std::size_t>(to); ++k) {
+      std::uint64_t& word = words_[k * words_per_set_ + w];
+      word &= ~bit;
+      if (word == 0) summary_[k * summary_per_set_ + w / 64] &= ~summary_bit;
+      --size_[k];
+    }
+  }
+
+ private:
+  std::size_t words_per_set_, summary_per_set_;
+  std::vector<std::uint64_t> words_;    // [k * words_per_set_ + w]
+  std::vector<std::uint64_t> summary_;  // [k * summary_per_set_ + s]
+  std::vector<int> size_;               // [k]
 };
 
 }  // namespace acme
