@@ -9,7 +9,13 @@
 // recorded replay has none (its recorded starts include it).
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
 
 #include "sim/job.h"
 #include "sim/time.h"
@@ -27,6 +33,38 @@ struct LaunchModel {
   bool enabled() const { return gpu_median_s > 0 || cpu_median_s > 0; }
   // The latency of the job's start number `start` (0 for its first). O(1).
   Time draw(JobId job, std::uint32_t start, const JobRequest& r) const;
+};
+
+// The latencies of the jobs' first starts (LaunchModel::draw with start 0), drawn ahead in JobId
+// order on a thread of its own, so that the simulation's thread only looks them up: the same
+// values. The workload may grow meanwhile (a JobFeed): the thread reads it holding `growth`
+// shared, and waits for more() after the jobs there. Holds up to `capacity` jobs, 2 bytes each;
+// a later job, or a latency past 65,534 s, is drawn by the caller.
+class LaunchAhead {
+ public:
+  LaunchAhead(const LaunchModel& model, const Workload& workload, std::shared_mutex& growth, std::size_t capacity);
+  ~LaunchAhead();
+  // The latency of the job's first start.
+  Time first(JobId job, const JobRequest& r) const {
+    if (job < ready_.load(std::memory_order_acquire) && drawn_[job] != kNotHeld) return Time::seconds(drawn_[job]);
+    return model_.draw(job, 0, r);
+  }
+  // The workload has more jobs (called after they are in, `growth` released).
+  void more();
+
+ private:
+  static constexpr std::uint16_t kNotHeld = 0xffff;
+  void run();
+  const LaunchModel& model_;
+  const Workload& workload_;
+  std::shared_mutex& growth_;
+  const std::size_t capacity_;
+  std::unique_ptr<std::uint16_t[]> drawn_;
+  std::atomic<std::size_t> ready_{0};  // jobs [0, ready_) are drawn
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool more_ = false, stop_ = false;  // under mu_
+  std::thread thread_;
 };
 
 }  // namespace acme

@@ -216,6 +216,10 @@ std::array<std::int64_t, kJobTypeCount> Simulation::window_gpu_seconds() const {
   return held;
 }
 
+void Simulation::draw_launches_ahead() {
+  if (launch_) launch_ahead_ = std::make_unique<LaunchAhead>(*launch_, workload_, growth_, feed_ ? status_.capacity() : workload_.size());
+}
+
 void Simulation::note_ended_prefix() {
   std::size_t p = ended_prefix_;
   while (p < status_.size() && status_[p] == Status::Ended) ++p;
@@ -297,7 +301,9 @@ bool Simulation::try_start(JobId job) {
   if (in_restarted_[job]) kept = &restarted_.find(job)->second;
   Run run = kept ? *kept : run_of(job);  // changes are written back to `kept`; else run_of implies them
   CurrentRun& cur = current_[slot];
-  const Time launch = launch_ ? launch_->draw(job, run.starts, request) : Time{};
+  const Time launch = !launch_                         ? Time{}
+                      : run.starts == 0 && launch_ahead_ ? launch_ahead_->first(job, request)
+                                                         : launch_->draw(job, run.starts, request);
   if (!retimed_.empty()) retimed_.erase(job);
   if (!o.start) o.start = now_ + launch;
   cur.started = now_;

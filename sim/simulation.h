@@ -101,6 +101,9 @@ class Simulation {
   // The launch latency of every start (default: none). Not owned; must outlive the Simulation.
   // Set before the first step.
   void set_launch(const LaunchModel* launch) { launch_ = launch; }
+  // With a launch model, the latencies of the jobs' first starts are drawn ahead on a thread of
+  // their own (LaunchAhead): the same values. Call after set_launch and set_feed, before the first step.
+  void draw_launches_ahead();
   // Power and energy (sim/power.h; default: none), kept per `interval` for the time series. Not
   // owned; must outlive the Simulation. Set before the first step.
   void set_power(const PowerModel* model, Time interval = Time::hours(1));
@@ -385,6 +388,7 @@ class Simulation {
   Time now_;
   Time last_change_;
   std::int64_t allocated_integral_ = 0;
+  std::unique_ptr<LaunchAhead> launch_ahead_;  // last: its thread reads the workload and growth_
 };
 
 }  // namespace acme

@@ -29,13 +29,16 @@ void Simulation::set_feed(JobFeed& feed, Workload& workload) {
 
 void Simulation::keep_fed() {
   while (feed_ && next_release_ == timed_releases_) {
-    const std::unique_lock lock(growth_);  // readers of ended jobs on other threads wait
-    const std::size_t first = workload_.size();
-    if (!feed_->append_next(*fed_)) {
-      feed_ = nullptr;
-      break;
+    {
+      const std::unique_lock lock(growth_);  // readers of ended jobs on other threads wait
+      const std::size_t first = workload_.size();
+      if (!feed_->append_next(*fed_)) {
+        feed_ = nullptr;
+        break;
+      }
+      admit(first);
     }
-    admit(first);
+    if (launch_ahead_) launch_ahead_->more();
   }
 }
 
