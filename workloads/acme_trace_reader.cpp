@@ -422,7 +422,10 @@ Workload read_on_one_thread(csv_lines::LineReader& lines, std::string_view name,
   std::vector<Part> parts;
   parts.emplace_back(header, opt, true);
   // AcmeTrace rows take 100 to 130 bytes: 80 a row over-reserves, which costs address space only.
-  if (file_bytes > 0 && !opt.from && !opt.to) parts[0].w.reserve(file_bytes / 80, file_bytes / 10);
+  if (file_bytes > 0 && !opt.from && !opt.to) {
+    parts[0].w.reserve(file_bytes / 80, file_bytes / 10);
+    parts[0].ids.reserve(file_bytes / 120);  // about a row's bytes: the filter's size (rows past it grow it)
+  }
   parts[0].read(lines);
   return finish(name, opt, parts, warnings);
 }

@@ -39,7 +39,8 @@ class IdIndex {
       : filtered_(filtered), keep_rows_(keep != Keep::Filter), keep_lines_(keep == Keep::Lines) {}
 
   std::size_t size() const { return rows_; }
-  // Room for `rows` rows; filter only, a filter of 8 to 16 bits for each (a suspect in 8 to 16).
+  // Room for `rows` rows, and a filter of 16 to 32 bits for each (filter only: 8 to 16, a suspect
+  // in 8 to 16).
   void reserve(std::size_t rows) {
     if (!keep_rows_) {
       bits_.assign(std::bit_ceil(std::max<std::size_t>(rows / 8, 64)), 0);
@@ -48,6 +49,12 @@ class IdIndex {
     }
     hashes_.reserve(rows);
     if (keep_lines_) lines_.reserve(rows);
+    if (filtered_ && rows * 16 > mask_ + 1) {  // sized at once, not regrown (every row again) as rows come
+      bits_.assign(std::bit_ceil(rows / 4), 0);
+      mask_ = std::min<std::uint64_t>(bits_.size() * 64 - 1, UINT32_MAX);
+      suspects_.clear();
+      for (std::size_t j = 0; j < hashes_.size(); ++j) mark(hashes_[j]);
+    }
   }
   // The line of the row of job `job` (0 without lines).
   std::uint32_t line(JobId job) const { return keep_lines_ ? lines_[job] : 0; }
