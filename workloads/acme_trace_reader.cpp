@@ -53,6 +53,16 @@ struct RowError {
 };
 
 std::int32_t parse_count(std::string_view s, std::string_view column) {
+  if (!s.empty() && s.size() <= 6) {  // fast path: 1 to 6 digits, nothing else (below 1,000,000)
+    std::int32_t n = 0;
+    bool digits = true;
+    for (const char c : s) {
+      const auto d = static_cast<unsigned>(static_cast<unsigned char>(c)) - '0';
+      digits &= d <= 9;
+      n = n * 10 + static_cast<std::int32_t>(d);
+    }
+    if (digits) return n;
+  }
   std::int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   // Accept "12.0": some exports print whole numbers as floats.
@@ -238,7 +248,7 @@ struct Part {
       return;
     }
     const std::string_view id = field(kJobId);
-    const std::uint64_t hash = std::hash<std::string_view>{}(id);
+    const std::uint64_t hash = trace_ids::id_hash(id);
     ids.prefetch(hash);  // its filter word loads while the rest of the row is parsed
 
     JobRequest r;
