@@ -28,6 +28,7 @@ struct EndedJobs {
   ReplayMode replay;
   std::size_t count;
   std::shared_mutex& growth;
+  std::size_t expected_jobs;  // about how many jobs the run will have in all (to size buffers)
 };
 
 class Sink {

@@ -159,16 +159,19 @@ void finish_sinks(const std::vector<std::string>& names, const std::vector<std::
   if (other_failed) std::rethrow_exception(other_failed);
 }
 
-// Captured outputs (no files): every table a sink may fill is made beforehand, so that a sink
-// only looks its own up (nothing is inserted into the shared map while another thread runs);
-// those left empty are dropped.
-void finish_captured(const std::vector<std::string>& names, const std::vector<std::unique_ptr<Sink>>& sinks,
-                     const RunRecord& record, TableCapture& capture, unsigned threads) {
+// Captured outputs (no files): every table a sink may fill is made before the run (make_tables),
+// so that a sink only looks its own up (nothing is inserted into the shared map while another
+// thread runs: jobs.csv's rows are captured while the run goes); those left empty are dropped
+// at the end.
+void make_tables(const std::vector<std::string>& names, TableCapture& capture) {
   for (const std::string& name : names)
     for (const SinkEntry& e : sink_table())
       if (e.name == name)
         for (std::string_view file : e.files)
           if (!file.empty()) capture.tables.try_emplace(std::string(file));
+}
+void finish_captured(const std::vector<std::string>& names, const std::vector<std::unique_ptr<Sink>>& sinks,
+                     const RunRecord& record, TableCapture& capture, unsigned threads) {
   finish_sinks(names, sinks, record, threads);
   std::erase_if(capture.tables, [](const auto& t) { return t.second.header.empty(); });
 }
@@ -217,6 +220,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
                               sim.power_meter(),
                               threads_of(config)};
   const std::vector<std::string> sink_names = split_commas(config.outputs);
+  if (capture) make_tables(sink_names, *capture);
   std::vector<std::unique_ptr<Sink>> sinks;
   for (const std::string& name : sink_names) sinks.push_back(make_sink(name, settings));
 

@@ -101,26 +101,26 @@ class EndedJobsThread {
   std::exception_ptr failed_;
 };
 
-// jobs.csv: one row per job, in workload order. With SinkSettings::threads above 1 (and files,
-// not a capture), a thread of its own writes the rows of the ended jobs while the run goes on.
+// jobs.csv: one row per job, in workload order. With SinkSettings::threads above 1, a thread of
+// its own writes (or captures) the rows of the ended jobs while the run goes on.
 class JobsSink final : public Sink {
  public:
   explicit JobsSink(const SinkSettings& s)
       : path_(s.out_dir / "jobs.csv"), capture_(s.capture), renames_(s.renames), power_(s.power),
-        live_(s.threads > 1 && !s.capture) {}
+        live_(s.threads > 1) {}
 
   bool wants_ended() const override { return live_; }
   void on_ended(const EndedJobs& ended) override { writer_.on_ended(ended); }
 
   void finish(const RunRecord& run) override {
     written_ = writer_.stop();
-    if (!csv_) start(run.workload);
+    if (!csv_) start(run.workload.size());
     for (; written_ < run.workload.size(); ++written_) row(run.workload, run.outcomes, run.replay, written_);
     csv_->commit();
   }
 
  private:
-  void start(const Workload& w) {
+  void start(std::size_t expected_rows) {
     csv_.emplace(path_, capture_, renames_);
     for (std::string_view h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num",
                                "submit_s", "start_s", "end_s", "queue_s", "run_s", "gpu_seconds",
@@ -129,7 +129,7 @@ class JobsSink final : public Sink {
       csv_->text(h);
     if (power_) csv_->text("energy_kwh");
     csv_->end_row();
-    csv_->expect_rows(w.size());
+    csv_->expect_rows(expected_rows);
   }
 
   void row(const Workload& w, const std::vector<JobOutcome>& outcomes, ReplayMode replay, std::size_t i) {
@@ -163,7 +163,7 @@ class JobsSink final : public Sink {
   std::optional<CsvWriter> csv_;
   std::size_t written_ = 0;
   EndedJobsThread writer_{[this](const EndedJobs& e, std::size_t begin, std::size_t end) {
-    if (!csv_) start(e.workload);
+    if (!csv_) start(e.expected_jobs);
     for (std::size_t i = begin; i < end; ++i) row(e.workload, e.outcomes, e.replay, i);
   }};
 };
