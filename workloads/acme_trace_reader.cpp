@@ -535,6 +535,7 @@ struct AcmeTraceFeed::State {
   std::size_t header_lines = 0;
   std::size_t body_at = 0, body_size = 0;  // the rows: the file's bytes from body_at on
   std::vector<std::size_t> cut;  // chunk k: the body's bytes [cut[k], cut[k + 1])
+  std::size_t expected_jobs = 0;
 
   // Up to `bytes` of the file from `at` (fewer at its end); throws InputError if it cannot be read.
   std::string read_at(std::size_t at, std::size_t bytes) const {
@@ -557,9 +558,8 @@ struct AcmeTraceFeed::State {
     }
     return body_size;
   }
-  std::size_t expected_jobs = 0;
 
-  // Read ahead by the workers, or by append_next when it gets to a chunk nobody took.
+  // Read ahead by the workers (by append_next when there is none).
   std::mutex m;
   std::condition_variable read_cv;
   std::vector<std::unique_ptr<Part>> read;  // [chunk], once read
@@ -570,7 +570,7 @@ struct AcmeTraceFeed::State {
 
   // Joined by append_next (`joined` read by the workers under the lock).
   static constexpr std::size_t kAhead = 2;
-  // The ids (without lines: 8 bytes a job) and counts of the chunks joined; its workload unused.
+  // The ids (a filter only: IdIndex::Keep::Filter) and counts of the chunks joined; its workload unused.
   Part all{header, opt, true};
   std::size_t joined = 0, line_base = 0;
   bool whole = false;
