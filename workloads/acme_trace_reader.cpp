@@ -583,19 +583,16 @@ struct AcmeTraceFeed::State {
     auto part = std::make_unique<Part>(header, opt, false);
     const std::size_t bytes = cut[k + 1] - cut[k];
     if (!opt.from && !opt.to) part->w.reserve(bytes / 80, bytes / 10);
-    const std::unique_ptr<char[]> text(new char[bytes]);
-    const std::size_t at = body_at + cut[k];
-    for (std::size_t got = 0; got < bytes;) {
-      const ssize_t n = ::pread(fd, text.get() + got, bytes - got, static_cast<off_t>(at + got));
-      if (n <= 0) {
-        part->failed = std::make_exception_ptr(
-            InputError(name + ": read failed (" + (n < 0 ? std::string(std::strerror(errno)) : "the file shrank") + ")"));
-        return part;
-      }
-      got += static_cast<std::size_t>(n);
+    std::string text;
+    try {
+      text = read_at(body_at + cut[k], bytes);
+      if (text.size() < bytes) throw_input_error(name, 0, "", "read failed (the file shrank)");
+    } catch (...) {
+      part->failed = std::current_exception();
+      return part;
     }
     // The first chunk's lines are numbered as in the file: after the header.
-    csv_lines::TextLines lines(std::string_view(text.get(), bytes), false, k == 0 ? header_lines : 0);
+    csv_lines::TextLines lines(text, false, k == 0 ? header_lines : 0);
     part->read(lines);
     return part;
   }
@@ -657,7 +654,7 @@ AcmeTraceFeed::~AcmeTraceFeed() {
 }
 
 std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, const TraceOptions& options,
-                                                   unsigned workers, Workload& w) {
+                                                   Workload& w) {
   if (options.lenient) return nullptr;
   auto s = std::make_unique<State>(path, options);
   struct stat st {};
@@ -698,9 +695,9 @@ std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, cons
   const std::size_t expected = std::min(w.requests.capacity(), s->expected_jobs);
   const std::pair<const void*, std::size_t> arrays[] = {{w.requests.data(), expected * sizeof(JobRequest)},
                                                         {w.profiles.data(), expected * sizeof(JobProfile)}};
-  for (unsigned i = 0; i < workers; ++i) {
+  for (unsigned i = 1; i < threads_of(options); ++i) {
     try {
-      s->workers.emplace_back([&state, arrays, first = i == 0] {
+      s->workers.emplace_back([&state, arrays, first = i == 1] {
         if (first)  // the pages the jobs are joined into, mapped on this thread
           for (const auto& [data, bytes] : arrays) prefault(data, bytes);
         while (state.read_one(true)) {

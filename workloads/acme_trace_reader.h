@@ -65,25 +65,23 @@ Workload read_acme_trace(const std::string& path, const TraceOptions& options,
 // The same on text in memory; `name` stands for the file name in errors.
 Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options);
 
-// A trace read while it is replayed (a JobFeed, Simulation::set_feed). The file is mapped and cut
-// at line starts into chunks of 2 MiB that `workers` threads read ahead, in order (with none,
-// append_next reads them); append_next joins them into the workload one by one as
-// read_acme_trace joins its parts: the same Workload in the end, the same warnings, and the
-// same first row error, thrown from append_next. Strict reading only (a lenient one drops
-// duplicate ids at the end, which renumbers jobs). A row submitted before one above it, or a job
-// id used twice, throws WholeWorkloadNeeded (a replay in submit order cannot take the one, from
-// append_next; the other's error names lines the feed does not keep, from finish(): ids are
-// checked on a thread of their own once the trace is in): read the trace whole instead. A RUNNING row
-// without an end, with no window end, waits for every chunk (its horizon is the file's latest
-// timestamp). Memory: a filter of 1 to 3 bytes a job for the ids, and at most 2 chunks read
-// ahead of the replay.
+// A trace read while it is replayed (a JobFeed, Simulation::set_feed). The file is cut at line
+// starts into chunks of 2 MiB that threads - 1 workers (TraceOptions::threads) read ahead with
+// pread, in order (with none, append_next reads them); append_next joins them into the workload
+// one by one as read_acme_trace joins its parts: the same Workload in the end, the same warnings,
+// and the same first row error, thrown from append_next. Strict reading only (a lenient one drops
+// duplicate ids at the end, which renumbers jobs). A row submitted before one above it (from
+// append_next), or a job id used twice (from finish(): ids are checked on a thread of their own
+// once the trace is in, and the error names lines the feed does not keep), throws
+// WholeWorkloadNeeded: read the trace whole instead. A RUNNING row without an end, with no window
+// end, waits for every chunk (its horizon is the file's latest timestamp). Memory: a filter of 1
+// to 3 bytes a job for the ids, and at most 2 chunks read ahead of the replay.
 class AcmeTraceFeed : public JobFeed {
  public:
-  // Null for lenient options, or a file that cannot be mapped (not a regular file, empty, 4 GiB
-  // or more); else the feed, with `w` made the workload's start (no jobs; its source and window).
+  // Null for lenient options, or a file it cannot cut (not a regular file, empty, 4 GiB or
+  // more); else the feed, with `w` made the workload's start (no jobs; its source and window).
   // Throws InputError for a bad header.
-  static std::unique_ptr<AcmeTraceFeed> open(const std::string& path, const TraceOptions& options, unsigned workers,
-                                             Workload& w);
+  static std::unique_ptr<AcmeTraceFeed> open(const std::string& path, const TraceOptions& options, Workload& w);
   ~AcmeTraceFeed() override;
   bool append_next(Workload& w) override;
   std::size_t expected_jobs() const override;

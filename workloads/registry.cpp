@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "sim/error.h"
 #include "workloads/acme_trace_reader.h"
@@ -38,7 +37,7 @@ class WholeFeed : public JobFeed {
   bool given_ = false;
 };
 
-// A trace replayed as it is read (AcmeTraceFeed, on threads - 1 workers), or from the cache, in
+// A trace replayed as it is read (AcmeTraceFeed), or from the cache, in
 // submit order: null for a recorded replay (released at recorded starts), a cached trace out of
 // submit order, or a trace the feed cannot read (load_trace reads them). On a cache miss, the
 // entry is written once the whole trace is in, on the feed's thread that checks its ids.
@@ -46,7 +45,6 @@ class StreamedTrace : public JobFeed {
  public:
   static std::unique_ptr<JobFeed> open(const RunConfig& c, const ClusterSpec&, Workload& w) {
     const TraceOptions options{c.workload_from, c.workload_to, c.workload_lenient, c.threads};
-    const unsigned threads = c.threads > 0 ? c.threads : std::max(1u, std::thread::hardware_concurrency());
     if (c.replay != ReplayMode::Policy) return nullptr;
     auto cache = std::make_unique<TraceCacheEntry>(c.workload_trace, options, trace_cache_settings(c));
     std::vector<std::string> warnings;
@@ -60,7 +58,7 @@ class StreamedTrace : public JobFeed {
       w.window_to = hit->window_to;
       return std::make_unique<WholeFeed>(std::move(*hit));
     }
-    std::unique_ptr<AcmeTraceFeed> feed = AcmeTraceFeed::open(c.workload_trace, options, threads - 1, w);
+    std::unique_ptr<AcmeTraceFeed> feed = AcmeTraceFeed::open(c.workload_trace, options, w);
     if (!feed) return nullptr;
     auto streamed = std::unique_ptr<StreamedTrace>(new StreamedTrace(std::move(feed), std::move(cache)));
     streamed->feed_->on_whole = [c = streamed->cache_.get()](const Workload& whole, const std::vector<std::string>& warnings) {

@@ -6,7 +6,6 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -39,7 +38,7 @@ inline std::uint64_t id_hash(std::string_view id) {
 }
 
 // A selected row's job id, for finding ids used twice: 32 bits of its hash, its job and line
-// (lines past 2^32, in a file of 400 GB, are kept as 4294967295; 0 for an index without lines).
+// (lines past 2^32, in a file of 400 GB, are kept as 4294967295; 0 for a filter-only index).
 struct IdRef {
   std::uint32_t hash;
   JobId job;
@@ -47,41 +46,31 @@ struct IdRef {
 };
 
 // The job ids of the selected rows, to find ids used twice, cheaply on millions of rows. Rows are
-// appended in job order (32 bits of its hash, and with lines its line: 4 or 8 bytes, no
-// allocation per row), and each id's hash sets a bit of a filter of 16 to 32 bits a row (at most
-// 4 MiB for a million rows); a row whose bit was set already is a suspect. (32 bits: about 100
-// pairs of a million ids share a hash, each settled by comparing the ids.) At the end, only the
-// rows that share a suspect's hash are sorted and their ids compared. (A hash table as large as
-// the ids would miss the caches on nearly every row.) Unfiltered, it only keeps the rows, for
-// append() to another index. Without lines, duplicates() gives line 0. Filter only (no rows), it
-// keeps the filter, sized by reserve() and never grown (more rows make more suspects), and the
-// suspects: 1 to 3 bytes a row; duplicates() hashes the names again.
+// appended in job order (32 bits of each id's hash and its line: 8 bytes, no allocation per row),
+// and each hash sets a bit of a filter of 16 to 32 bits a row (at most 4 MiB for a million rows);
+// a row whose bit was set already is a suspect. (32 bits: about 100 pairs of a million ids share a
+// hash, each settled by comparing the ids.) At the end, only the rows that share a suspect's hash
+// are sorted and their ids compared. (A hash table as large as the ids would miss the caches on
+// nearly every row.) Unfiltered, it only keeps the rows, for append() to another index. Filter
+// only (no rows), it keeps the filter, sized by reserve() and never grown (more rows make more
+// suspects), and the suspects: 1 to 3 bytes a row; duplicates() hashes the names again.
 class IdIndex {
  public:
-  enum class Keep { Rows, Lines, Filter };  // the rows' hashes; and their lines; neither
-  explicit IdIndex(bool filtered = true, Keep keep = Keep::Lines)
-      : filtered_(filtered), keep_rows_(keep != Keep::Filter), keep_lines_(keep == Keep::Lines) {}
+  enum class Keep { Rows, Filter };  // the rows (hashes and lines), or only the filter
+  explicit IdIndex(bool filtered = true, Keep keep = Keep::Rows) : filtered_(filtered), keep_rows_(keep == Keep::Rows) {}
 
   std::size_t size() const { return rows_; }
   // Room for `rows` rows, and a filter of 16 to 32 bits for each (filter only: 8 to 16, a suspect
   // in 8 to 16).
   void reserve(std::size_t rows) {
-    if (!keep_rows_) {
-      bits_.assign(std::bit_ceil(std::max<std::size_t>(rows / 8, 64)), 0);
-      mask_ = std::min<std::uint64_t>(bits_.size() * 64 - 1, UINT32_MAX);
-      return;
-    }
+    if (!keep_rows_) return resize_filter(std::bit_ceil(std::max<std::size_t>(rows / 8, 64)));
     hashes_.reserve(rows);
-    if (keep_lines_) lines_.reserve(rows);
-    if (filtered_ && rows * 16 > mask_ + 1) {  // sized at once, not regrown (every row again) as rows come
-      bits_.assign(std::bit_ceil(rows / 4), 0);
-      mask_ = std::min<std::uint64_t>(bits_.size() * 64 - 1, UINT32_MAX);
-      suspects_.clear();
-      for (std::size_t j = 0; j < hashes_.size(); ++j) mark(hashes_[j]);
-    }
+    lines_.reserve(rows);
+    // Sized at once, not regrown (every row again) as rows come.
+    if (filtered_ && rows * 16 > mask_ + 1) resize_filter(std::bit_ceil(rows / 4));
   }
-  // The line of the row of job `job` (0 without lines).
-  std::uint32_t line(JobId job) const { return keep_lines_ ? lines_[job] : 0; }
+  // The line of the row of job `job` (0 without rows).
+  std::uint32_t line(JobId job) const { return keep_rows_ ? lines_[job] : 0; }
   // Loads the filter word of `hash` into the cache ahead of add().
   void prefetch(std::uint64_t hash) const { __builtin_prefetch(&bits_[(static_cast<std::uint32_t>(hash) & mask_) / 64]); }
 
@@ -89,22 +78,21 @@ class IdIndex {
   void add(std::uint64_t hash64, std::size_t line) {
     const auto hash = static_cast<std::uint32_t>(hash64);
     ++rows_;
-    if (keep_rows_) hashes_.push_back(hash);
-    if (keep_lines_) lines_.push_back(static_cast<std::uint32_t>(std::min<std::size_t>(line, UINT32_MAX)));
+    if (keep_rows_) {
+      hashes_.push_back(hash);
+      lines_.push_back(static_cast<std::uint32_t>(std::min<std::size_t>(line, UINT32_MAX)));
+    }
     if (!filtered_) return;
     if (rows_ * 16 <= mask_ || mask_ == UINT32_MAX || !keep_rows_) return mark(hash);
-    bits_.assign(bits_.size() * 2, 0);  // grown: every row again
-    mask_ = bits_.size() * 64 - 1;
-    suspects_.clear();
-    for (const std::uint32_t h : hashes_) mark(h);
+    resize_filter(bits_.size() * 2);  // grown: every row again
   }
 
-  // add() of every row of `later` (which keeps lines), its lines shifted by `line_base`.
+  // add() of every row of `later` (which keeps its rows), its lines shifted by `line_base`.
   void append(const IdIndex& later, std::size_t line_base) {
     // Geometric growth: a feed appends a chunk at a time.
     if (const std::size_t need = size() + later.size(); keep_rows_ && need > hashes_.capacity()) {
       hashes_.reserve(std::max(need, 2 * hashes_.capacity()));
-      if (keep_lines_) lines_.reserve(hashes_.capacity());
+      lines_.reserve(hashes_.capacity());
     }
     for (std::size_t i = 0; i < later.size(); ++i) {
       if (i + 16 < later.size()) prefetch(later.hashes_[i + 16]);
@@ -113,7 +101,7 @@ class IdIndex {
   }
 
   // Each row whose id an earlier row has, with the first row of that id, by the later row's line
-  // (without lines, by job). REQUIRES: `names` are the rows' ids.
+  // (filter only, by job). REQUIRES: `names` are the rows' ids.
   std::vector<std::pair<IdRef, IdRef>> duplicates(const StringTable& names) const {
     std::vector<std::uint32_t> suspects = suspects_;
     std::sort(suspects.begin(), suspects.end());
@@ -150,6 +138,13 @@ class IdIndex {
   }
 
  private:
+  // A filter of `words` words, every row kept marked again.
+  void resize_filter(std::size_t words) {
+    bits_.assign(words, 0);
+    mask_ = std::min<std::uint64_t>(bits_.size() * 64 - 1, UINT32_MAX);
+    suspects_.clear();
+    for (const std::uint32_t h : hashes_) mark(h);
+  }
   void mark(std::uint32_t hash) {
     std::uint64_t& word = bits_[(hash & mask_) / 64];
     const std::uint64_t bit = std::uint64_t{1} << hash % 64;
@@ -157,10 +152,10 @@ class IdIndex {
     word |= bit;
   }
   bool filtered_;
-  bool keep_rows_, keep_lines_;
+  bool keep_rows_;
   std::size_t rows_ = 0;
   std::vector<std::uint32_t> hashes_;  // [job]: the hash's low 32 bits
-  std::vector<std::uint32_t> lines_;   // [job], with lines
+  std::vector<std::uint32_t> lines_;   // [job]
   std::vector<std::uint64_t> bits_ = std::vector<std::uint64_t>(64);
   std::uint64_t mask_ = 64 * 64 - 1;     // bits_ holds mask_ + 1 bits, a power of two
   std::vector<std::uint32_t> suspects_;  // hashes whose bit another row had set

@@ -205,7 +205,9 @@ Read feed_file(const std::string& path, const TraceOptions& opt, unsigned worker
     Workload w;
     int whole_calls = 0;
     {
-      std::unique_ptr<AcmeTraceFeed> feed = AcmeTraceFeed::open(path, opt, workers, w);
+      TraceOptions with_workers = opt;
+      with_workers.threads = workers + 1;
+      std::unique_ptr<AcmeTraceFeed> feed = AcmeTraceFeed::open(path, with_workers, w);
       REQUIRE(feed);
       feed->on_whole = [&](const Workload& whole, const std::vector<std::string>& kept) {
         CHECK(&whole == &w);
@@ -296,8 +298,8 @@ TEST_CASE("A trace fed chunk by chunk gives the workload, warnings and errors of
   TraceOptions lenient;
   lenient.lenient = true;
   Workload w;
-  CHECK(!AcmeTraceFeed::open(path, lenient, 1, w));
-  CHECK(!AcmeTraceFeed::open((dir / "missing.csv").string(), {}, 1, w));
+  CHECK(!AcmeTraceFeed::open(path, lenient, w));
+  CHECK(!AcmeTraceFeed::open((dir / "missing.csv").string(), {}, w));
   std::filesystem::remove_all(dir);
 }
 
