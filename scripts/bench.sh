@@ -3,7 +3,7 @@
 # traces on one core (taskset -c 0), each policy with every output and with the summary only, at
 # 10k, 100k and 1M jobs on Seren (286 nodes) and 1M jobs on a 10,000-node cluster; FIFO on every
 # core (case "<N>cores", beside one `awk -F,` pass over the same file); and the 1,000-run sweep. Replays parse their trace (cache.enabled=false) but the FIFO rows "+cache_cold"
-# (the cache removed before each run: parse and write it) and "+cache_warm" (mapped from it), whose
+# (the cache removed before each run: parse and write it) and "+cache_warm" (read from it), whose
 # cache is $BENCH_DIR/cache. Prints a table and writes the numbers as CSV:
 #   $BENCH_OUT/kernels.csv  Google Benchmark's CSV (name, iterations, real_time, cpu_time, ...)
 #   $BENCH_OUT/replay.csv   case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mib,target_s,

@@ -211,6 +211,7 @@ int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most) const {
 }
 
 int Cluster::leaves_spanned(const Placement& p) const {
+  if (p.size() == 1) return 1;  // most jobs
   int count = 0;
   for (const NodeShare& s : p) {
     std::uint8_t& seen = leaf_seen_[static_cast<std::size_t>(leaf_of(s.node))];

@@ -538,8 +538,10 @@ struct AcmeTraceFeed::State {
   std::size_t expected_jobs = 0;
 
   // Up to `bytes` of the file from `at` (fewer at its end); throws InputError if it cannot be read.
-  std::string read_at(std::size_t at, std::size_t bytes) const {
-    std::string out(bytes, '\0');
+  // Reads up to `bytes` at `at` into `out`, grown to hold them but never shrunk (a buffer to use
+  // again, not zeroed again); returns how many it read.
+  std::size_t read_into(std::size_t at, std::size_t bytes, std::string& out) const {
+    if (out.size() < bytes) out.resize(bytes);
     std::size_t got = 0;
     while (got < bytes) {
       const ssize_t n = ::pread(fd, out.data() + got, bytes - got, static_cast<off_t>(at + got));
@@ -547,7 +549,11 @@ struct AcmeTraceFeed::State {
       if (n == 0) break;
       got += static_cast<std::size_t>(n);
     }
-    out.resize(got);
+    return got;
+  }
+  std::string read_at(std::size_t at, std::size_t bytes) const {
+    std::string out;
+    out.resize(read_into(at, bytes, out));
     return out;
   }
   // The first line start at or after body offset `c` (body_size when none).
@@ -583,9 +589,10 @@ struct AcmeTraceFeed::State {
     auto part = std::make_unique<Part>(header, opt, false);
     const std::size_t bytes = cut[k + 1] - cut[k];
     if (!opt.from && !opt.to) part->w.reserve(bytes / 80, bytes / 10);
-    std::string text;
+    thread_local std::string buffer;  // each reading thread's, used again for its next chunk
+    std::string_view text;
     try {
-      text = read_at(body_at + cut[k], bytes);
+      text = std::string_view(buffer.data(), read_into(body_at + cut[k], bytes, buffer));
       if (text.size() < bytes) throw_input_error(name, 0, "", "read failed (the file shrank)");
     } catch (...) {
       part->failed = std::current_exception();

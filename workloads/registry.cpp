@@ -20,61 +20,45 @@ Workload load_trace(const RunConfig& c, const ClusterSpec&) {
       .workload;
 }
 
-// The whole workload in one hand-out: a trace from the cache.
-class WholeFeed : public JobFeed {
- public:
-  explicit WholeFeed(Workload w) : w_(std::move(w)) {}
-  bool append_next(Workload& w) override {
-    if (given_) return false;
-    given_ = true;
-    w = std::move(w_);
-    return true;
-  }
-  std::size_t expected_jobs() const override { return given_ ? 0 : w_.size(); }
-
- private:
-  Workload w_;
-  bool given_ = false;
-};
-
-// A trace replayed as it is read (AcmeTraceFeed), or from the cache, in
-// submit order: null for a recorded replay (released at recorded starts), a cached trace out of
-// submit order, or a trace the feed cannot read (load_trace reads them). On a cache miss, the
-// entry is written once the whole trace is in, on the feed's thread that checks its ids.
+// A trace replayed as it is copied out of the cache (TraceCacheFeed) or read (AcmeTraceFeed), in
+// submit order: null for a recorded replay (released at recorded starts), or a trace the feed
+// cannot read (load_trace reads them). On a cache miss, the entry is written once the whole trace
+// is in, on the feed's thread that checks its ids. Rows out of submit order, or a damaged chunk of
+// the entry: WholeWorkloadNeeded.
 class StreamedTrace : public JobFeed {
  public:
   static std::unique_ptr<JobFeed> open(const RunConfig& c, const ClusterSpec&, Workload& w) {
-    const TraceOptions options{c.workload_from, c.workload_to, c.workload_lenient, c.threads};
     if (c.replay != ReplayMode::Policy) return nullptr;
-    auto cache = std::make_unique<TraceCacheEntry>(c.workload_trace, options, trace_cache_settings(c));
-    std::vector<std::string> warnings;
-    if (std::optional<Workload> hit = cache->load(&warnings)) {
-      const auto by_submit = [](const JobRequest& a, const JobRequest& b) { return a.submit < b.submit; };
-      if (!std::is_sorted(hit->requests.begin(), hit->requests.end(), by_submit)) return nullptr;  // loaded whole
-      cache->log_warnings(warnings);
-      w = Workload{};
-      w.source = hit->source;
-      w.window_from = hit->window_from;
-      w.window_to = hit->window_to;
-      return std::make_unique<WholeFeed>(std::move(*hit));
-    }
-    std::unique_ptr<AcmeTraceFeed> feed = AcmeTraceFeed::open(c.workload_trace, options, w);
-    if (!feed) return nullptr;
-    auto streamed = std::unique_ptr<StreamedTrace>(new StreamedTrace(std::move(feed), std::move(cache)));
-    streamed->feed_->on_whole = [c = streamed->cache_.get()](const Workload& whole, const std::vector<std::string>& warnings) {
-      c->store(whole, warnings);
-    };
-    return streamed;
+    auto s = std::unique_ptr<StreamedTrace>(new StreamedTrace(c));
+    s->cached_ = s->cache_->feed(w);
+    if (!s->cached_ && !s->parse(w)) return nullptr;
+    return s;
   }
-  bool append_next(Workload& w) override { return feed_->append_next(w); }
-  void finish() override { feed_->finish(); }
-  std::size_t expected_jobs() const override { return feed_->expected_jobs(); }
+  bool append_next(Workload& w) override { return cached_ ? cached_->append_next(w) : parsed_->append_next(w); }
+  void finish() override {
+    if (parsed_) parsed_->finish();
+  }
+  std::size_t expected_jobs() const override { return cached_ ? cached_->expected_jobs() : parsed_->expected_jobs(); }
 
  private:
-  StreamedTrace(std::unique_ptr<AcmeTraceFeed> feed, std::unique_ptr<TraceCacheEntry> cache)
-      : cache_(std::move(cache)), feed_(std::move(feed)) {}
-  std::unique_ptr<TraceCacheEntry> cache_;  // before the feed: its thread stores the entry
-  std::unique_ptr<AcmeTraceFeed> feed_;
+  explicit StreamedTrace(const RunConfig& c)
+      : path_(c.workload_trace),
+        options_{c.workload_from, c.workload_to, c.workload_lenient, c.threads},
+        cache_(std::make_unique<TraceCacheEntry>(path_, options_, trace_cache_settings(c))) {}
+  // The trace parsed as it is read, the cache entry written once it is whole.
+  bool parse(Workload& w) {
+    parsed_ = AcmeTraceFeed::open(path_, options_, w);
+    if (parsed_)
+      parsed_->on_whole = [c = cache_.get()](const Workload& whole, const std::vector<std::string>& warnings) {
+        c->store(whole, warnings);
+      };
+    return parsed_ != nullptr;
+  }
+  std::string path_;
+  TraceOptions options_;
+  std::unique_ptr<TraceCacheEntry> cache_;  // before the feeds: they use it
+  std::unique_ptr<TraceCacheFeed> cached_;
+  std::unique_ptr<AcmeTraceFeed> parsed_;
 };
 
 Workload load_synthetic(const RunConfig& c, const ClusterSpec& cluster) {

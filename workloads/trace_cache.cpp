@@ -1,66 +1,32 @@
 #include "workloads/trace_cache.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <cerrno>
 #include <cstdlib>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "sim/log.h"
+#include "sim/prefault.h"
+#include "workloads/trace_cache_file.h"
 
 namespace acme {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr char kMagic[8] = {'a', 'c', 'm', 'e', 'T', 'R', 'C', 'H'};
-constexpr std::size_t kHeaderBytes = 32;
-constexpr std::size_t kBlock = std::size_t{1} << 20;  // checksum blocks, and the write buffer
-constexpr std::size_t kEnds = 64 * 1024;               // bytes of the trace's head and tail in the key
-
-// XXH64's structure (four lanes, then the rest): a checksum, not a cryptographic hash, at several GB/s.
-std::uint64_t hash_bytes(const char* p, std::size_t n, std::uint64_t seed) {
-  constexpr std::uint64_t k1 = 0x9E3779B185EBCA87ULL, k2 = 0xC2B2AE3D27D4EB4FULL, k3 = 0x165667B19E3779F9ULL;
-  auto rotl = [](std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
-  auto load = [](const char* q) {
-    std::uint64_t v;
-    std::memcpy(&v, q, 8);
-    return v;
-  };
-  auto round = [&](std::uint64_t acc, std::uint64_t v) { return rotl(acc + v * k2, 31) * k1; };
-  std::uint64_t a = seed + k1 + k2, b = seed + k2, c = seed, d = seed - k1;
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    a = round(a, load(p + i));
-    b = round(b, load(p + i + 8));
-    c = round(c, load(p + i + 16));
-    d = round(d, load(p + i + 24));
-  }
-  std::uint64_t h = rotl(a, 1) + rotl(b, 7) + rotl(c, 12) + rotl(d, 18) + n;
-  for (; i + 8 <= n; i += 8) h = rotl(h ^ round(0, load(p + i)), 27) * k1 + k3;
-  for (; i < n; ++i) h = rotl(h ^ (static_cast<unsigned char>(p[i]) * k3), 11) * k1;
-  h ^= h >> 33;
-  h *= k2;
-  h ^= h >> 29;
-  h *= k3;
-  return h ^ (h >> 32);
-}
-
-// The checksum of the bytes after the header: each 1 MiB block hashed with the last as its seed.
-std::uint64_t checksum(const char* p, std::size_t n) {
-  std::uint64_t h = 0;
-  for (std::size_t at = 0; at < n; at += kBlock) h = hash_bytes(p + at, std::min(kBlock, n - at), h);
-  return h;
-}
+constexpr std::size_t kEnds = 64 * 1024;  // bytes of the trace's head and tail in the key
+using trace_cache_file::hash_bytes;
 
 std::string hex(std::uint64_t v) {
   char s[17];
@@ -103,85 +69,6 @@ std::optional<Key> key_of(const std::string& path, const TraceOptions& opt) {
   return k;
 }
 
-// Writes through a 1 MiB buffer, hashing each full block as it goes (the reader's blocks).
-class Out {
- public:
-  explicit Out(std::FILE* f) : f_(f) { buf_.reserve(kBlock); }
-  void bytes(const void* p, std::size_t n) {
-    const char* c = static_cast<const char*>(p);
-    while (n > 0) {
-      const std::size_t k = std::min(n, kBlock - buf_.size());
-      buf_.insert(buf_.end(), c, c + k);
-      c += k;
-      n -= k;
-      if (buf_.size() == kBlock) flush();
-    }
-  }
-  template <class T>
-  void value(T v) { bytes(&v, sizeof v); }
-  // Column `get(0..n-1)` of type T, gathered a block at a time.
-  template <class T, class Get>
-  void column(std::size_t n, Get get) {
-    std::vector<T> part;
-    for (std::size_t j = 0; j < n;) {
-      part.clear();
-      for (const std::size_t end = std::min(n, j + kBlock / sizeof(T)); j < end; ++j) part.push_back(get(j));
-      bytes(part.data(), part.size() * sizeof(T));
-    }
-  }
-  void flush() {
-    if (buf_.empty()) return;
-    sum_ = hash_bytes(buf_.data(), buf_.size(), sum_);
-    written_ += buf_.size();
-    ok_ &= std::fwrite(buf_.data(), 1, buf_.size(), f_) == buf_.size();
-    buf_.clear();
-  }
-  std::uint64_t checksum() const { return sum_; }
-  std::uint64_t written() const { return written_; }
-  bool ok() const { return ok_; }
-
- private:
-  std::FILE* f_;
-  std::vector<char> buf_;
-  std::uint64_t sum_ = 0, written_ = 0;
-  bool ok_ = true;
-};
-
-// Reads values out of the mapped bytes; past the end it reads nothing and remembers it failed.
-class In {
- public:
-  In(const char* p, std::size_t n) : p_(p), end_(p + n) {}
-  const char* take(std::uint64_t n) {
-    if (n > static_cast<std::uint64_t>(end_ - p_)) {
-      ok_ = false;
-      return nullptr;
-    }
-    const char* at = p_;
-    p_ += n;
-    return at;
-  }
-  template <class T>
-  T value() {
-    T v{};
-    if (const char* at = take(sizeof v)) std::memcpy(&v, at, sizeof v);
-    return v;
-  }
-  // Element j of a column of T that take() returned.
-  template <class T>
-  static T at(const char* column, std::size_t j) {
-    T v;
-    std::memcpy(&v, column + j * sizeof v, sizeof v);
-    return v;
-  }
-  bool ok() const { return ok_; }
-  bool at_end() const { return p_ == end_; }
-
- private:
-  const char* p_;
-  const char* end_;
-  bool ok_ = true;
-};
-
 void warn_uncached_once(const std::string& why) {
   static std::once_flag once;
   std::call_once(once, [&] {
@@ -191,170 +78,31 @@ void warn_uncached_once(const std::string& why) {
   });
 }
 
-// The payload (the part after the key) of `w`. Every count first, so a reader can check them.
-void write_payload(Out& out, const Workload& w, const std::vector<std::string>& warnings) {
-  const std::size_t n = w.size();
-  std::uint64_t name_bytes = 0, user_bytes = 0, warning_bytes = 0;
-  for (std::size_t j = 0; j < n; ++j) name_bytes += w.names[static_cast<std::uint32_t>(j)].size();
-  for (std::size_t u = 0; u < w.users.size(); ++u) user_bytes += w.users[static_cast<std::uint32_t>(u)].size();
-  for (const std::string& s : warnings) warning_bytes += s.size();
-  for (std::uint64_t v : {std::uint64_t{n}, w.rows_skipped, w.rows_outside_window, name_bytes,
-                          std::uint64_t{w.users.size()}, user_bytes, std::uint64_t{w.after.size()},
-                          std::uint64_t{warnings.size()}, warning_bytes})
-    out.value(v);
-  const auto& r = w.requests;
-  const auto& p = w.profiles;
-  auto sec = [](const OptionalTime& t) { return t ? t->sec() : INT64_MIN; };
-  out.column<std::int64_t>(n, [&](std::size_t j) { return r[j].submit.sec(); });
-  out.column<std::int32_t>(n, [&](std::size_t j) { return r[j].gpu_num; });
-  out.column<std::int32_t>(n, [&](std::size_t j) { return r[j].node_num; });
-  out.column<std::int32_t>(n, [&](std::size_t j) { return r[j].cpu_num; });
-  out.column<std::uint8_t>(n, [&](std::size_t j) { return static_cast<std::uint8_t>(r[j].type); });
-  out.column<std::uint32_t>(n, [&](std::size_t j) { return r[j].user; });
-  out.column<std::int64_t>(n, [&](std::size_t j) { return p[j].run.sec(); });
-  out.column<std::uint8_t>(n, [&](std::size_t j) { return static_cast<std::uint8_t>(p[j].final_state); });
-  out.column<float>(n, [&](std::size_t j) { return p[j].idle_share; });
-  out.column<std::int64_t>(n, [&](std::size_t j) { return sec(p[j].recorded_start()); });
-  out.column<std::int64_t>(n, [&](std::size_t j) { return sec(p[j].cancel_pending_at()); });
-  out.column<std::uint32_t>(w.after.size(), [&](std::size_t j) { return w.after[j]; });
-  out.column<std::uint32_t>(n, [&](std::size_t j) {
-    return static_cast<std::uint32_t>(w.names[static_cast<std::uint32_t>(j)].size());
-  });
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::string_view s = w.names[static_cast<std::uint32_t>(j)];
-    out.bytes(s.data(), s.size());
-  }
-  out.column<std::uint32_t>(w.users.size(), [&](std::size_t u) {
-    return static_cast<std::uint32_t>(w.users[static_cast<std::uint32_t>(u)].size());
-  });
-  for (std::size_t u = 0; u < w.users.size(); ++u) {
-    const std::string_view s = w.users[static_cast<std::uint32_t>(u)];
-    out.bytes(s.data(), s.size());
-  }
-  out.column<std::uint32_t>(warnings.size(),
-                            [&](std::size_t i) { return static_cast<std::uint32_t>(warnings[i].size()); });
-  for (const std::string& s : warnings) out.bytes(s.data(), s.size());
-}
-
-// The workload of a payload, or none if anything in it is out of range.
-std::optional<Workload> read_payload(In& in, std::vector<std::string>& warnings) {
-  const auto n = in.value<std::uint64_t>();
-  Workload w;
-  w.rows_skipped = in.value<std::uint64_t>();
-  w.rows_outside_window = in.value<std::uint64_t>();
-  const auto name_bytes = in.value<std::uint64_t>();
-  const auto users = in.value<std::uint64_t>();
-  const auto user_bytes = in.value<std::uint64_t>();
-  const auto after = in.value<std::uint64_t>();
-  const auto warning_count = in.value<std::uint64_t>();
-  const auto warning_bytes = in.value<std::uint64_t>();
-  if (!in.ok() || n >= kNoJob || (after != 0 && after != n) || users > n) return std::nullopt;
-  const char* submit = in.take(8 * n);
-  const char* gpu = in.take(4 * n);
-  const char* node = in.take(4 * n);
-  const char* cpu = in.take(4 * n);
-  const char* type = in.take(n);
-  const char* user = in.take(4 * n);
-  const char* run = in.take(8 * n);
-  const char* state = in.take(n);
-  const char* idle = in.take(4 * n);
-  const char* start = in.take(8 * n);
-  const char* cancel = in.take(8 * n);
-  const char* after_col = in.take(4 * after);
-  const char* name_len = in.take(4 * n);
-  const char* names = in.take(name_bytes);
-  const char* user_len = in.take(4 * users);
-  const char* user_names = in.take(user_bytes);
-  const char* warning_len = in.take(4 * warning_count);
-  const char* warning_text = in.take(warning_bytes);
-  if (!in.ok() || !in.at_end()) return std::nullopt;
-
-  for (std::uint64_t u = 0, at = 0; u < users; ++u) {
-    const auto len = In::at<std::uint32_t>(user_len, u);
-    if (len > user_bytes - at || w.users.intern(std::string_view(user_names + at, len)) != u) return std::nullopt;
-    at += len;
-  }
-  for (std::uint64_t i = 0, at = 0; i < warning_count; ++i) {
-    const auto len = In::at<std::uint32_t>(warning_len, i);
-    if (len > warning_bytes - at) return std::nullopt;
-    warnings.emplace_back(warning_text + at, len);
-    at += len;
-  }
-  auto time = [](const char* col, std::size_t j) {
-    const auto s = In::at<std::int64_t>(col, j);
-    return s == INT64_MIN ? OptionalTime() : OptionalTime(Time::seconds(s));
-  };
-  w.requests.resize(n);
-  w.profiles.resize(n);
-  w.names.reserve(n, name_bytes);
-  for (std::size_t j = 0, at = 0; j < n; ++j) {
-    JobRequest& r = w.requests[j];
-    r.submit = Time::seconds(In::at<std::int64_t>(submit, j));
-    r.gpu_num = In::at<std::int32_t>(gpu, j);
-    r.node_num = In::at<std::int32_t>(node, j);
-    r.cpu_num = In::at<std::int32_t>(cpu, j);
-    r.user = In::at<std::uint32_t>(user, j);
-    JobProfile& p = w.profiles[j];
-    p.run = Time::seconds(In::at<std::int64_t>(run, j));
-    p.idle_share = In::at<float>(idle, j);
-    p.set_cancel_pending_at(time(cancel, j));
-    if (const OptionalTime s = time(start, j)) p.set_recorded_start(s);
-    const auto t = static_cast<std::uint8_t>(type[j]), s = static_cast<std::uint8_t>(state[j]);
-    const auto len = In::at<std::uint32_t>(name_len, j);
-    if (t >= kJobTypeCount || s >= kJobStateCount || r.user >= users || len > name_bytes - at) return std::nullopt;
-    r.type = static_cast<JobType>(t);
-    p.final_state = static_cast<JobState>(s);
-    w.names.add(std::string_view(names + at, len));
-    at += len;
-  }
-  if (after > 0) {
-    w.after.resize(n);
-    for (std::size_t j = 0; j < n; ++j) {
-      w.after[j] = In::at<std::uint32_t>(after_col, j);
-      if (w.after[j] != kNoJob && w.after[j] >= j) return std::nullopt;  // must wait for an earlier job
-    }
-  }
-  return w;
+void log_distrust(const fs::path& file, const char* why) {
+  log::debug("trace cache: {}: {}: parsing the trace again", file.string(), why);
 }
 
 // The entry's workload and warnings, or none when it is missing, damaged or of another key.
 std::optional<Workload> load(const fs::path& file, const std::string& key, std::vector<std::string>& warnings) {
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st {};
-  const bool sized = ::fstat(fd, &st) == 0 && st.st_size >= static_cast<off_t>(kHeaderBytes);
-  void* map = sized ? ::mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0) : MAP_FAILED;
-  ::close(fd);
-  auto fail = [&](const char* why) {
-    log::debug("trace cache: {}: {}: parsing the trace again", file.string(), why);
-    return std::nullopt;
-  };
-  if (map == MAP_FAILED) return fail("not a cache file (too short, or unreadable)");
-  struct Unmap {
-    void* map;
-    std::size_t size;
-    ~Unmap() { ::munmap(map, size); }
-  } unmap{map, static_cast<std::size_t>(st.st_size)};
-  const char* bytes = static_cast<const char*>(map);
-  const std::size_t size = static_cast<std::size_t>(st.st_size);
-  In header(bytes, kHeaderBytes);
-  const char* magic = header.take(sizeof kMagic);
-  const auto version = header.value<std::uint32_t>();
-  const auto key_bytes = header.value<std::uint32_t>();
-  const auto length = header.value<std::uint64_t>();
-  const auto sum = header.value<std::uint64_t>();
-  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) return fail("not a cache file (magic)");
-  if (version != kTraceCacheVersion) return fail("another format version");
-  if (length != size - kHeaderBytes || key_bytes > length) return fail("truncated or too long");
-  if (std::string_view(bytes + kHeaderBytes, key_bytes) != key) return fail("another key (the trace changed)");
-  if (checksum(bytes + kHeaderBytes, length) != sum) return fail("damaged (checksum)");
-  In in(bytes + kHeaderBytes + key_bytes, length - key_bytes);
-  std::optional<Workload> w = read_payload(in, warnings);
-  if (!w) {
-    warnings.clear();
-    return fail("damaged (a value out of range)");
+  if (fd < 0) return std::nullopt;  // no entry
+  const char* why = nullptr;
+  std::optional<trace_cache_file::Reader> r = trace_cache_file::Reader::open(fd, key, why);
+  std::optional<Workload> w;
+  if (r) {
+    w = r->start();
+    w->reserve(r->jobs(), r->name_bytes());
+    while (!r->done() && r->next(*w)) {
+    }
+    why = "damaged (a chunk's checksum, or a value out of range)";
   }
-  return w;
+  ::close(fd);
+  if (r && r->done()) {
+    warnings = r->warnings();
+    return w;
+  }
+  log_distrust(file, why);
+  return std::nullopt;
 }
 
 // Writes the entry through a temporary file renamed over it; false (having warned once) if it could not.
@@ -372,21 +120,7 @@ bool store(const fs::path& dir, const fs::path& file, const std::string& key, co
   std::FILE* f = ::fdopen(fd, "wb");
   bool ok = f != nullptr;
   if (ok) {
-    std::array<char, kHeaderBytes> header{};
-    ok = std::fwrite(header.data(), 1, header.size(), f) == header.size();
-    Out out(f);
-    out.bytes(key.data(), key.size());
-    write_payload(out, w, warnings);
-    out.flush();
-    std::memcpy(header.data(), kMagic, sizeof kMagic);
-    const std::uint32_t version = kTraceCacheVersion, key_bytes = static_cast<std::uint32_t>(key.size());
-    const std::uint64_t length = out.written(), sum = out.checksum();
-    std::memcpy(header.data() + 8, &version, 4);
-    std::memcpy(header.data() + 12, &key_bytes, 4);
-    std::memcpy(header.data() + 16, &length, 8);
-    std::memcpy(header.data() + 24, &sum, 8);
-    ok = ok && out.ok() && std::fseek(f, 0, SEEK_SET) == 0 &&
-         std::fwrite(header.data(), 1, header.size(), f) == header.size();
+    ok = trace_cache_file::write(f, key, w, warnings);
     ok = (std::fclose(f) == 0) && ok;
   } else {
     ::close(fd);
@@ -431,7 +165,7 @@ void trim(const fs::path& dir, const fs::path& keep, double max_bytes) {
 TraceCacheSettings read_trace_cache_settings(Params& p) {
   TraceCacheSettings s;
   s.enabled = p.flag("enabled", true,
-                     "keep each trace file's parsed rows in a binary file of cache.dir and map it on later reads "
+                     "keep each trace file's parsed rows in a binary file of cache.dir and read it on later reads "
                      "(same jobs and warnings; --no-cache: false); rebuilt when the trace changes");
   const std::string here = default_trace_cache_dir();
   s.dir = p.path("dir",
@@ -471,21 +205,145 @@ void TraceCacheEntry::log_warnings(const std::vector<std::string>& warnings) con
   for (const std::string& text : warnings) log::warn("{}{}", path_, text);
 }
 
+void TraceCacheEntry::note_used(Workload& w) const {
+  log::debug("{}: trace from cache {}", path_, file_);
+  w.source = "AcmeTrace " + path_;
+  w.window_from = options_.from;
+  w.window_to = options_.to;
+  std::error_code ec;
+  fs::last_write_time(file_, fs::file_time_type::clock::now(), ec);  // used now (best effort)
+}
+
 std::optional<Workload> TraceCacheEntry::load(std::vector<std::string>* kept) const {
   if (file_.empty()) return std::nullopt;
   std::vector<std::string> warnings;
   std::optional<Workload> w = acme::load(file_, key_, warnings);
   if (!w) return std::nullopt;
-  log::debug("{}: trace from cache {}", path_, file_);
-  w->source = "AcmeTrace " + path_;
-  w->window_from = options_.from;
-  w->window_to = options_.to;
+  note_used(*w);
   if (kept) *kept = std::move(warnings);
   else log_warnings(warnings);
-  std::error_code ec;
-  fs::last_write_time(file_, fs::file_time_type::clock::now(), ec);  // used now (best effort)
   return w;
 }
+
+struct TraceCacheFeed::State {
+  static constexpr std::size_t kAhead = 2;  // chunks read ahead of the replay
+  struct Chunk {
+    Workload jobs;
+    bool failed = false;  // damaged, or out of submit order: nothing to append
+  };
+  std::string file;
+  int fd = -1;
+  std::optional<trace_cache_file::Reader> reader;  // used by the thread
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<std::unique_ptr<Chunk>> ready;   // read, not yet joined; under m
+  std::vector<std::unique_ptr<Chunk>> spare;  // joined, to read into again; under m
+  bool stop = false;                          // under m
+  std::thread thread;
+
+  ~State() {
+    if (fd >= 0) ::close(fd);
+  }
+  // Reads the chunks, mapping ahead of each the pages of `requests` and `profiles` (the arrays
+  // its jobs are joined into) that it fills (prefault).
+  void run(const JobRequest* requests, const JobProfile* profiles) {
+    Time last_submit = Time::seconds(INT64_MIN);
+    for (bool failed = false; !failed && !reader->done();) {
+      std::unique_ptr<Chunk> c;
+      {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return stop || ready.size() < kAhead; });
+        if (stop) return;
+        if (!spare.empty()) {
+          c = std::move(spare.back());
+          spare.pop_back();
+        }
+      }
+      if (!c) c = std::make_unique<Chunk>();
+      Workload& w = c->jobs;
+      w.requests.clear();
+      w.profiles.clear();
+      w.names.clear();
+      const std::size_t first = reader->jobs_read();
+      failed = !reader->next(w);
+      prefault(requests + first, w.size() * sizeof(JobRequest));
+      prefault(profiles + first, w.size() * sizeof(JobProfile));
+      for (const JobRequest& r : w.requests) {
+        failed |= r.submit < last_submit;
+        last_submit = r.submit;
+      }
+      c->failed = failed;
+      {
+        const std::lock_guard lock(m);
+        ready.push_back(std::move(c));
+      }
+      cv.notify_all();
+    }
+  }
+};
+
+std::unique_ptr<TraceCacheFeed> TraceCacheEntry::feed(Workload& w) const {
+  if (file_.empty()) return nullptr;
+  auto s = std::make_unique<TraceCacheFeed::State>();
+  s->file = file_;
+  s->fd = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (s->fd < 0) return nullptr;  // no entry
+  const char* why = nullptr;
+  s->reader = trace_cache_file::Reader::open(s->fd, key_, why);
+  if (!s->reader) {
+    log_distrust(file_, why);
+    return nullptr;
+  }
+  if (s->reader->waits() || !s->reader->in_submit_order()) return nullptr;
+  w = s->reader->start();
+  w.reserve(s->reader->jobs(), s->reader->name_bytes());
+  note_used(w);
+  log_warnings(s->reader->warnings());
+  TraceCacheFeed::State& state = *s;
+  try {
+    state.thread = std::thread([&state, requests = w.requests.data(), profiles = w.profiles.data()] {
+      state.run(requests, profiles);
+    });
+  } catch (const std::system_error&) {  // no thread to be had
+    return nullptr;
+  }
+  return std::make_unique<TraceCacheFeed>(std::move(s));
+}
+
+TraceCacheFeed::TraceCacheFeed(std::unique_ptr<State> s) : s_(std::move(s)) {}
+
+TraceCacheFeed::~TraceCacheFeed() {
+  {
+    const std::lock_guard lock(s_->m);
+    s_->stop = true;
+  }
+  s_->cv.notify_all();
+  if (s_->thread.joinable()) s_->thread.join();
+}
+
+bool TraceCacheFeed::append_next(Workload& w) {
+  State& s = *s_;
+  if (w.size() == s.reader->jobs()) return false;
+  std::unique_ptr<State::Chunk> c;
+  {
+    std::unique_lock lock(s.m);
+    s.cv.wait(lock, [&] { return !s.ready.empty(); });
+    c = std::move(s.ready.front());
+    s.ready.pop_front();
+  }
+  if (c->failed) throw WholeWorkloadNeeded(s.file + ": damaged, or its jobs out of submit order");
+  w.requests.insert(w.requests.end(), c->jobs.requests.begin(), c->jobs.requests.end());
+  w.profiles.insert(w.profiles.end(), c->jobs.profiles.begin(), c->jobs.profiles.end());
+  w.names.append(c->jobs.names);
+  {
+    const std::lock_guard lock(s.m);
+    s.spare.push_back(std::move(c));
+  }
+  s.cv.notify_all();
+  return true;
+}
+
+std::size_t TraceCacheFeed::expected_jobs() const { return s_->reader->jobs(); }
 
 bool TraceCacheEntry::store(const Workload& w, const std::vector<std::string>& warnings) const {
   if (file_.empty()) return false;

@@ -1,8 +1,9 @@
 // The parsed-trace cache. The first read of a trace file stores what read_acme_trace returned
 // (the Workload and the warnings it logged) in a binary file of a cache folder; later reads
-// (replays, sweeps, every MPI rank) map that file (mmap) and copy its columns into the Workload
-// instead of parsing the CSV, then log the same warnings. Same Workload, field by field, and the
-// same warnings as an uncached read (tests/workloads/test_trace_cache.cpp).
+// (replays, sweeps, every MPI rank) copy its columns into the Workload instead of parsing the
+// CSV, then log the same warnings. Same Workload, field by field, and the same warnings as an
+// uncached read (tests/workloads/test_trace_cache.cpp). A replay in submit order reads the
+// entry as it goes (TraceCacheFeed).
 //
 // Key: the trace's canonical path, size, modification time (ns) and a hash of its first and last
 // 64 KiB; the options (from, to, lenient: an entry holds the rows they select, so each window
@@ -11,13 +12,10 @@
 // is cached (a trace with an error is parsed, and fails, every time), and only if the trace did
 // not change while it was parsed.
 //
-// File: <dir>/<trace file name>.<16 hex digits: path and options>.acmecache
-//   header, 32 bytes: magic "acmeTRCH", u32 version, u32 key bytes, u64 bytes after the header,
-//                     u64 checksum of the bytes after the header (in 1 MiB blocks, chained)
-//   key (text), then the payload: counts, then the workload column by column, the job names, the
-//   users, the warnings (host byte order: a cache is not moved between machines).
-// An entry shorter or longer than its header says, with another magic, version or key, a bad
-// checksum, or a value out of range is never trusted: the trace is parsed and the entry rewritten.
+// File: <dir>/<trace file name>.<16 hex digits: path and options>.acmecache, in the format of
+// workloads/trace_cache_file.h. An entry shorter or longer than its header says, with another
+// magic, version or key, a bad checksum, or a value out of range is never trusted: the trace is
+// parsed and the entry rewritten.
 // Writes go to a temporary file in the same folder, renamed over the entry: processes or threads
 // that build one entry at once each write a whole file, and the last rename wins. A folder that
 // cannot be created or written: one warning per process, and the run goes on uncached.
@@ -26,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,7 +35,7 @@
 
 namespace acme {
 
-inline constexpr std::uint32_t kTraceCacheVersion = 1;  // bump when the file or what the reader returns changes
+inline constexpr std::uint32_t kTraceCacheVersion = 2;  // bump when the file or what the reader returns changes
 
 struct TraceCacheSettings {
   bool enabled = true;  // cache.enabled
@@ -63,8 +62,10 @@ struct CachedTrace {
   std::string entry;  // the cache file, when one was named
 };
 
+class TraceCacheFeed;
+
 // The entry of one trace read with `options`, for a reader that parses the trace itself when the
-// entry is missing (the streaming AcmeTraceFeed): load(), else parse and store().
+// entry is missing (the streaming AcmeTraceFeed): load() or feed(), else parse and store().
 class TraceCacheEntry {
  public:
   // Computes the key (stat, and the hash of the file's first and last 64 KiB); settings.enabled
@@ -76,6 +77,11 @@ class TraceCacheEntry {
   // and the entry marked used; none when it is missing or not to be trusted.
   std::optional<Workload> load(std::vector<std::string>* warnings = nullptr) const;
   void log_warnings(const std::vector<std::string>& warnings) const;
+  // The entry replayed as it is read, with `w` made the workload's start (no jobs; its source,
+  // window, users and row counts), the entry's warnings logged and the entry marked used; null
+  // when it is missing, of another key or version, damaged in its head, or its jobs wait for
+  // others or are out of submit order (load() reads those).
+  std::unique_ptr<TraceCacheFeed> feed(Workload& w) const;
   // Writes `w` and the warnings its parse logged as the entry, if the trace is still what the
   // key says, then trims the folder to cache.max_mb; whether it was written.
   bool store(const Workload& w, const std::vector<std::string>& warnings) const;
@@ -85,6 +91,24 @@ class TraceCacheEntry {
   TraceOptions options_;
   TraceCacheSettings settings_;
   std::string dir_, key_, file_;
+  void note_used(Workload& w) const;  // w's source and window set, the entry marked used
+};
+
+// A cache entry replayed as it is read (a JobFeed, Simulation::set_feed): a thread of its own
+// reads the entry's chunks (workloads/trace_cache_file.h), each checked before it is used, at most
+// 2 ahead of the replay; append_next joins them. The same workload as load(), without the
+// replay's thread waiting for all of it. A damaged chunk throws WholeWorkloadNeeded from
+// append_next (the entry's warnings, logged when the feed opened, are then logged again).
+class TraceCacheFeed : public JobFeed {
+ public:
+  struct State;
+  explicit TraceCacheFeed(std::unique_ptr<State> s);
+  ~TraceCacheFeed() override;
+  bool append_next(Workload& w) override;
+  std::size_t expected_jobs() const override;
+
+ private:
+  std::unique_ptr<State> s_;
 };
 
 // read_acme_trace(path, options) through the cache. Throws what read_acme_trace throws; never

@@ -141,6 +141,70 @@ TEST_CASE("A truncated, damaged or foreign cache entry is rebuilt, never trusted
   damaged("another format version", other_version);
 }
 
+// A trace of `rows` jobs in submit order, a second apart: more than one chunk of an entry.
+std::string long_trace(int rows) {
+  std::string text = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n";
+  char row[200];
+  for (int i = 0; i < rows; ++i) {
+    const int h = i / 3600, m = i / 60 % 60, sec = i % 60;
+    std::snprintf(row, sizeof row,
+                  "j%d,u%d,1,%d,4,Eval,COMPLETED,2023-03-01 %02d:%02d:%02d+08:00,2023-03-01 %02d:%02d:%02d+08:00,"
+                  "2023-03-02 00:00:00+08:00\n",
+                  i, i % 7, i % 9, h, m, sec, h, m, sec);
+    text += row;
+  }
+  return text;
+}
+
+TEST_CASE("A warm entry replayed as it is read gives the whole read's workload, and stops at a damaged chunk",
+          "[trace-cache][feed]") {
+  Fixture f("trace-cache-feed", long_trace(40000));
+  f.options.lenient = false;
+  const Workload whole = f.uncached();
+  CHECK(f.read().first.use == TraceCacheUse::Built);
+  const auto [warm, warnings] = f.read();
+  CHECK(warm.use == TraceCacheUse::Hit);
+  check_same_workload(warm.workload, whole);  // read whole, chunk by chunk
+
+  const TraceCacheEntry entry(f.trace, f.options, f.cache);
+  Workload fed;
+  std::unique_ptr<TraceCacheFeed> feed = entry.feed(fed);
+  REQUIRE(feed);
+  CHECK(feed->expected_jobs() == whole.size());
+  int hand_outs = 0;
+  while (feed->append_next(fed)) ++hand_outs;
+  CHECK(hand_outs == 3);  // chunks of 16,384 jobs
+  check_same_workload(fed, whole);
+
+  // A byte of the last chunk changed: the first chunks come, then WholeWorkloadNeeded.
+  const std::string good = read_file(warm.entry);
+  std::string flipped = good;
+  flipped[good.size() - 10] = static_cast<char>(flipped[good.size() - 10] ^ 0x20);
+  std::ofstream(warm.entry, std::ios::binary | std::ios::trunc) << flipped;
+  Workload stopped;
+  feed = entry.feed(stopped);
+  REQUIRE(feed);
+  CHECK(feed->append_next(stopped));
+  CHECK(feed->append_next(stopped));
+  CHECK_THROWS_AS(feed->append_next(stopped), WholeWorkloadNeeded);
+  feed.reset();
+  // A byte of the key changed: no feed (the trace is parsed).
+  flipped = good;
+  flipped[50] = static_cast<char>(flipped[50] ^ 0x20);
+  std::ofstream(warm.entry, std::ios::binary | std::ios::trunc) << flipped;
+  Workload none;
+  CHECK_FALSE(entry.feed(none));
+  CHECK(f.read().first.use == TraceCacheUse::Built);
+  CHECK(read_file(warm.entry) == good);
+
+  // An entry whose jobs are out of submit order is read whole, not fed.
+  Fixture unsorted("trace-cache-feed-unsorted");
+  unsorted.read();
+  Workload w;
+  CHECK_FALSE(TraceCacheEntry(unsorted.trace, unsorted.options, unsorted.cache).feed(w));
+  CHECK(unsorted.read().first.use == TraceCacheUse::Hit);
+}
+
 TEST_CASE("A touched or rewritten trace invalidates its entry", "[trace-cache]") {
   Fixture f("trace-cache-stale");
   CHECK(f.read().first.use == TraceCacheUse::Built);
