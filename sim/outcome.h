@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,20 +37,34 @@ inline constexpr std::size_t kWasteCauseCount = 8;
 inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames = {
     "failed_job", "preemption", "eval_idle", "failure_lost", "checkpoint_stall", "recovery_hold", "restart", "launch"};
 
-struct JobOutcome {  // 56 bytes: a million of them are kept
+struct JobOutcome {  // 48 bytes: a million of them are kept
   OptionalTime start;          // first start (after its launch); none if it never started
   OptionalTime end;            // when it left the system (ended, withdrawn or rejected)
-  Time run_time;                         // time held, summed over its runs, launches excluded
   std::int64_t gpu_seconds = 0;          // GPUs held x time held, summed over its runs
   std::int64_t wasted_gpu_seconds = 0;   // the part of gpu_seconds that was wasted
-  std::int32_t preemptions = 0;          // times it was stopped and requeued
-  std::int32_t failures = 0;             // injected failures that stopped a run (sim/failures.h)
+  std::int32_t run_s = 0;                // run_time() in seconds
   float slowdown = 1.0f;                 // run-time factor of its (last) placement
+  std::uint16_t preemptions = 0;         // times it was stopped and requeued (count())
+  std::uint16_t failures = 0;            // injected failures that stopped a run (sim/failures.h; count())
   std::int16_t leaves_spanned = 0;       // leaf switches under its (last) placement
   JobState state = JobState::Completed;
   RejectReason reject = RejectReason::None;
+
+  // Time held, summed over its runs, launches excluded.
+  Time run_time() const { return Time::seconds(run_s); }
+  // Throws std::overflow_error past 2^31 - 1 s (68 years) in all.
+  void add_run_time(Time t) {
+    const std::int64_t sum = run_s + t.sec();
+    if (sum > INT32_MAX || sum < 0) throw std::overflow_error("a job ran more than 68 years in all");
+    run_s = static_cast<std::int32_t>(sum);
+  }
+  // One more preemption or failure; throws std::overflow_error past 65,535 of them.
+  static void count(std::uint16_t& counter) {
+    if (counter == UINT16_MAX) throw std::overflow_error("a job stopped more than 65,535 times for one cause");
+    ++counter;
+  }
 };
-static_assert(sizeof(JobOutcome) == 56);
+static_assert(sizeof(JobOutcome) == 48);
 
 // When a job that waits for no other reaches the scheduler: in a recorded replay its recorded
 // start (if it started), else its submit time.

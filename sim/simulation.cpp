@@ -379,7 +379,7 @@ void Simulation::account_run(JobId job) {
   if (meter_) stop_power(job, held);
   const Time launch = std::min(held, Time::seconds(current(job).launch_s));
   if (o.start && *o.start > now_) o.start = now_;  // stopped while it launched
-  o.run_time += held - launch;
+  o.add_run_time(held - launch);
   o.gpu_seconds += std::int64_t{workload_.requests[job].gpu_num} * held.sec();
 }
 
@@ -410,7 +410,7 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
     r.remaining = std::max(r.remaining - Time::seconds(done), Time{});
   }
   if (!retimed_.empty()) retimed_.erase(job);
-  ++o.preemptions;
+  JobOutcome::count(o.preemptions);
   status_[job] = Status::Pending;
   ++pending_;
   emit(FactKind::Preempted, job);
@@ -496,7 +496,7 @@ void Simulation::requeue(JobId job) {
       meter_->note_held_gpu_time(static_cast<double>(gpus * meter_->window_seconds(now_ - hold, now_)));
       allocated_w_ -= static_cast<double>(gpus) * power_->settings().held_w;
     }
-    outcomes_[job].run_time += hold;
+    outcomes_[job].add_run_time(hold);
     outcomes_[job].gpu_seconds += gpus * hold.sec();
     waste(job, WasteCause::RecoveryHold, gpus * hold.sec());
     free_slot(job);

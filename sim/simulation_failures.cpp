@@ -96,7 +96,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
   r.overhead_s = -1;  // its next start reloads
   c.started = now_;   // the recovery starts (read only while it holds its slot)
-  ++outcomes_[job].failures;
+  JobOutcome::count(outcomes_[job].failures);
   ++failures_injected_;
   status_[job] = Status::Recovering;
   // It gives back everything now, or, holding, only its share of the nodes that go down.

@@ -143,7 +143,7 @@ class JobsSink final : public Sink {
     csv.integer(submit.sec());
     if (o.start) csv.integer(o.start->sec()); else csv.blank();
     if (o.end) csv.integer(o.end->sec()); else csv.blank();
-    if (o.start) csv.integer((*o.start - submit).sec()).integer(o.run_time.sec());
+    if (o.start) csv.integer((*o.start - submit).sec()).integer(o.run_s);
     else csv.blank().blank();
     csv.integer(o.gpu_seconds).integer(o.preemptions).integer(o.wasted_gpu_seconds);
     if (o.start) csv.integer(o.leaves_spanned).real(o.slowdown, 3); else csv.blank().blank();

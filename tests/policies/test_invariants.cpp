@@ -426,7 +426,7 @@ TEST_CASE("A job that would fail in every run runs on unfailed after kMaxFailure
   CHECK_NOTHROW(sim.check_conservation());
   CHECK(sim.outcomes()[0].failures == kMaxFailures);
   CHECK(sim.outcomes()[0].state == JobState::Completed);
-  CHECK(sim.outcomes()[0].run_time >= Time::hours(7 * 24));
+  CHECK(sim.outcomes()[0].run_time() >= Time::hours(7 * 24));
 }
 
 // A bug the cases above found, kept as a regression test: srtf compared queued jobs' work left at

@@ -104,7 +104,7 @@ TEST_CASE("Every policy keeps the contract on random workloads", "[contract]") {
           const JobOutcome& o = a.outcomes[i];
           if (w.requests[i].gpu_num > 16) CHECK(o.state == JobState::Rejected);
           if (o.start && o.preemptions == 0) CHECK(*o.end - *o.start == w.profiles[i].run);
-          if (o.start) CHECK(o.run_time >= w.profiles[i].run);
+          if (o.start) CHECK(o.run_time() >= w.profiles[i].run);
           CHECK(o.wasted_gpu_seconds <= o.gpu_seconds);
         }
         // Same input and seed, same schedule.

@@ -304,7 +304,7 @@ TEST_CASE("A job stopped by a node failure under it reruns in full after recover
   sim.check_conservation();
   const JobOutcome& ob = sim.outcomes()[b];
   CHECK(ob.failures >= 1);
-  CHECK(ob.run_time >= Time::seconds(run_b));  // the rerun is whole, not cut at the old end
+  CHECK(ob.run_time() >= Time::seconds(run_b));  // the rerun is whole, not cut at the old end
 }
 
 }  // namespace acme::test
