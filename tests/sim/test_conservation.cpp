@@ -88,4 +88,18 @@ TEST_CASE("run_until stops at a timestamp and step advances one distinct timesta
   CHECK_FALSE(sim.step());
 }
 
+TEST_CASE("A job's outcome refuses a run time or a count it cannot hold, rather than wrap", "[contract]") {
+  JobOutcome o;
+  o.add_run_time(Time::seconds(INT32_MAX - 1));
+  o.add_run_time(Time::seconds(1));
+  CHECK(o.run_time() == Time::seconds(INT32_MAX));
+  CHECK_THROWS_AS(o.add_run_time(Time::seconds(1)), std::overflow_error);
+  CHECK(o.run_time() == Time::seconds(INT32_MAX));
+  o.preemptions = UINT16_MAX - 1;
+  JobOutcome::count(o.preemptions);
+  CHECK(o.preemptions == UINT16_MAX);
+  CHECK_THROWS_AS(JobOutcome::count(o.preemptions), std::overflow_error);
+  CHECK(o.preemptions == UINT16_MAX);
+}
+
 }  // namespace acme::test
