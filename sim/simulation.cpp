@@ -115,7 +115,7 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
 Simulation::~Simulation() = default;
 
 void Simulation::add_sink(Sink& sink) {
-  sinks_.push_back(&sink);
+  if (sink.wants_facts()) fact_sinks_.push_back(&sink);
   if (sink.wants_ended()) ended_sinks_.push_back(&sink);
 }
 
@@ -126,7 +126,7 @@ void Simulation::emit(FactKind kind, JobId job) {
 
 void Simulation::emit(FactKind kind, JobId job, const Placement* placement) {
   const Fact fact{kind, now_, job, &workload_.requests[job], placement};
-  for (Sink* s : sinks_) s->on_fact(fact);
+  for (Sink* s : fact_sinks_) s->on_fact(fact);
 }
 
 std::optional<Time> Simulation::next_time() const {

@@ -304,8 +304,8 @@ class Simulation {
   std::uint64_t failures_injected_ = 0;
   std::uint64_t nodes_failed_ = 0;
   std::vector<Time> node_up_at_;  // [node]: when its repair ends (a node may go down again meanwhile)
-  std::vector<Sink*> sinks_;
-  std::vector<Sink*> ended_sinks_;  // those that want_ended()
+  std::vector<Sink*> fact_sinks_;   // the sinks that wants_facts()
+  std::vector<Sink*> ended_sinks_;  // those that wants_ended()
   std::size_t ended_prefix_ = 0;  // jobs [0, ended_prefix_) have ended
   std::shared_mutex growth_;      // held while a feed's jobs come in (EndedJobs::growth)
   JobFeed* feed_ = nullptr;  // null once it has no more jobs

@@ -188,7 +188,8 @@ class TimeseriesSink final : public Sink {
         interval_(s.interval.sec()),
         total_gpus_(s.total_gpus),
         node_free_(static_cast<std::size_t>(s.nodes), s.gpus_per_node),
-        nodes_by_free_(static_cast<std::size_t>(s.gpus_per_node) + 1, 0) {
+        nodes_by_free_(static_cast<std::size_t>(s.gpus_per_node) + 1, 0),
+        one_node_waiting_(static_cast<std::size_t>(s.gpus_per_node) + 1, 0) {
     nodes_by_free_.back() = s.nodes;
     for (std::string_view h : {"time_s", "gpus_total", "gpus_allocated", "jobs_running", "jobs_pending",
                                "gpus_pending", "gpus_free_unusable", "gpus_blocked_by_fragmentation",
@@ -199,6 +200,8 @@ class TimeseriesSink final : public Sink {
     if (power_) rows_.text("power_kw");
     rows_.end_row();
   }
+
+  bool wants_facts() const override { return true; }
 
   void on_fact(const Fact& f) override {
     const std::int64_t t = f.time.sec();
@@ -241,7 +244,10 @@ class TimeseriesSink final : public Sink {
     now_.pending += sign;
     now_.gpus_pending += sign * r.gpu_num;
     if (r.gpu_num == 0) return;
-    waiting_[{r.gpu_num, r.node_num}] += sign;  // shapes are few: kept at zero, not erased
+    if (r.node_num == 1 && static_cast<std::size_t>(r.gpu_num) < one_node_waiting_.size())
+      one_node_waiting_[static_cast<std::size_t>(r.gpu_num)] += sign;
+    else
+      waiting_[{r.gpu_num, r.node_num}] += sign;  // shapes are few: kept at zero, not erased
   }
   // What a failed job gives back (all or part of what it held).
   void give_back(const Placement& p) {
@@ -279,14 +285,15 @@ class TimeseriesSink final : public Sink {
     const std::int64_t free = total_gpus_ - now_.allocated;
     std::size_t smallest = nodes_by_free_.size();
     bool any_waiting = false;
-    for (const auto& [shape, count] : waiting_) {
-      if (count == 0) continue;
+    const auto shape = [&](std::int64_t gpus, std::int32_t nodes, std::int64_t count) {
+      if (count == 0) return;
       any_waiting = true;
-      const auto [gpus, nodes] = shape;
       const auto share = static_cast<std::size_t>(even_share(gpus, nodes, 0));
       smallest = std::min(smallest, share);
       if (gpus <= free && (share >= at_least.size() || at_least[share] < nodes)) snapshot_.blocked += gpus * count;
-    }
+    };
+    for (std::size_t g = 1; g < one_node_waiting_.size(); ++g) shape(static_cast<std::int64_t>(g), 1, one_node_waiting_[g]);
+    for (const auto& [gpus_nodes, count] : waiting_) shape(gpus_nodes.first, gpus_nodes.second, count);
     for (std::size_t k = 0; any_waiting && k < smallest && k < nodes_by_free_.size(); ++k)
       snapshot_.unusable += static_cast<std::int64_t>(k) * nodes_by_free_[k];
     snapshot_taken_ = true;
@@ -333,7 +340,9 @@ class TimeseriesSink final : public Sink {
   State now_, snapshot_;
   std::vector<std::int32_t> node_free_;        // free GPUs per node, as the facts tell
   std::vector<std::int64_t> nodes_by_free_;    // [k]: nodes with exactly k free GPUs
-  std::map<std::pair<std::int64_t, std::int32_t>, std::int64_t> waiting_;  // (GPUs, nodes) -> pending GPU jobs
+  // Pending GPU jobs by shape: [GPUs] of those on one node (most), and (GPUs, nodes) -> the others.
+  std::vector<std::int64_t> one_node_waiting_;
+  std::map<std::pair<std::int64_t, std::int32_t>, std::int64_t> waiting_;
 };
 
 void write_config_cells(CsvWriter& csv, const RunRecord& run) {
