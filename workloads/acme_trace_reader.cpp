@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <charconv>
@@ -583,6 +584,62 @@ struct AcmeTraceFeed::State {
   std::vector<std::string> warnings;
   std::thread checker;           // looks for ids used twice once the whole trace is in
   std::promise<bool> unique;     // its answer: no id used twice
+  // Its work (IdIndex::duplicates in steps): it finds the suspects; then it and finish(), which
+  // would only wait, scan blocks of rows for them until none is left; it pairs what they found.
+  struct IdCheck {
+    static constexpr std::size_t kBlock = std::size_t{1} << 16;
+    const trace_ids::IdIndex* ids = nullptr;
+    const StringTable* names = nullptr;
+    trace_ids::IdIndex::Suspects suspects;
+    std::atomic<std::size_t> next{0};  // the next block to scan
+    std::mutex m;
+    std::condition_variable cv;
+    bool ready = false, failed = false;  // the suspects are set, or will never be; under m
+    std::size_t rows = 0, blocks = 0;    // set with the suspects
+    std::size_t scanned = 0;             // blocks; under m
+    std::vector<IdRef> same;             // the rows found; under m
+
+    void scan() {
+      for (std::size_t b; (b = next++) < blocks;) {
+        std::vector<IdRef> found;
+        ids->suspected(*names, suspects, b * kBlock, std::min(rows, (b + 1) * kBlock), found);
+        const std::lock_guard lock(m);
+        same.insert(same.end(), found.begin(), found.end());
+        ++scanned;
+        cv.notify_all();
+      }
+    }
+    // Whether an id is used twice (on the checker's thread).
+    bool twice() {
+      try {
+        suspects = ids->suspects();
+        rows = ids->size();
+        blocks = (rows + kBlock - 1) / kBlock;
+      } catch (...) {
+        const std::lock_guard lock(m);
+        failed = true;
+        cv.notify_all();
+        throw;
+      }
+      {
+        const std::lock_guard lock(m);
+        ready = true;
+      }
+      cv.notify_all();
+      scan();
+      std::unique_lock lock(m);
+      cv.wait(lock, [&] { return scanned == blocks; });
+      return !trace_ids::IdIndex::pairs(*names, std::move(same)).empty();
+    }
+    // Scans with the checker, if it got that far.
+    void help() {
+      std::unique_lock lock(m);
+      cv.wait(lock, [&] { return ready || failed; });
+      if (failed) return;
+      lock.unlock();
+      scan();
+    }
+  } id_check;
 
   std::size_t chunks() const { return cut.size() - 1; }
   std::unique_ptr<Part> read_chunk(std::size_t k) const {
@@ -749,11 +806,13 @@ bool AcmeTraceFeed::append_next(Workload& w) {
     s.whole = true;
     // Ids used twice are looked for on a thread of their own (finish() waits for the answer),
     // then, when there are none, on_whole is called there.
+    s.id_check.ids = &s.all.ids;
+    s.id_check.names = &w.names;
     s.checker = std::thread([this, &w] {
       State& c = *s_;
       bool twice = false;
       try {
-        twice = !c.all.ids.duplicates(w.names).empty();
+        twice = c.id_check.twice();
       } catch (...) {
         c.unique.set_exception(std::current_exception());
         return;
@@ -768,8 +827,10 @@ bool AcmeTraceFeed::append_next(Workload& w) {
 
 void AcmeTraceFeed::finish() {
   State& s = *s_;
+  if (!s.checker.joinable()) return;
+  s.id_check.help();
   // An id used twice is an error naming both lines, which the whole read finds.
-  if (s.checker.joinable() && !s.unique.get_future().get()) throw WholeWorkloadNeeded(s.name + ": a job id used twice");
+  if (!s.unique.get_future().get()) throw WholeWorkloadNeeded(s.name + ": a job id used twice");
 }
 
 }  // namespace acme

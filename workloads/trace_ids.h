@@ -103,25 +103,41 @@ class IdIndex {
   // Each row whose id an earlier row has, with the first row of that id, by the later row's line
   // (filter only, by job). REQUIRES: `names` are the rows' ids.
   std::vector<std::pair<IdRef, IdRef>> duplicates(const StringTable& names) const {
-    std::vector<std::uint32_t> suspects = suspects_;
-    std::sort(suspects.begin(), suspects.end());
-    // The suspects' hashes in a filter of their own (other bits of the hash), so that most rows
-    // are passed over without a binary search.
-    std::vector<std::uint64_t> filter(std::bit_ceil(suspects.size() / 4 + 1));
-    const std::uint64_t mask = filter.size() * 64 - 1;
-    auto bit = [&](std::uint32_t hash) {
+    const Suspects s = suspects();
+    std::vector<IdRef> same;
+    suspected(names, s, 0, rows_, same);
+    return pairs(names, std::move(same));
+  }
+  // duplicates() in three steps, for threads that share the rows: the suspects' hashes; the rows
+  // of [first, last) that have one (appended to `same`); the pairs among such rows, in any order.
+  struct Suspects {
+    std::vector<std::uint32_t> hashes;  // sorted
+    std::vector<std::uint64_t> filter;  // of other bits of the hashes: most rows pass without a search
+    std::uint64_t mask = 0;
+    std::pair<std::size_t, std::uint64_t> bit(std::uint32_t hash) const {
       const std::uint64_t other = std::uint64_t{hash} * 0x9e3779b97f4a7c15ULL >> 32;
-      return std::pair{(other & mask) / 64, std::uint64_t{1} << other % 64};
-    };
-    for (std::uint32_t h : suspects) filter[bit(h).first] |= bit(h).second;
-    std::vector<IdRef> same;  // rows with a suspect's hash, by hash, then in file order
-    for (std::size_t j = 0; j < rows_; ++j) {
-      const auto h = keep_rows_ ? hashes_[j]
-                                : static_cast<std::uint32_t>(id_hash(names[static_cast<JobId>(j)]));
-      if ((filter[bit(h).first] & bit(h).second) && std::binary_search(suspects.begin(), suspects.end(), h))
+      return {(other & mask) / 64, std::uint64_t{1} << other % 64};
+    }
+  };
+  Suspects suspects() const {
+    Suspects s{suspects_, std::vector<std::uint64_t>(std::bit_ceil(suspects_.size() / 4 + 1)), 0};
+    std::sort(s.hashes.begin(), s.hashes.end());
+    s.mask = s.filter.size() * 64 - 1;
+    for (std::uint32_t h : s.hashes) s.filter[s.bit(h).first] |= s.bit(h).second;
+    return s;
+  }
+  void suspected(const StringTable& names, const Suspects& s, std::size_t first, std::size_t last,
+                 std::vector<IdRef>& same) const {
+    for (std::size_t j = first; j < last; ++j) {
+      const auto h = keep_rows_ ? hashes_[j] : static_cast<std::uint32_t>(id_hash(names[static_cast<JobId>(j)]));
+      if (const auto [word, bit] = s.bit(h); (s.filter[word] & bit) && std::binary_search(s.hashes.begin(), s.hashes.end(), h))
         same.push_back({h, static_cast<JobId>(j), line(static_cast<JobId>(j))});
     }
-    std::stable_sort(same.begin(), same.end(), [](const IdRef& a, const IdRef& b) { return a.hash < b.hash; });
+  }
+  static std::vector<std::pair<IdRef, IdRef>> pairs(const StringTable& names, std::vector<IdRef> same) {
+    std::sort(same.begin(), same.end(), [](const IdRef& a, const IdRef& b) {
+      return a.hash != b.hash ? a.hash < b.hash : a.job < b.job;  // by hash, then in file order
+    });
     std::vector<std::pair<IdRef, IdRef>> out;
     for (std::size_t first = 0, i = 1; i < same.size(); ++i) {
       if (same[i].hash != same[first].hash) first = i;
