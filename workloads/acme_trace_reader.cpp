@@ -663,7 +663,7 @@ struct AcmeTraceFeed::State {
   // Takes the next chunk nobody took and reads it; false when none is left (or stopping). Frees
   // the chunks joined meanwhile first (off the replay's thread).
   // `bounded`: at most kAhead chunks read and not yet joined (a worker waits for the replay).
-  bool read_one(bool bounded) {
+  bool read_one(bool bounded, std::size_t* chunk_read = nullptr) {
     std::unique_lock lock(m);
     const auto room = [&] { return !bounded || next_to_read < joined + kAhead; };
     read_cv.wait(lock, [&] { return stopping || room() || !joined_parts.empty(); });
@@ -678,6 +678,7 @@ struct AcmeTraceFeed::State {
     lock.lock();
     read[k] = std::move(part);
     read_cv.notify_all();
+    if (chunk_read) *chunk_read = k;
     return true;
   }
   // Chunk k, read here if there is no worker, else once its worker is done with it.
@@ -762,9 +763,15 @@ std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, cons
   for (unsigned i = 1; i < threads_of(options); ++i) {
     try {
       s->workers.emplace_back([&state, arrays, first = i == 1] {
-        if (first)  // the pages the jobs are joined into, mapped on this thread
-          for (const auto& [data, bytes] : arrays) prefault(data, bytes);
-        while (state.read_one(true)) {
+        // The first maps the pages the jobs are joined into, after each chunk it reads those of
+        // the file's share read kAhead chunks later: not all of them before the replay starts.
+        std::size_t mapped = 0;  // of the body's bytes
+        for (std::size_t k = 0; state.read_one(true, &k);) {
+          const std::size_t upto = state.cut[std::min(k + 1 + State::kAhead, state.chunks())];
+          if (!first || upto <= mapped) continue;
+          for (const auto& [data, bytes] : arrays)
+            prefault(static_cast<const char*>(data) + bytes * mapped / state.body_size, bytes * (upto - mapped) / state.body_size);
+          mapped = upto;
         }
       });
     } catch (const std::system_error&) {  // no thread to be had: append_next reads the chunks
