@@ -487,17 +487,18 @@ Workload read_in_parts(std::string_view text, std::string_view name, const Trace
   return finish(name, opt, parts, warnings);
 }
 
-unsigned threads_of(const TraceOptions& opt) {
-  return opt.threads > 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
-}
 
 // Line numbers are kept in 32 bits (IdRef): longer texts are read on one thread.
 constexpr std::size_t kMaxPartedText = std::size_t{1} << 32;
 
 }  // namespace
 
+unsigned reading_threads(const TraceOptions& options) {
+  return options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
 Workload read_acme_trace(const std::string& path, const TraceOptions& options, std::vector<std::string>* warnings) {
-  if (const unsigned threads = threads_of(options); threads > 1) {
+  if (const unsigned threads = reading_threads(options); threads > 1) {
     const csv_lines::MappedFile file(path.c_str());
     if (file.mapped() && file.text().size() < kMaxPartedText)
       return read_in_parts(file.text(), path, options, threads, true, warnings);
@@ -511,7 +512,7 @@ Workload read_acme_trace(const std::string& path, const TraceOptions& options, s
 }
 
 Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options) {
-  if (const unsigned threads = threads_of(options); threads > 1 && text.size() < kMaxPartedText)
+  if (const unsigned threads = reading_threads(options); threads > 1 && text.size() < kMaxPartedText)
     return read_in_parts(text, name, options, threads, false, nullptr);
   std::string copy(text);  // fmemopen needs a mutable buffer
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(
@@ -760,7 +761,7 @@ std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, cons
   const std::size_t expected = std::min(w.requests.capacity(), s->expected_jobs);
   const std::pair<const void*, std::size_t> arrays[] = {{w.requests.data(), expected * sizeof(JobRequest)},
                                                         {w.profiles.data(), expected * sizeof(JobProfile)}};
-  for (unsigned i = 1; i < threads_of(options); ++i) {
+  for (unsigned i = 1; i < reading_threads(options); ++i) {
     try {
       s->workers.emplace_back([&state, arrays, first = i == 1] {
         // The first maps the pages the jobs are joined into, after each chunk it reads those of

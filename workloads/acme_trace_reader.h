@@ -56,6 +56,9 @@ struct TraceOptions {
   unsigned threads = 0;
 };
 
+// The threads a read with `options` uses: TraceOptions::threads, or for 0 every core.
+unsigned reading_threads(const TraceOptions& options);
+
 // Reads the file at `path` (workloads/trace_cache.h reads it through a cache). With `warnings`, each
 // warning logged is also appended there, without the leading path ("path: 3 rows are ..." gives
 // ": 3 rows are ..."), so that the trace cache can log them again.

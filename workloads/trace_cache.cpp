@@ -300,13 +300,12 @@ std::unique_ptr<TraceCacheFeed> TraceCacheEntry::feed(Workload& w) const {
   note_used(w);
   log_warnings(s->reader->warnings());
   TraceCacheFeed::State& state = *s;
-  try {
-    state.thread = std::thread([&state, requests = w.requests.data(), profiles = w.profiles.data()] {
-      state.run(requests, profiles);
-    });
-  } catch (const std::system_error&) {  // no thread to be had
-    return nullptr;
-  }
+  if (reading_threads(options_) > 1) try {
+      state.thread = std::thread([&state, requests = w.requests.data(), profiles = w.profiles.data()] {
+        state.run(requests, profiles);
+      });
+    } catch (const std::system_error&) {  // no thread to be had: append_next reads the chunks
+    }
   return std::make_unique<TraceCacheFeed>(std::move(s));
 }
 
@@ -324,6 +323,14 @@ TraceCacheFeed::~TraceCacheFeed() {
 bool TraceCacheFeed::append_next(Workload& w) {
   State& s = *s_;
   if (w.size() == s.reader->jobs()) return false;
+  if (!s.thread.joinable()) {  // read here, straight into the workload
+    const std::size_t first = w.size();
+    const bool read = s.reader->next(w);
+    for (std::size_t j = std::max<std::size_t>(first, 1); read && j < w.size(); ++j)
+      if (w.requests[j].submit < w.requests[j - 1].submit) throw WholeWorkloadNeeded(s.file + ": its jobs out of submit order");
+    if (!read) throw WholeWorkloadNeeded(s.file + ": damaged");
+    return true;
+  }
   std::unique_ptr<State::Chunk> c;
   {
     std::unique_lock lock(s.m);

@@ -166,28 +166,34 @@ TEST_CASE("A warm entry replayed as it is read gives the whole read's workload, 
   CHECK(warm.use == TraceCacheUse::Hit);
   check_same_workload(warm.workload, whole);  // read whole, chunk by chunk
 
-  const TraceCacheEntry entry(f.trace, f.options, f.cache);
-  Workload fed;
-  std::unique_ptr<TraceCacheFeed> feed = entry.feed(fed);
-  REQUIRE(feed);
-  CHECK(feed->expected_jobs() == whole.size());
-  int hand_outs = 0;
-  while (feed->append_next(fed)) ++hand_outs;
-  CHECK(hand_outs == 3);  // chunks of 16,384 jobs
-  check_same_workload(fed, whole);
-
-  // A byte of the last chunk changed: the first chunks come, then WholeWorkloadNeeded.
   const std::string good = read_file(warm.entry);
   std::string flipped = good;
   flipped[good.size() - 10] = static_cast<char>(flipped[good.size() - 10] ^ 0x20);
-  std::ofstream(warm.entry, std::ios::binary | std::ios::trunc) << flipped;
-  Workload stopped;
-  feed = entry.feed(stopped);
-  REQUIRE(feed);
-  CHECK(feed->append_next(stopped));
-  CHECK(feed->append_next(stopped));
-  CHECK_THROWS_AS(feed->append_next(stopped), WholeWorkloadNeeded);
-  feed.reset();
+  for (unsigned threads : {1u, 2u}) {  // read by append_next, or on a thread of its own
+    INFO(threads << " threads");
+    f.options.threads = threads;
+    const TraceCacheEntry entry(f.trace, f.options, f.cache);
+    Workload fed;
+    std::unique_ptr<TraceCacheFeed> feed = entry.feed(fed);
+    REQUIRE(feed);
+    CHECK(feed->expected_jobs() == whole.size());
+    int hand_outs = 0;
+    while (feed->append_next(fed)) ++hand_outs;
+    CHECK(hand_outs == 3);  // chunks of 16,384 jobs
+    check_same_workload(fed, whole);
+
+    // A byte of the last chunk changed: the first chunks come, then WholeWorkloadNeeded.
+    std::ofstream(warm.entry, std::ios::binary | std::ios::trunc) << flipped;
+    Workload stopped;
+    feed = entry.feed(stopped);
+    REQUIRE(feed);
+    CHECK(feed->append_next(stopped));
+    CHECK(feed->append_next(stopped));
+    CHECK_THROWS_AS(feed->append_next(stopped), WholeWorkloadNeeded);
+    feed.reset();
+    std::ofstream(warm.entry, std::ios::binary | std::ios::trunc) << good;
+  }
+  const TraceCacheEntry entry(f.trace, f.options, f.cache);
   // A byte of the key changed: no feed (the trace is parsed).
   flipped = good;
   flipped[50] = static_cast<char>(flipped[50] ^ 0x20);
