@@ -178,7 +178,7 @@ bool Simulation::step() {
   for (;;) {
     while (next_release_ < timed_releases_ && release_time(released(next_release_)) == now_)
       release(released(next_release_++));
-    if (next_release_ < timed_releases_ || !feed_) break;
+    if (!feed_ || timed_releases_ - next_release_ >= kFedAhead) break;
     keep_fed();
   }
 

@@ -92,8 +92,8 @@ class Simulation {
   // A job's own JobProfile::idle_share, when not 0, takes the place of its type's.
   void set_idle_share(JobType t, double share) { idle_share_[static_cast<std::size_t>(t)] = share; }
   // The rest of the workload comes from `feed`, which appends to `workload` (the Simulation's own):
-  // whenever no job is known to be released next, the Simulation asks it for more, so a run
-  // sees the same facts as with every job there from the start. Not owned; must outlive the
+  // whenever fewer than kFedAhead jobs are known and not yet released, the Simulation asks it
+  // for more, so a run sees the same facts as with every job there from the start. Not owned; must outlive the
   // Simulation. Set before the first step. REQUIRES: jobs released in JobId order, none waiting
   // for another (Workload::after), no estimates. Throws std::logic_error otherwise, or when the
   // feed appends a job released before the last one.
@@ -162,7 +162,9 @@ class Simulation {
   // When the job reaches the scheduler (not for one that waits for another): its submit time, or
   // its recorded start in a recorded replay.
   Time release_time(std::size_t job) const { return timed_release(workload_, replay_, static_cast<JobId>(job)); }
-  // Asks the feed for jobs until one is known to be released next or the feed has no more.
+  // Asks the feed for jobs while fewer than kFedAhead are known and not yet released, until the
+  // feed has no more: a head start for what works ahead on them (LaunchAhead).
+  static constexpr std::size_t kFedAhead = 8192;
   void keep_fed();
   // Takes in the jobs the feed appended, from `first` on.
   void admit(std::size_t first);

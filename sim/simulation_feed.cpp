@@ -28,7 +28,7 @@ void Simulation::set_feed(JobFeed& feed, Workload& workload) {
 }
 
 void Simulation::keep_fed() {
-  while (feed_ && next_release_ == timed_releases_) {
+  while (feed_ && timed_releases_ - next_release_ < kFedAhead) {
     {
       const std::unique_lock lock(growth_);  // readers of ended jobs on other threads wait
       const std::size_t first = workload_.size();
