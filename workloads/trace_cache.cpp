@@ -165,8 +165,8 @@ void trim(const fs::path& dir, const fs::path& keep, double max_bytes) {
 TraceCacheSettings read_trace_cache_settings(Params& p) {
   TraceCacheSettings s;
   s.enabled = p.flag("enabled", true,
-                     "keep each trace file's parsed rows in a binary file of cache.dir and read it on later reads "
-                     "(same jobs and warnings; --no-cache: false); rebuilt when the trace changes");
+                     "keep each trace file's parsed rows in a binary file of cache.dir, read on later reads instead "
+                     "of the trace (same jobs and warnings; --no-cache: false); rebuilt when the trace changes");
   const std::string here = default_trace_cache_dir();
   s.dir = p.path("dir",
                  "the folder of the trace cache's files; by default, here and now: " +

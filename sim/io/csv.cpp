@@ -211,11 +211,7 @@ CsvWriter& CsvWriter::text(std::string_view s) {
   }
   bool plain = true;
   for (const char c : s) plain &= !kNeedsQuotes[static_cast<unsigned char>(c)];
-  if (plain) {
-    std::memcpy(cell(s.size()), s.data(), s.size());
-    len_ += s.size();
-    return *this;
-  }
+  if (plain) return plain_text(s);
   char* out = cell(2 * s.size() + 2);
   char* const begin = out;
   *out++ = '"';
@@ -225,6 +221,16 @@ CsvWriter& CsvWriter::text(std::string_view s) {
   }
   *out++ = '"';
   len_ += static_cast<std::size_t>(out - begin);
+  return *this;
+}
+
+CsvWriter& CsvWriter::plain_text(std::string_view s) {
+  if (table_) {
+    table_->text(column_++, s);
+    return *this;
+  }
+  std::memcpy(cell(s.size()), s.data(), s.size());
+  len_ += s.size();
   return *this;
 }
 

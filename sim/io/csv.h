@@ -76,6 +76,8 @@ class CsvWriter {
   explicit CsvWriter(std::filesystem::path path, TableCapture* capture = nullptr, DeferredRenames* renames = nullptr);
 
   CsvWriter& text(std::string_view s);
+  // text() of what needs no quotes, unlooked at: the program's own names (a job type or state).
+  CsvWriter& plain_text(std::string_view s);
   CsvWriter& integer(std::int64_t v);
   CsvWriter& real(double v, int decimals = 3);
   CsvWriter& blank();

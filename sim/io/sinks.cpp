@@ -137,8 +137,8 @@ class JobsSink final : public Sink {
     const JobRequest& r = w.requests[i];
     const JobOutcome& o = outcomes[i];
     csv.text(w.names[static_cast<std::uint32_t>(i)]).text(r.user < w.users.size() ? w.users[r.user] : std::string_view{});
-    csv.text(name(r.type));
-    csv.text(name(o.state)).integer(r.gpu_num).integer(r.node_num).integer(r.cpu_num);
+    csv.plain_text(name(r.type));
+    csv.plain_text(name(o.state)).integer(r.gpu_num).integer(r.node_num).integer(r.cpu_num);
     const Time submit = submitted(w, outcomes, static_cast<JobId>(i));
     csv.integer(submit.sec());
     if (o.start) csv.integer(o.start->sec()); else csv.blank();
@@ -150,7 +150,7 @@ class JobsSink final : public Sink {
     if (replay == ReplayMode::Recorded && o.start)
       csv.integer((*o.start - *released(w, replay, outcomes, static_cast<JobId>(i))).sec());
     else csv.blank();
-    csv.text(describe(o.reject)).integer(o.failures);
+    csv.plain_text(describe(o.reject)).integer(o.failures);
     if (power_) csv.real(power_->job_kwh(static_cast<JobId>(i)), 3);
     csv.end_row();
   }
