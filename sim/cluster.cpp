@@ -32,13 +32,15 @@ Cluster::Cluster(const ClusterSpec& spec)
       free_cpus_(static_cast<std::size_t>(spec.nodes), spec.cpus_per_node),
       down_(static_cast<std::size_t>(spec.nodes), false),
       cordoned_(static_cast<std::size_t>(spec.nodes), false),
-      exact_(static_cast<std::size_t>(spec.gpus_per_node) + 1, NodeSet(spec.nodes)),
+      exact_(spec.nodes, spec.gpus_per_node + 1),
       at_least_(spec.nodes, spec.gpus_per_node + 1),
       leaf_by_free_(static_cast<std::size_t>(leaves_) * (static_cast<std::size_t>(spec.gpus_per_node) + 1), 0) {
   core_levels_.push_back(0);
   for (int c = 1; c < cpus_per_node_; c *= 2) core_levels_.push_back(c);
   if (cpus_per_node_ > 0) core_levels_.push_back(cpus_per_node_);
-  cores_at_least_ = NestedSets(nodes_, static_cast<int>(core_levels_.size()));
+  cores_at_least_ = NodeSetArray(nodes_, static_cast<int>(core_levels_.size()));
+  leaf_row_.resize(static_cast<std::size_t>(nodes_));
+  for (int n = 0; n < nodes_; ++n) leaf_row_[static_cast<std::size_t>(n)] = leaf_of(n) * (gpus_per_node_ + 1);
   leaf_seen_.assign(static_cast<std::size_t>(leaves_), 0);
   levels_upto_.resize(static_cast<std::size_t>(std::max(cpus_per_node_, 0)) + 1);
   for (int c = 0; c <= cpus_per_node_; ++c)
@@ -56,18 +58,18 @@ RejectReason Cluster::never_fits(const JobRequest& r) const {
 
 void Cluster::index_add(int node) {
   const int g = free_gpus_[static_cast<std::size_t>(node)];
-  exact_[static_cast<std::size_t>(g)].insert(node);
+  exact_.add(node, g, g + 1);
   at_least_.add(node, 0, g + 1);
   cores_at_least_.add(node, 0, levels_upto_[static_cast<std::size_t>(free_cpus_[static_cast<std::size_t>(node)])]);
-  ++leaf_by_free_[static_cast<std::size_t>(leaf_of(node)) * exact_.size() + static_cast<std::size_t>(g)];
+  ++leaf_by_free_[static_cast<std::size_t>(leaf_row_[static_cast<std::size_t>(node)] + g)];
 }
 
 void Cluster::index_remove(int node) {
   const int g = free_gpus_[static_cast<std::size_t>(node)];
-  exact_[static_cast<std::size_t>(g)].erase(node);
+  exact_.remove(node, g, g + 1);
   at_least_.remove(node, 0, g + 1);
   cores_at_least_.remove(node, 0, levels_upto_[static_cast<std::size_t>(free_cpus_[static_cast<std::size_t>(node)])]);
-  --leaf_by_free_[static_cast<std::size_t>(leaf_of(node)) * exact_.size() + static_cast<std::size_t>(g)];
+  --leaf_by_free_[static_cast<std::size_t>(leaf_row_[static_cast<std::size_t>(node)] + g)];
 }
 
 void Cluster::change_free(int node, int gpus, int cpus) {
@@ -87,11 +89,11 @@ void Cluster::change_free(int node, int gpus, int cpus) {
   free_cpus_total_ += cpus;
   // Only the sets between the old and the new counts change.
   if (g0 != g1) {
-    exact_[static_cast<std::size_t>(g0)].erase(node);
-    exact_[static_cast<std::size_t>(g1)].insert(node);
+    exact_.remove(node, g0, g0 + 1);
+    exact_.add(node, g1, g1 + 1);
     if (g1 > g0) at_least_.add(node, g0 + 1, g1 + 1);
     else at_least_.remove(node, g1 + 1, g0 + 1);
-    const std::size_t leaf = static_cast<std::size_t>(leaf_of(node)) * exact_.size();
+    const auto leaf = static_cast<std::size_t>(leaf_row_[n]);
     --leaf_by_free_[leaf + static_cast<std::size_t>(g0)];
     ++leaf_by_free_[leaf + static_cast<std::size_t>(g1)];
   }
@@ -118,11 +120,12 @@ void Cluster::scan_first(int gpus, int cpus, std::size_t want, Placement& out) c
 void Cluster::collect_best(int gpus, int cpus, std::size_t want, int only_leaf, Placement& out) const {
   const int first = only_leaf >= 0 ? only_leaf * nodes_per_leaf_ : 0;
   const int last = only_leaf >= 0 ? std::min(nodes_, first + nodes_per_leaf_) : nodes_;
-  for (std::size_t g = static_cast<std::size_t>(gpus); g < exact_.size() && out.size() < want; ++g) {
-    const bool none = only_leaf >= 0 ? leaf_by_free_[static_cast<std::size_t>(only_leaf) * exact_.size() + g] == 0
-                                     : exact_[g].size() == 0;
+  const auto width = static_cast<std::size_t>(gpus_per_node_) + 1;
+  for (std::size_t g = static_cast<std::size_t>(gpus); g < width && out.size() < want; ++g) {
+    const bool none = only_leaf >= 0 ? leaf_by_free_[static_cast<std::size_t>(only_leaf) * width + g] == 0
+                                     : exact_.size(static_cast<int>(g)) == 0;
     if (none) continue;
-    const BitsView nodes = exact_[g].view();
+    const BitsView nodes = exact_.view(static_cast<int>(g));
     const BitsView cores = with_cores(cpus);
     for (int node = NodeSet::find_next_common(nodes, cores, first); node != NodeSet::kNone && node < last && out.size() < want;
          node = NodeSet::find_next_common(nodes, cores, node + 1))
@@ -133,7 +136,7 @@ void Cluster::collect_best(int gpus, int cpus, std::size_t want, int only_leaf, 
 bool Cluster::topology_fit(int gpus, int cpus, int nodes, Placement& p) const {
   // Nodes with room per leaf, by GPUs alone (cores are checked when nodes are picked).
   std::vector<std::pair<int, int>> room;  // (nodes with room, leaf)
-  const std::size_t width = exact_.size();
+  const auto width = static_cast<std::size_t>(gpus_per_node_) + 1;
   for (int l = 0; l < leaves_; ++l) {
     int n = 0;
     for (std::size_t g = static_cast<std::size_t>(gpus); g < width; ++g)

@@ -169,11 +169,12 @@ class Cluster {
   std::vector<std::int32_t> free_gpus_, free_cpus_;
   std::vector<bool> down_;
   std::vector<bool> cordoned_;
-  std::vector<NodeSet> exact_;               // [g]: up nodes with exactly g free GPUs
-  NestedSets at_least_;                      // set g: up nodes with at least g free GPUs
+  NodeSetArray exact_;                       // set g: up nodes with exactly g free GPUs
+  NodeSetArray at_least_;                    // set g: up nodes with at least g free GPUs
   std::vector<std::int32_t> leaf_by_free_;   // [leaf * (G + 1) + g]: up nodes of the leaf with exactly g
+  std::vector<std::int32_t> leaf_row_;       // [node]: where its leaf's counts start in leaf_by_free_
   std::vector<int> core_levels_;             // 0, 1, 2, 4, ... and cores per node: ascending
-  NestedSets cores_at_least_{0, 0};          // set i: up nodes with at least core_levels_[i] free cores
+  NodeSetArray cores_at_least_{0, 0};        // set i: up nodes with at least core_levels_[i] free cores
   std::vector<int> levels_upto_;             // [c]: how many levels are <= c cores
   mutable std::vector<std::uint8_t> leaf_seen_;  // all zero between calls of leaves_spanned
   // The tightest core set that holds every node with `cpus` free cores.

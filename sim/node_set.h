@@ -112,12 +112,13 @@ class NodeSet {
   int size_ = 0;
 };
 
-// Nested node sets 0 .. K - 1 (set k holds set k + 1: the nodes with at least level k of
-// something), as two-level bitsets in one array each for words, summaries and sizes: a node that
-// moves between levels enters or leaves a run of sets with one word update each, no search.
-class NestedSets {
+// Node sets 0 .. K - 1 as two-level bitsets in one array each for words, summaries and sizes,
+// where a node joins or leaves a run of sets [from, to) with one word update each, no search:
+// nested sets (set k holds set k + 1: the nodes with at least level k of something), whose
+// members move between levels, or disjoint ones (a run of one set).
+class NodeSetArray {
  public:
-  NestedSets(int nodes, int sets)
+  NodeSetArray(int nodes, int sets)
       : words_per_set_((static_cast<std::size_t>(nodes) + 63) / 64),
         summary_per_set_((words_per_set_ + 63) / 64),
         words_(words_per_set_ * static_cast<std::size_t>(sets), 0),
