@@ -229,7 +229,7 @@ struct TraceCacheFeed::State {
   static constexpr std::size_t kAhead = 2;  // chunks read ahead of the replay
   struct Chunk {
     Workload jobs;
-    bool failed = false;  // damaged, or out of submit order: nothing to append
+    bool failed = false;  // damaged: nothing to append
   };
   std::string file;
   int fd = -1;
@@ -247,7 +247,6 @@ struct TraceCacheFeed::State {
   // Reads the chunks, mapping ahead of each the pages of `requests` and `profiles` (the arrays
   // its jobs are joined into) that it fills (prefault).
   void run(const JobRequest* requests, const JobProfile* profiles) {
-    Time last_submit = Time::seconds(INT64_MIN);
     for (bool failed = false; !failed && !reader->done();) {
       std::unique_ptr<Chunk> c;
       {
@@ -268,10 +267,6 @@ struct TraceCacheFeed::State {
       failed = !reader->next(w);
       prefault(requests + first, w.size() * sizeof(JobRequest));
       prefault(profiles + first, w.size() * sizeof(JobProfile));
-      for (const JobRequest& r : w.requests) {
-        failed |= r.submit < last_submit;
-        last_submit = r.submit;
-      }
       c->failed = failed;
       {
         const std::lock_guard lock(m);
@@ -324,11 +319,7 @@ bool TraceCacheFeed::append_next(Workload& w) {
   State& s = *s_;
   if (w.size() == s.reader->jobs()) return false;
   if (!s.thread.joinable()) {  // read here, straight into the workload
-    const std::size_t first = w.size();
-    const bool read = s.reader->next(w);
-    for (std::size_t j = std::max<std::size_t>(first, 1); read && j < w.size(); ++j)
-      if (w.requests[j].submit < w.requests[j - 1].submit) throw WholeWorkloadNeeded(s.file + ": its jobs out of submit order");
-    if (!read) throw WholeWorkloadNeeded(s.file + ": damaged");
+    if (!s.reader->next(w)) throw WholeWorkloadNeeded(s.file + ": damaged");
     return true;
   }
   std::unique_ptr<State::Chunk> c;
@@ -338,7 +329,7 @@ bool TraceCacheFeed::append_next(Workload& w) {
     c = std::move(s.ready.front());
     s.ready.pop_front();
   }
-  if (c->failed) throw WholeWorkloadNeeded(s.file + ": damaged, or its jobs out of submit order");
+  if (c->failed) throw WholeWorkloadNeeded(s.file + ": damaged");
   w.requests.insert(w.requests.end(), c->jobs.requests.begin(), c->jobs.requests.end());
   w.profiles.insert(w.profiles.end(), c->jobs.profiles.begin(), c->jobs.profiles.end());
   w.names.append(c->jobs.names);
