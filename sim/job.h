@@ -162,11 +162,22 @@ struct Workload {
   }
 };
 
+// An array of `bytes_per_job` bytes a job, filled a job at a time as jobs come.
+struct PerJobArray {
+  const void* data;
+  std::size_t bytes_per_job;
+};
+
 // Jobs that join a workload while a Simulation replays it (Simulation::set_feed), from a source
 // that draws them as the replay goes (workloads/synthetic_stream.h).
 class JobFeed {
  public:
   virtual ~JobFeed() = default;
+  // The caller's own per-job arrays, with room for the jobs it will append from its first on: a
+  // feed that reads ahead on a thread of its own maps their pages there as it goes (prefault),
+  // as it does the workload's, and returns true; else false, and the caller maps them. Called at
+  // most once, before the first append_next.
+  virtual bool map_ahead(const std::vector<PerJobArray>&) { return false; }
   // Appends the next jobs to `w`, in release order, none released before a job already in it;
   // returns false, appending nothing, when there are no more.
   virtual bool append_next(Workload& w) = 0;

@@ -18,12 +18,17 @@ void Simulation::set_feed(JobFeed& feed, Workload& workload) {
   status_.reserve(room);
   outcomes_.reserve(room);
   slot_.reserve(room);
-  // Their pages, mapped at once rather than a fault at a time as jobs come (while the feed draws
-  // its first jobs).
-  const std::size_t expected = workload_.size() + feed.expected_jobs();  // not the margin: it would count as memory used
-  prefault(status_.data(), expected * sizeof(Status));
-  prefault(outcomes_.data(), expected * sizeof(JobOutcome));
-  prefault(slot_.data(), expected * sizeof(std::uint32_t));
+  // Their pages, mapped as the feed reads ahead on a thread of its own, or else here at once
+  // rather than a fault at a time as jobs come (while the feed draws its first jobs).
+  const std::size_t known = workload_.size();
+  if (!feed.map_ahead({{status_.data() + known, sizeof(Status)},
+                       {outcomes_.data() + known, sizeof(JobOutcome)},
+                       {slot_.data() + known, sizeof(std::uint32_t)}})) {
+    const std::size_t expected = known + feed.expected_jobs();  // not the margin: it would count as memory used
+    prefault(status_.data(), expected * sizeof(Status));
+    prefault(outcomes_.data(), expected * sizeof(JobOutcome));
+    prefault(slot_.data(), expected * sizeof(std::uint32_t));
+  }
   keep_fed();
 }
 

@@ -583,6 +583,32 @@ struct AcmeTraceFeed::State {
   std::size_t joined = 0, line_base = 0;
   bool whole = false;
   std::vector<std::string> warnings;
+  // The arrays the first worker maps a share at a time (prefault), each {data, bytes for the
+  // expected jobs}: the workload's, and the caller's (map_ahead). Set before the workers start.
+  std::vector<std::pair<const void*, std::size_t>> to_map;
+  bool started = false;
+  // Starts threads - 1 workers (none if no thread is to be had: append_next reads the chunks).
+  void start_workers() {
+    if (std::exchange(started, true)) return;
+    for (unsigned i = 1; i < reading_threads(opt); ++i) {
+      try {
+        workers.emplace_back([this, first = i == 1] {
+          // The first maps the pages the jobs are joined into, after each chunk it reads those of
+          // the file's share read kAhead chunks later: not all of them before the replay starts.
+          std::size_t mapped = 0;  // of the body's bytes
+          for (std::size_t k = 0; read_one(true, &k);) {
+            const std::size_t upto = cut[std::min(k + 1 + kAhead, chunks())];
+            if (!first || upto <= mapped) continue;
+            for (const auto& [data, bytes] : to_map)
+              prefault(static_cast<const char*>(data) + bytes * mapped / body_size, bytes * (upto - mapped) / body_size);
+            mapped = upto;
+          }
+        });
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
+  }
   std::thread checker;           // looks for ids used twice once the whole trace is in
   std::promise<bool> unique;     // its answer: no id used twice
   // Its work (IdIndex::duplicates in steps): it finds the suspects; then it and finish(), which
@@ -757,35 +783,24 @@ std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, cons
   w.window_to = options.to;
   if (!options.from && !options.to) w.reserve(s->expected_jobs + s->expected_jobs / 20, s->body_size / 10);
   s->all.ids.reserve(s->expected_jobs + s->expected_jobs / 20);
-  State& state = *s;
   const std::size_t expected = std::min(w.requests.capacity(), s->expected_jobs);
-  const std::pair<const void*, std::size_t> arrays[] = {{w.requests.data(), expected * sizeof(JobRequest)},
-                                                        {w.profiles.data(), expected * sizeof(JobProfile)}};
-  for (unsigned i = 1; i < reading_threads(options); ++i) {
-    try {
-      s->workers.emplace_back([&state, arrays, first = i == 1] {
-        // The first maps the pages the jobs are joined into, after each chunk it reads those of
-        // the file's share read kAhead chunks later: not all of them before the replay starts.
-        std::size_t mapped = 0;  // of the body's bytes
-        for (std::size_t k = 0; state.read_one(true, &k);) {
-          const std::size_t upto = state.cut[std::min(k + 1 + State::kAhead, state.chunks())];
-          if (!first || upto <= mapped) continue;
-          for (const auto& [data, bytes] : arrays)
-            prefault(static_cast<const char*>(data) + bytes * mapped / state.body_size, bytes * (upto - mapped) / state.body_size);
-          mapped = upto;
-        }
-      });
-    } catch (const std::system_error&) {  // no thread to be had: append_next reads the chunks
-      break;
-    }
-  }
+  s->to_map = {{w.requests.data(), expected * sizeof(JobRequest)}, {w.profiles.data(), expected * sizeof(JobProfile)}};
   return std::make_unique<AcmeTraceFeed>(std::move(s));
 }
 
 std::size_t AcmeTraceFeed::expected_jobs() const { return s_->expected_jobs; }
 
+bool AcmeTraceFeed::map_ahead(const std::vector<PerJobArray>& arrays) {
+  State& s = *s_;
+  if (s.started) return false;
+  for (const PerJobArray& a : arrays) s.to_map.emplace_back(a.data, a.bytes_per_job * s.expected_jobs);
+  s.start_workers();
+  return !s.workers.empty();
+}
+
 bool AcmeTraceFeed::append_next(Workload& w) {
   State& s = *s_;
+  s.start_workers();
   if (s.whole) return false;
   if (s.joined < s.chunks()) {
     std::unique_ptr<Part> part = s.take(s.joined);

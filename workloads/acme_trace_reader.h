@@ -69,8 +69,9 @@ Workload read_acme_trace(const std::string& path, const TraceOptions& options,
 Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options);
 
 // A trace read while it is replayed (a JobFeed, Simulation::set_feed). The file is cut at line
-// starts into chunks of 2 MiB that threads - 1 workers (TraceOptions::threads) read ahead with
-// pread, in order (with none, append_next reads them); append_next joins them into the workload
+// starts into chunks of 2 MiB that threads - 1 workers (TraceOptions::threads; started by
+// map_ahead or the first append_next) read ahead with pread, in order (with none, append_next
+// reads them), one of them mapping the workload's pages as it goes; append_next joins them into the workload
 // one by one as read_acme_trace joins its parts: the same Workload in the end, the same warnings,
 // and the same first row error, thrown from append_next. Strict reading only (a lenient one drops
 // duplicate ids at the end, which renumbers jobs). A row submitted before one above it (from
@@ -86,6 +87,7 @@ class AcmeTraceFeed : public JobFeed {
   // Throws InputError for a bad header.
   static std::unique_ptr<AcmeTraceFeed> open(const std::string& path, const TraceOptions& options, Workload& w);
   ~AcmeTraceFeed() override;
+  bool map_ahead(const std::vector<PerJobArray>& arrays) override;
   bool append_next(Workload& w) override;
   std::size_t expected_jobs() const override;
   void finish() override;

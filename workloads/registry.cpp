@@ -34,6 +34,9 @@ class StreamedTrace : public JobFeed {
     if (!s->cached_ && !s->parse(w)) return nullptr;
     return s;
   }
+  bool map_ahead(const std::vector<PerJobArray>& arrays) override {
+    return cached_ ? cached_->map_ahead(arrays) : parsed_->map_ahead(arrays);
+  }
   bool append_next(Workload& w) override { return cached_ ? cached_->append_next(w) : parsed_->append_next(w); }
   void finish() override {
     if (parsed_) parsed_->finish();

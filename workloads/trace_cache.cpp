@@ -239,14 +239,24 @@ struct TraceCacheFeed::State {
   std::deque<std::unique_ptr<Chunk>> ready;   // read, not yet joined; under m
   std::vector<std::unique_ptr<Chunk>> spare;  // joined, to read into again; under m
   bool stop = false;                          // under m
+  bool thread_due = false;                    // a thread of its own is to read the chunks
+  // The arrays whose pages the thread maps a chunk ahead (prefault): the workload's, and the
+  // caller's (map_ahead). Set before it starts.
+  std::vector<PerJobArray> to_map;
   std::thread thread;
 
   ~State() {
     if (fd >= 0) ::close(fd);
   }
-  // Reads the chunks, mapping ahead of each the pages of `requests` and `profiles` (the arrays
-  // its jobs are joined into) that it fills (prefault).
-  void run(const JobRequest* requests, const JobProfile* profiles) {
+  // Starts the thread (none if no thread is to be had: append_next reads the chunks).
+  void start() {
+    if (!std::exchange(thread_due, false)) return;
+    try {
+      thread = std::thread([this] { run(); });
+    } catch (const std::system_error&) {
+    }
+  }
+  void run() {
     for (bool failed = false; !failed && !reader->done();) {
       std::unique_ptr<Chunk> c;
       {
@@ -265,8 +275,8 @@ struct TraceCacheFeed::State {
       w.names.clear();
       const std::size_t first = reader->jobs_read();
       failed = !reader->next(w);
-      prefault(requests + first, w.size() * sizeof(JobRequest));
-      prefault(profiles + first, w.size() * sizeof(JobProfile));
+      for (const PerJobArray& a : to_map)
+        prefault(static_cast<const char*>(a.data) + first * a.bytes_per_job, w.size() * a.bytes_per_job);
       c->failed = failed;
       {
         const std::lock_guard lock(m);
@@ -294,13 +304,8 @@ std::unique_ptr<TraceCacheFeed> TraceCacheEntry::feed(Workload& w) const {
   w.reserve(s->reader->jobs(), s->reader->name_bytes());
   note_used(w);
   log_warnings(s->reader->warnings());
-  TraceCacheFeed::State& state = *s;
-  if (reading_threads(options_) > 1) try {
-      state.thread = std::thread([&state, requests = w.requests.data(), profiles = w.profiles.data()] {
-        state.run(requests, profiles);
-      });
-    } catch (const std::system_error&) {  // no thread to be had: append_next reads the chunks
-    }
+  s->thread_due = reading_threads(options_) > 1;
+  s->to_map = {{w.requests.data(), sizeof(JobRequest)}, {w.profiles.data(), sizeof(JobProfile)}};
   return std::make_unique<TraceCacheFeed>(std::move(s));
 }
 
@@ -315,8 +320,17 @@ TraceCacheFeed::~TraceCacheFeed() {
   if (s_->thread.joinable()) s_->thread.join();
 }
 
+bool TraceCacheFeed::map_ahead(const std::vector<PerJobArray>& arrays) {
+  State& s = *s_;
+  if (!s.thread_due) return false;  // no thread, or started already
+  s.to_map.insert(s.to_map.end(), arrays.begin(), arrays.end());
+  s.start();
+  return s.thread.joinable();
+}
+
 bool TraceCacheFeed::append_next(Workload& w) {
   State& s = *s_;
+  s.start();
   if (w.size() == s.reader->jobs()) return false;
   if (!s.thread.joinable()) {  // read here, straight into the workload
     if (!s.reader->next(w)) throw WholeWorkloadNeeded(s.file + ": damaged");

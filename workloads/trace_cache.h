@@ -95,9 +95,10 @@ class TraceCacheEntry {
 };
 
 // A cache entry replayed as it is read (a JobFeed, Simulation::set_feed): a thread of its own
-// (with more than one reading thread, TraceOptions::threads; else append_next) reads the entry's
-// chunks (workloads/trace_cache_file.h), each checked before it is used, at most 2 ahead of the
-// replay; append_next joins them. The same workload as load(), without the
+// (with more than one reading thread, TraceOptions::threads; else append_next; started by
+// map_ahead or the first append_next) reads the entry's chunks (workloads/trace_cache_file.h),
+// each checked before it is used, at most 2 ahead of the replay, and maps the pages they will
+// fill; append_next joins them. The same workload as load(), without the
 // replay's thread waiting for all of it. A damaged chunk throws WholeWorkloadNeeded from
 // append_next (the entry's warnings, logged when the feed opened, are then logged again).
 class TraceCacheFeed : public JobFeed {
@@ -105,6 +106,7 @@ class TraceCacheFeed : public JobFeed {
   struct State;
   explicit TraceCacheFeed(std::unique_ptr<State> s);
   ~TraceCacheFeed() override;
+  bool map_ahead(const std::vector<PerJobArray>& arrays) override;
   bool append_next(Workload& w) override;
   std::size_t expected_jobs() const override;
 
