@@ -34,8 +34,9 @@ struct EndedJobs {
 class Sink {
  public:
   virtual ~Sink() = default;
-  // Each fact as it happens; only for a sink that wants_facts() when it is added.
-  virtual bool wants_facts() const { return false; }
+  // Each fact as it happens; only for a sink that wants_facts() when it is added (a sink that
+  // needs none says so: the simulation then skips the call at each fact).
+  virtual bool wants_facts() const { return true; }
   virtual void on_fact(const Fact&) {}
   // Between steps, on the simulation's thread, each time the prefix of ended jobs grows; only
   // for a sink that wants_ended() when it is added.

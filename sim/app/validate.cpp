@@ -37,8 +37,6 @@ class ScheduleRecorder final : public Sink {
   std::vector<ScheduledJob> recorded, simulated;
   std::vector<GpuSpan> recorded_spans, simulated_spans;
 
-  bool wants_facts() const override { return true; }
-
   void on_fact(const Fact& f) override {
     if (!f.placement || f.request->gpu_num == 0) return;
     if (open_.size() <= f.job) open_.resize(f.job + 1);

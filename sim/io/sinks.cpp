@@ -105,6 +105,7 @@ class EndedJobsThread {
 // its own writes (or captures) the rows of the ended jobs while the run goes on.
 class JobsSink final : public Sink {
  public:
+  bool wants_facts() const override { return false; }
   explicit JobsSink(const SinkSettings& s)
       : path_(s.out_dir / "jobs.csv"), capture_(s.capture), renames_(s.renames), power_(s.power),
         live_(s.threads > 1) {}
@@ -200,8 +201,6 @@ class TimeseriesSink final : public Sink {
     if (power_) rows_.text("power_kw");
     rows_.end_row();
   }
-
-  bool wants_facts() const override { return true; }
 
   void on_fact(const Fact& f) override {
     const std::int64_t t = f.time.sec();
@@ -354,6 +353,7 @@ void write_config_cells(CsvWriter& csv, const RunRecord& run) {
 // while the run goes on.
 class SummarySink final : public Sink {
  public:
+  bool wants_facts() const override { return false; }
   explicit SummarySink(const SinkSettings& s)
       : dir_(s.out_dir), capture_(s.capture), renames_(s.renames), power_(s.power), live_(s.threads > 1) {}
   bool wants_ended() const override { return live_; }
@@ -437,6 +437,7 @@ class SummarySink final : public Sink {
 // where a user has nothing to average.
 class UsersSink final : public Sink {
  public:
+  bool wants_facts() const override { return false; }
   explicit UsersSink(const SinkSettings& s)
       : path_(s.out_dir / "users.csv"), capture_(s.capture), renames_(s.renames) {}
   void finish(const RunRecord& run) override {
@@ -467,6 +468,7 @@ class UsersSink final : public Sink {
 // wasted_by_cause.csv: wasted GPU-hours by cause, one row per cause, every cause listed.
 class WasteSink final : public Sink {
  public:
+  bool wants_facts() const override { return false; }
   explicit WasteSink(const SinkSettings& s)
       : path_(s.out_dir / "wasted_by_cause.csv"), capture_(s.capture), renames_(s.renames), power_(s.power) {}
   void finish(const RunRecord& run) override {
@@ -492,6 +494,7 @@ class WasteSink final : public Sink {
 // run.json: the resolved configuration, version, workload provenance and conservation figures.
 class RunJsonSink final : public Sink {
  public:
+  bool wants_facts() const override { return false; }
   explicit RunJsonSink(const SinkSettings& s)
       : path_(s.out_dir / "run.json"), capture_(s.capture), renames_(s.renames) {}
   void finish(const RunRecord& run) override {
@@ -533,6 +536,7 @@ class RunJsonSink final : public Sink {
 // A table for people on stdout.
 class ConsoleSink final : public Sink {
  public:
+  bool wants_facts() const override { return false; }
   explicit ConsoleSink(const SinkSettings&) {}
   void finish(const RunRecord& run) override {
     const RunSummary sum = summarize(run);
@@ -565,6 +569,7 @@ class ConsoleSink final : public Sink {
 // EvaluationIndex), in order of first submission. Written only when the run grouped them.
 class EvaluationsSink final : public Sink {
  public:
+  bool wants_facts() const override { return false; }
   explicit EvaluationsSink(const SinkSettings& s)
       : path_(s.out_dir / "evaluations.csv"), capture_(s.capture), renames_(s.renames) {}
   void finish(const RunRecord& run) override {

@@ -84,7 +84,6 @@ void check_one_line_with_place(const std::string& message) {
 // Where each job was placed when it started.
 class PlacementRecorder final : public Sink {
  public:
-  bool wants_facts() const override { return true; }
   void on_fact(const Fact& f) override {
     if (f.kind == FactKind::Queued) queued.push_back(f.job);
     if (f.kind == FactKind::Started) placed[f.job] = *f.placement;

@@ -177,8 +177,6 @@ class Auditor final : public Sink {
     std::int64_t held_gpus = 0;  // while recovering: the GPUs it kept
   };
 
-  bool wants_facts() const override { return true; }
-
   void on_fact(const Fact& f) override {
     const JobId j = f.job;
     Job& job = jobs_.at(j);

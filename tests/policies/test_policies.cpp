@@ -46,7 +46,6 @@ Workload random_workload(std::uint64_t seed, int jobs) {
 class Watcher final : public Sink {
  public:
   explicit Watcher(int total) : total_(total) {}
-  bool wants_facts() const override { return true; }
   void on_fact(const Fact& f) override {
     const std::int64_t g = f.request->gpu_num;
     if (f.kind == FactKind::Started) used_ += g;

@@ -270,6 +270,7 @@ TEST_CASE("GPU-seconds stay conserved and the same seed gives the same failures 
     CHECK(c.job_gpu_seconds == c.integral_gpu_seconds);
     CHECK(c.ended == w.size());
     CHECK(sim.failures_injected() > 0);
+    CHECK(std::any_of(recorder.failed.begin(), recorder.failed.end(), [](const auto& f) { return !f.empty(); }));
     failures_by_policy[policy] = recorder.failed;
   }
   CHECK(failures_by_policy["fifo"] == failures_by_policy["backfill"]);
