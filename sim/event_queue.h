@@ -7,7 +7,7 @@
 // event of the same instant, as if they were the last kind. No two events ever compare equal, hence the
 // same input always gives the same order (ns-3's (time, uid); OMNeT++'s shouldPrecede).
 //
-// Complexity: push and pop O(log n), top O(1). Memory: 24 bytes per queued event.
+// Complexity: push and pop O(log n), top O(1). Memory: 32 bytes per queued event.
 #pragma once
 
 #include <algorithm>
@@ -35,40 +35,60 @@ enum class EventKind : std::uint8_t {
 
 struct Event {
   Time time;
-  std::uint64_t seq = 0;  // assigned by EventQueue::push
+  std::uint64_t order = 0;  // kind, then insertion count (assigned by EventQueue::push)
   JobId job = 0;
   EventKind kind = EventKind::JobEnd;
   std::uint32_t tag = 0;  // e.g. the job's start count, so a stale end can be recognized
 };
 
+// A 4-ary heap: half the levels of a binary one to sift through, and each event's place in the
+// order is two numbers (time, then kind and insertion count in one), compared without branches
+// on the kind.
 class EventQueue {
  public:
   void push(Time time, EventKind kind, JobId job, std::uint32_t tag = 0) {
-    heap_.push_back(Event{time, next_seq_++, job, kind, tag});
-    std::push_heap(heap_.begin(), heap_.end(), Later{});
+    const Event e{time, std::uint64_t{static_cast<std::uint8_t>(kind)} << 56 | next_seq_++, job, kind, tag};
+    std::size_t i = heap_.size();
+    heap_.push_back(e);
+    while (i > 0) {  // up, while it comes before its parent
+      const std::size_t parent = (i - 1) / 4;
+      if (!before(e, heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = e;
   }
   // REQUIRES: !empty()
   const Event& top() const { return heap_.front(); }
   // REQUIRES: !empty()
   Event pop() {
-    std::pop_heap(heap_.begin(), heap_.end(), Later{});
-    Event e = heap_.back();
+    const Event first = heap_.front();
+    const Event last = heap_.back();
     heap_.pop_back();
-    return e;
+    const std::size_t n = heap_.size();
+    std::size_t i = 0;
+    for (;;) {  // down from the root, the earliest child up, until `last` fits
+      const std::size_t child = 4 * i + 1;
+      if (child >= n) break;
+      std::size_t earliest = child;
+      for (std::size_t c = child + 1; c < std::min(child + 4, n); ++c)
+        if (before(heap_[c], heap_[earliest])) earliest = c;
+      if (!before(heap_[earliest], last)) break;
+      heap_[i] = heap_[earliest];
+      i = earliest;
+    }
+    if (n > 0) heap_[i] = last;
+    return first;
   }
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
 
  private:
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const {
-      if (a.time != b.time) return a.time > b.time;
-      if (a.kind != b.kind) return a.kind > b.kind;
-      return a.seq > b.seq;
-    }
-  };
+  static bool before(const Event& a, const Event& b) {
+    return a.time != b.time ? a.time < b.time : a.order < b.order;
+  }
   std::vector<Event> heap_;
-  std::uint64_t next_seq_ = 0;
+  std::uint64_t next_seq_ = 0;  // below 2^56
 };
 
 }  // namespace acme
