@@ -93,8 +93,8 @@ class Simulation {
   void set_idle_share(JobType t, double share) { idle_share_[static_cast<std::size_t>(t)] = share; }
   // The rest of the workload comes from `feed`, which appends to `workload` (the Simulation's own):
   // whenever fewer than kFedAhead jobs are known and not yet released, the Simulation asks it
-  // for more, so a run sees the same facts as with every job there from the start. Not owned; must outlive the
-  // Simulation. Set before the first step. REQUIRES: jobs released in JobId order, none waiting
+  // for more, so a run sees the same facts as with every job there from the start. Not owned;
+  // must outlive the Simulation. Set before the first step. REQUIRES: jobs released in JobId order, none waiting
   // for another (Workload::after), no estimates. Throws std::logic_error otherwise, or when the
   // feed appends a job released before the last one.
   void set_feed(JobFeed& feed, Workload& workload);

@@ -71,9 +71,10 @@ Workload read_acme_trace_text(std::string_view text, std::string_view name, cons
 // A trace read while it is replayed (a JobFeed, Simulation::set_feed). The file is cut at line
 // starts into chunks of 2 MiB that threads - 1 workers (TraceOptions::threads; started by
 // map_ahead or the first append_next) read ahead with pread, in order (with none, append_next
-// reads them), one of them mapping the workload's pages as it goes; append_next joins them into the workload
-// one by one as read_acme_trace joins its parts: the same Workload in the end, the same warnings,
-// and the same first row error, thrown from append_next. Strict reading only (a lenient one drops
+// reads them), one of them mapping the pages of the workload (and map_ahead's arrays) as it goes;
+// append_next joins them into the workload one by one as read_acme_trace joins its parts: the
+// same Workload in the end, the same warnings, and the same first row error, thrown from
+// append_next. Strict reading only (a lenient one drops
 // duplicate ids at the end, which renumbers jobs). A row submitted before one above it (from
 // append_next), or a job id used twice (from finish(): ids are checked on a thread of their own
 // once the trace is in, and the error names lines the feed does not keep), throws
