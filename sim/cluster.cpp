@@ -112,8 +112,8 @@ BitsView Cluster::with_cores(int cpus) const {
 void Cluster::scan_first(int gpus, int cpus, std::size_t want, Placement& out) const {
   const BitsView room = at_least_.view(gpus);
   const BitsView cores = with_cores(cpus);
-  for (int node = NodeSet::find_next_common(room, cores, 0); node != NodeSet::kNone && out.size() < want;
-       node = NodeSet::find_next_common(room, cores, node + 1))
+  for (int node = find_next_common(room, cores, 0); node != kNoNode && out.size() < want;
+       node = find_next_common(room, cores, node + 1))
     if (free_cpus_[static_cast<std::size_t>(node)] >= cpus) out.push_back({node, 0, 0});
 }
 
@@ -127,8 +127,8 @@ void Cluster::collect_best(int gpus, int cpus, std::size_t want, int only_leaf, 
     if (none) continue;
     const BitsView nodes = exact_.view(static_cast<int>(g));
     const BitsView cores = with_cores(cpus);
-    for (int node = NodeSet::find_next_common(nodes, cores, first); node != NodeSet::kNone && node < last && out.size() < want;
-         node = NodeSet::find_next_common(nodes, cores, node + 1))
+    for (int node = find_next_common(nodes, cores, first); node != kNoNode && node < last && out.size() < want;
+         node = find_next_common(nodes, cores, node + 1))
       if (free_cpus_[static_cast<std::size_t>(node)] >= cpus) out.push_back({node, 0, 0});
   }
 }
@@ -205,10 +205,10 @@ int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most) const {
   const BitsView cores = with_cores(cpus);
   // When `cpus` is a level of the core sets, a member of `cores` has room for it: count by words.
   const int level = core_levels_[static_cast<std::size_t>(levels_upto_[static_cast<std::size_t>(std::min(cpus, cpus_per_node_))] - 1)];
-  if (level == cpus) return NodeSet::count_common(room, cores, std::max(at_most, 0));
+  if (level == cpus) return count_common(room, cores, std::max(at_most, 0));
   int count = 0;
-  for (int node = NodeSet::find_next_common(room, cores, 0); node != NodeSet::kNone && count < at_most;
-       node = NodeSet::find_next_common(room, cores, node + 1))
+  for (int node = find_next_common(room, cores, 0); node != kNoNode && count < at_most;
+       node = find_next_common(room, cores, node + 1))
     count += free_cpus_[static_cast<std::size_t>(node)] >= cpus;
   return count;
 }

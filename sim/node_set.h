@@ -1,11 +1,11 @@
-// A set of node indices [0, n) as a two-level bitset: one bit per node, and one summary bit per
-// 64-node word telling whether that word has any node in it.
+// Sets of node indices [0, n) as two-level bitsets: one bit per node, and one summary bit per
+// 64-node word telling whether that word has any node in it (NodeSetArray keeps them; BitsView
+// reads one).
 //
-// insert and erase cost O(1); find_next skips empty words 64 at a time through the summary, so it
-// costs O(1 + n / 4096) words at worst: three summary words on a 10,000-node cluster. Iterating
-// the k members from a start point costs O(k + n / 4096). find_next_common walks the members of
-// two sets at once, word by word over the words where both have members: O(1 + n / 4096 + the
-// words where both have members but none in common). Memory: n / 8 + n / 512 bytes.
+// find_next_common walks the members of two sets at once, word by word over the words where both
+// have members, skipping empty words 64 at a time through the summaries: O(1 + n / 4096 + the
+// words where both have members but none in common), three summary words on a 10,000-node
+// cluster. Memory: n / 8 + n / 512 bytes a set.
 #pragma once
 
 #include <bit>
@@ -16,7 +16,7 @@
 namespace acme {
 
 // A two-level bitset's words, read-only: bit i of word w is node 64 w + i; bit j of summary word
-// s tells whether word 64 s + j has a member. What NodeSet's searches read.
+// s tells whether word 64 s + j has a member.
 struct BitsView {
   const std::uint64_t* words;
   const std::uint64_t* summary;
@@ -24,93 +24,39 @@ struct BitsView {
   int size;
 };
 
-class NodeSet {
- public:
-  static constexpr int kNone = -1;
+inline constexpr int kNoNode = -1;
 
-  explicit NodeSet(int n = 0)
-      : words_((static_cast<std::size_t>(n) + 63) / 64, 0), summary_((words_.size() + 63) / 64, 0) {}
-
-  bool contains(int node) const { return (words_[word(node)] >> (node % 64)) & 1; }
-  int size() const { return size_; }
-
-  void insert(int node) {
-    std::uint64_t& w = words_[word(node)];
-    const std::uint64_t bit = std::uint64_t{1} << (node % 64);
-    if (w & bit) return;
-    w |= bit;
-    summary_[word(node) / 64] |= std::uint64_t{1} << (word(node) % 64);
-    ++size_;
-  }
-  void erase(int node) {
-    std::uint64_t& w = words_[word(node)];
-    const std::uint64_t bit = std::uint64_t{1} << (node % 64);
-    if (!(w & bit)) return;
-    w &= ~bit;
-    if (w == 0) summary_[word(node) / 64] &= ~(std::uint64_t{1} << (word(node) % 64));
-    --size_;
-  }
-
-  // The smallest member >= `from`, or kNone.
-  int find_next(int from) const {
-    if (from < 0) from = 0;
-    std::size_t w = word(from);
-    if (w >= words_.size()) return kNone;
-    if (const std::uint64_t bits = words_[w] & (~std::uint64_t{0} << (from % 64)))
-      return static_cast<int>(w * 64) + std::countr_zero(bits);
-    // The next non-empty word, through the summary.
-    ++w;
-    for (std::size_t s = w / 64; s < summary_.size(); ++s) {
-      std::uint64_t bits = summary_[s];
-      if (s == w / 64) bits &= w % 64 == 0 ? ~std::uint64_t{0} : ~std::uint64_t{0} << (w % 64);
-      if (bits) {
-        const std::size_t next = s * 64 + static_cast<std::size_t>(std::countr_zero(bits));
-        return static_cast<int>(next * 64) + std::countr_zero(words_[next]);
-      }
+// How many members `a` and `b` have in common, counting up to `at_most` (popcounts over the
+// words where both have members). REQUIRES: same n.
+inline int count_common(const BitsView& a, const BitsView& b, int at_most) {
+  int count = 0;
+  for (std::size_t s = 0; s < a.summary_count && count < at_most; ++s)
+    for (std::uint64_t words = a.summary[s] & b.summary[s]; words && count < at_most; words &= words - 1) {
+      const std::size_t w = s * 64 + static_cast<std::size_t>(std::countr_zero(words));
+      count += std::popcount(a.words[w] & b.words[w]);
     }
-    return kNone;
-  }
+  return count < at_most ? count : at_most;
+}
 
-  BitsView view() const { return {words_.data(), summary_.data(), words_.size(), summary_.size(), size_}; }
-
-  // How many members `a` and `b` have in common, counting up to `at_most` (popcounts over the
-  // words where both have members). REQUIRES: same n.
-  static int count_common(const BitsView& a, const BitsView& b, int at_most) {
-    int count = 0;
-    for (std::size_t s = 0; s < a.summary_count && count < at_most; ++s)
-      for (std::uint64_t words = a.summary[s] & b.summary[s]; words && count < at_most; words &= words - 1) {
-        const std::size_t w = s * 64 + static_cast<std::size_t>(std::countr_zero(words));
-        count += std::popcount(a.words[w] & b.words[w]);
-      }
-    return count < at_most ? count : at_most;
-  }
-
-  // The smallest member of both `a` and `b` that is >= `from`, or kNone. REQUIRES: same n.
-  static int find_next_common(const BitsView& a, const BitsView& b, int from) {
-    if (from < 0) from = 0;
-    std::size_t w = word(from);
-    if (w >= a.word_count) return kNone;
-    if (const std::uint64_t bits = a.words[w] & b.words[w] & (~std::uint64_t{0} << (from % 64)))
-      return static_cast<int>(w * 64) + std::countr_zero(bits);
-    ++w;
-    for (std::size_t s = w / 64; s < a.summary_count; ++s) {
-      std::uint64_t words = a.summary[s] & b.summary[s];
-      if (s == w / 64) words &= w % 64 == 0 ? ~std::uint64_t{0} : ~std::uint64_t{0} << (w % 64);
-      for (; words; words &= words - 1) {
-        const std::size_t next = s * 64 + static_cast<std::size_t>(std::countr_zero(words));
-        if (const std::uint64_t bits = a.words[next] & b.words[next])
-          return static_cast<int>(next * 64) + std::countr_zero(bits);
-      }
+// The smallest member of both `a` and `b` that is >= `from`, or kNoNode. REQUIRES: same n.
+inline int find_next_common(const BitsView& a, const BitsView& b, int from) {
+  if (from < 0) from = 0;
+  std::size_t w = static_cast<std::size_t>(from) / 64;
+  if (w >= a.word_count) return kNoNode;
+  if (const std::uint64_t bits = a.words[w] & b.words[w] & (~std::uint64_t{0} << (from % 64)))
+    return static_cast<int>(w * 64) + std::countr_zero(bits);
+  ++w;
+  for (std::size_t s = w / 64; s < a.summary_count; ++s) {
+    std::uint64_t words = a.summary[s] & b.summary[s];
+    if (s == w / 64) words &= w % 64 == 0 ? ~std::uint64_t{0} : ~std::uint64_t{0} << (w % 64);
+    for (; words; words &= words - 1) {
+      const std::size_t next = s * 64 + static_cast<std::size_t>(std::countr_zero(words));
+      if (const std::uint64_t bits = a.words[next] & b.words[next])
+        return static_cast<int>(next * 64) + std::countr_zero(bits);
     }
-    return kNone;
   }
-
- private:
-  static std::size_t word(int node) { return static_cast<std::size_t>(node) / 64; }
-  std::vector<std::uint64_t> words_;
-  std::vector<std::uint64_t> summary_;
-  int size_ = 0;
-};
+  return kNoNode;
+}
 
 // Node sets 0 .. K - 1 as two-level bitsets in one array each for words, summaries and sizes,
 // where a node joins or leaves a run of sets [from, to) with one word update each, no search:

@@ -539,9 +539,9 @@ struct AcmeTraceFeed::State {
   std::vector<std::size_t> cut;  // chunk k: the body's bytes [cut[k], cut[k + 1])
   std::size_t expected_jobs = 0;
 
-  // Up to `bytes` of the file from `at` (fewer at its end); throws InputError if it cannot be read.
-  // Reads up to `bytes` at `at` into `out`, grown to hold them but never shrunk (a buffer to use
-  // again, not zeroed again); returns how many it read.
+  // Reads up to `bytes` of the file from `at` (fewer at its end) into `out`, grown to hold them
+  // but never shrunk (a buffer to use again, not zeroed again); returns how many it read. Throws
+  // InputError if it cannot be read.
   std::size_t read_into(std::size_t at, std::size_t bytes, std::string& out) const {
     if (out.size() < bytes) out.resize(bytes);
     std::size_t got = 0;
@@ -553,6 +553,7 @@ struct AcmeTraceFeed::State {
     }
     return got;
   }
+  // The same, in a string of its own.
   std::string read_at(std::size_t at, std::size_t bytes) const {
     std::string out;
     out.resize(read_into(at, bytes, out));

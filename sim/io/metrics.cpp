@@ -89,7 +89,6 @@ std::int64_t nearest_rank(std::span<std::int64_t> v, int pct) {
 }
 
 struct SummaryBuilder::Parts {
-  std::optional<Time> first, last;
   Accumulator all;
   std::array<Accumulator, kJobTypeCount> by_type;
   // Mean slowdown per user (over all jobs, and per type) and per type, for Jain's indexes.
@@ -106,8 +105,6 @@ void SummaryBuilder::add(const Workload& w, const std::vector<JobOutcome>& outco
   const JobRequest& r = w.requests[i];
   const JobOutcome& o = outcomes[i];
   const Time submit = submitted(w, outcomes, static_cast<JobId>(i));
-  if (!p.first || submit < *p.first) p.first = submit;
-  if (o.end && (!p.last || *o.end > *p.last)) p.last = o.end;
   const auto type = static_cast<std::size_t>(r.type);
   if (const auto slowdown = slowdown_of(w, outcomes, static_cast<JobId>(i))) {
     p.user_slowdown.add(r.user, *slowdown);
@@ -145,8 +142,8 @@ RunSummary SummaryBuilder::finish(const RunRecord& run) {
   while (added_ < w.size()) add(w, run.outcomes, run.replay);
   Parts& p = *p_;
   RunSummary out;
-  out.window_start = w.window_from.value_or(p.first.value_or(Time{}));
-  out.window_end = w.window_to.value_or(p.last.value_or(out.window_start));
+  out.window_start = w.window_from.value_or(p.all.first_submit.value_or(Time{}));
+  out.window_end = w.window_to.value_or(p.all.last_end.value_or(out.window_start));
   for (std::size_t t = 0; t < kJobTypeCount; ++t) {
     p.by_type[t].alloc_in_window = run.window_gpu_seconds[t];
     p.all.alloc_in_window += run.window_gpu_seconds[t];
