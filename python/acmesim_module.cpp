@@ -31,8 +31,8 @@ class PolicyRaised : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The C++ Policy contract over an instance of acmesim.Policy. Every call holds the GIL, so that
-// runs on other threads (a sweep) may call it too.
+// The C++ Policy contract over an instance of acmesim.Policy. Every call holds the GIL, from
+// converting its arguments to dropping them, so that runs on other threads (a sweep) may call it.
 class PythonPolicy final : public Policy {
  public:
   explicit PythonPolicy(py::object policy) : policy_(std::move(policy)) {
@@ -54,7 +54,7 @@ class PythonPolicy final : public Policy {
   void on_stopped(JobId job) override { call(on_stopped_, "on_stopped", job, job); }
   void schedule(SchedulingPass& pass) override {
     now_ = pass.now().sec();
-    call(schedule_, "schedule", kNoJob, py::cast(&pass, py::return_value_policy::reference));
+    call(schedule_, "schedule", kNoJob, &pass);  // a pointer argument is passed by reference
   }
   bool reads_estimates() const override { return reads_estimates_; }
 
