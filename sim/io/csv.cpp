@@ -97,50 +97,6 @@ void OutputFile::commit() {
 
 namespace {
 
-constexpr char kDigitPairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-// Writes the decimal digits of `v`, at least `min_digits` of them (zero-padded); returns the end.
-char* write_digits(char* out, std::uint64_t v, int min_digits = 1) {
-  static constexpr std::uint64_t kPow10[] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
-                                             10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
-                                             100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-                                             100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
-                                             100000000000000000ULL, 1000000000000000000ULL,
-                                             10000000000000000000ULL};
-  int n = (std::bit_width(v | 1) * 1233) >> 12;  // about log10: n or n + 1 digits
-  n += v >= kPow10[n];
-  n = std::max(n, min_digits);
-  char* p = out + n;
-  const auto pairs = [&p](auto u) {  // 32-bit arithmetic where the value fits: cheaper divisions
-    while (u >= 100) {
-      p -= 2;
-      std::memcpy(p, kDigitPairs + 2 * (u % 100), 2);
-      u /= 100;
-    }
-    if (u >= 10) {
-      p -= 2;
-      std::memcpy(p, kDigitPairs + 2 * u, 2);
-    } else {
-      *--p = static_cast<char>('0' + u);
-    }
-  };
-  if (v <= UINT32_MAX) pairs(static_cast<std::uint32_t>(v));
-  else pairs(v);
-  while (p > out) *--p = '0';
-  return out + n;
-}
-
-char* write_integer(char* out, std::int64_t v) {
-  if (v < 0) {
-    *out++ = '-';
-    return write_digits(out, ~static_cast<std::uint64_t>(v) + 1);
-  }
-  return write_digits(out, static_cast<std::uint64_t>(v));
-}
-
 // `v` rounded to `decimals` places, as std::to_chars(fixed) prints it but "-0.000" as "0.000".
 // Fast path: when v x 10^decimals is below 2^43, its floating-point error is under 0.001, so if
 // it is not within 0.49 of a tie, rounding it to the nearest integer gives the same digits as
@@ -154,13 +110,13 @@ char* write_fixed(char* out, double v, int decimals) {
       const auto n = static_cast<std::int64_t>(rounded);
       if (n < 0) *out++ = '-';
       const std::uint64_t u = n < 0 ? ~static_cast<std::uint64_t>(n) + 1 : static_cast<std::uint64_t>(n);
-      char digits[24];
-      const int len = static_cast<int>(write_digits(digits, u, decimals + 1) - digits);
-      std::memcpy(out, digits, static_cast<std::size_t>(len - decimals));
+      char whole[24];  // the integer rounded to, a digit before the point at least
+      const int len = static_cast<int>(digits::write(whole, u, decimals + 1) - whole);
+      std::memcpy(out, whole, static_cast<std::size_t>(len - decimals));
       out += len - decimals;
       if (decimals > 0) {
         *out++ = '.';
-        std::memcpy(out, digits + len - decimals, static_cast<std::size_t>(decimals));
+        std::memcpy(out, whole + len - decimals, static_cast<std::size_t>(decimals));
         out += decimals;
       }
       return out;
@@ -199,53 +155,49 @@ CsvWriter::CsvWriter(std::filesystem::path path, TableCapture* capture, Deferred
     return;
   }
   file_.emplace(std::move(path), renames);
-  buf_.assign(2 * kFlushAt, '\0');
+  buf_ = std::make_unique_for_overwrite<char[]>(2 * kFlushAt);
+  pos_ = row_ = buf_.get();
+  end_ = pos_ + 2 * kFlushAt;
 }
 
-void CsvWriter::grow(std::size_t n) { buf_.resize(std::max(2 * buf_.size(), len_ + n + 1)); }
+void CsvWriter::grow(std::size_t n) {
+  const auto used = static_cast<std::size_t>(pos_ - buf_.get()), row = static_cast<std::size_t>(row_ - buf_.get());
+  const std::size_t size = std::max(2 * static_cast<std::size_t>(end_ - buf_.get()), used + n + 1);
+  auto bigger = std::make_unique<char[]>(size);
+  std::memcpy(bigger.get(), buf_.get(), used);
+  buf_ = std::move(bigger);
+  pos_ = buf_.get() + used;
+  row_ = buf_.get() + row;
+  end_ = buf_.get() + size;
+}
 
 CsvWriter& CsvWriter::text(std::string_view s) {
-  if (table_) {
-    table_->text(column_++, s);
-    return *this;
-  }
+  if (table_) return captured_text(s);
   bool plain = true;
   for (const char c : s) plain &= !kNeedsQuotes[static_cast<unsigned char>(c)];
   if (plain) return plain_text(s);
-  char* out = cell(2 * s.size() + 2);
-  char* const begin = out;
+  char* out = room(2 * s.size() + 2);
   *out++ = '"';
   for (const char c : s) {
     if (c == '"') *out++ = '"';
     *out++ = c;
   }
   *out++ = '"';
-  len_ += static_cast<std::size_t>(out - begin);
+  return end_cell(out);
+}
+
+CsvWriter& CsvWriter::captured_text(std::string_view s) {
+  table_->text(column_++, s);
   return *this;
 }
 
-CsvWriter& CsvWriter::plain_text(std::string_view s) {
-  if (table_) {
-    table_->text(column_++, s);
-    return *this;
-  }
-  std::memcpy(cell(s.size()), s.data(), s.size());
-  len_ += s.size();
+CsvWriter& CsvWriter::captured_integer(std::int64_t v) {
+  table_->integer(column_++, v);
   return *this;
 }
 
-CsvWriter& CsvWriter::integer(std::int64_t v) {
-  if (table_) {
-    table_->integer(column_++, v);
-    return *this;
-  }
-  char* out = cell(24);
-  if (static_cast<std::uint64_t>(v) < 10) {  // most counts
-    *out = static_cast<char>('0' + v);
-    ++len_;
-    return *this;
-  }
-  len_ = static_cast<std::size_t>(write_integer(out, v) - buf_.data());
+CsvWriter& CsvWriter::captured_blank() {
+  table_->blank(column_++);
   return *this;
 }
 
@@ -254,18 +206,8 @@ CsvWriter& CsvWriter::real(double v, int decimals) {
     table_->real(column_++, v);
     return *this;
   }
-  char* out = cell(64);
-  if (std::isfinite(v)) len_ = static_cast<std::size_t>(write_fixed(out, v, decimals) - buf_.data());
-  return *this;
-}
-
-CsvWriter& CsvWriter::blank() {
-  if (table_) {
-    table_->blank(column_++);
-    return *this;
-  }
-  cell(0);
-  return *this;
+  char* out = room(64);
+  return end_cell(std::isfinite(v) ? write_fixed(out, v, decimals) : out);
 }
 
 CsvWriter& CsvWriter::end_row() {
@@ -274,12 +216,16 @@ CsvWriter& CsvWriter::end_row() {
     column_ = 0;
     return *this;
   }
-  if (len_ + 1 > buf_.size()) buf_.resize(2 * buf_.size());
-  buf_[len_++] = '\n';
-  first_ = true;
-  if (len_ >= kFlushAt) {
-    file_->write(std::string_view(buf_.data(), len_));
-    len_ = 0;
+  if (pos_ != row_) {
+    pos_[-1] = '\n';  // the last cell's comma
+  } else {  // a row of no cells: an empty line
+    *room(0) = '\n';
+    ++pos_;
+  }
+  row_ = pos_;
+  if (static_cast<std::size_t>(pos_ - buf_.get()) >= kFlushAt) {
+    file_->write(std::string_view(buf_.get(), static_cast<std::size_t>(pos_ - buf_.get())));
+    pos_ = row_ = buf_.get();
   }
   return *this;
 }
@@ -290,8 +236,8 @@ void CsvWriter::expect_rows(std::size_t rows) {
 
 void CsvWriter::commit() {
   if (table_) return;
-  file_->write(std::string_view(buf_.data(), len_));
-  len_ = 0;
+  file_->write(std::string_view(buf_.get(), static_cast<std::size_t>(pos_ - buf_.get())));
+  pos_ = row_ = buf_.get();
   file_->commit();
 }
 

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -11,6 +13,8 @@
 #include <vector>
 #include <string>
 #include <string_view>
+
+#include "sim/io/digits.h"
 
 namespace acme {
 
@@ -66,9 +70,9 @@ class OutputFile {
 };
 
 // RFC 4180 CSV, one row at a time: cells are separated by commas, rows end with '\n', and a text
-// cell is quoted only when it holds a comma, a quote or a line break. Numbers are printed with
-// std::to_chars, so output does not depend on the locale. Cells are formatted straight into a
-// buffer that goes to the file every MiB or so: a cell costs tens of nanoseconds.
+// cell is quoted only when it holds a comma, a quote or a line break. Numbers are printed as
+// std::to_chars prints them, so output does not depend on the locale. Cells are formatted straight
+// into a buffer that goes to the file every 256 KiB: a cell costs a few nanoseconds.
 // Given a TableCapture, it writes no file: its cells go, typed, to the capture's table of the
 // path's file name (sim/io/captured_table.h). `renames`: as OutputFile's.
 class CsvWriter {
@@ -77,10 +81,21 @@ class CsvWriter {
 
   CsvWriter& text(std::string_view s);
   // text() of what needs no quotes, unlooked at: the program's own names (a job type or state).
-  CsvWriter& plain_text(std::string_view s);
-  CsvWriter& integer(std::int64_t v);
+  CsvWriter& plain_text(std::string_view s) {
+    if (table_) return captured_text(s);
+    char* out = room(s.size());
+    std::memcpy(out, s.data(), s.size());
+    return end_cell(out + s.size());
+  }
+  CsvWriter& integer(std::int64_t v) {
+    if (table_) return captured_integer(v);
+    return end_cell(digits::write_integer(room(24), v));
+  }
   CsvWriter& real(double v, int decimals = 3);
-  CsvWriter& blank();
+  CsvWriter& blank() {
+    if (table_) return captured_blank();
+    return end_cell(room(0));
+  }
   CsvWriter& end_row();
   // How many rows will follow, when known: a captured table makes room for them at once.
   void expect_rows(std::size_t rows);
@@ -88,20 +103,26 @@ class CsvWriter {
 
  private:
   static constexpr std::size_t kFlushAt = 1 << 18;  // 256 KiB: a bigger buffer only costs memory
-  // Room for `n` more bytes after the separator of a new cell; returns where to write.
-  char* cell(std::size_t n) {
-    if (len_ + n + 1 > buf_.size()) grow(n);
-    if (!first_) buf_[len_++] = ',';
-    first_ = false;
-    return buf_.data() + len_;
+  // Where a cell of at most `n` bytes goes (its comma after it). Each cell ends with a comma; the
+  // row's last one becomes its line break.
+  char* room(std::size_t n) {
+    if (n + 1 > static_cast<std::size_t>(end_ - pos_)) grow(n);
+    return pos_;
+  }
+  CsvWriter& end_cell(char* end) {
+    *end = ',';
+    pos_ = end + 1;
+    return *this;
   }
   void grow(std::size_t n);
+  CsvWriter& captured_text(std::string_view s);
+  CsvWriter& captured_integer(std::int64_t v);
+  CsvWriter& captured_blank();
   std::optional<OutputFile> file_;  // none when captured
   CapturedTable* table_ = nullptr;  // when captured
   std::size_t column_ = 0;          // the next cell's column, when captured
-  std::string buf_;       // sized once; [0, len_) is written
-  std::size_t len_ = 0;
-  bool first_ = true;
+  std::unique_ptr<char[]> buf_;     // [buf_, pos_) is written; the current row from row_
+  char *pos_ = nullptr, *row_ = nullptr, *end_ = nullptr;
 };
 
 // `v` with a fixed number of decimals, trailing zeros kept; "-0.000" prints as "0.000".

@@ -1,8 +1,9 @@
 // The CSV writer: quoting, and numbers printed exactly as std::to_chars prints them (its fast
-// paths for integers and fixed-point reals must never change a digit).
+// paths for integers, sim/io/digits.h, and fixed-point reals must never change a digit).
 #include <catch2/catch.hpp>
 
 #include <charconv>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include "sim/io/captured_table.h"
 #include "sim/io/csv.h"
+#include "sim/io/digits.h"
 
 namespace {
 
@@ -47,6 +49,41 @@ TEST_CASE("Fixed-point reals print the digits std::to_chars prints, without a ne
       CHECK(acme::format_fixed(v, decimals) == reference_fixed(v, decimals));
   CHECK(acme::format_fixed(-0.0001, 3) == "0.000");
   CHECK(acme::format_fixed(std::nan(""), 3).empty());
+}
+
+TEST_CASE("Eight digits at once come out right for every value below 10^8", "[csv]") {
+  char expected[8] = {'0', '0', '0', '0', '0', '0', '0', '0'};  // an odometer, one step per value
+  std::uint32_t wrong = 0, first_wrong = 0;
+  for (std::uint32_t v = 0; v < 100000000; ++v) {
+    const std::uint64_t word = acme::digits::eight(v);
+    if (std::memcmp(&word, expected, 8) != 0 && wrong++ == 0) first_wrong = v;
+    for (int k = 7; k >= 0 && ++expected[k] > '9'; --k) expected[k] = '0';
+  }
+  INFO("first wrong value: " << first_wrong);
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("Integers print the digits std::to_chars prints, zero-padded where asked", "[csv]") {
+  std::mt19937_64 rng(11);
+  auto check = [](std::uint64_t v, int min_digits) {
+    char got[48], want[48];
+    const std::string_view g(got, acme::digits::write(got, v, min_digits));
+    std::string w(want, std::to_chars(want, want + sizeof want, v).ptr);
+    if (static_cast<int>(w.size()) < min_digits) w.insert(0, static_cast<std::size_t>(min_digits) - w.size(), '0');
+    REQUIRE(g == w);
+  };
+  for (int digits = 0; digits < 20; ++digits)  // each length, its ends and around them
+    for (const std::uint64_t base : {acme::digits::kPow10[digits], acme::digits::kPow10[digits] * 5})
+      for (std::uint64_t d = 0; d < 3; ++d)
+        for (const int pad : {1, 4, 9, 10, 12}) {
+          check(base + d, pad);
+          check(base - 1 - d, pad);
+        }
+  check(UINT64_MAX, 1);
+  for (int i = 0; i < 200000; ++i) check(rng() >> (rng() % 64), static_cast<int>(rng() % 12) + 1);
+  char out[48];
+  CHECK(std::string_view(out, acme::digits::write_integer(out, INT64_MIN)) == "-9223372036854775808");
+  CHECK(std::string_view(out, acme::digits::write_integer(out, -7)) == "-7");
 }
 
 TEST_CASE("CSV cells: integers at the extremes, quoting only where needed, blank cells", "[csv]") {
