@@ -45,9 +45,24 @@ inline std::uint64_t eight(std::uint32_t v) {
   return out;
 }
 
-// Writes the digits of `v`, at least `min_digits` of them (zero-padded, at most 20); returns the end.
+// Writes the digits of `v`, at least `min_digits` of them (zero-padded; 1 to 20); returns the end.
 inline char* write(char* out, std::uint64_t v, int min_digits = 1) {
   const int n = std::max(count(v), min_digits);
+  if (n <= 2) {  // the last n digits of the pair "0v" or "vv"
+    std::memcpy(out, kPairs + 2 * v + (2 - n), 2);
+    return out + n;
+  }
+  if (n <= 4) {
+    const auto high = static_cast<std::uint32_t>(v / 100), low = static_cast<std::uint32_t>(v % 100);
+    std::uint16_t pairs[2];
+    std::memcpy(&pairs[0], kPairs + 2 * high, 2);
+    std::memcpy(&pairs[1], kPairs + 2 * low, 2);
+    std::uint32_t word;
+    std::memcpy(&word, pairs, 4);
+    word >>= 8 * (4 - n);
+    std::memcpy(out, &word, 4);
+    return out + n;
+  }
   if (n <= 8) {
     const std::uint64_t word = eight(static_cast<std::uint32_t>(v)) >> (8 * (8 - n));
     std::memcpy(out, &word, 8);
