@@ -82,9 +82,8 @@ class NodeSetArray {
     const auto w = static_cast<std::size_t>(node) / 64;
     const std::uint64_t bit = std::uint64_t{1} << (node % 64), summary_bit = std::uint64_t{1} << (w % 64);
     for (auto k = static_cast<std::size_t>(from); k < static_cast<std::size_t>(to); ++k) {
-      std::uint64_t& word = words_[k * words_per_set_ + w];
-      if (word == 0) summary_[k * summary_per_set_ + w / 64] |= summary_bit;
-      word |= bit;
+      words_[k * words_per_set_ + w] |= bit;
+      summary_[k * summary_per_set_ + w / 64] |= summary_bit;  // set or not, the word has a member now
       ++size_[k];
     }
   }
@@ -95,7 +94,8 @@ class NodeSetArray {
     for (auto k = static_cast<std::size_t>(from); k < static_cast<std::size_t>(to); ++k) {
       std::uint64_t& word = words_[k * words_per_set_ + w];
       word &= ~bit;
-      if (word == 0) summary_[k * summary_per_set_ + w / 64] &= ~summary_bit;
+      std::uint64_t& summary = summary_[k * summary_per_set_ + w / 64];
+      summary = (summary & ~summary_bit) | (word != 0 ? summary_bit : 0);  // no branch to mispredict
       --size_[k];
     }
   }
