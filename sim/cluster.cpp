@@ -32,8 +32,7 @@ Cluster::Cluster(const ClusterSpec& spec)
       free_cpus_(static_cast<std::size_t>(spec.nodes), spec.cpus_per_node),
       down_(static_cast<std::size_t>(spec.nodes), false),
       cordoned_(static_cast<std::size_t>(spec.nodes), false),
-      exact_(spec.nodes, spec.gpus_per_node + 1),
-      at_least_(spec.nodes, spec.gpus_per_node + 1),
+      at_least_(spec.nodes, spec.gpus_per_node + 2),
       leaf_by_free_(static_cast<std::size_t>(leaves_) * (static_cast<std::size_t>(spec.gpus_per_node) + 1), 0) {
   core_levels_.push_back(0);
   for (int c = 1; c < cpus_per_node_; c *= 2) core_levels_.push_back(c);
@@ -58,7 +57,6 @@ RejectReason Cluster::never_fits(const JobRequest& r) const {
 
 void Cluster::index_add(int node) {
   const int g = free_gpus_[static_cast<std::size_t>(node)];
-  exact_.add(node, g, g + 1);
   at_least_.add(node, 0, g + 1);
   cores_at_least_.add(node, 0, levels_upto_[static_cast<std::size_t>(free_cpus_[static_cast<std::size_t>(node)])]);
   ++leaf_by_free_[static_cast<std::size_t>(leaf_row_[static_cast<std::size_t>(node)] + g)];
@@ -66,7 +64,6 @@ void Cluster::index_add(int node) {
 
 void Cluster::index_remove(int node) {
   const int g = free_gpus_[static_cast<std::size_t>(node)];
-  exact_.remove(node, g, g + 1);
   at_least_.remove(node, 0, g + 1);
   cores_at_least_.remove(node, 0, levels_upto_[static_cast<std::size_t>(free_cpus_[static_cast<std::size_t>(node)])]);
   --leaf_by_free_[static_cast<std::size_t>(leaf_row_[static_cast<std::size_t>(node)] + g)];
@@ -89,8 +86,6 @@ void Cluster::change_free(int node, int gpus, int cpus) {
   free_cpus_total_ += cpus;
   // Only the sets between the old and the new counts change.
   if (g0 != g1) {
-    exact_.remove(node, g0, g0 + 1);
-    exact_.add(node, g1, g1 + 1);
     if (g1 > g0) at_least_.add(node, g0 + 1, g1 + 1);
     else at_least_.remove(node, g1 + 1, g0 + 1);
     const auto leaf = static_cast<std::size_t>(leaf_row_[n]);
@@ -122,13 +117,14 @@ void Cluster::collect_best(int gpus, int cpus, std::size_t want, int only_leaf, 
   const int last = only_leaf >= 0 ? std::min(nodes_, first + nodes_per_leaf_) : nodes_;
   const auto width = static_cast<std::size_t>(gpus_per_node_) + 1;
   for (std::size_t g = static_cast<std::size_t>(gpus); g < width && out.size() < want; ++g) {
+    const auto k = static_cast<int>(g);  // the nodes with exactly g free GPUs: in set g, not in set g + 1
     const bool none = only_leaf >= 0 ? leaf_by_free_[static_cast<std::size_t>(only_leaf) * width + g] == 0
-                                     : exact_.size(static_cast<int>(g)) == 0;
+                                     : at_least_.size(k) == at_least_.size(k + 1);
     if (none) continue;
-    const BitsView nodes = exact_.view(static_cast<int>(g));
+    const BitsView nodes = at_least_.view(k), more = at_least_.view(k + 1);
     const BitsView cores = with_cores(cpus);
-    for (int node = find_next_common(nodes, cores, first); node != kNoNode && node < last && out.size() < want;
-         node = find_next_common(nodes, cores, node + 1))
+    for (int node = find_next_common_except(nodes, cores, more, first); node != kNoNode && node < last && out.size() < want;
+         node = find_next_common_except(nodes, cores, more, node + 1))
       if (free_cpus_[static_cast<std::size_t>(node)] >= cpus) out.push_back({node, 0, 0});
   }
 }

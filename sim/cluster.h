@@ -13,15 +13,14 @@
 //    (the pod with the least room that holds it), else over the leaves with the most room first;
 //    within a leaf, and for single-node jobs, as best_fit.
 // Free capacity is indexed so that placement does not visit node after node: for every g, the
-// set of up nodes with exactly g free GPUs and the set with at least g; for CPU cores, the sets of
-// up nodes with at least 0, 1, 2, 4, ... free cores (sim/node_set.h, two-level bitsets); and
-// per-leaf counts of nodes by free GPUs. First fit walks the nodes in both the "at least" GPU set
-// of the job's per-node share and the core set just below its per-node cores: O(k + n / 4096)
-// for k nodes when cores are not scarce; a request fails in O(1) when too few nodes are in
-// either set. Best fit walks the "exactly" GPU sets from the share up. Topology also reads the
+// set of up nodes with at least g free GPUs; for CPU cores, the sets of up nodes with at least 0,
+// 1, 2, 4, ... free cores (sim/node_set.h, two-level bitsets); and per-leaf counts of nodes by
+// free GPUs. First fit walks the nodes in both the GPU set of the job's per-node share and the
+// core set just below its per-node cores: O(k + n / 4096) for k nodes when cores are not scarce;
+// a request fails in O(1) when too few nodes are in either set. Best fit walks the nodes with
+// exactly g free GPUs (set g less set g + 1) from the share up. Topology also reads the
 // leaf counts: O(leaves x gpus per node) to choose leaves. allocate() and release() cost
-// O(k x (gpus per node + log cores per node)) for k nodes.
-// allocate() and release() cost O(k) for k nodes. No GPU or core is ever handed out twice:
+// O(k x (gpus per node + log cores per node)) for k nodes. No GPU or core is ever handed out twice:
 // allocate() checks every share against what is free and throws std::logic_error (a bug in the
 // caller) if one does not fit.
 //
@@ -169,8 +168,7 @@ class Cluster {
   std::vector<std::int32_t> free_gpus_, free_cpus_;
   std::vector<bool> down_;
   std::vector<bool> cordoned_;
-  NodeSetArray exact_;                       // set g: up nodes with exactly g free GPUs
-  NodeSetArray at_least_;                    // set g: up nodes with at least g free GPUs
+  NodeSetArray at_least_;                    // set g: up nodes with at least g free GPUs (set G + 1: none)
   std::vector<std::int32_t> leaf_by_free_;   // [leaf * (G + 1) + g]: up nodes of the leaf with exactly g
   std::vector<std::int32_t> leaf_row_;       // [node]: where its leaf's counts start in leaf_by_free_
   std::vector<int> core_levels_;             // 0, 1, 2, 4, ... and cores per node: ascending

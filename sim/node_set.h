@@ -58,6 +58,19 @@ inline int find_next_common(const BitsView& a, const BitsView& b, int from) {
   return kNoNode;
 }
 
+// The smallest member of `a` and `b` that is not in `except` and is >= `from`, or kNoNode: for a
+// set that is a difference of nested sets (those with at least g, but not g + 1, of something).
+// REQUIRES: same n.
+inline int find_next_common_except(const BitsView& a, const BitsView& b, const BitsView& except, int from) {
+  for (int node = find_next_common(a, b, from); node != kNoNode;) {
+    const auto w = static_cast<std::size_t>(node) / 64;
+    if (const std::uint64_t bits = a.words[w] & b.words[w] & ~except.words[w] & (~std::uint64_t{0} << (node % 64)))
+      return static_cast<int>(w * 64) + std::countr_zero(bits);
+    node = find_next_common(a, b, static_cast<int>((w + 1) * 64));  // the summaries cannot tell `except` apart
+  }
+  return kNoNode;
+}
+
 // Node sets 0 .. K - 1 as two-level bitsets in one array each for words, summaries and sizes,
 // where a node joins or leaves a run of sets [from, to) with one word update each, no search:
 // nested sets (set k holds set k + 1: the nodes with at least level k of something), whose

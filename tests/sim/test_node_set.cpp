@@ -1,5 +1,6 @@
 // The placement index's node sets (sim/node_set.h) against a plain set of nodes: random joins and
-// leaves of runs of nested sets, then every set's members, size, searches and common counts.
+// leaves of runs of nested sets, then every set's members, size, searches, common counts and
+// differences.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -39,6 +40,12 @@ TEST_CASE("Node sets keep their members, sizes and summaries through random join
       if (k + 1 < kSets) {  // set k + 1 lies inside set k: what they have in common is set k + 1
         const BitsView inner = sets.view(k + 1);
         CHECK(count_common(view, inner, nodes) == sets.size(k + 1));
+        std::vector<int> only_k, want;  // set k less set k + 1: the nodes at level k + 1 exactly
+        for (int n = find_next_common_except(view, view, inner, 0); n != kNoNode; n = find_next_common_except(view, view, inner, n + 1))
+          only_k.push_back(n);
+        for (int n = 0; n < nodes; ++n)
+          if (level[static_cast<std::size_t>(n)] == k + 1) want.push_back(n);
+        CHECK(only_k == want);
       }
     }
   }
