@@ -163,7 +163,7 @@ CsvWriter::CsvWriter(std::filesystem::path path, TableCapture* capture, Deferred
 void CsvWriter::grow(std::size_t n) {
   const auto used = static_cast<std::size_t>(pos_ - buf_.get()), row = static_cast<std::size_t>(row_ - buf_.get());
   const std::size_t size = std::max(2 * static_cast<std::size_t>(end_ - buf_.get()), used + n + 1);
-  auto bigger = std::make_unique<char[]>(size);
+  auto bigger = std::make_unique_for_overwrite<char[]>(size);
   std::memcpy(bigger.get(), buf_.get(), used);
   buf_ = std::move(bigger);
   pos_ = buf_.get() + used;
