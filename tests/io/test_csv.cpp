@@ -100,6 +100,28 @@ TEST_CASE("CSV cells: integers at the extremes, quoting only where needed, blank
   std::filesystem::remove(path);
 }
 
+TEST_CASE("A cell longer than the writer's buffer is written whole, between rows written before and after", "[csv]") {
+  const auto path = std::filesystem::temp_directory_path() / "acmesim_test_csv_long.csv";
+  std::string huge(700000, 'x');  // past the 512 KiB buffer, quoted: it has a quote and a comma
+  huge[1000] = '"';
+  huge[2000] = ',';
+  std::string quoted = huge;
+  quoted.insert(1000, 1, '"');
+  {
+    acme::CsvWriter csv(path);
+    for (int i = 0; i < 30000; ++i) csv.integer(i).text("row").end_row();  // most of a flush's worth
+    csv.integer(-1).text(huge).blank().end_row();
+    csv.end_row();  // a row of no cells: an empty line
+    csv.integer(7).end_row();
+    csv.commit();
+  }
+  std::string want;
+  for (int i = 0; i < 30000; ++i) want += std::to_string(i) + ",row\n";
+  want += "-1,\"" + quoted + "\",\n\n7\n";
+  CHECK(slurp(path) == want);
+  std::filesystem::remove(path);
+}
+
 namespace acme::test {
 
 TEST_CASE("A captured CSV keeps each column typed as written, blanks marked, no file written", "[csv]") {
