@@ -71,10 +71,10 @@ inline int find_next_common_except(const BitsView& a, const BitsView& b, const B
   return kNoNode;
 }
 
-// Node sets 0 .. K - 1 as two-level bitsets in one array each for words, summaries and sizes,
-// where a node joins or leaves a run of sets [from, to) with one word update each, no search:
-// nested sets (set k holds set k + 1: the nodes with at least level k of something), whose
-// members move between levels, or disjoint ones (a run of one set).
+// Nested node sets 0 .. K - 1 (set k holds set k + 1: the nodes with at least level k of
+// something) as two-level bitsets in one array each for words, summaries and sizes: a node that
+// moves between levels joins or leaves a run of sets [from, to) with one word update each, no
+// search. Set k less set k + 1, the nodes at level k exactly, is find_next_common_except's.
 class NodeSetArray {
  public:
   NodeSetArray(int nodes, int sets)

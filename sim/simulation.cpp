@@ -119,11 +119,6 @@ void Simulation::add_sink(Sink& sink) {
   if (sink.wants_ended()) ended_sinks_.push_back(&sink);
 }
 
-void Simulation::emit_held(FactKind kind, JobId job) {
-  const bool holds = kind == FactKind::Started || kind == FactKind::Ended || kind == FactKind::Preempted;
-  emit_to_sinks(kind, job, holds ? &placement_of(job) : nullptr);
-}
-
 void Simulation::emit_to_sinks(FactKind kind, JobId job, const Placement* placement) {
   const Fact fact{kind, now_, job, &workload_.requests[job], placement};
   for (Sink* s : fact_sinks_) s->on_fact(fact);

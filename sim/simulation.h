@@ -253,14 +253,15 @@ class Simulation {
   // Stops every job on `down` (sorted) as their failure does and takes the nodes down, until
   // `repaired_at` (a NodeUp each), or, cut off from the network, until a path is back.
   void take_nodes_down(const std::vector<int>& down, std::optional<Time> repaired_at);
-  // The fact to the sinks that want facts (none: nothing to build).
+  // The fact to the sinks that want facts (none: nothing to build), with the job's placement for
+  // the kinds whose job holds one.
   void emit(FactKind kind, JobId job) {
-    if (!fact_sinks_.empty()) emit_held(kind, job);
+    const bool holds = kind == FactKind::Started || kind == FactKind::Ended || kind == FactKind::Preempted;
+    if (!fact_sinks_.empty()) emit_to_sinks(kind, job, holds ? &placement_of(job) : nullptr);
   }
   void emit(FactKind kind, JobId job, const Placement* placement) {
     if (!fact_sinks_.empty()) emit_to_sinks(kind, job, placement);
   }
-  void emit_held(FactKind kind, JobId job);  // with the job's placement when it holds one
   void emit_to_sinks(FactKind kind, JobId job, const Placement* placement);
   // Tells the sinks when the prefix of ended jobs grows.
   void note_ended_prefix();

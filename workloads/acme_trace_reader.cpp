@@ -487,7 +487,6 @@ Workload read_in_parts(std::string_view text, std::string_view name, const Trace
   return finish(name, opt, parts, warnings);
 }
 
-
 // Line numbers are kept in 32 bits (IdRef): longer texts are read on one thread.
 constexpr std::size_t kMaxPartedText = std::size_t{1} << 32;
 

@@ -98,9 +98,9 @@ class TraceCacheEntry {
 // (with more than one reading thread, TraceOptions::threads; else append_next; started by
 // map_ahead or the first append_next) reads the entry's chunks (workloads/trace_cache_file.h),
 // each checked before it is used, at most 2 ahead of the replay, and maps the pages they will
-// fill; append_next joins them. The same workload as load(), without the
-// replay's thread waiting for all of it. A damaged chunk throws WholeWorkloadNeeded from
-// append_next (the entry's warnings, logged when the feed opened, are then logged again).
+// fill; append_next joins them. The same workload as load(), without the replay's thread waiting
+// for all of it. A damaged chunk throws WholeWorkloadNeeded from append_next (the entry's
+// warnings, logged when the feed opened, are then logged again).
 class TraceCacheFeed : public JobFeed {
  public:
   struct State;
