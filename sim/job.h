@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/job_column.h"
 #include "sim/time.h"
 
 namespace acme {
@@ -79,6 +81,14 @@ class JobProfile {
     at_ = t;
     started_ = false;
   }
+  // Whether the bytes of `p`, as read from a file, make a JobProfile: its state one of the
+  // JobStates, its flag's byte 0 or 1 (read as a byte: another value is no bool).
+  static bool valid(const JobProfile& p) {
+    unsigned char started, state;
+    std::memcpy(&started, &p.started_, 1);
+    std::memcpy(&state, &p.final_state, 1);
+    return started <= 1 && state < kJobStateCount;
+  }
 
  private:
   bool started_ = false;  // at_ is the recorded start (beside final_state: 24 bytes in all)
@@ -132,8 +142,8 @@ class UserTable {
 
 // A set of jobs ready to simulate: three parallel vectors indexed by JobId.
 struct Workload {
-  std::vector<JobRequest> requests;
-  std::vector<JobProfile> profiles;
+  JobColumn<JobRequest> requests;
+  JobColumn<JobProfile> profiles;
   StringTable names;  // the trace's job_id
   UserTable users;
 

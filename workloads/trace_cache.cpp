@@ -91,9 +91,10 @@ std::optional<Workload> load(const fs::path& file, const std::string& key, std::
   std::optional<Workload> w;
   if (r) {
     w = r->start();
-    w->reserve(r->jobs(), r->name_bytes());
-    while (!r->done() && r->next(*w)) {
+    w->names.reserve(r->jobs(), r->name_bytes());
+    while (!r->done() && r->next(w->names, w->after)) {
     }
+    r->show(*w);
     why = "damaged (a chunk's checksum, or a value out of range)";
   }
   ::close(fd);
@@ -228,11 +229,11 @@ std::optional<Workload> TraceCacheEntry::load(std::vector<std::string>* kept) co
 struct TraceCacheFeed::State {
   static constexpr std::size_t kAhead = 2;  // chunks read ahead of the replay
   struct Chunk {
-    Workload jobs;
-    bool failed = false;  // damaged: nothing to append
+    StringTable names;      // its jobs' names
+    std::size_t upto = 0;   // the jobs checked once it is joined (their requests and profiles are the entry's)
+    bool failed = false;    // damaged: nothing to append
   };
   std::string file;
-  int fd = -1;
   std::optional<trace_cache_file::Reader> reader;  // used by the thread
   std::mutex m;
   std::condition_variable cv;
@@ -240,14 +241,12 @@ struct TraceCacheFeed::State {
   std::vector<std::unique_ptr<Chunk>> spare;  // joined, to read into again; under m
   bool stop = false;                          // under m
   bool thread_due = false;                    // a thread of its own is to read the chunks
-  // The arrays whose pages the thread maps a chunk ahead (prefault): the workload's, and the
-  // caller's (map_ahead). Set before it starts.
+  // The caller's arrays whose pages the thread maps a chunk ahead (prefault; map_ahead). Set
+  // before it starts.
   std::vector<PerJobArray> to_map;
   std::thread thread;
+  std::vector<JobId> no_after;  // a fed workload's jobs wait for none
 
-  ~State() {
-    if (fd >= 0) ::close(fd);
-  }
   // Starts the thread (none if no thread is to be had: append_next reads the chunks).
   void start() {
     if (!std::exchange(thread_due, false)) return;
@@ -269,14 +268,12 @@ struct TraceCacheFeed::State {
         }
       }
       if (!c) c = std::make_unique<Chunk>();
-      Workload& w = c->jobs;
-      w.requests.clear();
-      w.profiles.clear();
-      w.names.clear();
+      c->names.clear();
       const std::size_t first = reader->jobs_read();
-      failed = !reader->next(w);
+      failed = !reader->next(c->names, no_after);
+      c->upto = reader->jobs_read();
       for (const PerJobArray& a : to_map)
-        prefault(static_cast<const char*>(a.data) + first * a.bytes_per_job, w.size() * a.bytes_per_job);
+        prefault(static_cast<const char*>(a.data) + first * a.bytes_per_job, (c->upto - first) * a.bytes_per_job);
       c->failed = failed;
       {
         const std::lock_guard lock(m);
@@ -291,21 +288,21 @@ std::unique_ptr<TraceCacheFeed> TraceCacheEntry::feed(Workload& w) const {
   if (file_.empty()) return nullptr;
   auto s = std::make_unique<TraceCacheFeed::State>();
   s->file = file_;
-  s->fd = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (s->fd < 0) return nullptr;  // no entry
+  const int fd = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;  // no entry
   const char* why = nullptr;
-  s->reader = trace_cache_file::Reader::open(s->fd, key_, why);
+  s->reader = trace_cache_file::Reader::open(fd, key_, why);
+  ::close(fd);
   if (!s->reader) {
     log_distrust(file_, why);
     return nullptr;
   }
   if (s->reader->waits() || !s->reader->in_submit_order()) return nullptr;
   w = s->reader->start();
-  w.reserve(s->reader->jobs(), s->reader->name_bytes());
+  w.names.reserve(s->reader->jobs(), s->reader->name_bytes());
   note_used(w);
   log_warnings(s->reader->warnings());
   s->thread_due = reading_threads(options_) > 1;
-  s->to_map = {{w.requests.data(), sizeof(JobRequest)}, {w.profiles.data(), sizeof(JobProfile)}};
   return std::make_unique<TraceCacheFeed>(std::move(s));
 }
 
@@ -333,7 +330,8 @@ bool TraceCacheFeed::append_next(Workload& w) {
   s.start();
   if (w.size() == s.reader->jobs()) return false;
   if (!s.thread.joinable()) {  // read here, straight into the workload
-    if (!s.reader->next(w)) throw WholeWorkloadNeeded(s.file + ": damaged");
+    if (!s.reader->next(w.names, w.after)) throw WholeWorkloadNeeded(s.file + ": damaged");
+    s.reader->show(w);
     return true;
   }
   std::unique_ptr<State::Chunk> c;
@@ -344,9 +342,9 @@ bool TraceCacheFeed::append_next(Workload& w) {
     s.ready.pop_front();
   }
   if (c->failed) throw WholeWorkloadNeeded(s.file + ": damaged");
-  w.requests.insert(w.requests.end(), c->jobs.requests.begin(), c->jobs.requests.end());
-  w.profiles.insert(w.profiles.end(), c->jobs.profiles.begin(), c->jobs.profiles.end());
-  w.names.append(c->jobs.names);
+  w.requests.show(c->upto);
+  w.profiles.show(c->upto);
+  w.names.append(c->names);
   {
     const std::lock_guard lock(s.m);
     s.spare.push_back(std::move(c));

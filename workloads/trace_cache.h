@@ -1,9 +1,11 @@
 // The parsed-trace cache. The first read of a trace file stores what read_acme_trace returned
 // (the Workload and the warnings it logged) in a binary file of a cache folder; later reads
-// (replays, sweeps, every MPI rank) copy its columns into the Workload instead of parsing the
-// CSV, then log the same warnings. Same Workload, field by field, and the same warnings as an
-// uncached read (tests/workloads/test_trace_cache.cpp). A replay in submit order reads the
-// entry as it goes (TraceCacheFeed).
+// (replays, sweeps, every MPI rank) map it instead of parsing the CSV, then log the same
+// warnings. The Workload's requests and profiles are views of the mapped file
+// (sim/job_column.h; processes that map one entry share its pages), its names a copy. Same
+// Workload, field by field, and the same warnings as an uncached read
+// (tests/workloads/test_trace_cache.cpp). A replay in submit order reads the entry as it goes
+// (TraceCacheFeed).
 //
 // Key: the trace's canonical path, size, modification time (ns) and a hash of its first and last
 // 64 KiB; the options (from, to, lenient: an entry holds the rows they select, so each window
@@ -17,8 +19,10 @@
 // magic, version or key, a bad checksum, or a value out of range is never trusted: the trace is
 // parsed and the entry rewritten.
 // Writes go to a temporary file in the same folder, renamed over the entry: processes or threads
-// that build one entry at once each write a whole file, and the last rename wins. A folder that
-// cannot be created or written: one warning per process, and the run goes on uncached.
+// that build one entry at once each write a whole file, and the last rename wins. No entry is
+// written in place, so a mapping of one stays whole (an entry changed in place by hand while a
+// run maps it may end that run with SIGBUS). A folder that cannot be created or written: one
+// warning per process, and the run goes on uncached.
 // Size: a read from an entry marks it used (its modification time); after writing one, the least
 // recently used other entries are removed until the folder's entries fit in cache.max_mb.
 #pragma once
@@ -35,7 +39,7 @@
 
 namespace acme {
 
-inline constexpr std::uint32_t kTraceCacheVersion = 2;  // bump when the file or what the reader returns changes
+inline constexpr std::uint32_t kTraceCacheVersion = 3;  // bump when the file or what the reader returns changes
 
 struct TraceCacheSettings {
   bool enabled = true;  // cache.enabled
@@ -96,10 +100,11 @@ class TraceCacheEntry {
 
 // A cache entry replayed as it is read (a JobFeed, Simulation::set_feed): a thread of its own
 // (with more than one reading thread, TraceOptions::threads; else append_next; started by
-// map_ahead or the first append_next) reads the entry's chunks (workloads/trace_cache_file.h),
-// each checked before it is used, at most 2 ahead of the replay, and maps the pages they will
-// fill; append_next joins them. The same workload as load(), without the replay's thread waiting
-// for all of it. A damaged chunk throws WholeWorkloadNeeded from append_next (the entry's
+// map_ahead or the first append_next) checks the entry's chunks (workloads/trace_cache_file.h)
+// and copies their names, at most 2 ahead of the replay, and maps the pages of the caller's
+// arrays (map_ahead) they will fill; append_next shows their jobs in the workload's views and
+// joins their names. The same workload as load(), without the replay's thread waiting for all of
+// it. A damaged chunk throws WholeWorkloadNeeded from append_next (the entry's
 // warnings, logged when the feed opened, are then logged again).
 class TraceCacheFeed : public JobFeed {
  public:

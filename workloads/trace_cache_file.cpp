@@ -1,5 +1,6 @@
 #include "workloads/trace_cache_file.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,11 +17,11 @@ namespace {
 
 constexpr char kMagic[8] = {'a', 'c', 'm', 'e', 'T', 'R', 'C', 'H'};
 constexpr std::size_t kHeaderBytes = 40;
-constexpr std::size_t kCountBytes = 11 * 8;
+constexpr std::size_t kCountBytes = 13 * 8;
 constexpr std::size_t kChunkJobs = 16384;  // what write() uses; a reader takes the file's
 
-// Bytes of a chunk's columns per job, names aside.
-std::size_t column_bytes(bool waits) { return 8 + 4 + 4 + 4 + 1 + 4 + 8 + 1 + 4 + 8 + 8 + 4 + (waits ? 4 : 0); }
+// Bytes of a chunk's body per job, names aside.
+std::size_t body_bytes_per_job(bool waits) { return 4 + (waits ? 4 : 0); }
 
 // Bytes appended to a buffer.
 struct Buffer {
@@ -97,89 +98,39 @@ bool take_strings(In& in, std::uint64_t n, std::uint64_t bytes, Use use) {
   return true;
 }
 
-// The body of the chunk of jobs [first, last).
-void write_chunk(Buffer& out, const Workload& w, std::size_t first, std::size_t last) {
-  const auto& r = w.requests;
-  const auto& p = w.profiles;
-  auto sec = [](const OptionalTime& t) { return t ? t->sec() : INT64_MIN; };
-  out.column<std::int64_t>(first, last, [&](std::size_t j) { return r[j].submit.sec(); });
-  out.column<std::int32_t>(first, last, [&](std::size_t j) { return r[j].gpu_num; });
-  out.column<std::int32_t>(first, last, [&](std::size_t j) { return r[j].node_num; });
-  out.column<std::int32_t>(first, last, [&](std::size_t j) { return r[j].cpu_num; });
-  out.column<std::uint8_t>(first, last, [&](std::size_t j) { return static_cast<std::uint8_t>(r[j].type); });
-  out.column<std::uint32_t>(first, last, [&](std::size_t j) { return r[j].user; });
-  out.column<std::int64_t>(first, last, [&](std::size_t j) { return p[j].run.sec(); });
-  out.column<std::uint8_t>(first, last, [&](std::size_t j) { return static_cast<std::uint8_t>(p[j].final_state); });
-  out.column<float>(first, last, [&](std::size_t j) { return p[j].idle_share; });
-  out.column<std::int64_t>(first, last, [&](std::size_t j) { return sec(p[j].recorded_start()); });
-  out.column<std::int64_t>(first, last, [&](std::size_t j) { return sec(p[j].cancel_pending_at()); });
+// A chunk's body: the `after` column of jobs [first, last) if they wait, then their names.
+void write_body(Buffer& out, const Workload& w, std::size_t first, std::size_t last) {
   if (!w.after.empty()) out.column<std::uint32_t>(first, last, [&](std::size_t j) { return w.after[j]; });
   const auto name = [&](std::size_t j) { return w.names[static_cast<std::uint32_t>(j)]; };
   out.column<std::uint32_t>(first, last, [&](std::size_t j) { return static_cast<std::uint32_t>(name(j).size()); });
   for (std::size_t j = first; j < last; ++j) out.add(name(j).data(), name(j).size());
 }
 
-// Appends the `count` jobs of a chunk body of `bytes` at `p`, the first of them job `first`, to
-// `w`; false, having appended nothing, if a value is out of range (`users`: how many there are).
-bool read_chunk(const char* p, std::size_t bytes, std::size_t first, std::size_t count, bool waits,
-                std::uint64_t users, Workload& w) {
-  In in(p, bytes);
-  const char* submit = in.take(8 * count);
-  const char* gpu = in.take(4 * count);
-  const char* node = in.take(4 * count);
-  const char* cpu = in.take(4 * count);
-  const char* type = in.take(count);
-  const char* user = in.take(4 * count);
-  const char* run = in.take(8 * count);
-  const char* state = in.take(count);
-  const char* idle = in.take(4 * count);
-  const char* start = in.take(8 * count);
-  const char* cancel = in.take(8 * count);
-  const char* after = waits ? in.take(4 * count) : nullptr;
-  const char* name_len = in.take(4 * count);
-  if (!in.ok()) return false;
-  const std::uint64_t name_bytes = bytes - count * column_bytes(waits);
-  const char* names = in.take(name_bytes);
-  std::uint64_t room = name_bytes;
-  for (std::size_t j = 0; j < count; ++j) {
-    const auto len = In::at<std::uint32_t>(name_len, j);
-    if (static_cast<std::uint8_t>(type[j]) >= kJobTypeCount || static_cast<std::uint8_t>(state[j]) >= kJobStateCount ||
-        In::at<std::uint32_t>(user, j) >= users || len > room)
-      return false;
-    if (after)
-      if (const auto a = In::at<std::uint32_t>(after, j); a != kNoJob && a >= first + j) return false;  // an earlier job only
-    room -= len;
-  }
-  if (room != 0) return false;
-  auto time = [](const char* col, std::size_t j) {
-    const auto s = In::at<std::int64_t>(col, j);
-    return s == INT64_MIN ? OptionalTime() : OptionalTime(Time::seconds(s));
-  };
-  const std::size_t base = w.size();
-  w.requests.resize(base + count);
-  w.profiles.resize(base + count);
-  for (std::size_t j = 0, at = 0; j < count; ++j) {
-    JobRequest& r = w.requests[base + j];
-    r.submit = Time::seconds(In::at<std::int64_t>(submit, j));
-    r.gpu_num = In::at<std::int32_t>(gpu, j);
-    r.node_num = In::at<std::int32_t>(node, j);
-    r.cpu_num = In::at<std::int32_t>(cpu, j);
-    r.user = In::at<std::uint32_t>(user, j);
-    r.type = static_cast<JobType>(type[j]);
-    JobProfile& q = w.profiles[base + j];
-    q.run = Time::seconds(In::at<std::int64_t>(run, j));
-    q.idle_share = In::at<float>(idle, j);
-    q.final_state = static_cast<JobState>(state[j]);
-    if (const OptionalTime s = time(start, j)) q.set_recorded_start(s);
-    else q.set_cancel_pending_at(time(cancel, j));
-    const auto len = In::at<std::uint32_t>(name_len, j);
-    w.names.add(std::string_view(names + at, len));
-    at += len;
-  }
-  if (after)
-    for (std::size_t j = 0; j < count; ++j) w.after.push_back(In::at<std::uint32_t>(after, j));
-  return true;
+// `p` with its padding bytes zero, so that an entry's bytes depend on its jobs only.
+JobProfile clean(const JobProfile& p) {
+  JobProfile q;
+  std::memset(static_cast<void*>(&q), 0, sizeof q);
+  q.run = p.run;
+  q.idle_share = p.idle_share;
+  q.final_state = p.final_state;
+  if (const OptionalTime start = p.recorded_start()) q.set_recorded_start(start);
+  else q.set_cancel_pending_at(p.cancel_pending_at());
+  return q;
 }
+
+// A chunk's checksum: of its requests, profiles and body, seeded with its number.
+std::uint64_t chunk_sum(const JobRequest* r, const JobProfile* p, std::size_t count, const char* body,
+                        std::size_t body_bytes, std::uint64_t chunk) {
+  const std::uint64_t sums[3] = {hash_bytes(reinterpret_cast<const char*>(r), count * sizeof *r, chunk),
+                                 hash_bytes(reinterpret_cast<const char*>(p), count * sizeof *p, chunk),
+                                 hash_bytes(body, body_bytes, chunk)};
+  return hash_bytes(reinterpret_cast<const char*>(sums), sizeof sums, chunk);
+}
+
+constexpr std::uint64_t kPage = 4096;
+constexpr std::uint64_t kAlign = 64;  // where the requests start: a multiple of this from the file's start
+
+std::uint64_t aligned(std::uint64_t at) { return (at + kAlign - 1) / kAlign * kAlign; }
 
 }  // namespace
 
@@ -222,56 +173,62 @@ bool write(std::FILE* f, const std::string& key, const Workload& w, const std::v
   Buffer head;
   for (std::uint64_t v : {std::uint64_t{n}, w.rows_skipped, w.rows_outside_window, name_bytes,
                           std::uint64_t{w.users.size()}, user_bytes, std::uint64_t{warnings.size()}, warning_bytes,
-                          std::uint64_t{waits}, std::uint64_t{kChunkJobs}, std::uint64_t{sorted}})
+                          std::uint64_t{waits}, std::uint64_t{kChunkJobs}, std::uint64_t{sorted},
+                          std::uint64_t{sizeof(JobRequest)}, std::uint64_t{sizeof(JobProfile)}})
     head.value(v);
   add_strings(head, w.users.size(), [&](std::size_t u) { return w.users[static_cast<std::uint32_t>(u)]; });
   add_strings(head, warnings.size(), [&](std::size_t i) { return std::string_view(warnings[i]); });
   const std::size_t chunks = (n + kChunkJobs - 1) / kChunkJobs;
-  const std::uint64_t length = key.size() + head.bytes.size() + 16 * chunks + n * column_bytes(waits) + name_bytes;
+  const std::uint64_t padding = aligned(kHeaderBytes + key.size() + head.bytes.size()) -
+                                (kHeaderBytes + key.size() + head.bytes.size());
+  const std::uint64_t length = key.size() + head.bytes.size() + padding +
+                               n * (sizeof(JobRequest) + sizeof(JobProfile) + body_bytes_per_job(waits)) +
+                               16 * chunks + name_bytes;
   Buffer header;
   header.add(kMagic, sizeof kMagic);
   header.value(kTraceCacheVersion);
   header.value(static_cast<std::uint32_t>(key.size()));
   header.value(length);
   header.value(std::uint64_t{head.bytes.size()});
-  const std::string key_and_head = key + head.bytes;
-  header.value(hash_bytes(key_and_head.data(), key_and_head.size(), 0));
-  bool ok = std::fwrite(header.bytes.data(), 1, header.bytes.size(), f) == header.bytes.size() &&
-            std::fwrite(key_and_head.data(), 1, key_and_head.size(), f) == key_and_head.size();
+  const std::string key_and_head = key + head.bytes + std::string(padding, '\0');
+  header.value(hash_bytes(key_and_head.data(), key.size() + head.bytes.size(), 0));
+  auto put = [&](const void* p, std::size_t bytes) { return std::fwrite(p, 1, bytes, f) == bytes; };
+  bool ok = put(header.bytes.data(), header.bytes.size()) && put(key_and_head.data(), key_and_head.size()) &&
+            put(w.requests.data(), n * sizeof(JobRequest));
+  std::vector<JobProfile> profiles(std::min(n, kChunkJobs));
+  std::vector<std::uint64_t> sums;
   Buffer body;
-  for (std::size_t k = 0; ok && k < chunks; ++k) {
-    body.bytes.clear();
-    write_chunk(body, w, k * kChunkJobs, std::min(n, (k + 1) * kChunkJobs));
-    Buffer sizes;
-    sizes.value(std::uint64_t{body.bytes.size()});
-    sizes.value(hash_bytes(body.bytes.data(), body.bytes.size(), k));
-    ok = std::fwrite(sizes.bytes.data(), 1, sizes.bytes.size(), f) == sizes.bytes.size() &&
-         std::fwrite(body.bytes.data(), 1, body.bytes.size(), f) == body.bytes.size();
+  for (int pass = 0; pass < 2; ++pass) {  // the profiles, then the chunks with their checksums
+    for (std::size_t k = 0; ok && k < chunks; ++k) {
+      const std::size_t first = k * kChunkJobs, count = std::min(n, first + kChunkJobs) - first;
+      for (std::size_t j = 0; j < count; ++j) profiles[j] = clean(w.profiles[first + j]);
+      body.bytes.clear();
+      write_body(body, w, first, first + count);
+      if (pass == 0) {
+        ok = put(profiles.data(), count * sizeof(JobProfile));
+        continue;
+      }
+      const std::uint64_t sizes[2] = {body.bytes.size(), chunk_sum(w.requests.data() + first, profiles.data(), count,
+                                                                    body.bytes.data(), body.bytes.size(), k)};
+      ok = put(sizes, sizeof sizes) && put(body.bytes.data(), body.bytes.size());
+    }
   }
   return ok;
 }
 
-bool Reader::read(std::uint64_t at, std::uint64_t n, std::vector<char>& out) const {
-  if (n > size_ || at > size_ - n) return false;
-  out.resize(n);
-  for (std::uint64_t got = 0; got < n;) {
-    const ssize_t k = ::pread(fd_, out.data() + got, n - got, static_cast<off_t>(at + got));
-    if (k == 0 || (k < 0 && errno != EINTR)) return false;
-    if (k > 0) got += static_cast<std::uint64_t>(k);
-  }
-  return true;
-}
-
 std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& why) {
   Reader r;
-  r.fd_ = fd;
   struct stat st {};
-  std::vector<char> bytes;
   why = "not a cache file (too short, or unreadable)";
-  if (::fstat(fd, &st) != 0) return std::nullopt;
+  if (::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < kHeaderBytes) return std::nullopt;
   r.size_ = static_cast<std::uint64_t>(st.st_size);
-  if (!r.read(0, kHeaderBytes, bytes)) return std::nullopt;
-  In header(bytes.data(), bytes.size());
+  void* map = ::mmap(nullptr, r.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) return std::nullopt;
+  ::madvise(map, r.size_, MADV_SEQUENTIAL);
+  const std::uint64_t size = r.size_;
+  r.mapping_ = std::shared_ptr<const void>(map, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
+  r.file_ = static_cast<const char*>(map);
+  In header(r.file_, kHeaderBytes);
   const char* magic = header.take(sizeof kMagic);
   const auto version = header.value<std::uint32_t>();
   const auto key_bytes = header.value<std::uint32_t>();
@@ -285,20 +242,22 @@ std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& 
         : key_bytes != key.size() ? "another key (the trace changed)"
                                   : nullptr;
   if (why) return std::nullopt;
-  why = "unreadable";
-  if (!r.read(kHeaderBytes, key_bytes + head_bytes, bytes)) return std::nullopt;
+  const char* at = r.file_ + kHeaderBytes;
   why = "another key (the trace changed)";
-  if (std::string_view(bytes.data(), key_bytes) != key) return std::nullopt;
+  if (std::string_view(at, key_bytes) != key) return std::nullopt;
   why = "damaged (checksum)";
-  if (hash_bytes(bytes.data(), bytes.size(), 0) != sum) return std::nullopt;
+  if (hash_bytes(at, key_bytes + head_bytes, 0) != sum) return std::nullopt;
   why = "damaged (a value out of range)";
-  In in(bytes.data() + key_bytes, head_bytes);
+  In in(at + key_bytes, head_bytes);
   std::uint64_t counts[kCountBytes / 8];
   for (std::uint64_t& c : counts) c = in.value<std::uint64_t>();
-  const auto [jobs, skipped, outside, name_bytes, users, user_bytes, warnings, warning_bytes, waits, chunk_jobs, sorted] =
-      counts;
+  const auto [jobs, skipped, outside, name_bytes, users, user_bytes, warnings, warning_bytes, waits, chunk_jobs, sorted,
+              request_bytes, profile_bytes] = counts;
   if (!in.ok() || jobs >= kNoJob || users > jobs || waits > 1 || chunk_jobs == 0 || chunk_jobs > kNoJob || sorted > 1)
     return std::nullopt;
+  why = "another layout of jobs in memory";
+  if (request_bytes != sizeof(JobRequest) || profile_bytes != sizeof(JobProfile)) return std::nullopt;
+  why = "damaged (a value out of range)";
   r.sorted_ = sorted == 1;
   r.jobs_ = jobs;
   r.name_bytes_ = name_bytes;
@@ -312,28 +271,70 @@ std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& 
         r.warnings_.emplace_back(s);
         return true;
       });
-  r.at_ = kHeaderBytes + key_bytes + head_bytes;
-  if (!ok || !in.at_end() || (jobs == 0 && r.at_ != r.size_)) return std::nullopt;
+  const std::uint64_t columns_at = aligned(kHeaderBytes + key_bytes + head_bytes);
+  r.at_ = columns_at + jobs * (sizeof(JobRequest) + sizeof(JobProfile));
+  if (!ok || !in.at_end() || r.at_ > r.size_ || (jobs == 0 && r.at_ != r.size_)) return std::nullopt;
+  r.dropped_ = (r.at_ + kPage - 1) / kPage * kPage;
+  r.requests_ = reinterpret_cast<const JobRequest*>(r.file_ + columns_at);
+  r.profiles_ = reinterpret_cast<const JobProfile*>(r.file_ + columns_at + jobs * sizeof(JobRequest));
+  r.show(r.start_);
   why = nullptr;
   return r;
 }
 
-bool Reader::next(Workload& w) {
-  if (done()) return false;
-  const std::size_t count = std::min(chunk_jobs_, jobs_ - next_job_);
-  if (!read(at_, 16, body_)) return false;
-  std::uint64_t bytes, sum;
-  std::memcpy(&bytes, body_.data(), 8);
-  std::memcpy(&sum, body_.data() + 8, 8);
-  if (!read(at_ + 16, bytes, body_) || hash_bytes(body_.data(), body_.size(), chunk_) != sum) return false;
-  const bool last = next_job_ + count == jobs_;
-  if ((last && at_ + 16 + bytes != size_) || bytes < count * column_bytes(waits_) ||
-      !read_chunk(body_.data(), bytes, next_job_, count, waits_, start_.users.size(), w))
+bool Reader::next(StringTable& names, std::vector<JobId>& after) {
+  if (done() || size_ - at_ < 16) return false;
+  const std::size_t first = next_job_, count = std::min(chunk_jobs_, jobs_ - first);
+  std::uint64_t sizes[2];
+  std::memcpy(sizes, file_ + at_, sizeof sizes);
+  const auto [bytes, sum] = sizes;
+  const bool last = first + count == jobs_;
+  if (bytes > size_ - at_ - 16 || (last && at_ + 16 + bytes != size_) || bytes < count * body_bytes_per_job(waits_))
     return false;
+  const char* body = file_ + at_ + 16;
+  const JobRequest* r = requests_ + first;
+  const JobProfile* p = profiles_ + first;
+  if (chunk_sum(r, p, count, body, bytes, chunk_) != sum) return false;
+  const std::size_t users = start_.users.size();
+  bool in_range = true;
+  for (std::size_t j = 0; j < count; ++j)
+    in_range &= static_cast<std::size_t>(r[j].type) < kJobTypeCount && r[j].user < users && JobProfile::valid(p[j]);
+  if (!in_range) return false;
+  In in(body, bytes);
+  const char* waits_for = waits_ ? in.take(4 * count) : nullptr;
+  const char* name_len = in.take(4 * count);
+  const std::uint64_t name_bytes = bytes - count * body_bytes_per_job(waits_);
+  const char* text = in.take(name_bytes);
+  if (!in.ok()) return false;
+  std::uint64_t room = name_bytes;
+  for (std::size_t j = 0; j < count; ++j) {
+    const auto len = In::at<std::uint32_t>(name_len, j);
+    if (len > room) return false;
+    room -= len;
+    if (waits_for)
+      if (const auto a = In::at<std::uint32_t>(waits_for, j); a != kNoJob && a >= first + j) return false;  // an earlier job only
+  }
+  if (room != 0) return false;
+  for (std::size_t j = 0, at = 0; j < count; ++j) {
+    const auto len = In::at<std::uint32_t>(name_len, j);
+    names.add(std::string_view(text + at, len));
+    at += len;
+  }
+  if (waits_for)
+    for (std::size_t j = 0; j < count; ++j) after.push_back(In::at<std::uint32_t>(waits_for, j));
   at_ += 16 + bytes;
   next_job_ += count;
   ++chunk_;
+  if (const std::uint64_t read = at_ / kPage * kPage; read > dropped_) {  // the names are copied: their pages go
+    ::madvise(const_cast<char*>(file_) + dropped_, read - dropped_, MADV_DONTNEED);
+    dropped_ = read;
+  }
   return true;
+}
+
+void Reader::show(Workload& w) const {
+  w.requests.view(requests_, next_job_, mapping_);
+  w.profiles.view(profiles_, next_job_, mapping_);
 }
 
 }  // namespace acme::trace_cache_file

@@ -102,6 +102,28 @@ TEST_CASE("A cached read, cold and warm, gives the uncached read's workload and 
   CHECK(std::distance(fs::directory_iterator(f.dir / "cache"), fs::directory_iterator()) == 2);  // one a window
 }
 
+TEST_CASE("A warm read maps the entry's requests and profiles, and a change to them leaves the entry as it was",
+          "[trace-cache]") {
+  Fixture f("trace-cache-mapped");
+  const std::string entry = f.read().first.entry;
+  const std::string bytes = read_file(entry);
+  CachedTrace warm = f.read().first;
+  REQUIRE(warm.use == TraceCacheUse::Hit);
+  Workload& w = warm.workload;
+  CHECK(w.requests.is_view());
+  CHECK(w.profiles.is_view());
+  const std::int32_t gpus = std::as_const(w).requests[0].gpu_num;
+  w.requests[0].gpu_num = gpus + 1;  // copied first
+  w.profiles[0].run = Time::hours(99);
+  CHECK_FALSE(w.requests.is_view());
+  CHECK(w.requests[0].gpu_num == gpus + 1);
+  CHECK(read_file(entry) == bytes);
+  const CachedTrace again = f.read().first;
+  CHECK(again.use == TraceCacheUse::Hit);
+  CHECK(again.workload.requests[0].gpu_num == gpus);
+  check_same_workload(again.workload, f.uncached());
+}
+
 TEST_CASE("A warm read says in the debug log that the trace came from the cache", "[trace-cache]") {
   Fixture f("trace-cache-log");
   f.read();
@@ -181,6 +203,8 @@ TEST_CASE("A warm entry replayed as it is read gives the whole read's workload, 
     while (feed->append_next(fed)) ++hand_outs;
     CHECK(hand_outs == 3);  // chunks of 16,384 jobs
     check_same_workload(fed, whole);
+    CHECK(fed.requests.is_view());  // the entry's, mapped
+    CHECK(fed.profiles.is_view());
 
     // A byte of the last chunk changed: the first chunks come, then WholeWorkloadNeeded.
     std::ofstream(warm.entry, std::ios::binary | std::ios::trunc) << flipped;
