@@ -24,7 +24,7 @@ bool is_failure(JobState s) {
 }
 
 std::uint32_t StringTable::add(std::string_view s) {
-  blob_.append(s);
+  blob_.insert(blob_.end(), s.begin(), s.end());
   offsets_.push_back(static_cast<std::uint32_t>(blob_.size()));
   return static_cast<std::uint32_t>(offsets_.size() - 2);
 }
@@ -68,7 +68,7 @@ void StringTable::add_numbers(std::uint64_t first, std::size_t count) {
 
 void StringTable::append(const StringTable& other) {
   const auto base = static_cast<std::uint32_t>(blob_.size());
-  blob_.append(other.blob_);
+  blob_.insert(blob_.end(), other.blob_.begin(), other.blob_.end());
   const std::size_t old_count = offsets_.size();
   offsets_.resize(old_count + other.size());
   for (std::size_t i = 0; i < other.size(); ++i) offsets_[old_count + i] = base + other.offsets_[i + 1];

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/job_column.h"
@@ -96,7 +97,8 @@ class JobProfile {
 };
 static_assert(sizeof(JobProfile) == 24);
 
-// Strings stored back to back; ids are indices. Keeps a million job ids in one allocation.
+// Strings stored back to back; ids are indices. Keeps a million job ids in one allocation, or
+// views them in a mapped file (view(); a change copies them first, as JobColumn does).
 class StringTable {
  public:
   std::uint32_t add(std::string_view s);
@@ -107,20 +109,36 @@ class StringTable {
   void append(const StringTable& other);
   void clear() {
     blob_.clear();
-    offsets_.assign(1, 0);
+    offsets_.clear();
+    offsets_.push_back(0);
   }
   std::string_view operator[](std::uint32_t i) const {
-    return std::string_view(blob_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);
+    return std::string_view(blob_.data() + offsets_[i], offsets_[i + 1] - offsets_[i]);
   }
   std::size_t size() const { return offsets_.size() - 1; }
   void reserve(std::size_t strings, std::size_t bytes) {
     offsets_.reserve(strings + 1);
     blob_.reserve(bytes);
   }
+  // The first `strings` strings of a read-only table that `keep` keeps valid: string i is
+  // blob[offsets[i], offsets[i + 1]), offsets[0] is 0, and the offsets never decrease.
+  void view(const char* blob, const std::uint32_t* offsets, std::size_t strings, const std::shared_ptr<const void>& keep) {
+    offsets_.view(offsets, strings + 1, keep);
+    blob_.view(blob, offsets[strings], keep);
+  }
+  // The bytes of every string, back to back; offsets()[i] is where string i starts, for i up to size().
+  std::string_view bytes() const { return std::string_view(blob_.data(), blob_.size()); }
+  const std::uint32_t* offsets() const { return offsets_.data(); }
+  bool is_view() const { return offsets_.is_view() && blob_.is_view(); }
+  // A view shows its first `strings` strings from now on.
+  void show(std::size_t strings) {
+    offsets_.show(strings + 1);
+    blob_.show(std::as_const(offsets_)[strings]);  // read, not changed: the view stays
+  }
 
  private:
-  std::string blob_;
-  std::vector<std::uint32_t> offsets_{0};
+  JobColumn<char> blob_;
+  JobColumn<std::uint32_t> offsets_{0};
 };
 
 // Interns user names: the same name gets the same index.
@@ -150,7 +168,7 @@ struct Workload {
   // Empty, or one entry per job: the job it waits for (kNoJob: none). Such a job is submitted
   // when that one ends, whatever its end (its request's submit time is then not used); it must
   // come later in the workload than the job it waits for.
-  std::vector<JobId> after;
+  JobColumn<JobId> after;
 
   std::string source;                // where the jobs came from, for run.json
   std::uint64_t rows_skipped = 0;    // malformed rows skipped in lenient mode

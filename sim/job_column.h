@@ -109,6 +109,10 @@ class JobColumn {
     for (std::size_t i = old; i < n; ++i) ::new (data_ + i) T(v);
     size_ = n;
   }
+  void assign(std::size_t n, const T& v) {
+    clear();
+    resize(n, v);
+  }
   void clear() {
     if (view_) release();
     size_ = 0;

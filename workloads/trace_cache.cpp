@@ -90,10 +90,9 @@ std::optional<Workload> load(const fs::path& file, const std::string& key, std::
   std::optional<trace_cache_file::Reader> r = trace_cache_file::Reader::open(fd, key, why);
   std::optional<Workload> w;
   if (r) {
-    w = r->start();
-    w->names.reserve(r->jobs(), r->name_bytes());
-    while (!r->done() && r->next(w->names, w->after)) {
+    while (!r->done() && r->next()) {
     }
+    w = r->start();
     r->show(*w);
     why = "damaged (a chunk's checksum, or a value out of range)";
   }
@@ -227,27 +226,21 @@ std::optional<Workload> TraceCacheEntry::load(std::vector<std::string>* kept) co
 }
 
 struct TraceCacheFeed::State {
-  static constexpr std::size_t kAhead = 2;  // chunks read ahead of the replay
-  struct Chunk {
-    StringTable names;      // its jobs' names
-    std::size_t upto = 0;   // the jobs checked once it is joined (their requests and profiles are the entry's)
-    bool failed = false;    // damaged: nothing to append
-  };
+  static constexpr std::size_t kAhead = 2;  // chunks checked ahead of the replay
   std::string file;
   std::optional<trace_cache_file::Reader> reader;  // used by the thread
   std::mutex m;
   std::condition_variable cv;
-  std::deque<std::unique_ptr<Chunk>> ready;   // read, not yet joined; under m
-  std::vector<std::unique_ptr<Chunk>> spare;  // joined, to read into again; under m
-  bool stop = false;                          // under m
-  bool thread_due = false;                    // a thread of its own is to read the chunks
+  std::deque<std::size_t> ready;  // the jobs checked once each chunk checked and not yet shown is; under m
+  bool failed = false;            // a chunk is damaged; under m
+  bool stop = false;              // under m
+  bool thread_due = false;        // a thread of its own is to check the chunks
   // The caller's arrays whose pages the thread maps a chunk ahead (prefault; map_ahead). Set
   // before it starts.
   std::vector<PerJobArray> to_map;
   std::thread thread;
-  std::vector<JobId> no_after;  // a fed workload's jobs wait for none
 
-  // Starts the thread (none if no thread is to be had: append_next reads the chunks).
+  // Starts the thread (none if no thread is to be had: append_next checks the chunks).
   void start() {
     if (!std::exchange(thread_due, false)) return;
     try {
@@ -256,30 +249,23 @@ struct TraceCacheFeed::State {
     }
   }
   void run() {
-    for (bool failed = false; !failed && !reader->done();) {
-      std::unique_ptr<Chunk> c;
+    while (!reader->done()) {
       {
         std::unique_lock lock(m);
         cv.wait(lock, [&] { return stop || ready.size() < kAhead; });
         if (stop) return;
-        if (!spare.empty()) {
-          c = std::move(spare.back());
-          spare.pop_back();
-        }
       }
-      if (!c) c = std::make_unique<Chunk>();
-      c->names.clear();
       const std::size_t first = reader->jobs_read();
-      failed = !reader->next(c->names, no_after);
-      c->upto = reader->jobs_read();
+      const bool ok = reader->next();
       for (const PerJobArray& a : to_map)
-        prefault(static_cast<const char*>(a.data) + first * a.bytes_per_job, (c->upto - first) * a.bytes_per_job);
-      c->failed = failed;
+        prefault(static_cast<const char*>(a.data) + first * a.bytes_per_job, (reader->jobs_read() - first) * a.bytes_per_job);
       {
         const std::lock_guard lock(m);
-        ready.push_back(std::move(c));
+        if (ok) ready.push_back(reader->jobs_read());
+        else failed = true;
       }
       cv.notify_all();
+      if (!ok) return;
     }
   }
 };
@@ -299,7 +285,6 @@ std::unique_ptr<TraceCacheFeed> TraceCacheEntry::feed(Workload& w) const {
   }
   if (s->reader->waits() || !s->reader->in_submit_order()) return nullptr;
   w = s->reader->start();
-  w.names.reserve(s->reader->jobs(), s->reader->name_bytes());
   note_used(w);
   log_warnings(s->reader->warnings());
   s->thread_due = reading_threads(options_) > 1;
@@ -329,27 +314,23 @@ bool TraceCacheFeed::append_next(Workload& w) {
   State& s = *s_;
   s.start();
   if (w.size() == s.reader->jobs()) return false;
-  if (!s.thread.joinable()) {  // read here, straight into the workload
-    if (!s.reader->next(w.names, w.after)) throw WholeWorkloadNeeded(s.file + ": damaged");
+  if (!s.thread.joinable()) {  // checked here
+    if (!s.reader->next()) throw WholeWorkloadNeeded(s.file + ": damaged");
     s.reader->show(w);
     return true;
   }
-  std::unique_ptr<State::Chunk> c;
+  std::size_t checked;
   {
     std::unique_lock lock(s.m);
-    s.cv.wait(lock, [&] { return !s.ready.empty(); });
-    c = std::move(s.ready.front());
+    s.cv.wait(lock, [&] { return !s.ready.empty() || s.failed; });
+    if (s.ready.empty()) throw WholeWorkloadNeeded(s.file + ": damaged");
+    checked = s.ready.front();
     s.ready.pop_front();
   }
-  if (c->failed) throw WholeWorkloadNeeded(s.file + ": damaged");
-  w.requests.show(c->upto);
-  w.profiles.show(c->upto);
-  w.names.append(c->names);
-  {
-    const std::lock_guard lock(s.m);
-    s.spare.push_back(std::move(c));
-  }
   s.cv.notify_all();
+  w.requests.show(checked);
+  w.profiles.show(checked);
+  w.names.show(checked);
   return true;
 }
 

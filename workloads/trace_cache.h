@@ -1,8 +1,8 @@
 // The parsed-trace cache. The first read of a trace file stores what read_acme_trace returned
 // (the Workload and the warnings it logged) in a binary file of a cache folder; later reads
 // (replays, sweeps, every MPI rank) map it instead of parsing the CSV, then log the same
-// warnings. The Workload's requests and profiles are views of the mapped file
-// (sim/job_column.h; processes that map one entry share its pages), its names a copy. Same
+// warnings. The Workload's columns (requests, profiles, names) are views of the mapped file
+// (sim/job_column.h; processes that map one entry share its pages), not copies. Same
 // Workload, field by field, and the same warnings as an uncached read
 // (tests/workloads/test_trace_cache.cpp). A replay in submit order reads the entry as it goes
 // (TraceCacheFeed).
@@ -39,7 +39,7 @@
 
 namespace acme {
 
-inline constexpr std::uint32_t kTraceCacheVersion = 3;  // bump when the file or what the reader returns changes
+inline constexpr std::uint32_t kTraceCacheVersion = 4;  // bump when the file or what the reader returns changes
 
 struct TraceCacheSettings {
   bool enabled = true;  // cache.enabled
@@ -100,11 +100,10 @@ class TraceCacheEntry {
 
 // A cache entry replayed as it is read (a JobFeed, Simulation::set_feed): a thread of its own
 // (with more than one reading thread, TraceOptions::threads; else append_next; started by
-// map_ahead or the first append_next) checks the entry's chunks (workloads/trace_cache_file.h)
-// and copies their names, at most 2 ahead of the replay, and maps the pages of the caller's
-// arrays (map_ahead) they will fill; append_next shows their jobs in the workload's views and
-// joins their names. The same workload as load(), without the replay's thread waiting for all of
-// it. A damaged chunk throws WholeWorkloadNeeded from append_next (the entry's
+// map_ahead or the first append_next) checks the entry's chunks (workloads/trace_cache_file.h),
+// at most 2 ahead of the replay, and maps the pages of the caller's arrays (map_ahead) their jobs
+// will fill; append_next shows a checked chunk's jobs in the workload's views. The same workload
+// as load(), without the replay's thread waiting for all of it. A damaged chunk throws WholeWorkloadNeeded from append_next (the entry's
 // warnings, logged when the feed opened, are then logged again).
 class TraceCacheFeed : public JobFeed {
  public:

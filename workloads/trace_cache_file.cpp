@@ -20,9 +20,6 @@ constexpr std::size_t kHeaderBytes = 40;
 constexpr std::size_t kCountBytes = 13 * 8;
 constexpr std::size_t kChunkJobs = 16384;  // what write() uses; a reader takes the file's
 
-// Bytes of a chunk's body per job, names aside.
-std::size_t body_bytes_per_job(bool waits) { return 4 + (waits ? 4 : 0); }
-
 // Bytes appended to a buffer.
 struct Buffer {
   std::string bytes;
@@ -98,14 +95,6 @@ bool take_strings(In& in, std::uint64_t n, std::uint64_t bytes, Use use) {
   return true;
 }
 
-// A chunk's body: the `after` column of jobs [first, last) if they wait, then their names.
-void write_body(Buffer& out, const Workload& w, std::size_t first, std::size_t last) {
-  if (!w.after.empty()) out.column<std::uint32_t>(first, last, [&](std::size_t j) { return w.after[j]; });
-  const auto name = [&](std::size_t j) { return w.names[static_cast<std::uint32_t>(j)]; };
-  out.column<std::uint32_t>(first, last, [&](std::size_t j) { return static_cast<std::uint32_t>(name(j).size()); });
-  for (std::size_t j = first; j < last; ++j) out.add(name(j).data(), name(j).size());
-}
-
 // `p` with its padding bytes zero, so that an entry's bytes depend on its jobs only.
 JobProfile clean(const JobProfile& p) {
   JobProfile q;
@@ -118,19 +107,36 @@ JobProfile clean(const JobProfile& p) {
   return q;
 }
 
-// A chunk's checksum: of its requests, profiles and body, seeded with its number.
-std::uint64_t chunk_sum(const JobRequest* r, const JobProfile* p, std::size_t count, const char* body,
-                        std::size_t body_bytes, std::uint64_t chunk) {
-  const std::uint64_t sums[3] = {hash_bytes(reinterpret_cast<const char*>(r), count * sizeof *r, chunk),
-                                 hash_bytes(reinterpret_cast<const char*>(p), count * sizeof *p, chunk),
-                                 hash_bytes(body, body_bytes, chunk)};
-  return hash_bytes(reinterpret_cast<const char*>(sums), sizeof sums, chunk);
+constexpr std::uint64_t kAlign = 64;  // where the columns start: a multiple of this from the file's start
+
+std::uint64_t round_up(std::uint64_t at, std::uint64_t to) { return (at + to - 1) / to * to; }
+
+// Where an entry's columns are, from the counts in its head.
+struct Layout {
+  std::uint64_t requests, profiles, offsets, after, names, sums, end;
+  Layout(std::uint64_t columns_at, std::uint64_t jobs, bool waits, std::uint64_t name_bytes, std::uint64_t chunk_jobs) {
+    requests = columns_at;
+    profiles = requests + jobs * sizeof(JobRequest);
+    offsets = profiles + jobs * sizeof(JobProfile);
+    after = offsets + (jobs + 1) * 4;
+    names = after + (waits ? jobs * 4 : 0);
+    sums = round_up(names + name_bytes, 8);
+    end = sums + (jobs + chunk_jobs - 1) / chunk_jobs * 8;
+  }
+};
+
+// The checksum of jobs [first, first + count): their requests, profiles, name offsets (but the
+// first job's), `after` (if any) and names, seeded with the chunk's number.
+std::uint64_t chunk_sum(const JobRequest* r, const JobProfile* p, const std::uint32_t* offsets, const JobId* after,
+                        const char* names, std::size_t first, std::size_t count, std::uint64_t chunk) {
+  auto bytes = [](const void* at) { return static_cast<const char*>(at); };
+  const std::uint64_t sums[5] = {
+      hash_bytes(bytes(r + first), count * sizeof *r, chunk), hash_bytes(bytes(p + first), count * sizeof *p, chunk),
+      hash_bytes(bytes(offsets + first + 1), count * 4, chunk),
+      after ? hash_bytes(bytes(after + first), count * 4, chunk) : 0,
+      hash_bytes(names + offsets[first], offsets[first + count] - offsets[first], chunk)};
+  return hash_bytes(bytes(sums), sizeof sums, chunk);
 }
-
-constexpr std::uint64_t kPage = 4096;
-constexpr std::uint64_t kAlign = 64;  // where the requests start: a multiple of this from the file's start
-
-std::uint64_t aligned(std::uint64_t at) { return (at + kAlign - 1) / kAlign * kAlign; }
 
 }  // namespace
 
@@ -163,57 +169,46 @@ std::uint64_t hash_bytes(const char* p, std::size_t n, std::uint64_t seed) {
 
 bool write(std::FILE* f, const std::string& key, const Workload& w, const std::vector<std::string>& warnings) {
   const std::size_t n = w.size();
+  if (w.names.size() != n || w.profiles.size() != n || (!w.after.empty() && w.after.size() != n)) return false;
   const bool waits = !w.after.empty();
   const bool sorted = std::is_sorted(w.requests.begin(), w.requests.end(),
                                      [](const JobRequest& a, const JobRequest& b) { return a.submit < b.submit; });
-  std::uint64_t name_bytes = 0, user_bytes = 0, warning_bytes = 0;
-  for (std::size_t j = 0; j < n; ++j) name_bytes += w.names[static_cast<std::uint32_t>(j)].size();
+  const std::string_view names = w.names.bytes();
+  std::uint64_t user_bytes = 0, warning_bytes = 0;
   for (std::uint32_t u = 0; u < w.users.size(); ++u) user_bytes += w.users[u].size();
   for (const std::string& s : warnings) warning_bytes += s.size();
   Buffer head;
-  for (std::uint64_t v : {std::uint64_t{n}, w.rows_skipped, w.rows_outside_window, name_bytes,
+  for (std::uint64_t v : {std::uint64_t{n}, w.rows_skipped, w.rows_outside_window, std::uint64_t{names.size()},
                           std::uint64_t{w.users.size()}, user_bytes, std::uint64_t{warnings.size()}, warning_bytes,
                           std::uint64_t{waits}, std::uint64_t{kChunkJobs}, std::uint64_t{sorted},
                           std::uint64_t{sizeof(JobRequest)}, std::uint64_t{sizeof(JobProfile)}})
     head.value(v);
   add_strings(head, w.users.size(), [&](std::size_t u) { return w.users[static_cast<std::uint32_t>(u)]; });
   add_strings(head, warnings.size(), [&](std::size_t i) { return std::string_view(warnings[i]); });
-  const std::size_t chunks = (n + kChunkJobs - 1) / kChunkJobs;
-  const std::uint64_t padding = aligned(kHeaderBytes + key.size() + head.bytes.size()) -
-                                (kHeaderBytes + key.size() + head.bytes.size());
-  const std::uint64_t length = key.size() + head.bytes.size() + padding +
-                               n * (sizeof(JobRequest) + sizeof(JobProfile) + body_bytes_per_job(waits)) +
-                               16 * chunks + name_bytes;
+  const Layout at(round_up(kHeaderBytes + key.size() + head.bytes.size(), kAlign), n, waits, names.size(), kChunkJobs);
   Buffer header;
   header.add(kMagic, sizeof kMagic);
   header.value(kTraceCacheVersion);
   header.value(static_cast<std::uint32_t>(key.size()));
-  header.value(length);
+  header.value(at.end - kHeaderBytes);
   header.value(std::uint64_t{head.bytes.size()});
-  const std::string key_and_head = key + head.bytes + std::string(padding, '\0');
-  header.value(hash_bytes(key_and_head.data(), key.size() + head.bytes.size(), 0));
-  auto put = [&](const void* p, std::size_t bytes) { return std::fwrite(p, 1, bytes, f) == bytes; };
-  bool ok = put(header.bytes.data(), header.bytes.size()) && put(key_and_head.data(), key_and_head.size()) &&
-            put(w.requests.data(), n * sizeof(JobRequest));
-  std::vector<JobProfile> profiles(std::min(n, kChunkJobs));
+  const std::string key_and_head = key + head.bytes;
+  header.value(hash_bytes(key_and_head.data(), key_and_head.size(), 0));
+  const std::string zeros(kAlign, '\0');
+  std::vector<JobProfile> profiles(n);  // the written profiles, their padding zero
+  for (std::size_t j = 0; j < n; ++j) profiles[j] = clean(w.profiles[j]);
+  const std::uint32_t* offsets = w.names.offsets();
+  const JobId* after = waits ? w.after.data() : nullptr;
   std::vector<std::uint64_t> sums;
-  Buffer body;
-  for (int pass = 0; pass < 2; ++pass) {  // the profiles, then the chunks with their checksums
-    for (std::size_t k = 0; ok && k < chunks; ++k) {
-      const std::size_t first = k * kChunkJobs, count = std::min(n, first + kChunkJobs) - first;
-      for (std::size_t j = 0; j < count; ++j) profiles[j] = clean(w.profiles[first + j]);
-      body.bytes.clear();
-      write_body(body, w, first, first + count);
-      if (pass == 0) {
-        ok = put(profiles.data(), count * sizeof(JobProfile));
-        continue;
-      }
-      const std::uint64_t sizes[2] = {body.bytes.size(), chunk_sum(w.requests.data() + first, profiles.data(), count,
-                                                                    body.bytes.data(), body.bytes.size(), k)};
-      ok = put(sizes, sizeof sizes) && put(body.bytes.data(), body.bytes.size());
-    }
-  }
-  return ok;
+  for (std::size_t first = 0, k = 0; first < n; first += kChunkJobs, ++k)
+    sums.push_back(chunk_sum(w.requests.data(), profiles.data(), offsets, after, names.data(), first,
+                             std::min(kChunkJobs, n - first), k));
+  auto put = [&](const void* p, std::size_t bytes) { return bytes == 0 || std::fwrite(p, 1, bytes, f) == bytes; };
+  return put(header.bytes.data(), header.bytes.size()) && put(key_and_head.data(), key_and_head.size()) &&
+         put(zeros.data(), at.requests - kHeaderBytes - key_and_head.size()) &&
+         put(w.requests.data(), n * sizeof(JobRequest)) && put(profiles.data(), n * sizeof(JobProfile)) &&
+         put(offsets, (n + 1) * 4) && put(after, waits ? n * 4 : 0) && put(names.data(), names.size()) &&
+         put(zeros.data(), at.sums - at.names - names.size()) && put(sums.data(), sums.size() * 8);
 }
 
 std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& why) {
@@ -221,14 +216,13 @@ std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& 
   struct stat st {};
   why = "not a cache file (too short, or unreadable)";
   if (::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < kHeaderBytes) return std::nullopt;
-  r.size_ = static_cast<std::uint64_t>(st.st_size);
-  void* map = ::mmap(nullptr, r.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   if (map == MAP_FAILED) return std::nullopt;
-  ::madvise(map, r.size_, MADV_SEQUENTIAL);
-  const std::uint64_t size = r.size_;
+  ::madvise(map, size, MADV_SEQUENTIAL);
   r.mapping_ = std::shared_ptr<const void>(map, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
-  r.file_ = static_cast<const char*>(map);
-  In header(r.file_, kHeaderBytes);
+  const char* file = static_cast<const char*>(map);
+  In header(file, kHeaderBytes);
   const char* magic = header.take(sizeof kMagic);
   const auto version = header.value<std::uint32_t>();
   const auto key_bytes = header.value<std::uint32_t>();
@@ -237,23 +231,24 @@ std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& 
   const auto sum = header.value<std::uint64_t>();
   why = std::memcmp(magic, kMagic, sizeof kMagic) != 0 ? "not a cache file (magic)"
         : version != kTraceCacheVersion               ? "another format version"
-        : length != r.size_ - kHeaderBytes || key_bytes > length || head_bytes > length - key_bytes
+        : length != size - kHeaderBytes || key_bytes > length || head_bytes > length - key_bytes
             ? "truncated or too long"
         : key_bytes != key.size() ? "another key (the trace changed)"
                                   : nullptr;
   if (why) return std::nullopt;
-  const char* at = r.file_ + kHeaderBytes;
+  const char* key_at = file + kHeaderBytes;
   why = "another key (the trace changed)";
-  if (std::string_view(at, key_bytes) != key) return std::nullopt;
+  if (std::string_view(key_at, key_bytes) != key) return std::nullopt;
   why = "damaged (checksum)";
-  if (hash_bytes(at, key_bytes + head_bytes, 0) != sum) return std::nullopt;
+  if (hash_bytes(key_at, key_bytes + head_bytes, 0) != sum) return std::nullopt;
   why = "damaged (a value out of range)";
-  In in(at + key_bytes, head_bytes);
+  In in(key_at + key_bytes, head_bytes);
   std::uint64_t counts[kCountBytes / 8];
   for (std::uint64_t& c : counts) c = in.value<std::uint64_t>();
   const auto [jobs, skipped, outside, name_bytes, users, user_bytes, warnings, warning_bytes, waits, chunk_jobs, sorted,
               request_bytes, profile_bytes] = counts;
-  if (!in.ok() || jobs >= kNoJob || users > jobs || waits > 1 || chunk_jobs == 0 || chunk_jobs > kNoJob || sorted > 1)
+  if (!in.ok() || jobs >= kNoJob || users > jobs || waits > 1 || chunk_jobs == 0 || chunk_jobs > kNoJob || sorted > 1 ||
+      name_bytes > UINT32_MAX)
     return std::nullopt;
   why = "another layout of jobs in memory";
   if (request_bytes != sizeof(JobRequest) || profile_bytes != sizeof(JobProfile)) return std::nullopt;
@@ -271,70 +266,56 @@ std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& 
         r.warnings_.emplace_back(s);
         return true;
       });
-  const std::uint64_t columns_at = aligned(kHeaderBytes + key_bytes + head_bytes);
-  r.at_ = columns_at + jobs * (sizeof(JobRequest) + sizeof(JobProfile));
-  if (!ok || !in.at_end() || r.at_ > r.size_ || (jobs == 0 && r.at_ != r.size_)) return std::nullopt;
-  r.dropped_ = (r.at_ + kPage - 1) / kPage * kPage;
-  r.requests_ = reinterpret_cast<const JobRequest*>(r.file_ + columns_at);
-  r.profiles_ = reinterpret_cast<const JobProfile*>(r.file_ + columns_at + jobs * sizeof(JobRequest));
+  const Layout at(round_up(kHeaderBytes + key_bytes + head_bytes, kAlign), jobs, r.waits_, name_bytes, chunk_jobs);
+  if (!ok || !in.at_end()) return std::nullopt;
+  why = "truncated or too long";
+  if (at.end != size) return std::nullopt;
+  why = "damaged (padding)";
+  const auto zero = [&](std::uint64_t from, std::uint64_t to) {
+    return std::all_of(file + from, file + to, [](char c) { return c == 0; });
+  };
+  if (!zero(kHeaderBytes + key_bytes + head_bytes, at.requests) || !zero(at.names + name_bytes, at.sums))
+    return std::nullopt;
+  r.requests_ = reinterpret_cast<const JobRequest*>(file + at.requests);
+  r.profiles_ = reinterpret_cast<const JobProfile*>(file + at.profiles);
+  r.offsets_ = reinterpret_cast<const std::uint32_t*>(file + at.offsets);
+  r.after_ = r.waits_ ? reinterpret_cast<const JobId*>(file + at.after) : nullptr;
+  r.names_ = file + at.names;
+  r.sums_ = reinterpret_cast<const std::uint64_t*>(file + at.sums);
+  why = "damaged (a value out of range)";
+  if (r.offsets_[0] != 0) return std::nullopt;
   r.show(r.start_);
   why = nullptr;
   return r;
 }
 
-bool Reader::next(StringTable& names, std::vector<JobId>& after) {
-  if (done() || size_ - at_ < 16) return false;
+bool Reader::next() {
+  if (done()) return false;
   const std::size_t first = next_job_, count = std::min(chunk_jobs_, jobs_ - first);
-  std::uint64_t sizes[2];
-  std::memcpy(sizes, file_ + at_, sizeof sizes);
-  const auto [bytes, sum] = sizes;
-  const bool last = first + count == jobs_;
-  if (bytes > size_ - at_ - 16 || (last && at_ + 16 + bytes != size_) || bytes < count * body_bytes_per_job(waits_))
+  const std::uint32_t* offsets = offsets_ + first;
+  bool in_order = offsets[count] <= name_bytes_ && (first + count < jobs_ || offsets[count] == name_bytes_);
+  for (std::size_t j = 0; j < count; ++j) in_order &= offsets[j] <= offsets[j + 1];
+  if (!in_order || chunk_sum(requests_, profiles_, offsets_, after_, names_, first, count, chunk_) != sums_[chunk_])
     return false;
-  const char* body = file_ + at_ + 16;
   const JobRequest* r = requests_ + first;
   const JobProfile* p = profiles_ + first;
-  if (chunk_sum(r, p, count, body, bytes, chunk_) != sum) return false;
   const std::size_t users = start_.users.size();
   bool in_range = true;
   for (std::size_t j = 0; j < count; ++j)
     in_range &= static_cast<std::size_t>(r[j].type) < kJobTypeCount && r[j].user < users && JobProfile::valid(p[j]);
+  if (after_)
+    for (std::size_t j = first; j < first + count; ++j) in_range &= after_[j] == kNoJob || after_[j] < j;  // an earlier job only
   if (!in_range) return false;
-  In in(body, bytes);
-  const char* waits_for = waits_ ? in.take(4 * count) : nullptr;
-  const char* name_len = in.take(4 * count);
-  const std::uint64_t name_bytes = bytes - count * body_bytes_per_job(waits_);
-  const char* text = in.take(name_bytes);
-  if (!in.ok()) return false;
-  std::uint64_t room = name_bytes;
-  for (std::size_t j = 0; j < count; ++j) {
-    const auto len = In::at<std::uint32_t>(name_len, j);
-    if (len > room) return false;
-    room -= len;
-    if (waits_for)
-      if (const auto a = In::at<std::uint32_t>(waits_for, j); a != kNoJob && a >= first + j) return false;  // an earlier job only
-  }
-  if (room != 0) return false;
-  for (std::size_t j = 0, at = 0; j < count; ++j) {
-    const auto len = In::at<std::uint32_t>(name_len, j);
-    names.add(std::string_view(text + at, len));
-    at += len;
-  }
-  if (waits_for)
-    for (std::size_t j = 0; j < count; ++j) after.push_back(In::at<std::uint32_t>(waits_for, j));
-  at_ += 16 + bytes;
   next_job_ += count;
   ++chunk_;
-  if (const std::uint64_t read = at_ / kPage * kPage; read > dropped_) {  // the names are copied: their pages go
-    ::madvise(const_cast<char*>(file_) + dropped_, read - dropped_, MADV_DONTNEED);
-    dropped_ = read;
-  }
   return true;
 }
 
 void Reader::show(Workload& w) const {
   w.requests.view(requests_, next_job_, mapping_);
   w.profiles.view(profiles_, next_job_, mapping_);
+  w.names.view(names_, offsets_, next_job_, mapping_);
+  if (after_) w.after.view(after_, next_job_, mapping_);
 }
 
 }  // namespace acme::trace_cache_file

@@ -112,6 +112,7 @@ TEST_CASE("A warm read maps the entry's requests and profiles, and a change to t
   Workload& w = warm.workload;
   CHECK(w.requests.is_view());
   CHECK(w.profiles.is_view());
+  CHECK(w.names.is_view());
   const std::int32_t gpus = std::as_const(w).requests[0].gpu_num;
   w.requests[0].gpu_num = gpus + 1;  // copied first
   w.profiles[0].run = Time::hours(99);
@@ -153,9 +154,9 @@ TEST_CASE("A truncated, damaged or foreign cache entry is rebuilt, never trusted
   damaged("truncated", good.substr(0, good.size() / 2));
   damaged("one byte short", good.substr(0, good.size() - 1));
   damaged("one byte more", good + "x");
-  for (std::size_t at : {std::size_t{9}, std::size_t{40}, good.size() / 2, good.size() - 1}) {
+  for (std::size_t at = 0; at < good.size(); ++at) {  // every byte is checked (checksum, key, or zero padding)
     std::string flipped = good;
-    flipped[at] = static_cast<char>(flipped[at] ^ 0x20);
+    flipped[at] = static_cast<char>(flipped[at] ^ (at % 2 ? 0x01 : 0x80));
     damaged("a byte changed at " + std::to_string(at), flipped);
   }
   std::string other_version = good;
@@ -189,8 +190,8 @@ TEST_CASE("A warm entry replayed as it is read gives the whole read's workload, 
   check_same_workload(warm.workload, whole);  // read whole, chunk by chunk
 
   const std::string good = read_file(warm.entry);
-  std::string flipped = good;
-  flipped[good.size() - 10] = static_cast<char>(flipped[good.size() - 10] ^ 0x20);
+  std::string flipped = good;  // a byte of the last job names (the file ends with them and 3 checksums)
+  flipped[good.size() - 40] = static_cast<char>(flipped[good.size() - 40] ^ 0x20);
   for (unsigned threads : {1u, 2u}) {  // read by append_next, or on a thread of its own
     INFO(threads << " threads");
     f.options.threads = threads;
@@ -205,6 +206,7 @@ TEST_CASE("A warm entry replayed as it is read gives the whole read's workload, 
     check_same_workload(fed, whole);
     CHECK(fed.requests.is_view());  // the entry's, mapped
     CHECK(fed.profiles.is_view());
+    CHECK(fed.names.is_view());
 
     // A byte of the last chunk changed: the first chunks come, then WholeWorkloadNeeded.
     std::ofstream(warm.entry, std::ios::binary | std::ios::trunc) << flipped;
