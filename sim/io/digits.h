@@ -47,9 +47,13 @@ inline std::uint64_t eight(std::uint32_t v) {
 
 // Writes the digits of `v`, at least `min_digits` of them (zero-padded; 1 to 20); returns the end.
 inline char* write(char* out, std::uint64_t v, int min_digits = 1) {
+  if (v < 100 && min_digits == 1) {  // most counts in a row: one or two digits, not counted first
+    std::memcpy(out, kPairs + 2 * v + (v < 10), 2);
+    return out + 1 + (v >= 10);
+  }
   const int n = std::max(count(v), min_digits);
-  if (n <= 2) {  // the last n digits of the pair "0v" or "vv"
-    std::memcpy(out, kPairs + 2 * v + (2 - n), 2);
+  if (n <= 2) {  // the last n digits of the pair "0v" or "vv" (v < 100; said so for GCC's bounds check)
+    std::memcpy(out, kPairs + 2 * (v % 100) + (2 - n), 2);
     return out + n;
   }
   if (n <= 4) {

@@ -80,6 +80,8 @@ TEST_CASE("Integers print the digits std::to_chars prints, zero-padded where ask
           check(base - 1 - d, pad);
         }
   check(UINT64_MAX, 1);
+  for (std::uint64_t v = 0; v < 1000; ++v)  // the small counts' own path, and the values just past it
+    for (const int pad : {1, 2, 3}) check(v, pad);
   for (int i = 0; i < 200000; ++i) check(rng() >> (rng() % 64), static_cast<int>(rng() % 12) + 1);
   char out[48];
   CHECK(std::string_view(out, acme::digits::write_integer(out, INT64_MIN)) == "-9223372036854775808");
