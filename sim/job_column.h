@@ -1,7 +1,8 @@
-// One field of every job of a workload (Workload::requests, ::profiles): std::vector's interface
-// over memory of its own, or over a read-only view of a mapped file (a trace cache entry,
-// workloads/trace_cache.h) that it keeps mapped. A view is copied into memory of its own at the
-// first change (any non-const access), so the file is never written; copies of a view share it.
+// One column of a workload (Workload's requests, profiles and after; a StringTable's offsets and
+// bytes): std::vector's interface over memory of its own, or over a read-only view of a mapped
+// file (a trace cache entry, workloads/trace_cache.h) that it keeps mapped. A view is copied into
+// memory of its own at the first change (any non-const access), so the file is never written;
+// copies of a view share it. Trivially copyable elements only.
 #pragma once
 
 #include <algorithm>
@@ -89,24 +90,31 @@ class JobColumn {
   void push_back(const T& v) { emplace_back(v); }
   template <class... Args>
   T& emplace_back(Args&&... args) {
+    const T value{std::forward<Args>(args)...};  // made first: args may be one of the elements
     if (size_ == capacity_ || view_) reallocate(std::max<std::size_t>(2 * capacity_, 16));
-    T* at = ::new (data_ + size_) T{std::forward<Args>(args)...};
+    T* at = ::new (data_ + size_) T(value);
     ++size_;
     return *at;
   }
-  // Inserts the contiguous [first, last) at the end (the only place a workload grows).
+  // Inserts the contiguous [first, last) at the end (the only place a workload grows); the range
+  // may be of this column.
   template <std::contiguous_iterator It>
   void insert(const T* pos, It first, It last) {
-    if (pos != end()) throw std::logic_error("JobColumn::insert: at the end only");
+    if (pos != std::as_const(*this).end()) throw std::logic_error("JobColumn::insert: at the end only");
     const auto n = static_cast<std::size_t>(last - first);
-    if (size_ + n > capacity_ || view_) reallocate(std::max(size_ + n, 2 * capacity_));
-    copy_in(std::to_address(first), n);
+    if (size_ + n <= capacity_ && !view_) return copy_in(std::to_address(first), n);
+    JobColumn grown;
+    grown.reallocate(std::max(size_ + n, 2 * capacity_));
+    grown.copy_in(data_, size_);
+    grown.copy_in(std::to_address(first), n);
+    swap(grown);
   }
   void resize(std::size_t n) { resize(n, T{}); }
   void resize(std::size_t n, const T& v) {
+    const T value = v;  // v may be one of the elements
     const std::size_t old = size_;
     if (n > capacity_ || view_) reallocate(std::max(n, std::min(2 * capacity_, n + n / 2)));
-    for (std::size_t i = old; i < n; ++i) ::new (data_ + i) T(v);
+    for (std::size_t i = old; i < n; ++i) ::new (data_ + i) T(value);
     size_ = n;
   }
   void assign(std::size_t n, const T& v) {

@@ -48,6 +48,13 @@ TEST_CASE("A job column of its own grows, shrinks, copies and compares as a std:
   CHECK(moved.data() == data);
   CHECK(column.empty());
   CHECK(JobColumn<int>{1, 2, 3} == JobColumn<int>{1, 2, 3});
+  JobColumn<int> self{1, 2, 3};  // grown from its own elements, past its capacity
+  self.insert(self.end(), self.begin(), self.end());
+  self.push_back(self[0]);
+  self.resize(64, self[1]);
+  CHECK(std::vector<int>(self.begin(), self.begin() + 8) == std::vector<int>{1, 2, 3, 1, 2, 3, 1, 2});
+  CHECK(self.size() == 64);
+  CHECK(self.back() == 2);
   CHECK_THROWS_AS(moved.at(moved.size()), std::out_of_range);
 }
 
