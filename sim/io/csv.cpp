@@ -100,9 +100,23 @@ namespace {
 // `v` rounded to `decimals` places, as std::to_chars(fixed) prints it but "-0.000" as "0.000".
 // Fast path: when v x 10^decimals is below 2^43, its floating-point error is under 0.001, so if
 // it is not within 0.49 of a tie, rounding it to the nearest integer gives the same digits as
-// rounding the exact value. Needs 64 bytes at `out`. REQUIRES: v finite.
+// rounding the exact value. Needs kFixedBytes at `out`; decimals past 16 are taken as 16.
+// REQUIRES: v finite.
+constexpr std::size_t kFixedBytes = 330;  // a sign, 309 digits (DBL_MAX), a point and 16 decimals
 char* write_fixed(char* out, double v, int decimals) {
   static constexpr double kPow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+  decimals = std::clamp(decimals, 0, 16);
+  if (v >= 0 && v < 0x1p52 && decimals >= 0 && decimals <= 9) {  // a whole number (a slowdown of 1): its digits, then zeros
+    if (const auto whole = static_cast<std::uint64_t>(v); static_cast<double>(whole) == v) {
+      out = digits::write(out, whole);
+      if (decimals > 0) {
+        *out = '.';
+        std::memset(out + 1, '0', static_cast<std::size_t>(decimals));
+        out += decimals + 1;
+      }
+      return out;
+    }
+  }
   if (decimals >= 0 && decimals <= 9) {
     const double scaled = v * kPow10[decimals];
     const double rounded = std::nearbyint(scaled);
@@ -122,7 +136,7 @@ char* write_fixed(char* out, double v, int decimals) {
       return out;
     }
   }
-  char* end = std::to_chars(out, out + 64, v, std::chars_format::fixed, decimals).ptr;
+  char* end = std::to_chars(out, out + kFixedBytes, v, std::chars_format::fixed, decimals).ptr;
   if (out[0] == '-' && std::string_view(out + 1, end).find_first_not_of("0.") == std::string_view::npos) {
     std::memmove(out, out + 1, static_cast<std::size_t>(end - out - 1));
     --end;
@@ -141,7 +155,7 @@ constexpr std::array<bool, 256> kNeedsQuotes = [] {
 
 std::string format_fixed(double v, int decimals) {
   if (!std::isfinite(v)) return "";
-  char buf[64];
+  char buf[kFixedBytes];
   return std::string(buf, write_fixed(buf, v, decimals));
 }
 
@@ -206,7 +220,7 @@ CsvWriter& CsvWriter::real(double v, int decimals) {
     table_->real(column_++, v);
     return *this;
   }
-  char* out = room(64);
+  char* out = room(kFixedBytes);
   return end_cell(std::isfinite(v) ? write_fixed(out, v, decimals) : out);
 }
 

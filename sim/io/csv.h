@@ -125,7 +125,7 @@ class CsvWriter {
   char *pos_ = nullptr, *row_ = nullptr, *end_ = nullptr;
 };
 
-// `v` with a fixed number of decimals, trailing zeros kept; "-0.000" prints as "0.000".
+// `v` with a fixed number of decimals (0 to 16), trailing zeros kept; "-0.000" prints as "0.000".
 std::string format_fixed(double v, int decimals);
 
 }  // namespace acme

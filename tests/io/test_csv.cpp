@@ -47,6 +47,9 @@ TEST_CASE("Fixed-point reals print the digits std::to_chars prints, without a ne
                    0.1 + 0.2, 1.0, 1.05, 9.9995, -9.9995})
     for (int decimals : {0, 1, 2, 3})
       CHECK(acme::format_fixed(v, decimals) == reference_fixed(v, decimals));
+  for (double v : {0.0, 1.0, 7.0, 10.0, 99.0, 100.0, 12345678.0, 4503599627370495.0, 4503599627370496.0, 1e300})
+    for (int decimals : {0, 1, 3, 9})  // whole numbers, their own path up to 2^52
+      CHECK(acme::format_fixed(v, decimals) == reference_fixed(v, decimals));
   CHECK(acme::format_fixed(-0.0001, 3) == "0.000");
   CHECK(acme::format_fixed(std::nan(""), 3).empty());
 }
