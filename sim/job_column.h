@@ -84,15 +84,16 @@ class JobColumn {
   const T& back() const { return data_[size_ - 1]; }
   T& back() { return own()[size_ - 1]; }
 
+  // A view's capacity is its size: whatever grows it first copies it (reallocate).
   void reserve(std::size_t n) {
-    if (n > capacity_ || view_) reallocate(std::max(n, size_));
+    if (n > capacity_) reallocate(std::max(n, size_));
   }
   void push_back(const T& v) { emplace_back(v); }
   template <class... Args>
   T& emplace_back(Args&&... args) {
-    const T value{std::forward<Args>(args)...};  // made first: args may be one of the elements
-    if (size_ == capacity_ || view_) reallocate(std::max<std::size_t>(2 * capacity_, 16));
-    T* at = ::new (data_ + size_) T(value);
+    if (size_ == capacity_) [[unlikely]]
+      return grown_by(T{std::forward<Args>(args)...});  // made first: args may be one of the elements
+    T* at = ::new (data_ + size_) T{std::forward<Args>(args)...};
     ++size_;
     return *at;
   }
@@ -100,20 +101,16 @@ class JobColumn {
   // may be of this column.
   template <std::contiguous_iterator It>
   void insert(const T* pos, It first, It last) {
-    if (pos != std::as_const(*this).end()) throw std::logic_error("JobColumn::insert: at the end only");
+    if (pos != std::as_const(*this).end()) [[unlikely]] not_at_end();
     const auto n = static_cast<std::size_t>(last - first);
-    if (size_ + n <= capacity_ && !view_) return copy_in(std::to_address(first), n);
-    JobColumn grown;
-    grown.reallocate(std::max(size_ + n, 2 * capacity_));
-    grown.copy_in(data_, size_);
-    grown.copy_in(std::to_address(first), n);
-    swap(grown);
+    if (size_ + n > capacity_) [[unlikely]] return grown_by(std::to_address(first), n);
+    copy_in(std::to_address(first), n);
   }
   void resize(std::size_t n) { resize(n, T{}); }
   void resize(std::size_t n, const T& v) {
     const T value = v;  // v may be one of the elements
     const std::size_t old = size_;
-    if (n > capacity_ || view_) reallocate(std::max(n, std::min(2 * capacity_, n + n / 2)));
+    if (n > capacity_) reallocate(std::max(n, std::min(2 * capacity_, n + n / 2)));
     for (std::size_t i = old; i < n; ++i) ::new (data_ + i) T(value);
     size_ = n;
   }
@@ -131,6 +128,20 @@ class JobColumn {
   }
 
  private:
+  [[noreturn, gnu::noinline]] static void not_at_end() { throw std::logic_error("JobColumn::insert: at the end only"); }
+  [[gnu::noinline]] T& grown_by(const T value) {
+    reallocate(std::max<std::size_t>(2 * capacity_, 16));
+    T* at = ::new (data_ + size_) T(value);
+    ++size_;
+    return *at;
+  }
+  [[gnu::noinline]] void grown_by(const T* from, std::size_t n) {
+    JobColumn grown;
+    grown.reallocate(std::max(size_ + n, 2 * capacity_));
+    grown.copy_in(data_, size_);
+    grown.copy_in(from, n);
+    swap(grown);
+  }
   // Memory of its own, copied from a view first.
   T* own() {
     if (view_) reallocate(size_);
