@@ -1,23 +1,28 @@
 #include "policies/reservation.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace acme {
 
 void ShadowPlanner::started(const SchedulingPass& pass, JobId job) {
   ++running_changes_;
-  const Time end = pass.expected_end(job);
-  if (job >= expected_.size()) expected_.resize(std::max<std::size_t>(job + 1, 2 * expected_.size()));
-  expected_[job] = end;
-  ends_.insert({end, job});
+  if (job >= slot_.size()) slot_.resize(std::max<std::size_t>(job + 1, 2 * slot_.size()), 0);
+  if (slot_[job] == 0) {
+    running_.emplace_back();
+    slot_[job] = static_cast<std::uint32_t>(running_.size());
+  }
+  running_[slot_[job] - 1] = {pass.expected_end(job), job};
 }
 
 void ShadowPlanner::stopped(JobId job) {
   ++running_changes_;
-  if (job < expected_.size() && expected_[job]) {
-    ends_.erase({*expected_[job], job});
-    expected_[job] = OptionalTime{};
-  }
+  if (job >= slot_.size() || slot_[job] == 0) return;
+  const auto last = running_.back();  // moved into the stopped job's place
+  running_[slot_[job] - 1] = last;
+  slot_[last.second] = slot_[job];
+  running_.pop_back();
+  slot_[job] = 0;
 }
 
 // The last reservation made if the head, the running jobs and the cluster's room are the same as
@@ -57,8 +62,14 @@ ShadowPlanner::Reservation ShadowPlanner::reserve(const SchedulingPass& pass, Jo
   std::int64_t fitting = c.count_nodes_with_room(gpus, cpus, r.node_num);  // nodes with room for a share
   std::int64_t free_gpus = c.free_gpus();
   Reservation res;
-  for (auto it = ends_.begin(); it != ends_.end() && fitting < r.node_num; ++it) {
-    for (const NodeShare& s : pass.placement_of(it->second)) {
+  // The running jobs by (expected end, job), taken from a heap only as far as the walk goes.
+  by_end_.assign(running_.begin(), running_.end());
+  std::make_heap(by_end_.begin(), by_end_.end(), std::greater<>());
+  while (!by_end_.empty() && fitting < r.node_num) {
+    std::pop_heap(by_end_.begin(), by_end_.end(), std::greater<>());
+    const auto [end, job] = by_end_.back();
+    by_end_.pop_back();
+    for (const NodeShare& s : pass.placement_of(job)) {
       auto before = free_on(s.node);
       const bool was = before.first >= gpus && before.second >= cpus;
       before.first += s.gpus;
@@ -67,8 +78,8 @@ ShadowPlanner::Reservation ShadowPlanner::reserve(const SchedulingPass& pass, Jo
       free_[static_cast<std::size_t>(s.node)] = before;
       fitting += !was && before.first >= gpus && before.second >= cpus;
     }
-    free_gpus += pass.request(it->second).gpu_num;
-    res.shadow = it->first;
+    free_gpus += pass.request(job).gpu_num;
+    res.shadow = end;
   }
   if (fitting < r.node_num) return Reservation{Time::max(), 0, true};  // protect the head
   res.spare_gpus = free_gpus - r.gpu_num;
