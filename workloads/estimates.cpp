@@ -43,15 +43,17 @@ std::vector<Time> make_estimates(const Workload& w, Params& params, std::uint64_
   }
   Rng rng(seed ^ 0x65737469'6d617465ULL);  // "estimate": a stream apart from the workload's
   std::vector<Time> out(w.size());
+  if (model == "none") return out;
+  const bool noisy = model == "noisy";
   for (std::size_t i = 0; i < w.size(); ++i) {
     Time e;
-    if (model == "noisy") {
+    if (noisy) {
       const double s = static_cast<double>(w.profiles[i].run.sec()) * factor * std::exp(sigma * rng.normal());
       e = Time::seconds(static_cast<std::int64_t>(std::ceil(s)));
-    } else if (model != "none") {
+    } else {
       e = per_type[static_cast<std::size_t>(w.requests[i].type)];
     }
-    out[i] = model == "none" ? Time{} : std::max(e, Time::seconds(1));
+    out[i] = std::max(e, Time::seconds(1));
   }
   return out;
 }
