@@ -231,7 +231,7 @@ struct TraceCacheFeed::State {
   std::optional<trace_cache_file::Reader> reader;  // used by the thread
   std::mutex m;
   std::condition_variable cv;
-  std::deque<std::size_t> ready;  // the jobs checked once each chunk checked and not yet shown is; under m
+  std::deque<std::size_t> ready;  // of each chunk checked, not yet shown: the jobs checked up to its end; under m
   bool failed = false;            // a chunk is damaged; under m
   bool stop = false;              // under m
   bool thread_due = false;        // a thread of its own is to check the chunks
