@@ -28,7 +28,8 @@ class ShadowPlanner {
     bool no_room = false;         // no estimate frees room for the head: the shadow time is now
   };
 
-  // The policy started `job` (REQUIRES: pass.is_running(job)), or a job it started stopped.
+  // The policy started `job` (REQUIRES: pass.is_running(job); started again without a stop, its
+  // expected end is replaced), or a job it started stopped.
   void started(const SchedulingPass& pass, JobId job);
   void stopped(JobId job);
 

@@ -106,7 +106,7 @@ constexpr std::size_t kFixedBytes = 330;  // a sign, 309 digits (DBL_MAX), a poi
 char* write_fixed(char* out, double v, int decimals) {
   static constexpr double kPow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
   decimals = std::clamp(decimals, 0, 16);
-  if (v >= 0 && v < 0x1p52 && decimals >= 0 && decimals <= 9) {  // a whole number (a slowdown of 1): its digits, then zeros
+  if (v >= 0 && v < 0x1p52) {  // a whole number (a slowdown of 1): its digits, then zeros
     if (const auto whole = static_cast<std::uint64_t>(v); static_cast<double>(whole) == v) {
       out = digits::write(out, whole);
       if (decimals > 0) {
