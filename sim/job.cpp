@@ -71,7 +71,8 @@ void StringTable::append(const StringTable& other) {
   blob_.insert(blob_.end(), other.blob_.begin(), other.blob_.end());
   const std::size_t old_count = offsets_.size();
   offsets_.resize(old_count + other.size());
-  for (std::size_t i = 0; i < other.size(); ++i) offsets_[old_count + i] = base + other.offsets_[i + 1];
+  std::uint32_t* out = offsets_.data() + old_count;  // its own memory now: no check a string
+  for (std::size_t i = 0; i < other.size(); ++i) out[i] = base + other.offsets_[i + 1];
 }
 
 std::uint32_t UserTable::intern(std::string_view name) {

@@ -158,7 +158,7 @@ class UserTable {
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index_;
 };
 
-// A set of jobs ready to simulate: three parallel vectors indexed by JobId.
+// A set of jobs ready to simulate: parallel columns indexed by JobId (sim/job_column.h).
 struct Workload {
   JobColumn<JobRequest> requests;
   JobColumn<JobProfile> profiles;
