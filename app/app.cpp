@@ -1,4 +1,4 @@
-#include "sim/app/app.h"
+#include "app/app.h"
 
 #include <sched.h>
 #include <unistd.h>
@@ -12,11 +12,11 @@
 #include <thread>
 
 #include "policies/registry.h"
-#include "sim/app/make_simulation.h"
-#include "sim/app/plugin_keys.h"
-#include "sim/io/captured_table.h"
-#include "sim/io/csv.h"
-#include "sim/io/config.h"
+#include "app/make_simulation.h"
+#include "app/plugin_keys.h"
+#include "io/captured_table.h"
+#include "io/csv.h"
+#include "io/config.h"
 #include "sim/error.h"
 #include "sim/log.h"
 #include "sim/simulation.h"
@@ -30,9 +30,9 @@
 #include "workloads/registry.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
-#include "sim/io/cluster_file.h"
-#include "sim/io/failure_keys.h"
-#include "sim/io/network_keys.h"
+#include "io/cluster_file.h"
+#include "io/failure_keys.h"
+#include "io/network_keys.h"
 
 namespace acme {
 
@@ -70,7 +70,7 @@ void run_with_progress(Simulation& sim, std::size_t jobs, bool show) {
   if (drawn) std::fprintf(stderr, "\r%*s\r", 80, "");
 }
 
-// Every file the sinks write (sim/io/sinks.cpp), finished or under its temporary name (sim/io/csv.h).
+// Every file the sinks write (io/sinks.cpp), finished or under its temporary name (io/csv.h).
 // Removes the outputs of an earlier run from `dir`: the folder never holds files of two runs, and
 // a run killed before it writes its own leaves none that look finished.
 void remove_earlier_outputs(const std::filesystem::path& dir) {

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim/io/captured_table.h"
-#include "sim/io/config.h"
+#include "io/captured_table.h"
+#include "io/config.h"
 #include "sim/sink.h"
 
 namespace acme {
@@ -33,7 +33,7 @@ struct MoreJobs {
   JobFeed& feed;
   Workload& workload;
 };
-// With `capture`, the outputs go there (sim/io/captured_table.h) and out_dir is not used.
+// With `capture`, the outputs go there (io/captured_table.h) and out_dir is not used.
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
                       const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more = {},
                       Sink* observer = nullptr, TableCapture* capture = nullptr);
@@ -96,7 +96,7 @@ struct ValidateArgs {
   std::string trace;                   // an AcmeTrace CSV, either schema
   std::string cluster = "seren";       // seren | kalos: the default run configuration
   std::string config;                  // default: configs/<cluster>.yaml
-  std::vector<std::string> overrides;  // key=value: run keys, and validate.* (sim/app/validate.cpp)
+  std::vector<std::string> overrides;  // key=value: run keys, and validate.* (app/validate.cpp)
   std::string out_dir = "out/validate";
   bool progress = true;
 };
@@ -105,7 +105,7 @@ struct ValidateArgs {
 int validate_command(const ValidateArgs& args);
 
 struct SweepArgs {
-  std::string file;      // a sweep file (sim/app/sweep.h, configs/README.md "Sweep files")
+  std::string file;      // a sweep file (app/sweep.h, configs/README.md "Sweep files")
   std::string out_dir;   // DIR: runs/<id>/, summary.csv, summary_by_type.csv
   unsigned jobs = 0;     // worker threads per process; 0: the cores this process may use
   bool progress = true;  // a progress bar on stderr, when stderr is a terminal
@@ -119,9 +119,9 @@ struct CompareArgs {
   std::string dir;                   // a sweep's output folder, or its summary.csv
   std::vector<std::string> by;       // group by these columns
   std::string baseline;              // default: the first group
-  std::vector<std::string> metrics;  // default: see sim/app/compare.h
+  std::vector<std::string> metrics;  // default: see app/compare.h
 };
-// Prints means, 95% confidence intervals and ratios to the baseline (sim/app/compare.h).
+// Prints means, 95% confidence intervals and ratios to the baseline (app/compare.h).
 int compare_command(const CompareArgs& args);
 
 // Help text listing every run configuration key with its default and meaning.

@@ -7,14 +7,14 @@
 #include <cstdio>
 #include <thread>
 
-#include "sim/io/csv.h"
-#include "sim/app/app.h"
-#include "sim/app/compare.h"
-#include "sim/io/csv_table.h"
+#include "io/csv.h"
+#include "app/app.h"
+#include "app/compare.h"
+#include "io/csv_table.h"
 #include "sim/error.h"
 #include "sim/log.h"
-#include "sim/app/process_group.h"
-#include "sim/app/sweep.h"
+#include "app/process_group.h"
+#include "app/sweep.h"
 
 namespace acme {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/app/compare.h"
+#include "app/compare.h"
 
 #include <algorithm>
 #include <cmath>

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/io/csv_table.h"
+#include "io/csv_table.h"
 
 namespace acme {
 

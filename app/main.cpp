@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "policies/registry.h"
-#include "sim/app/app.h"
-#include "sim/app/plugin_keys.h"
+#include "app/app.h"
+#include "app/plugin_keys.h"
 #include "sim/error.h"
 #include "sim/log.h"
 

@@ -1,4 +1,4 @@
-#include "sim/app/make_simulation.h"
+#include "app/make_simulation.h"
 
 #include <dlfcn.h>
 
@@ -8,14 +8,14 @@
 #include <string_view>
 
 #include "policies/registry.h"
-#include "sim/app/app.h"
+#include "app/app.h"
 #include "sim/error.h"
 #include "sim/log.h"
-#include "sim/io/failure_keys.h"
-#include "sim/io/launch_keys.h"
-#include "sim/io/capacity_keys.h"
-#include "sim/io/network_keys.h"
-#include "sim/io/power_keys.h"
+#include "io/failure_keys.h"
+#include "io/launch_keys.h"
+#include "io/capacity_keys.h"
+#include "io/network_keys.h"
+#include "io/power_keys.h"
 #include "workloads/estimates.h"
 
 namespace acme {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "sim/failures.h"
-#include "sim/io/config.h"
+#include "io/config.h"
 #include "sim/network.h"
 #include "sim/capacity.h"
 #include "sim/simulation.h"

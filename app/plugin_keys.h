@@ -1,4 +1,4 @@
-// The keys of every plugin, as its own code asks for them (sim/io/params.h): each plugin is built
+// The keys of every plugin, as its own code asks for them (io/params.h): each plugin is built
 // once with no settings and its questions are its keys, defaults and docs. `acmesim list`,
 // `acmesim run --help` and the tests of configs/README.md and of listed defaults read this list;
 // the validator is the same code (Params::check_all_used), so none of them can drift apart.
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/io/params.h"
+#include "io/params.h"
 
 namespace acme {
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "sim/error.h"
-#include "sim/app/process_group.h"
+#include "app/process_group.h"
 
 namespace acme {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "sim/app/process_group.h"
+#include "app/process_group.h"
 
 namespace acme {
 

@@ -1,4 +1,4 @@
-#include "sim/app/sweep.h"
+#include "app/sweep.h"
 
 #include <unistd.h>
 
@@ -15,13 +15,13 @@
 #include <set>
 #include <thread>
 
-#include "sim/app/app.h"
-#include "sim/io/csv.h"
-#include "sim/io/csv_table.h"
+#include "app/app.h"
+#include "io/csv.h"
+#include "io/csv_table.h"
 #include "sim/error.h"
 #include "sim/log.h"
 #include "workloads/registry.h"
-#include "sim/io/cluster_file.h"
+#include "io/cluster_file.h"
 
 namespace acme {
 namespace fs = std::filesystem;

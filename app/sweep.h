@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "sim/cluster_spec.h"
-#include "sim/io/config.h"
+#include "io/config.h"
 
 namespace acme {
 

@@ -1,5 +1,5 @@
-// Sweeps (sim/app/sweep.h): reading a sweep file and expanding it into runs.
-#include "sim/app/sweep.h"
+// Sweeps (app/sweep.h): reading a sweep file and expanding it into runs.
+#include "app/sweep.h"
 
 #include <algorithm>
 #include <limits>
@@ -7,10 +7,10 @@
 #include <optional>
 #include <set>
 
-#include "sim/app/app.h"
+#include "app/app.h"
 #include "sim/error.h"
-#include "sim/io/cluster_file.h"
-#include "sim/io/csv.h"
+#include "io/cluster_file.h"
+#include "io/csv.h"
 #include "workloads/registry.h"
 
 namespace acme {

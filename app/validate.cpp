@@ -16,14 +16,14 @@
 #include <string>
 #include <vector>
 
-#include "sim/io/csv.h"
-#include "sim/app/app.h"
-#include "sim/app/make_simulation.h"
+#include "io/csv.h"
+#include "app/app.h"
+#include "app/make_simulation.h"
 #include "sim/cluster_spec.h"
 #include "sim/error.h"
 #include "sim/log.h"
-#include "sim/io/cluster_file.h"
-#include "sim/io/params.h"
+#include "io/cluster_file.h"
+#include "io/params.h"
 #include "workloads/fidelity.h"
 #include "workloads/registry.h"
 

@@ -1,11 +1,11 @@
-#include "sim/io/capacity_keys.h"
+#include "io/capacity_keys.h"
 
 #include <charconv>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "sim/io/timed_list.h"
+#include "io/timed_list.h"
 
 namespace acme {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "sim/capacity.h"
 #include "sim/cluster_spec.h"
-#include "sim/io/params.h"
+#include "io/params.h"
 
 namespace acme {
 

@@ -1,11 +1,11 @@
-#include "sim/io/captured_table.h"
+#include "io/captured_table.h"
 
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 
-#include "sim/io/csv.h"
+#include "io/csv.h"
 
 namespace acme {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/io/cluster_file.h"
+#include "io/cluster_file.h"
 
 #include <array>
 #include <cstdint>

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "sim/cluster_spec.h"
-#include "sim/io/yaml_util.h"
+#include "io/yaml_util.h"
 
 namespace acme {
 

@@ -1,11 +1,11 @@
-#include "sim/io/config.h"
+#include "io/config.h"
 
 #include <algorithm>
 #include <array>
 #include <filesystem>
 #include <limits>
 
-#include "sim/io/csv.h"
+#include "io/csv.h"
 #include "sim/sink.h"
 
 namespace acme {

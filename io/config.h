@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "sim/outcome.h"
-#include "sim/io/yaml_util.h"
+#include "io/yaml_util.h"
 
 namespace acme {
 

@@ -1,6 +1,6 @@
-#include "sim/io/csv.h"
+#include "io/csv.h"
 
-#include "sim/io/captured_table.h"
+#include "io/captured_table.h"
 
 #include <cerrno>
 

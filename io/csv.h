@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/io/digits.h"
+#include "io/digits.h"
 
 namespace acme {
 
@@ -74,7 +74,7 @@ class OutputFile {
 // std::to_chars prints them, so output does not depend on the locale. Cells are formatted straight
 // into a buffer that goes to the file every 256 KiB: a cell costs a few nanoseconds.
 // Given a TableCapture, it writes no file: its cells go, typed, to the capture's table of the
-// path's file name (sim/io/captured_table.h). `renames`: as OutputFile's.
+// path's file name (io/captured_table.h). `renames`: as OutputFile's.
 class CsvWriter {
  public:
   explicit CsvWriter(std::filesystem::path path, TableCapture* capture = nullptr, DeferredRenames* renames = nullptr);

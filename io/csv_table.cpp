@@ -1,4 +1,4 @@
-#include "sim/io/csv_table.h"
+#include "io/csv_table.h"
 
 #include <fstream>
 #include <sstream>

@@ -1,5 +1,5 @@
 // Decimal digits of integers, as std::to_chars prints them, written straight into a buffer: the
-// CSV writer's cells (sim/io/csv.h). Each write may store up to 8 bytes past the digits it
+// CSV writer's cells (io/csv.h). Each write may store up to 8 bytes past the digits it
 // returns the end of, so callers leave room for 24 bytes.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "sim/io/failure_keys.h"
+#include "io/failure_keys.h"
 
 #include <algorithm>
 #include <array>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sim/error.h"
-#include "sim/io/yaml_util.h"
+#include "io/yaml_util.h"
 
 namespace acme {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "sim/failures.h"
-#include "sim/io/params.h"
+#include "io/params.h"
 
 namespace acme {
 

@@ -1,8 +1,8 @@
-#include "sim/io/fairness.h"
+#include "io/fairness.h"
 
 #include <algorithm>
 
-#include "sim/io/metrics.h"
+#include "io/metrics.h"
 
 namespace acme {
 

@@ -1,4 +1,4 @@
-#include "sim/io/launch_keys.h"
+#include "io/launch_keys.h"
 
 namespace acme {
 

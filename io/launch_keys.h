@@ -1,7 +1,7 @@
 // Reading the launch latency's keys (launch.*) into a LaunchModel (sim/launch.h).
 #pragma once
 
-#include "sim/io/params.h"
+#include "io/params.h"
 #include "sim/launch.h"
 
 namespace acme {

@@ -1,10 +1,10 @@
-#include "sim/io/metrics.h"
+#include "io/metrics.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "sim/io/csv.h"
-#include "sim/io/fairness.h"
+#include "io/csv.h"
+#include "io/fairness.h"
 
 namespace acme {
 namespace {
@@ -203,7 +203,7 @@ std::span<const StatColumn> stat_columns() {
       {"jobs_node_fail", "jobs that ended NODE_FAIL", state_count<5>},
       {"jobs_running", "jobs still running when the trace ended (cut off at its horizon)", state_count<6>},
       {"jobs_rejected", "jobs refused on arrival: they can never fit on the modeled cluster or never be started by the policy", state_count<7>},
-      {"jain_slowdown_users", "Jain's index of the users' mean slowdowns (sim/io/fairness.h); blank without any",
+      {"jain_slowdown_users", "Jain's index of the users' mean slowdowns (io/fairness.h); blank without any",
        [](const Stats& s) { return fixed_or_blank(s.jain_slowdown_users); }},
       {"jain_slowdown_types", "Jain's index of the job types' mean slowdowns; summary.csv only, blank per type",
        [](const Stats& s) { return fixed_or_blank(s.jain_slowdown_types); }},

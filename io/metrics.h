@@ -8,7 +8,7 @@
 //    to preemption (wasted_by_cause.csv splits it by cause).
 //  - replay delay (recorded replay only): start - recorded start, for jobs that could not start
 //    on the modeled cluster when they started in the trace.
-//  - fairness (sim/io/fairness.h): Jain's index of the users' mean slowdowns (in a type's row,
+//  - fairness (io/fairness.h): Jain's index of the users' mean slowdowns (in a type's row,
 //    of their jobs of that type) over users with at least one slowdown; in the run's row only,
 //    Jain's index of the types' mean slowdowns over types with one; and the share of started GPU
 //    jobs whose queuing delay exceeded one hour. None (a blank cell) where there is nothing to

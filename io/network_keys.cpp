@@ -1,4 +1,4 @@
-#include "sim/io/network_keys.h"
+#include "io/network_keys.h"
 
 #include <optional>
 #include <string>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "sim/error.h"
-#include "sim/io/timed_list.h"
+#include "io/timed_list.h"
 
 namespace acme {
 namespace {

@@ -1,7 +1,7 @@
 // Reading the network model's keys (network.*) into NetworkSettings (sim/network.h).
 #pragma once
 
-#include "sim/io/params.h"
+#include "io/params.h"
 #include "sim/network.h"
 
 namespace acme {

@@ -1,6 +1,6 @@
-#include "sim/io/params.h"
+#include "io/params.h"
 
-#include "sim/io/csv.h"
+#include "io/csv.h"
 
 namespace acme {
 namespace {

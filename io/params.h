@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/io/yaml_util.h"
+#include "io/yaml_util.h"
 
 namespace acme {
 

@@ -1,4 +1,4 @@
-#include "sim/io/power_keys.h"
+#include "io/power_keys.h"
 
 #include <cmath>
 #include <string>

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "sim/io/params.h"
+#include "io/params.h"
 #include "sim/power.h"
 
 namespace acme {

@@ -13,11 +13,11 @@
 #include <vector>
 #include <string>
 
-#include "sim/io/captured_table.h"
-#include "sim/io/csv.h"
+#include "io/captured_table.h"
+#include "io/csv.h"
 #include "sim/error.h"
-#include "sim/io/fairness.h"
-#include "sim/io/metrics.h"
+#include "io/fairness.h"
+#include "io/metrics.h"
 #include "sim/capacity.h"
 #include "sim/link_sharing.h"
 #include "sim/power.h"
@@ -433,7 +433,7 @@ class SummarySink final : public Sink {
   }};
 };
 
-// users.csv: one row per user with at least one job, by name (sim/io/fairness.h); blank cells
+// users.csv: one row per user with at least one job, by name (io/fairness.h); blank cells
 // where a user has nothing to average.
 class UsersSink final : public Sink {
  public:

@@ -1,4 +1,4 @@
-#include "sim/io/timed_list.h"
+#include "io/timed_list.h"
 
 #include <cmath>
 #include <exception>

@@ -1,4 +1,4 @@
-#include "sim/io/yaml_util.h"
+#include "io/yaml_util.h"
 
 #include <yaml-cpp/yaml.h>
 

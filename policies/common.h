@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "policies/node_pool.h"
-#include "sim/io/params.h"
+#include "io/params.h"
 #include "sim/policy.h"
 
 namespace acme {

@@ -13,7 +13,7 @@
 #include <span>
 #include <string_view>
 
-#include "sim/io/params.h"
+#include "io/params.h"
 #include "sim/policy.h"
 
 namespace acme {

@@ -1,6 +1,6 @@
 // _acmesim: the C++ side of the Python module (python/acmesim/__init__.py is the API). Runs go
-// through the same code as the acmesim executable (sim/app/app.h); outputs come back as typed
-// columns (sim/io/captured_table.h), never through CSV files. A policy written in Python is
+// through the same code as the acmesim executable (app/app.h); outputs come back as typed
+// columns (io/captured_table.h), never through CSV files. A policy written in Python is
 // adapted to the C++ Policy contract (sim/policy.h) by PythonPolicy.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "policies/registry.h"
-#include "sim/app/app.h"
-#include "sim/app/plugin_keys.h"
+#include "app/app.h"
+#include "app/plugin_keys.h"
 #include "sim/error.h"
-#include "sim/io/config.h"
+#include "io/config.h"
 #include "sim/log.h"
 
 namespace py = pybind11;

@@ -1,4 +1,4 @@
-// Capacity that changes over time (keys capacity.*, read by sim/io/capacity_keys.h): nodes drained
+// Capacity that changes over time (keys capacity.*, read by io/capacity_keys.h): nodes drained
 // for maintenance, nodes added mid-run, leaf switches taken down.
 //
 //  - Drain nodes first..last from `at` for `duration`: they take no new job. With

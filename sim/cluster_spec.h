@@ -1,4 +1,4 @@
-// The shape of a modeled cluster, as read from configs/clusters/*.yaml (sim/io/cluster_file.h).
+// The shape of a modeled cluster, as read from configs/clusters/*.yaml (io/cluster_file.h).
 //
 // Every field states its default. The figures of Seren and Kalos are from the AcmeTrace release
 // and the NSDI '24 paper (see configs/clusters/); switch counts are assumptions stated there.

@@ -92,7 +92,7 @@ struct FailureDraw {
 inline constexpr std::int32_t kMaxFailures = 100;
 
 // The failure model's settings: the keys failures.* and the table file they name, as read by
-// sim/io/failure_file.h (every field's meaning and default: configs/README.md, failures.*).
+// io/failure_file.h (every field's meaning and default: configs/README.md, failures.*).
 struct FailureSettings {
   bool enabled = false;                    // failures.enabled
   std::uint64_t seed = 1;                  // failures.seed
@@ -114,7 +114,7 @@ struct FailureSettings {
 
 class FailureModel {
  public:
-  // The model of `settings` (read by sim/io/failure_keys.h: load_failure_model). enabled() is
+  // The model of `settings` (read by io/failure_keys.h: load_failure_model). enabled() is
   // false unless settings.enabled.
   explicit FailureModel(FailureSettings settings);
   bool enabled() const { return enabled_; }

@@ -1,4 +1,4 @@
-// Power and energy (keys power.*, read by sim/io/power_keys.h).
+// Power and energy (keys power.*, read by io/power_keys.h).
 //
 // A GPU draws idle_w on an up node with no job, held_w while a job holds it without computing
 // (its launch, a restart's reload, checkpoint saves, an evaluation's idle share, a failed job's

@@ -58,8 +58,8 @@ struct SinkSettings {
   int total_gpus = 0;
   int nodes = 0;
   int gpus_per_node = 8;
-  TableCapture* capture = nullptr;  // set: the outputs go there (sim/io/captured_table.h), no file
-  // Set: files are finished under their temporary names and renamed by its owner (sim/io/csv.h).
+  TableCapture* capture = nullptr;  // set: the outputs go there (io/captured_table.h), no file
+  // Set: files are finished under their temporary names and renamed by its owner (io/csv.h).
   DeferredRenames* renames = nullptr;
   // With network contention: the link loads (complete when the run is done) and the topology
   // that names the links. Not owned.

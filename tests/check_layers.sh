@@ -1,77 +1,62 @@
 #!/usr/bin/env bash
-# The layers, checked: which folder may include which, and one library per layer in CMake.
-#
-#   sim/            the engine           includes only sim/ (not sim/io/, not sim/app/)
-#   sim/io/         reading and writing  includes sim/ and sim/io/
-#   policies/       the policies         include sim/ and sim/io/ (Params), never sim/app/
-#   workloads/      the workloads        include sim/ and sim/io/, never sim/app/
-#   sim/app/        the composition root the only part of sim/ that includes policies/ or workloads/
-#
-# Libraries (CMakeLists.txt): acmesim_sim <- acmesim_io <- {acmesim_policies, acmesim_workloads}
-# <- acmesim_app; the engine does not link yaml-cpp nor nlohmann_json.
+# The layers, checked: each top-level folder is a layer and includes only the layers its row names.
 # Usage: tests/check_layers.sh [source dir]   (ctest: layers)   Prints every breach; exit 1 if any.
 set -uo pipefail
 cd "${1:-$(dirname "$0")/..}"
+
+# layer      may include                          library (CMakeLists.txt)
+read -r -d '' table <<'EOF'
+sim          sim                                  acmesim_sim
+io           sim io                               acmesim_io
+policies     sim io policies                      acmesim_policies
+workloads    sim io workloads                     acmesim_workloads
+app          sim io policies workloads app        acmesim_app
+python       sim io policies workloads app python -
+EOF
+# Third-party homes: the only folder (or file) that may include each library.
+read -r -d '' homes <<'EOF'
+yaml-cpp     io/
+nlohmann     io/
+boost        sim/topology.cpp
+CLI          app/main.cpp
+EOF
+
 status=0
 breach() { echo "layers: $*"; status=1; }
 
-# What a folder's files include, as "file:header" lines (files directly in the folder only, or
-# the whole tree under it when $2 is "tree").
-includes() {
-  local depth=(-maxdepth 1); [ "${2:-}" = tree ] && depth=()
-  find "$1" "${depth[@]}" -type f \( -name '*.h' -o -name '*.cpp' \) -print0 |
-    xargs -0 grep -H -o '#include "[^"]*"' | sed 's/#include "\(.*\)"/\1/'
-}
-
-# The rule anyone can run: only sim/app/ includes policies/ or workloads/.
-found=$(grep -rl '#include "\(policies\|workloads\)/' sim | grep -v '^sim/app/')
-[ -z "$found" ] || breach "only sim/app/ may include policies/ or workloads/; these do: $found"
-
-while IFS=: read -r file header; do
-  case "$header" in sim/io/* | sim/app/* | policies/* | workloads/*) breach "$file (engine) includes $header" ;; esac
-done < <(includes sim)
-while IFS=: read -r file header; do
-  case "$header" in sim/app/* | policies/* | workloads/*) breach "$file (io) includes $header" ;; esac
-done < <(includes sim/io tree)
-for layer in policies workloads; do
+while read -r layer rest; do
+  allowed=${rest% *}  # the last word is the library
   while IFS=: read -r file header; do
-    case "$header" in sim/app/*) breach "$file ($layer) includes $header" ;; esac
-  done < <(includes "$layer" tree)
-done
-while IFS=: read -r file header; do
-  case "$header" in workloads/*) breach "$file (policies) includes $header" ;; esac
-done < <(includes policies tree)
+    [[ " $allowed " == *" ${header%%/*} "* ]] || breach "$file ($layer) includes $header"
+  done < <(grep -rHo '#include "[a-z_]*/[^"]*"' "$layer" | sed 's/#include "\(.*\)"/\1/')
+done <<<"$table"
 
-# Third-party homes: yaml-cpp only in sim/io/, nlohmann/json only in sim/io/, Boost.Graph only in
-# the topology, CLI11 only in sim/app/main.cpp.
-for lib in yaml-cpp nlohmann; do
-  while read -r f; do breach "$f includes $lib"; done < <(grep -rl "#include <$lib" sim policies workloads | grep -v '^sim/io/')
-done
+while read -r lib home; do
+  while read -r f; do
+    [[ "$f" == "$home"* ]] || breach "$f includes <$lib>, which only $home may"
+  done < <(grep -rl "#include <$lib" sim io policies workloads app python)
+done <<<"$homes"
 
-# CMake: the sources of each library come from its own folder, and each links only the layers
-# below it.
+# CMake: each library's sources come from its own folder, and it links no layer its row omits.
 block() {  # the text of the CMake command "$1(<target> ...)" for target $2, on one line
   awk -v cmd="$1(" -v t="$2" '
     index($0, cmd t " ") == 1 || index($0, cmd t ")") == 1 { on = 1 }
     on { printf "%s ", $0; if ($0 ~ /\)/) { on = 0; print "" } }' CMakeLists.txt
 }
-check_sources() {  # target, pattern every source must match
-  local srcs; srcs=$(block add_library "$1" | tr ' ' '\n' | grep '\.cpp$')
-  [ -n "$srcs" ] || breach "CMakeLists.txt: no add_library($1 ...) with sources"
-  for s in $srcs; do [[ "$s" =~ $2 ]] || breach "CMakeLists.txt: $s is in $1"; done
-}
-check_sources acmesim_sim '^sim/[a-z_]+\.cpp$'
-check_sources acmesim_io '^sim/io/[a-z_]+\.cpp$'
-check_sources acmesim_policies '^policies/[a-z_]+\.cpp$'
-check_sources acmesim_workloads '^workloads/[a-z_]+\.cpp$'
-check_sources acmesim_app '^sim/app/[a-z_]+\.cpp$'
-check_links() {  # target, then the libraries it must not link
-  local t=$1 links; shift
-  links=$(block target_link_libraries "$t")
-  for bad in "$@"; do [[ " $links " != *" $bad "* ]] || breach "CMakeLists.txt: $t links $bad"; done
-}
-check_links acmesim_sim yaml-cpp nlohmann_json::nlohmann_json acmesim_io acmesim_policies acmesim_workloads acmesim_app
-check_links acmesim_io acmesim_policies acmesim_workloads acmesim_app
-check_links acmesim_policies acmesim_workloads acmesim_app
-check_links acmesim_workloads acmesim_policies acmesim_app
+while read -r layer rest; do
+  library=${rest##* }
+  [ "$library" = - ] && continue
+  srcs=$(block add_library "$library" | tr ' ' '\n' | grep '\.cpp$')
+  [ -n "$srcs" ] || breach "CMakeLists.txt: no add_library($library ...) with sources"
+  for s in $srcs; do [[ "$s" =~ ^$layer/[a-z_]+\.cpp$ ]] || breach "CMakeLists.txt: $s is in $library"; done
+  links=$(block target_link_libraries "$library")
+  for other in sim io policies workloads app; do
+    [[ " $rest " == *" $other "* ]] && continue
+    [[ " $links " != *" acmesim_$other "* ]] || breach "CMakeLists.txt: $library links acmesim_$other"
+  done
+done <<<"$table"
+links=$(block target_link_libraries acmesim_sim)
+for lib in yaml-cpp nlohmann_json::nlohmann_json; do
+  [[ " $links " != *" $lib "* ]] || breach "CMakeLists.txt: the engine links $lib"
+done
 exit $status

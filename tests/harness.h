@@ -15,7 +15,7 @@
 
 #include "policies/registry.h"
 #include "sim/error.h"
-#include "sim/io/launch_keys.h"
+#include "io/launch_keys.h"
 #include "sim/simulation.h"
 #include "sim/sink.h"
 #include "workloads/acme_trace_reader.h"

@@ -1,6 +1,6 @@
 #include "workloads/acme_trace_writer.h"
 
-#include "sim/io/csv.h"
+#include "io/csv.h"
 
 namespace acme {
 

@@ -7,8 +7,8 @@
 #include <optional>
 #include <string_view>
 
-#include "sim/io/csv.h"
-#include "sim/io/yaml_util.h"
+#include "io/csv.h"
+#include "io/yaml_util.h"
 
 namespace acme {
 namespace {

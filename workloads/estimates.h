@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "sim/job.h"
-#include "sim/io/params.h"
+#include "io/params.h"
 
 namespace acme {
 

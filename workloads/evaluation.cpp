@@ -7,7 +7,7 @@
 #include <span>
 
 #include "sim/error.h"
-#include "sim/io/yaml_util.h"
+#include "io/yaml_util.h"
 
 namespace acme {
 namespace {

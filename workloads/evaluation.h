@@ -46,7 +46,7 @@
 #include "sim/cluster_spec.h"
 #include "sim/job.h"
 #include "sim/outcome.h"
-#include "sim/io/params.h"
+#include "io/params.h"
 
 namespace acme {
 

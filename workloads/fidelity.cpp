@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "sim/io/csv.h"
+#include "io/csv.h"
 
 namespace acme {
 namespace {

@@ -1,5 +1,5 @@
 // Fidelity: how close a replay's schedule is to the schedule a trace recorded, job by job
-// (`acmesim validate`, sim/app/validate.cpp). Pure functions over two index-matched arrays of
+// (`acmesim validate`, app/validate.cpp). Pure functions over two index-matched arrays of
 // jobs (the same workload: job i of one is job i of the other) and two lists of GPU holdings.
 //
 // Definitions:
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "sim/job.h"
-#include "sim/io/params.h"
+#include "io/params.h"
 
 namespace acme {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "sim/cluster_spec.h"
-#include "sim/io/config.h"
+#include "io/config.h"
 #include "sim/job.h"
 #include "workloads/trace_cache.h"
 

@@ -7,7 +7,7 @@
 #include <limits>
 #include <string_view>
 
-#include "sim/io/yaml_util.h"
+#include "io/yaml_util.h"
 #include "workloads/synthetic_draws.h"
 
 namespace acme {

@@ -6,7 +6,7 @@
 #include <limits>
 #include <tuple>
 
-#include "sim/io/csv.h"
+#include "io/csv.h"
 #include "sim/prefault.h"
 #include "workloads/synthetic_drafts.h"
 #include "workloads/synthetic_draws.h"

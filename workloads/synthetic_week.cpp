@@ -7,7 +7,7 @@
 #include <limits>
 #include <tuple>
 
-#include "sim/io/csv.h"
+#include "io/csv.h"
 #include "sim/log.h"
 #include "sim/prefault.h"
 

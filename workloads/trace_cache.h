@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/io/params.h"
+#include "io/params.h"
 #include "sim/job.h"
 #include "workloads/acme_trace_reader.h"
 

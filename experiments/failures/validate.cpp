@@ -34,14 +34,14 @@
 #include "policies/registry.h"
 #include "sim/cluster_spec.h"
 #include "sim/failures.h"
-#include "sim/io/params.h"
+#include "io/params.h"
 #include "sim/random.h"
 #include "sim/simulation.h"
 #include "sim/sink.h"
-#include "sim/io/yaml_util.h"
+#include "io/yaml_util.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
-#include "sim/io/failure_keys.h"
+#include "io/failure_keys.h"
 
 namespace {
 

@@ -20,11 +20,11 @@
 #include <sstream>
 
 #include "harness.h"
-#include "sim/app/app.h"
-#include "sim/io/config.h"
-#include "sim/io/csv_table.h"
+#include "app/app.h"
+#include "io/config.h"
+#include "io/csv_table.h"
 #include "sim/error.h"
-#include "sim/io/cluster_file.h"
+#include "io/cluster_file.h"
 
 namespace acme::test {
 namespace {

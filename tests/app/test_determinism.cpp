@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
-#include "sim/app/app.h"
+#include "app/app.h"
 
 namespace acme::test {
 namespace {

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
-#include "sim/app/app.h"
-#include "sim/io/csv_table.h"
+#include "app/app.h"
+#include "io/csv_table.h"
 #include "workloads/fidelity.h"
 
 namespace acme::test {

@@ -1,12 +1,12 @@
-// The plugin keys of sim/app/plugin_keys.h: documented, and listed with the defaults runs use.
+// The plugin keys of app/plugin_keys.h: documented, and listed with the defaults runs use.
 #include <catch2/catch.hpp>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
-#include "sim/app/app.h"
-#include "sim/app/plugin_keys.h"
+#include "app/app.h"
+#include "app/plugin_keys.h"
 
 namespace acme::test {
 namespace {

@@ -5,10 +5,10 @@
 #include <set>
 
 #include "harness.h"
-#include "sim/app/compare.h"
-#include "sim/io/csv_table.h"
+#include "app/compare.h"
+#include "io/csv_table.h"
 #include "sim/error.h"
-#include "sim/app/sweep.h"
+#include "app/sweep.h"
 
 namespace acme::test {
 namespace {

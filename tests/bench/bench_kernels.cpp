@@ -12,8 +12,8 @@
 
 #include "policies/registry.h"
 #include "sim/cluster.h"
-#include "sim/io/captured_table.h"
-#include "sim/io/csv.h"
+#include "io/captured_table.h"
+#include "io/csv.h"
 #include "sim/event_queue.h"
 #include "sim/random.h"
 #include "sim/simulation.h"
@@ -152,7 +152,7 @@ BENCHMARK_CAPTURE(BM_PolicyReplay, sjf, "sjf")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PolicyReplay, srtf, "srtf")->Unit(benchmark::kMillisecond);
 
 // One jobs.csv-like row of 19 cells (4 text, 13 integers, 1 real, 1 blank), per row, written to
-// a file or captured typed (sim/io/captured_table.h, what the Python module gets). The job id and
+// a file or captured typed (io/captured_table.h, what the Python module gets). The job id and
 // the user come from vectors of names, as a workload's do; 400 users. Captured rows are expected
 // (CsvWriter::expect_rows), as jobs.csv's are.
 void BM_CsvRow(benchmark::State& state, bool captured) {

@@ -7,11 +7,11 @@
 #include <string>
 
 #include "fuzz_support.h"
-#include "sim/app/app.h"
+#include "app/app.h"
 #include "sim/cluster_spec.h"
-#include "sim/io/config.h"
+#include "io/config.h"
 #include "sim/error.h"
-#include "sim/io/cluster_file.h"
+#include "io/cluster_file.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   acme::fuzz::silence_logging();

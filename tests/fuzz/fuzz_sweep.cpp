@@ -9,7 +9,7 @@
 
 #include "fuzz_support.h"
 #include "sim/error.h"
-#include "sim/app/sweep.h"
+#include "app/sweep.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   acme::fuzz::silence_logging();

@@ -8,12 +8,12 @@
 #include <fstream>
 
 #include "harness.h"
-#include "sim/app/app.h"
-#include "sim/io/config.h"
+#include "app/app.h"
+#include "io/config.h"
 #include "sim/error.h"
-#include "sim/app/sweep.h"
+#include "app/sweep.h"
 #include "workloads/registry.h"
-#include "sim/io/cluster_file.h"
+#include "io/cluster_file.h"
 
 namespace acme::test {
 namespace {

@@ -3,9 +3,9 @@
 #include <fstream>
 
 #include "harness.h"
-#include "sim/io/config.h"
+#include "io/config.h"
 #include "sim/error.h"
-#include "sim/io/cluster_file.h"
+#include "io/cluster_file.h"
 
 namespace acme::test {
 namespace {

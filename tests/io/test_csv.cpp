@@ -1,5 +1,5 @@
 // The CSV writer: quoting, and numbers printed exactly as std::to_chars prints them (its fast
-// paths for integers, sim/io/digits.h, and fixed-point reals must never change a digit).
+// paths for integers, io/digits.h, and fixed-point reals must never change a digit).
 #include <catch2/catch.hpp>
 
 #include <charconv>
@@ -10,9 +10,9 @@
 #include <random>
 #include <sstream>
 
-#include "sim/io/captured_table.h"
-#include "sim/io/csv.h"
-#include "sim/io/digits.h"
+#include "io/captured_table.h"
+#include "io/csv.h"
+#include "io/digits.h"
 
 namespace {
 

@@ -2,9 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
-#include "sim/io/csv_table.h"
-#include "sim/io/fairness.h"
-#include "sim/io/metrics.h"
+#include "io/csv_table.h"
+#include "io/fairness.h"
+#include "io/metrics.h"
 
 namespace acme::test {
 namespace {

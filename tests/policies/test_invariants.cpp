@@ -20,15 +20,15 @@
 #include <set>
 
 #include "harness.h"
-#include "sim/app/app.h"
-#include "sim/app/make_simulation.h"
-#include "sim/io/config.h"
+#include "app/app.h"
+#include "app/make_simulation.h"
+#include "io/config.h"
 #include "sim/failures.h"
 #include "sim/network.h"
 #include "sim/random.h"
-#include "sim/app/sweep.h"
-#include "sim/io/failure_keys.h"
-#include "sim/io/network_keys.h"
+#include "app/sweep.h"
+#include "io/failure_keys.h"
+#include "io/network_keys.h"
 
 namespace acme::test {
 namespace {
@@ -302,7 +302,7 @@ class Auditor final : public Sink {
   Time last_ = Time::seconds(INT64_MIN);
 };
 
-// Simulates the run make_simulation builds (sim/app/make_simulation.h), as execute_run does, with an Auditor on the facts; returns its problems
+// Simulates the run make_simulation builds (app/make_simulation.h), as execute_run does, with an Auditor on the facts; returns its problems
 // and those of the outcomes. A run that has not ended after `steps_per_job` steps per job is stuck:
 // each job makes a few events, a few hundred with failures (at most kMaxFailures of its own).
 std::vector<std::string> audit(const RunConfig& config, const ClusterSpec& cluster, const Workload& w,

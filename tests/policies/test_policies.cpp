@@ -5,7 +5,7 @@
 #include <map>
 
 #include "harness.h"
-#include "sim/io/config.h"
+#include "io/config.h"
 #include "sim/random.h"
 
 namespace acme::test {

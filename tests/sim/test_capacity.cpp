@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
-#include "sim/io/capacity_keys.h"
+#include "io/capacity_keys.h"
 
 namespace acme::test {
 namespace {

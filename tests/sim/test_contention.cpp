@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
-#include "sim/io/network_keys.h"
+#include "io/network_keys.h"
 #include "sim/link_sharing.h"
 #include "sim/network.h"
 #include "sim/topology.h"

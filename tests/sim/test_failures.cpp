@@ -5,9 +5,9 @@
 #include <map>
 
 #include "harness.h"
-#include "sim/io/network_keys.h"
+#include "io/network_keys.h"
 #include "sim/failures.h"
-#include "sim/io/failure_keys.h"
+#include "io/failure_keys.h"
 
 namespace acme::test {
 namespace {

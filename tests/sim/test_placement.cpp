@@ -4,7 +4,7 @@
 
 #include "harness.h"
 #include "sim/network.h"
-#include "sim/io/network_keys.h"
+#include "io/network_keys.h"
 
 namespace acme::test {
 namespace {

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
-#include "sim/io/power_keys.h"
+#include "io/power_keys.h"
 #include "sim/power.h"
 
 namespace acme::test {

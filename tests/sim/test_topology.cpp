@@ -2,7 +2,7 @@
 
 #include "harness.h"
 #include "sim/topology.h"
-#include "sim/io/cluster_file.h"
+#include "io/cluster_file.h"
 
 namespace acme::test {
 

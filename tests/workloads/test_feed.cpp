@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
-#include "sim/app/app.h"
-#include "sim/io/config.h"
+#include "app/app.h"
+#include "io/config.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
 
