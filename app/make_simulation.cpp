@@ -128,7 +128,7 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   // Listed only when on, so that the outputs of a run without failures stay as they were.
   if (p.failures)
     for (const auto& kv : failure_params.resolved()) p.described.push_back(kv);
-  if (!p.capacity.events.empty())
+  if (!p.capacity.events.empty() || p.capacity.reserved_nodes > 0)
     for (const auto& kv : capacity_params.resolved()) p.described.push_back(kv);
   if (p.power)
     for (const auto& kv : power_params.resolved()) p.described.push_back(kv);
@@ -150,6 +150,9 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   run->power = std::move(plugins.power);
   run->cluster = cluster;
   run->cluster.nodes += run->capacity.added_nodes();
+  run->cluster.reserved_nodes = run->capacity.reserved_nodes;
+  run->cluster.reserved_types = run->capacity.reserved_types;
+  run->cluster.reserved_spill = run->capacity.reserved_spill;
   run->estimates_made = !plugins.estimates.empty();
   run->described = std::move(plugins.described);
   run->workload = run->evaluated ? &*run->evaluated : &workload;

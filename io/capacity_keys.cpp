@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "io/config.h"
 #include "io/timed_list.h"
+#include "sim/job.h"
 
 namespace acme {
 namespace {
@@ -85,6 +87,22 @@ CapacitySettings read_capacity(Params& params, const ClusterSpec& cluster) {
   s.kill_drained = params.choice("drained_jobs", "finish", {"finish", "kill"},
                                  "what a drain does to the jobs running on its nodes: finish (they run to their "
                                  "end, the node goes down once empty) or kill (preempted at once)") == "kill";
+  s.reserved_nodes = static_cast<int>(params.number(
+      "reserved_nodes", 0, 0, cluster.nodes,
+      "nodes (the last ones) reserved for the job types of capacity.reserved_types: others are placed on the rest "
+      "unless they need more nodes than that; 0: none"));
+  s.reserved_types = 0;
+  params.text("reserved_types", "Pretrain", "job types that may use the reserved nodes (comma-separated)",
+              [&](const std::string& text) -> std::optional<std::string> {
+                for (const std::string& name : split_commas(text)) {
+                  const auto t = parse_job_type(name);
+                  if (!t) return "unknown job type '" + name + "'";
+                  s.reserved_types |= 1u << static_cast<unsigned>(*t);
+                }
+                return std::nullopt;
+              });
+  s.reserved_spill = params.flag("reserved_spill", false,
+                                 "whether the reserved types may also use the other nodes when theirs are full");
   return s;
 }
 

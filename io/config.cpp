@@ -152,10 +152,32 @@ std::vector<YamlValue> drop_windows_of_other_workloads(const std::vector<YamlVal
   return kept;
 }
 
+// The policy.* keys set before the last policy.name, in another file (or --set) that named
+// another policy, were written for that policy: a policy chosen on top (--set policy.name=fifo
+// over a configuration that tunes acme) does not get them.
+std::vector<YamlValue> drop_keys_of_other_policies(const std::vector<YamlValue>& values) {
+  const auto name = std::find_if(values.rbegin(), values.rend(), [](const YamlValue& v) { return v.key() == "policy.name"; });
+  if (name == values.rend()) return values;
+  const auto last = name.base() - 1;  // the value naming the policy
+  const auto named_in = [&](const std::string& file) {  // the last policy its file named, or ""
+    std::string named;
+    for (auto it = values.begin(); it != last; ++it)
+      if (it->key() == "policy.name" && it->file() == file) named = it->as_string();
+    return named;
+  };
+  std::vector<YamlValue> kept;
+  for (auto it = values.begin(); it != values.end(); ++it) {
+    const bool tuning = it->key().rfind("policy.", 0) == 0 && it->key() != "policy.name";
+    if (tuning && it < last && it->file() != last->file() && named_in(it->file()) != last->as_string()) continue;
+    kept.push_back(*it);
+  }
+  return kept;
+}
+
 }  // namespace
 
 RunConfig make_run_config(const std::vector<YamlValue>& given) {
-  const std::vector<YamlValue> values = drop_windows_of_other_workloads(given);
+  const std::vector<YamlValue> values = drop_keys_of_other_policies(drop_windows_of_other_workloads(given));
   RunConfig c;
   std::vector<YamlValue> own;
   for (const YamlValue& v : values) {

@@ -27,6 +27,7 @@ class Delays {
   }
   std::size_t size() const { return n_; }
   std::int64_t sum() const { return sum_; }
+  double mean() const { return n_ == 0 ? 0 : static_cast<double>(sum_) / static_cast<double>(n_); }
   // The ceil(n x pct / 100)-th smallest (the smallest when that is 0); 0 when empty.
   std::int64_t nearest_rank(int pct) {
     if (n_ == 0) return 0;
@@ -54,7 +55,7 @@ class Delays {
 
 struct Accumulator {
   Stats s;
-  Delays queue;
+  Delays queue, wait, launch;
   std::int64_t alloc_in_window = 0, wasted = 0, gpu_seconds = 0, delay_sum = 0;
   std::uint64_t long_waits = 0;
   std::optional<Time> first_submit, last_end;
@@ -65,6 +66,14 @@ struct Accumulator {
     s.queue_p90_s = queue.nearest_rank(90);
     s.queue_p99_s = queue.nearest_rank(99);
     s.queue_max_s = queue.nearest_rank(100);
+    s.wait_mean_s = wait.mean();
+    s.wait_p50_s = wait.nearest_rank(50);
+    s.wait_p90_s = wait.nearest_rank(90);
+    s.wait_p99_s = wait.nearest_rank(99);
+    s.launch_mean_s = launch.mean();
+    s.launch_p50_s = launch.nearest_rank(50);
+    s.launch_p99_s = launch.nearest_rank(99);
+    s.launch_max_s = launch.nearest_rank(100);
     s.gpu_hours = static_cast<double>(gpu_seconds) / 3600.0;
     s.wasted_gpu_hours = static_cast<double>(wasted) / 3600.0;
     const double capacity = static_cast<double>(total_gpus) * static_cast<double>((w1 - w0).sec());
@@ -99,7 +108,8 @@ struct SummaryBuilder::Parts {
 SummaryBuilder::SummaryBuilder() : p_(std::make_unique<Parts>()) {}
 SummaryBuilder::~SummaryBuilder() = default;
 
-void SummaryBuilder::add(const Workload& w, const std::vector<JobOutcome>& outcomes, ReplayMode replay) {
+void SummaryBuilder::add(const Workload& w, const std::vector<JobOutcome>& outcomes, ReplayMode replay,
+                         const FirstLaunches& launches) {
   Parts& p = *p_;
   const std::size_t i = added_++;
   const JobRequest& r = w.requests[i];
@@ -111,6 +121,8 @@ void SummaryBuilder::add(const Workload& w, const std::vector<JobOutcome>& outco
     p.user_slowdown_by_type[type].add(r.user, *slowdown);
     p.type_slowdown.add(type, *slowdown);
   }
+  const QueueParts parts = o.start && r.gpu_num > 0 ? queue_parts(launches, w, static_cast<JobId>(i), submit, *o.start)
+                                                   : QueueParts{};
   for (Accumulator* a : {&p.all, &p.by_type[type]}) {
     Stats& s = a->s;
     ++s.jobs;
@@ -122,6 +134,8 @@ void SummaryBuilder::add(const Workload& w, const std::vector<JobOutcome>& outco
     ++s.started;
     if (r.gpu_num > 0) {
       a->queue.add((*o.start - submit).sec());
+      a->wait.add(parts.wait.sec());
+      a->launch.add(parts.launch.sec());
       a->long_waits += *o.start - submit > kLongWait;
     }
     a->gpu_seconds += o.gpu_seconds;
@@ -139,7 +153,7 @@ void SummaryBuilder::add(const Workload& w, const std::vector<JobOutcome>& outco
 
 RunSummary SummaryBuilder::finish(const RunRecord& run) {
   const Workload& w = run.workload;
-  while (added_ < w.size()) add(w, run.outcomes, run.replay);
+  while (added_ < w.size()) add(w, run.outcomes, run.replay, run.launches);
   Parts& p = *p_;
   RunSummary out;
   out.window_start = w.window_from.value_or(p.all.first_submit.value_or(Time{}));
@@ -184,6 +198,16 @@ std::span<const StatColumn> stat_columns() {
       {"queue_p90_s", "90th percentile queuing delay, s", [](const Stats& s) { return std::to_string(s.queue_p90_s); }},
       {"queue_p99_s", "99th percentile queuing delay, s", [](const Stats& s) { return std::to_string(s.queue_p99_s); }},
       {"queue_max_s", "longest queuing delay, s", [](const Stats& s) { return std::to_string(s.queue_max_s); }},
+      {"wait_mean_s", "mean wait to be placed (queuing delay less the launch) of GPU jobs that started, s",
+       [](const Stats& s) { return format_fixed(s.wait_mean_s, 3); }},
+      {"wait_p50_s", "median wait to be placed, s", [](const Stats& s) { return std::to_string(s.wait_p50_s); }},
+      {"wait_p90_s", "90th percentile wait to be placed, s", [](const Stats& s) { return std::to_string(s.wait_p90_s); }},
+      {"wait_p99_s", "99th percentile wait to be placed, s", [](const Stats& s) { return std::to_string(s.wait_p99_s); }},
+      {"launch_mean_s", "mean launch latency of the first start (placed to started) of GPU jobs that started, s",
+       [](const Stats& s) { return format_fixed(s.launch_mean_s, 3); }},
+      {"launch_p50_s", "median launch latency, s", [](const Stats& s) { return std::to_string(s.launch_p50_s); }},
+      {"launch_p99_s", "99th percentile launch latency, s", [](const Stats& s) { return std::to_string(s.launch_p99_s); }},
+      {"launch_max_s", "longest launch latency, s", [](const Stats& s) { return std::to_string(s.launch_max_s); }},
       {"gpu_hours", "GPU-hours held by jobs", [](const Stats& s) { return format_fixed(s.gpu_hours, 3); }},
       {"gpu_util_pct", "allocated GPU-time in the window over cluster GPUs x window, %",
        [](const Stats& s) { return format_fixed(s.gpu_util_pct, 3); }},

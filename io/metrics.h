@@ -2,6 +2,7 @@
 //
 // Definitions (also in configs/README.md, "Outputs"):
 //  - queuing delay: start - submit, over GPU jobs that started; percentiles are nearest-rank.
+//    Its parts: the wait to be placed and the launch latency of the first start (wait_*, launch_*).
 //  - the window: [workload.from, workload.to) when given; otherwise from the first submit to
 //    the last job end. Utilization is allocated GPU-time inside the window over GPUs x window.
 //  - wasted GPU-time: GPU-time of jobs that ended FAILED, TIMEOUT or NODE_FAIL, plus work lost
@@ -34,6 +35,9 @@ struct Stats {
   std::uint64_t started = 0;
   double queue_mean_s = 0;
   std::int64_t queue_p50_s = 0, queue_p90_s = 0, queue_p99_s = 0, queue_max_s = 0;
+  // The queuing delay's two parts (sim/outcome.h, queue_parts): waiting to be placed, launching.
+  double wait_mean_s = 0, launch_mean_s = 0;
+  std::int64_t wait_p50_s = 0, wait_p90_s = 0, wait_p99_s = 0, launch_p50_s = 0, launch_p99_s = 0, launch_max_s = 0;
   double gpu_hours = 0;
   double gpu_util_pct = 0;
   double wasted_gpu_hours = 0;
@@ -61,7 +65,7 @@ class SummaryBuilder {
   SummaryBuilder();
   ~SummaryBuilder();
   // Adds job added() of `w`. REQUIRES: it has ended.
-  void add(const Workload& w, const std::vector<JobOutcome>& outcomes, ReplayMode replay);
+  void add(const Workload& w, const std::vector<JobOutcome>& outcomes, ReplayMode replay, const FirstLaunches& launches);
   std::size_t added() const { return added_; }
   // Adds the jobs not added yet, then the run's totals.
   RunSummary finish(const RunRecord& run);

@@ -116,7 +116,8 @@ class JobsSink final : public Sink {
   void finish(const RunRecord& run) override {
     written_ = writer_.stop();
     if (!csv_) start(run.workload.size());
-    for (; written_ < run.workload.size(); ++written_) row(run.workload, run.outcomes, run.replay, written_);
+    for (; written_ < run.workload.size(); ++written_)
+      row(run.workload, run.outcomes, run.replay, run.launches, written_);
     csv_->commit();
   }
 
@@ -124,7 +125,7 @@ class JobsSink final : public Sink {
   void start(std::size_t expected_rows) {
     csv_.emplace(path_, capture_, renames_);
     for (std::string_view h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num",
-                               "submit_s", "start_s", "end_s", "queue_s", "run_s", "gpu_seconds",
+                               "submit_s", "start_s", "end_s", "queue_s", "wait_s", "launch_s", "run_s", "gpu_seconds",
                                "preemptions", "wasted_gpu_seconds", "leaves_spanned", "slowdown", "replay_delay_s",
                                "reject_reason", "failures"})
       csv_->text(h);
@@ -133,7 +134,8 @@ class JobsSink final : public Sink {
     csv_->expect_rows(expected_rows);
   }
 
-  void row(const Workload& w, const std::vector<JobOutcome>& outcomes, ReplayMode replay, std::size_t i) {
+  void row(const Workload& w, const std::vector<JobOutcome>& outcomes, ReplayMode replay,
+           const FirstLaunches& launches, std::size_t i) {
     CsvWriter& csv = *csv_;
     const JobRequest& r = w.requests[i];
     const JobOutcome& o = outcomes[i];
@@ -144,8 +146,12 @@ class JobsSink final : public Sink {
     csv.integer(submit.sec());
     if (o.start) csv.integer(o.start->sec()); else csv.blank();
     if (o.end) csv.integer(o.end->sec()); else csv.blank();
-    if (o.start) csv.integer((*o.start - submit).sec()).integer(o.run_s);
-    else csv.blank().blank();
+    if (o.start) {
+      const QueueParts q = queue_parts(launches, w, static_cast<JobId>(i), submit, *o.start);
+      csv.integer((*o.start - submit).sec()).integer(q.wait.sec()).integer(q.launch.sec()).integer(o.run_s);
+    } else {
+      csv.blank().blank().blank().blank();
+    }
     csv.integer(o.gpu_seconds).integer(o.preemptions).integer(o.wasted_gpu_seconds);
     if (o.start) csv.integer(o.leaves_spanned).real(o.slowdown, 3); else csv.blank().blank();
     if (replay == ReplayMode::Recorded && o.start)
@@ -165,7 +171,7 @@ class JobsSink final : public Sink {
   std::size_t written_ = 0;
   EndedJobsThread writer_{[this](const EndedJobs& e, std::size_t begin, std::size_t end) {
     if (!csv_) start(e.expected_jobs);
-    for (std::size_t i = begin; i < end; ++i) row(e.workload, e.outcomes, e.replay, i);
+    for (std::size_t i = begin; i < end; ++i) row(e.workload, e.outcomes, e.replay, e.launches, i);
   }};
 };
 
@@ -429,7 +435,7 @@ class SummarySink final : public Sink {
   bool live_;
   SummaryBuilder builder_;
   EndedJobsThread adder_{[this](const EndedJobs& e, std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) builder_.add(e.workload, e.outcomes, e.replay);
+    for (std::size_t i = begin; i < end; ++i) builder_.add(e.workload, e.outcomes, e.replay, e.launches);
   }};
 };
 

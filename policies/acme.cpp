@@ -12,7 +12,8 @@
 //    backfill_depth jobs behind it start if they fit and do not delay it (EASY, by estimates).
 // The launch latency from placement to start is the platform's, not the policy's (launch.* keys,
 // sim/launch.h); configs/seren.yaml and kalos.yaml set Acme's.
-// A job that a limit can never let run is refused on arrival.
+// A limit never makes a job unrunnable: a job larger than a limit starts when nothing else
+// holds any of it.
 //
 // A pass costs O(log q) per job started or held back; a backfill pass adds O(backfill_depth) and
 // the reservation (policies/reservation.h). A pass after one that started nothing, with nothing
@@ -39,24 +40,27 @@ namespace {
 class QosLimits {
  public:
   explicit QosLimits(Params& params) {
-    read(params, "type_gpu_limit", {{"Eval", 0}}, "most GPUs all running jobs of a type may hold (0: no limit)",
-         type_limit_);
-    read(params, "user_gpu_limit", {{"Eval", 34}}, "most GPUs one user's running jobs of a type may hold (0: no limit)",
+    read(params, "type_gpu_limit", {{"Eval", 0}},
+         "most GPUs all running jobs of a type hold (0: no limit; a larger job starts when none runs)", type_limit_);
+    read(params, "user_gpu_limit", {{"Eval", 0}},
+         "most GPUs one user's running jobs of a type hold (0: no limit; a larger job starts when none runs)",
          user_limit_);
   }
-  // Whether no state of the cluster lets the job run: it is larger than a limit.
-  bool never(const JobRequest& r) const {
-    const auto t = static_cast<std::size_t>(r.type);
-    return (type_limit_[t] > 0 && r.gpu_num > type_limit_[t]) || (user_limit_[t] > 0 && r.gpu_num > user_limit_[t]);
-  }
-  // The limit that starting the job now would go past, as a key; none if it may start.
+  // The limit that starting the job now would go past, as a key; none if it may start. A limit
+  // caps what running jobs hold: a job larger than it still starts when nothing else holds any
+  // of it, so no limit makes a job unrunnable.
   std::optional<std::size_t> binding(const JobRequest& r) const {
     const auto t = static_cast<std::size_t>(r.type);
-    if (type_limit_[t] > 0 && type_use_[t] + r.gpu_num > type_limit_[t]) return t;
+    if (type_limit_[t] > 0 && type_use_[t] > 0 && type_use_[t] + r.gpu_num > type_limit_[t]) return t;
     if (user_limit_[t] == 0) return std::nullopt;
     const std::size_t i = index(r.user, r.type);
-    if (use_of(i) + r.gpu_num <= user_limit_[t]) return std::nullopt;
+    if (use_of(i) == 0 || use_of(i) + r.gpu_num <= user_limit_[t]) return std::nullopt;
     return kJobTypeCount + i;
+  }
+  // Whether a job of `gpus` GPUs held back by the limit of `key` may start now (see binding).
+  bool admits(std::size_t key, std::int64_t gpus) const {
+    const std::int64_t room = headroom(key);
+    return gpus <= room || room == limit_of(key);
   }
   // The keys of the two limits a job of `user` and `type` counts against.
   static std::array<std::size_t, 2> keys_of(std::uint32_t user, JobType type) {
@@ -87,6 +91,9 @@ class QosLimits {
     }
   }
   std::int64_t use_of(std::size_t i) const { return i < user_use_.size() ? user_use_[i] : 0; }
+  std::int64_t limit_of(std::size_t key) const {
+    return key < kJobTypeCount ? type_limit_[key] : user_limit_[(key - kJobTypeCount) % kJobTypeCount];
+  }
   static std::size_t index(std::uint32_t user, JobType t) {
     return static_cast<std::size_t>(user) * kJobTypeCount + static_cast<std::size_t>(t);
   }
@@ -119,8 +126,6 @@ class AcmePolicy final : public Policy {
   }
   bool reads_estimates() const override { return true; }
 
-  bool refuses(const JobRequest& r, std::string_view, const Cluster&) override { return limits_.never(r); }
-
   void schedule(SchedulingPass& pass) override {
     const bool changed = gate_.open(pass);
     since_backfill_ = since_backfill_ || changed;
@@ -150,13 +155,14 @@ class AcmePolicy final : public Policy {
   void readmit(std::size_t key) {
     const auto held = held_back_.find(key);
     if (held == held_back_.end()) return;
-    std::int64_t room = limits_.headroom(key);
-    for (auto it = held->second.begin(); it != held->second.end() && room > 0;) {
-      if (it->second > room) {
+    const std::int64_t room = limits_.headroom(key);
+    std::int64_t taken = 0;  // GPUs of the jobs readmitted so far, as if started
+    for (auto it = held->second.begin(); it != held->second.end() && room - taken > 0;) {
+      if (taken == 0 ? !limits_.admits(key, it->second) : it->second > room - taken) {
         ++it;
         continue;
       }
-      room -= it->second;
+      taken += it->second;
       --held_jobs_;
       queues_[1].insert(it->first);  // only GPU jobs are held back
       it = held->second.erase(it);

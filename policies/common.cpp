@@ -42,7 +42,8 @@ bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobI
   for (JobId v : victims) could_free += pass.request(v).gpu_num;
   if (could_free < r.gpu_num) return false;
   const std::int32_t gpus = even_share(r.gpu_num, r.node_num, 0), cpus = even_share(r.cpu_num, r.node_num, 0);
-  const int ready = c.count_nodes_with_room(gpus, cpus, r.node_num);
+  const Cluster::NodeRange open = c.nodes_open_to(r);
+  const int ready = c.count_nodes_with_room(gpus, cpus, r.node_num, open);
 
   // Every (node, victim) share, by node, each node's victims in order of preference. Scratch
   // space kept between calls: a pass plans without allocating once warm.
@@ -70,6 +71,7 @@ bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobI
     const std::int32_t node = shares[begin].node;
     for (end = begin; end < shares.size() && shares[end].node == node; ++end) {
     }
+    if (node < open.first || node >= open.last) continue;  // the job may not be placed there
     std::int32_t g = c.free_gpus_on(node), k = c.free_cpus_on(node);
     if (g >= gpus && k >= cpus) continue;  // counted in `ready`
     std::int64_t cost = 0;

@@ -59,7 +59,8 @@ ShadowPlanner::Reservation ShadowPlanner::reserve(const SchedulingPass& pass, Jo
       touched.clear();
     }
   } reset{free_, touched_};
-  std::int64_t fitting = c.count_nodes_with_room(gpus, cpus, r.node_num);  // nodes with room for a share
+  const Cluster::NodeRange open = c.nodes_open_to(r);
+  std::int64_t fitting = c.count_nodes_with_room(gpus, cpus, r.node_num, open);  // nodes with room for a share
   std::int64_t free_gpus = c.free_gpus();
   Reservation res;
   // The running jobs by (expected end, job), taken from a heap only as far as the walk goes.
@@ -76,7 +77,7 @@ ShadowPlanner::Reservation ShadowPlanner::reserve(const SchedulingPass& pass, Jo
       before.second += s.cpus;
       if (free_[static_cast<std::size_t>(s.node)].first < 0) touched_.push_back(s.node);
       free_[static_cast<std::size_t>(s.node)] = before;
-      fitting += !was && before.first >= gpus && before.second >= cpus;
+      fitting += !was && before.first >= gpus && before.second >= cpus && s.node >= open.first && s.node < open.last;
     }
     free_gpus += pass.request(job).gpu_num;
     res.shadow = end;

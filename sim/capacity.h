@@ -1,5 +1,6 @@
 // Capacity that changes over time (keys capacity.*, read by io/capacity_keys.h): nodes drained
-// for maintenance, nodes added mid-run, leaf switches taken down.
+// for maintenance, nodes added mid-run, leaf switches taken down; and capacity reserved for some
+// job types for the whole run (sim/cluster.h).
 //
 //  - Drain nodes first..last from `at` for `duration`: they take no new job. With
 //    drained_jobs: finish (the default) their running jobs run to their end and each node goes
@@ -32,6 +33,10 @@ struct CapacityEvent {
 struct CapacitySettings {
   std::vector<CapacityEvent> events;
   bool kill_drained = false;  // capacity.drained_jobs: kill (else finish)
+  // Nodes reserved for some job types (ClusterSpec::reserved_nodes, reserved_types).
+  int reserved_nodes = 0;
+  std::uint32_t reserved_types = 0;
+  bool reserved_spill = false;
   int added_nodes() const {
     int n = 0;
     for (const CapacityEvent& e : events) n += e.kind == CapacityEvent::Kind::Add ? e.first : 0;

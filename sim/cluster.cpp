@@ -26,6 +26,9 @@ Cluster::Cluster(const ClusterSpec& spec)
       nodes_per_leaf_(spec.nodes_per_leaf),
       leaves_(spec.leaves()),
       leaves_per_pod_(spec.leaves_per_pod),
+      reserved_from_(spec.nodes - std::clamp(spec.reserved_nodes, 0, spec.nodes)),
+      reserved_types_(spec.reserved_nodes > 0 ? spec.reserved_types : ~0u),
+      reserved_spill_(spec.reserved_spill),
       free_gpus_total_(spec.nodes * spec.gpus_per_node),
       free_cpus_total_(spec.nodes * spec.cpus_per_node),
       free_gpus_(static_cast<std::size_t>(spec.nodes), spec.gpus_per_node),
@@ -104,22 +107,25 @@ BitsView Cluster::with_cores(int cpus) const {
   return cores_at_least_.view(levels_upto_[static_cast<std::size_t>(c)] - 1);
 }
 
-void Cluster::scan_first(int gpus, int cpus, std::size_t want, Placement& out) const {
+void Cluster::scan_first(int gpus, int cpus, std::size_t want, NodeRange range, Placement& out) const {
   const BitsView room = at_least_.view(gpus);
   const BitsView cores = with_cores(cpus);
-  for (int node = find_next_common(room, cores, 0); node != kNoNode && out.size() < want;
+  for (int node = find_next_common(room, cores, range.first); node != kNoNode && node < range.last && out.size() < want;
        node = find_next_common(room, cores, node + 1))
     if (free_cpus_[static_cast<std::size_t>(node)] >= cpus) out.push_back({node, 0, 0});
 }
 
-void Cluster::collect_best(int gpus, int cpus, std::size_t want, int only_leaf, Placement& out) const {
-  const int first = only_leaf >= 0 ? only_leaf * nodes_per_leaf_ : 0;
-  const int last = only_leaf >= 0 ? std::min(nodes_, first + nodes_per_leaf_) : nodes_;
+void Cluster::collect_best(int gpus, int cpus, std::size_t want, NodeRange range, Placement& out) const {
+  const int first = range.first, last = range.last;
+  // Within one leaf, its counts tell which g have nodes; over every node, the sets' sizes do.
+  const int leaf = leaf_of(first);
+  const bool one_leaf = last - first <= nodes_per_leaf_ && first == leaf * nodes_per_leaf_;
+  const bool whole = first == 0 && last == nodes_;
   const auto width = static_cast<std::size_t>(gpus_per_node_) + 1;
   for (std::size_t g = static_cast<std::size_t>(gpus); g < width && out.size() < want; ++g) {
     const auto k = static_cast<int>(g);  // the nodes with exactly g free GPUs: in set g, not in set g + 1
-    const bool none = only_leaf >= 0 ? leaf_by_free_[static_cast<std::size_t>(only_leaf) * width + g] == 0
-                                     : at_least_.size(k) == at_least_.size(k + 1);
+    const bool none = one_leaf ? leaf_by_free_[static_cast<std::size_t>(leaf) * width + g] == 0
+                               : whole && at_least_.size(k) == at_least_.size(k + 1);
     if (none) continue;
     const BitsView nodes = at_least_.view(k), more = at_least_.view(k + 1);
     const BitsView cores = with_cores(cpus);
@@ -129,11 +135,15 @@ void Cluster::collect_best(int gpus, int cpus, std::size_t want, int only_leaf, 
   }
 }
 
-bool Cluster::topology_fit(int gpus, int cpus, int nodes, Placement& p) const {
-  // Nodes with room per leaf, by GPUs alone (cores are checked when nodes are picked).
+bool Cluster::topology_fit(int gpus, int cpus, int nodes, NodeRange range, Placement& p) const {
+  // Nodes with room per leaf, by GPUs alone (cores are checked when nodes are picked; a leaf the
+  // range cuts counts nodes outside it too, which collect_best then skips).
   std::vector<std::pair<int, int>> room;  // (nodes with room, leaf)
   const auto width = static_cast<std::size_t>(gpus_per_node_) + 1;
-  for (int l = 0; l < leaves_; ++l) {
+  const auto in_leaf = [&](int l) {
+    return NodeRange{std::max(range.first, l * nodes_per_leaf_), std::min(range.last, (l + 1) * nodes_per_leaf_)};
+  };
+  for (int l = leaf_of(range.first); l < leaves_ && l * nodes_per_leaf_ < range.last; ++l) {
     int n = 0;
     for (std::size_t g = static_cast<std::size_t>(gpus); g < width; ++g)
       n += leaf_by_free_[static_cast<std::size_t>(l) * width + g];
@@ -145,7 +155,7 @@ bool Cluster::topology_fit(int gpus, int cpus, int nodes, Placement& p) const {
     return fa != fb ? fa : (fa ? a < b : false);
   });
   if (one != room.end() && one->first >= nodes) {
-    collect_best(gpus, cpus, static_cast<std::size_t>(nodes), one->second, p);
+    collect_best(gpus, cpus, static_cast<std::size_t>(nodes), in_leaf(one->second), p);
     if (p.size() == static_cast<std::size_t>(nodes)) return true;
     p.clear();
   }
@@ -161,19 +171,27 @@ bool Cluster::topology_fit(int gpus, int cpus, int nodes, Placement& p) const {
         best = pod;
     for (const auto& [n, leaf] : room) {
       if (best < 0 || p.size() == static_cast<std::size_t>(nodes)) break;
-      if (leaf / leaves_per_pod_ == best) collect_best(gpus, cpus, static_cast<std::size_t>(nodes), leaf, p);
+      if (leaf / leaves_per_pod_ == best) collect_best(gpus, cpus, static_cast<std::size_t>(nodes), in_leaf(leaf), p);
     }
     if (p.size() == static_cast<std::size_t>(nodes)) return true;
     p.clear();
   }
   for (const auto& [n, leaf] : room) {
     if (p.size() == static_cast<std::size_t>(nodes)) break;
-    collect_best(gpus, cpus, static_cast<std::size_t>(nodes), leaf, p);
+    collect_best(gpus, cpus, static_cast<std::size_t>(nodes), in_leaf(leaf), p);
   }
   return p.size() == static_cast<std::size_t>(nodes);
 }
 
 bool Cluster::place(const JobRequest& r, PlacementStrategy strategy, Placement& out) const {
+  const NodeRange open = nodes_open_to(r);
+  if (open.first == 0 && open.last == nodes_ && reserved_from_ < nodes_ &&
+      ((reserved_types_ >> static_cast<unsigned>(r.type)) & 1u))  // a reserved type that may spill: its nodes first
+    if (place_within(r, strategy, {reserved_from_, nodes_}, out)) return true;
+  return place_within(r, strategy, open, out);
+}
+
+bool Cluster::place_within(const JobRequest& r, PlacementStrategy strategy, NodeRange range, Placement& out) const {
   const int gpus = even_share(r.gpu_num, r.node_num, 0);
   const int cpus = even_share(r.cpu_num, r.node_num, 0);
   if (r.gpu_num > free_gpus_total_ || r.cpu_num > free_cpus_total_) return false;
@@ -181,11 +199,11 @@ bool Cluster::place(const JobRequest& r, PlacementStrategy strategy, Placement& 
     return false;  // too few nodes with room
   const auto want = static_cast<std::size_t>(r.node_num);
   out.clear();
-  if (strategy == PlacementStrategy::Topology && r.node_num > 1) topology_fit(gpus, cpus, r.node_num, out);
-  else if (strategy != PlacementStrategy::FirstFit && gpus > 0) collect_best(gpus, cpus, want, -1, out);
+  if (strategy == PlacementStrategy::Topology && r.node_num > 1) topology_fit(gpus, cpus, r.node_num, range, out);
+  else if (strategy != PlacementStrategy::FirstFit && gpus > 0) collect_best(gpus, cpus, want, range, out);
   if (out.size() < want) {  // first fit, also when cores made a best or topology fit fail
     out.clear();
-    scan_first(gpus, cpus, want, out);
+    scan_first(gpus, cpus, want, range, out);
     if (out.size() < want) return false;
   }
   for (std::int32_t i = 0; i < r.node_num; ++i) {
@@ -195,8 +213,16 @@ bool Cluster::place(const JobRequest& r, PlacementStrategy strategy, Placement& 
   return true;
 }
 
-int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most) const {
+int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most, NodeRange range) const {
   const BitsView room = at_least_.view(std::max(gpus, 0));
+  if (range.first > 0 || range.last < nodes_) {  // walk the range
+    const BitsView cores = with_cores(std::max(cpus, 0));
+    int count = 0;
+    for (int node = find_next_common(room, cores, range.first); node != kNoNode && node < range.last && count < at_most;
+         node = find_next_common(room, cores, node + 1))
+      count += free_cpus_[static_cast<std::size_t>(node)] >= cpus;
+    return count;
+  }
   if (cpus <= 0) return std::min(room.size, std::max(at_most, 0));
   const BitsView cores = with_cores(cpus);
   // When `cpus` is a level of the core sets, a member of `cores` has room for it: count by words.

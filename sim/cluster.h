@@ -25,6 +25,13 @@
 // caller) if one does not fit.
 //
 // A node can be taken down (a failure domain) and brought back: while down it offers nothing.
+//
+// Reserved capacity (ClusterSpec::reserved_nodes): the last nodes take only the job types the
+// spec names (a Slurm reservation); the other jobs take the nodes before them. The reserved types
+// run only there (reserved_spill false: the jobs submitted to the reservation), or there first
+// and else anywhere (a job that names both partitions). A job that needs more nodes than its
+// part has may use every node, so that no job is made unrunnable. Every query that takes a request (place, fits_now, nodes_open_to)
+// keeps to the nodes the request may use; the free totals count every node.
 #pragma once
 
 #include <cstdint>
@@ -100,6 +107,21 @@ class Cluster {
 
   RejectReason never_fits(const JobRequest& r) const;
 
+  // Nodes [first, last): a range of node numbers.
+  struct NodeRange {
+    int first = 0, last = 0;
+  };
+  // The nodes a request may ever be placed on: all of them, or those before the reservation.
+  NodeRange nodes_open_to(const JobRequest& r) const {
+    if (reserved_from_ == nodes_) return {0, nodes_};
+    if ((reserved_types_ >> static_cast<unsigned>(r.type)) & 1u)
+      return reserved_spill_ || r.node_num > nodes_ - reserved_from_ ? NodeRange{0, nodes_}
+                                                                      : NodeRange{reserved_from_, nodes_};
+    return r.node_num > reserved_from_ ? NodeRange{0, nodes_} : NodeRange{0, reserved_from_};
+  }
+  // The first reserved node (node_count() without a reservation).
+  int reserved_from() const { return reserved_from_; }
+
   // Nodes with room for the request now, chosen by `strategy`, written to `out` (its capacity is
   // reused: no allocation once warm); false, with `out` unspecified, if there are too few.
   // REQUIRES: never_fits(r) == RejectReason::None.
@@ -113,15 +135,19 @@ class Cluster {
     return find_placement(r, PlacementStrategy::FirstFit);
   }
 
-  // How many nodes have at least `gpus` GPUs and `cpus` cores free, counting up to `at_most`.
-  int count_nodes_with_room(int gpus, int cpus, int at_most) const;
+  // How many nodes of `range` have at least `gpus` GPUs and `cpus` cores free, counting up to
+  // `at_most`. O(n / 64) over every node; O(at_most + n / 4096) within a smaller range.
+  int count_nodes_with_room(int gpus, int cpus, int at_most, NodeRange range) const;
+  int count_nodes_with_room(int gpus, int cpus, int at_most) const {
+    return count_nodes_with_room(gpus, cpus, at_most, {0, nodes_});
+  }
   // Whether place() would succeed now, whatever the strategy, without choosing nodes: a policy
   // may test this before work that only matters for a job that can start.
   // REQUIRES: never_fits(r) == RejectReason::None.
   bool fits_now(const JobRequest& r) const {
     return r.gpu_num <= free_gpus_total_ && r.cpu_num <= free_cpus_total_ &&
            count_nodes_with_room(even_share(r.gpu_num, r.node_num, 0), even_share(r.cpu_num, r.node_num, 0),
-                                 r.node_num) >= r.node_num;
+                                 r.node_num, nodes_open_to(r)) >= r.node_num;
   }
   // Distinct leaf switches under the placement's nodes. O(k) for k nodes.
   int leaves_spanned(const Placement& p) const;
@@ -143,11 +169,13 @@ class Cluster {
   }
 
  private:
-  // Appends to `out` the lowest-numbered nodes with room, until `want`.
-  void scan_first(int gpus, int cpus, std::size_t want, Placement& out) const;
-  // Appends to `out` nodes of `candidates` order with room, until `want`; least free GPUs first.
-  void collect_best(int gpus, int cpus, std::size_t want, int only_leaf, Placement& out) const;
-  bool topology_fit(int gpus, int cpus, int nodes, Placement& out) const;
+  // Places the request on nodes of `range` only (place() without the reservation's rules).
+  bool place_within(const JobRequest& r, PlacementStrategy strategy, NodeRange range, Placement& out) const;
+  // Appends to `out` the lowest-numbered nodes of `range` with room, until `want`.
+  void scan_first(int gpus, int cpus, std::size_t want, NodeRange range, Placement& out) const;
+  // Appends to `out` nodes of `range` with room, until `want`; least free GPUs first.
+  void collect_best(int gpus, int cpus, std::size_t want, NodeRange range, Placement& out) const;
+  bool topology_fit(int gpus, int cpus, int nodes, NodeRange range, Placement& out) const;
   void index_add(int node);
   void index_remove(int node);
   // Adds `gpus` and `cpus` (negative: takes) to an up node's free counts, and to the indexes.
@@ -159,6 +187,9 @@ class Cluster {
   int nodes_per_leaf_;
   int leaves_;
   int leaves_per_pod_;  // 0: no pods
+  int reserved_from_;   // nodes [reserved_from_, nodes_) are reserved
+  std::uint32_t reserved_types_;  // bit 1 << type: the job types that may use them (all without a reservation)
+  bool reserved_spill_;           // the reserved types may use the other nodes too
   int free_gpus_total_;
   int free_cpus_total_;
   int down_nodes_ = 0;

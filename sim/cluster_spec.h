@@ -41,6 +41,13 @@ struct ClusterSpec {
   int cores = 8;                  // with pods: core switches, each linked to every aggregation switch; > 0
   double pod_oversubscription = 1.0;  // with pods: aggregation downlink / core uplink bandwidth, >= 1
   double storage_gbps = 400;      // per link from a top-level switch (spine, or core) to the storage network
+  // Capacity reserved for some job types (a Slurm reservation; run keys capacity.reserved_*): the
+  // last reserved_nodes nodes take only jobs whose JobType bit is set in reserved_types (bit
+  // 1 << type); with reserved_spill those jobs may use the other nodes too (sim/cluster.h).
+  // 0: no reservation.
+  int reserved_nodes = 0;
+  std::uint32_t reserved_types = 0;
+  bool reserved_spill = false;
 
   int total_gpus() const { return nodes * gpus_per_node; }
   // Groups of nodes under one leaf (rail-optimized: one rail group), and pods of groups.

@@ -12,14 +12,17 @@ namespace acme {
 Time LaunchModel::draw(JobId job, std::uint32_t start, const JobRequest& r) const {
   const double median = r.gpu_num > 0 ? gpu_median_s : cpu_median_s;
   if (median <= 0) return Time{};
-  const bool large = large_min_gpus > 0 && r.gpu_num >= large_min_gpus;
-  const double sigma = large ? large_sigma : this->sigma;
+  const double floor = std::min(r.gpu_num > 0 ? gpu_floor_s : cpu_floor_s, median);
   double s = median;
-  if (sigma > 0) {
+  if (sigma > 0 && median > floor) {
     Rng rng(seed ^ (std::uint64_t{job} << 24) ^ (std::uint64_t{start} << 1) ^ 0x4c41554e43ULL);
-    s = median * std::exp(sigma * rng.normal());
+    // Drawn again past max_s: a draw is kept with probability at least 1/2 (max_s >= the median).
+    for (int tries = 0; tries < 64; ++tries) {
+      s = floor + (median - floor) * std::exp(sigma * rng.normal());
+      if (s <= max_s) break;
+    }
   }
-  return Time::seconds(std::clamp<std::int64_t>(std::llround(s), 0, 86400));
+  return Time::seconds(std::clamp<std::int64_t>(std::llround(s), 0, std::llround(max_s)));
 }
 
 LaunchAhead::LaunchAhead(const LaunchModel& model, const Workload& workload, std::shared_mutex& growth,

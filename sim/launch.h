@@ -2,11 +2,12 @@
 // and image pull), during which the job holds its resources. A property of the cluster's
 // platform, the same under every policy.
 //
-// Each (re)start of a job draws a log-normal latency around the median of its kind (GPU or CPU
-// job) from its own generator keyed by (seed, job, start), so every policy and rerun sees the
-// same draws. A job of at least large_min_gpus GPUs draws with large_sigma: it starts on capacity
-// kept for large jobs, whose nodes have its image and no other tenant. Rounded to whole seconds, at most a day. The defaults (all 0) mean no latency, and a
-// recorded replay has none (its recorded starts include it).
+// Each (re)start of a job draws its latency from its own generator keyed by (seed, job, start),
+// so every policy and rerun sees the same draws. The latency of a job of each kind (GPU or CPU
+// job) is a floor (the fixed steps: a prolog, a pod's creation) plus a spread, log-normal with
+// sigma around (median - floor) and cut at max_s by drawing again: no draw exceeds max_s.
+// Rounded to whole seconds. The defaults (medians 0) mean no latency, and a recorded replay has
+// none (its recorded starts include it).
 #pragma once
 
 #include <atomic>
@@ -25,9 +26,10 @@ namespace acme {
 struct LaunchModel {
   double gpu_median_s = 0;  // median latency of a GPU job, seconds; >= 0
   double cpu_median_s = 0;  // of a CPU-only job
-  double sigma = 0;         // log-normal sigma; 0: always the median
-  std::int32_t large_min_gpus = 0;  // jobs of at least this many GPUs draw with large_sigma; 0: none
-  double large_sigma = 0;
+  double gpu_floor_s = 0;   // least latency of a GPU job, <= its median
+  double cpu_floor_s = 0;   // of a CPU-only job
+  double sigma = 0;         // log-normal sigma of the spread above the floor; 0: always the median
+  double max_s = 600;       // no latency exceeds this, >= the medians
   std::uint64_t seed = 1;
 
   bool enabled() const { return gpu_median_s > 0 || cpu_median_s > 0; }
@@ -65,6 +67,16 @@ class LaunchAhead {
   std::condition_variable cv_;
   bool more_ = false, stop_ = false;  // under mu_
   std::thread thread_;
+};
+
+// Each job's first launch latency, as the run drew it: from LaunchAhead where the run drew
+// ahead, else from the model; none without a launch model. O(1) a job (a draw without ahead).
+struct FirstLaunches {
+  const LaunchModel* model = nullptr;
+  const LaunchAhead* ahead = nullptr;
+  Time of(JobId job, const JobRequest& r) const {
+    return ahead ? ahead->first(job, r) : model ? model->draw(job, 0, r) : Time{};
+  }
 };
 
 }  // namespace acme

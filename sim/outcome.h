@@ -13,6 +13,7 @@
 #include "sim/cluster.h"
 #include "sim/cluster_spec.h"
 #include "sim/job.h"
+#include "sim/launch.h"
 #include "sim/time.h"
 
 namespace acme {
@@ -129,6 +130,19 @@ struct RunRecord {
   Conservation conservation;
   std::array<std::int64_t, kJobTypeCount> window_gpu_seconds{};  // see Simulation
   const EvaluationIndex* evaluations = nullptr;  // when the run grouped its evaluations
+  FirstLaunches launches{};  // each job's first launch latency (none without a launch model)
 };
+
+// How long a started job launched before its first start (its first launch latency, or less if
+// it was stopped while launching) and how long it waited before that to be placed: the two
+// parts of start - submitted.
+struct QueueParts {
+  Time wait, launch;
+};
+inline QueueParts queue_parts(const FirstLaunches& launches, const Workload& w, JobId job, Time submitted, Time start) {
+  const Time queue = start - submitted;
+  const Time launch = std::min(launches.of(job, w.requests[job]), queue);
+  return {queue - launch, launch};
+}
 
 }  // namespace acme

@@ -220,7 +220,8 @@ void Simulation::note_ended_prefix() {
   while (p < status_.size() && status_[p] == Status::Ended) ++p;
   if (p == ended_prefix_) return;
   ended_prefix_ = p;
-  const EndedJobs ended{workload_, outcomes_, replay_, p, growth_, std::max(workload_.size(), status_.capacity())};
+  const EndedJobs ended{workload_, outcomes_, replay_, p, growth_, std::max(workload_.size(), status_.capacity()),
+                        first_launches()};
   for (Sink* s : ended_sinks_) s->on_ended(ended);
 }
 

@@ -139,6 +139,8 @@ class Simulation {
   // The link loads (null without contention); their rows are complete once done().
   const LinkSharing* link_sharing() const { return sharing_.get(); }
   const std::vector<JobOutcome>& outcomes() const { return outcomes_; }
+  // Each job's first launch latency (queue_parts of sim/outcome.h); stays after free_run_state.
+  FirstLaunches first_launches() const { return {launch_, launch_ahead_.get()}; }
   const std::array<std::int64_t, kWasteCauseCount>& wasted_by_cause() const { return wasted_; }
 
   // GPU-seconds held inside the workload's window [window_from, window_to), by job type; an
@@ -151,7 +153,7 @@ class Simulation {
   Conservation check_conservation() const;
   // REQUIRES: done(). Frees what only a running simulation needs (per-job run state, placements,
   // estimates), so that writing the outputs needs no more memory than the run did; outcomes(),
-  // wasted_by_cause() and window_gpu_seconds() stay. Only they may be used afterwards.
+  // first_launches(), wasted_by_cause() and window_gpu_seconds() stay. Only they may be used afterwards.
   void free_run_state();
 
  private:

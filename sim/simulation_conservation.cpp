@@ -18,7 +18,6 @@ void Simulation::free_run_state() {
   std::vector<JobId>().swap(release_order_);
   std::vector<std::uint32_t>().swap(followers_begin_);
   std::vector<JobId>().swap(followers_);
-  launch_ahead_.reset();
 }
 
 Conservation Simulation::check_conservation() const {

@@ -29,6 +29,7 @@ struct EndedJobs {
   std::size_t count;
   std::shared_mutex& growth;
   std::size_t expected_jobs;  // about how many jobs the run will have in all (to size buffers)
+  FirstLaunches launches;     // each job's first launch latency
 };
 
 class Sink {

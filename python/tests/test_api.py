@@ -46,7 +46,7 @@ def test_policies_and_keys_list_what_acmesim_list_lists(cli):
     assert names[:2] == ["acme", "fifo"] and "srtf" in names
     keys = acmesim.keys().set_index("key")
     listed = cli("list").stdout
-    for key in ["network.slowdown", "launch.large_sigma", "failures.checkpoint_interval_s", "policy.backfill_depth"]:
+    for key in ["network.slowdown", "launch.max_s", "failures.checkpoint_interval_s", "policy.backfill_depth"]:
         assert key in keys.index and key in listed
     assert keys.loc["failures.checkpoint_interval_s", "default"] == "10800"
     assert keys.loc["seed", "default"] == "1"

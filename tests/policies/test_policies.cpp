@@ -186,6 +186,23 @@ TEST_CASE("Acme holds back a user's evaluations past the QOS limit without block
         golden_expected("acme_limits.type.expected"));
 }
 
+TEST_CASE("A job larger than a QOS limit starts once nothing else holds the limit, never rejected", "[golden]") {
+  CHECK(replay_golden("acme_oversize.csv", small_cluster(3), "acme", ReplayMode::Policy, {"policy.user_gpu_limit.Eval=4"}) ==
+        golden_expected("acme_oversize.user.expected"));
+  CHECK(replay_golden("acme_oversize.csv", small_cluster(3), "acme", ReplayMode::Policy, {"policy.type_gpu_limit.Eval=4"}) ==
+        golden_expected("acme_oversize.type.expected"));
+}
+
+TEST_CASE("Reserved nodes take only their job types, the others the rest unless they need more", "[golden]") {
+  ClusterSpec cluster = small_cluster(2);
+  CHECK(replay_golden("reserved.csv", cluster, "greedy", ReplayMode::Policy) == golden_expected("reserved.none.expected"));
+  cluster.reserved_nodes = 1;
+  cluster.reserved_types = 1u << static_cast<unsigned>(JobType::Pretrain);
+  CHECK(replay_golden("reserved.csv", cluster, "greedy", ReplayMode::Policy) == golden_expected("reserved.strict.expected"));
+  cluster.reserved_spill = true;
+  CHECK(replay_golden("reserved.csv", cluster, "greedy", ReplayMode::Policy) == golden_expected("reserved.spill.expected"));
+}
+
 TEST_CASE("A launch latency holds the GPUs, delays the start and counts in the queueing delay", "[golden]") {
   CHECK(replay_golden("acme_limits.csv", small_cluster(2), "acme", ReplayMode::Policy,
                       {"policy.user_gpu_limit.Eval=2", "launch.gpu_median_s=5"}) ==
