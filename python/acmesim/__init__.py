@@ -14,6 +14,7 @@ run with acmesim.PolicyError carrying its traceback and the simulated time; bad 
 acmesim.InputError (a ValueError) with the command line's message.
 """
 import importlib
+import inspect
 import itertools
 import json
 import os
@@ -42,8 +43,12 @@ class Policy:
     on_withdrawn(job): a pending job left the queue without starting.
     on_stopped(job): a running job stopped (ended, or preempted: on_queued follows).
     schedule(pass_): once per instant with events; start jobs with pass_.try_start(job). The pass
-        is valid only during the call.
+        is valid only during the call: kept and used later, it raises PolicyError.
     reads_estimates(): True to read pass_.estimate(job) (run-time estimates, estimate.*).
+
+    A job is an int handle, the same in every hook of one run; a request is a JobRequest, a copy
+    that stays readable. A hook whose signature differs from these raises PolicyError when the
+    policy is installed.
     """
 
     def on_queued(self, job, request):
@@ -169,6 +174,32 @@ def _override(key, value):
     return f"{key}={text}"
 
 
+# Each hook and the arguments it is called with, after self.
+_HOOKS = {"schedule": ("pass_",), "on_queued": ("job", "request"), "on_withdrawn": ("job",),
+          "on_stopped": ("job",), "reads_estimates": ()}
+
+
+def _check_hooks(policy):
+    """Raises PolicyError naming the class, the hook and the signature expected, for a hook that
+    could not be called with the arguments it is given (found before the run, not at its first
+    call as an error of pybind11)."""
+    name = type(policy).__name__
+    for hook, args in _HOOKS.items():
+        expected = f"def {hook}({', '.join(('self',) + args)})"
+        method = getattr(policy, hook, None)
+        if not callable(method):
+            raise PolicyError(f"policy {name}.{hook} is not a method: expected {expected}")
+        try:
+            signature = inspect.signature(method)
+        except (TypeError, ValueError):  # one inspect cannot read (a builtin): called as it is
+            continue
+        try:
+            signature.bind(*args)
+        except TypeError:
+            params = ", ".join(["self", *map(str, signature.parameters.values())])
+            raise PolicyError(f"policy {name}.{hook}({params}) has the wrong signature: expected {expected}") from None
+
+
 _instances = {}
 _serial = itertools.count()
 
@@ -185,7 +216,9 @@ def _make_policy(name, kwargs):
     if not module:
         raise ValueError(f"expected python:module.Class, got '{name}'")
     policy_class = getattr(importlib.import_module(module), cls)
-    return policy_class(**{k: _number(v) for k, v in kwargs.items()})
+    policy = policy_class(**{k: _number(v) for k, v in kwargs.items()})
+    _check_hooks(policy)
+    return policy
 
 
 def _number(text):
@@ -216,6 +249,7 @@ def run(config, set=None, policy=None, outputs=None, out=None):
     if policy is not None:
         if not isinstance(policy, Policy):
             raise TypeError("policy must be an instance of acmesim.Policy")
+        _check_hooks(policy)
         key = f"@{next(_serial)}"
         _instances[key] = policy
         overrides.append(f"policy.name=python:{key}")
