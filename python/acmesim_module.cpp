@@ -227,6 +227,46 @@ py::list keys() {
   return out;
 }
 
+int run_to(const std::string& config_file, const std::vector<std::string>& overrides, const std::string& out_dir) {
+  RunArgs args;
+  args.config = config_file;
+  args.overrides = overrides;
+  args.out_dir = out_dir;
+  args.progress = false;
+  py::gil_scoped_release free;
+  return run_command(args);
+}
+
+std::vector<std::pair<std::string, std::string>> policies() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const PolicyEntry& e : policy_table()) out.emplace_back(e.name, e.description);
+  return out;
+}
+
+int gen(const std::string& cluster, const std::string& from, const std::string& to, std::uint64_t seed, double load,
+        const std::string& output, const std::string& policy) {
+  GenArgs args;
+  args.cluster = cluster;
+  args.from = from;
+  args.to = to;
+  args.seed = seed;
+  args.load = load;
+  args.output = output;
+  args.policy = policy;
+  py::gil_scoped_release free;
+  return gen_command(args);
+}
+
+int sweep(const std::string& file, const std::string& out_dir, unsigned jobs) {
+  SweepArgs args;
+  args.file = file;
+  args.out_dir = out_dir;
+  args.jobs = jobs;
+  args.progress = false;
+  py::gil_scoped_release free;
+  return sweep_command(args);
+}
+
 }  // namespace
 }  // namespace acme
 
@@ -249,54 +289,28 @@ PYBIND11_MODULE(_acmesim, m) {
   });
   set_policy_resolver("python", resolve_python_policy);
 
-  py::class_<JobRequest>(m, "JobRequest", "what a job asks for (a policy sees nothing else)")
-      .def_property_readonly("submit", [](const JobRequest& r) { return r.submit.sec(); })
-      .def_readonly("gpu_num", &JobRequest::gpu_num)
-      .def_readonly("node_num", &JobRequest::node_num)
-      .def_readonly("cpu_num", &JobRequest::cpu_num)
-      .def_property_readonly("type", [](const JobRequest& r) { return std::string(name(r.type)); })
-      .def_property_readonly("user", [](const JobRequest& r) { return std::uint32_t{r.user}; });
+  py::class_<JobRequest>(m, "JobRequest", "what a job asks for (a policy sees nothing else); a value, a copy")
+      .def_property_readonly("submit", [](const JobRequest& r) { return r.submit.sec(); },
+                             "when it was submitted, seconds since the epoch")
+      .def_readonly("gpu_num", &JobRequest::gpu_num, "GPUs")
+      .def_readonly("node_num", &JobRequest::node_num, "nodes")
+      .def_readonly("cpu_num", &JobRequest::cpu_num, "CPUs")
+      .def_property_readonly("type", [](const JobRequest& r) { return std::string(name(r.type)); },
+                             "the job type: Pretrain, SFT, Eval, Debug, MLLM, Other, CPU")
+      .def_property_readonly("user", [](const JobRequest& r) { return std::uint32_t{r.user}; },
+                             "the user's number (pass.user_name(job) gives the name)");
 
   bind_pass(m);
 
+  m.attr("__version__") = ACMESIM_VERSION;
   m.def("run", &run, py::arg("config_file"), py::arg("overrides"),
         "one run of acmesim run in process; its outputs as typed columns");
-  m.def("run_to", [](const std::string& config_file, const std::vector<std::string>& overrides,
-                     const std::string& out_dir) {
-    RunArgs args;
-    args.config = config_file;
-    args.overrides = overrides;
-    args.out_dir = out_dir;
-    args.progress = false;
-    py::gil_scoped_release free;
-    return run_command(args);
-  }, "acmesim run itself: the outputs written to out_dir as the command line writes them");
-  m.def("policies", [] {
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const PolicyEntry& e : policy_table()) out.emplace_back(e.name, e.description);
-    return out;
-  });
+  m.def("run_to", &run_to, py::arg("config_file"), py::arg("overrides"), py::arg("out_dir"),
+        "acmesim run itself: the outputs written to out_dir as the command line writes them; the exit code");
+  m.def("policies", &policies, "the registered policies: (name, description)");
   m.def("keys", &keys, "every configuration key: (section, key, default, doc)");
-  m.def("gen", [](const std::string& cluster, const std::string& from, const std::string& to, std::uint64_t seed,
-                  double load, const std::string& output, const std::string& policy) {
-    GenArgs args;
-    args.cluster = cluster;
-    args.from = from;
-    args.to = to;
-    args.seed = seed;
-    args.load = load;
-    args.output = output;
-    args.policy = policy;
-    py::gil_scoped_release free;
-    return gen_command(args);
-  });
-  m.def("sweep", [](const std::string& file, const std::string& out_dir, unsigned jobs) {
-    SweepArgs args;
-    args.file = file;
-    args.out_dir = out_dir;
-    args.jobs = jobs;
-    args.progress = false;
-    py::gil_scoped_release free;
-    return sweep_command(args);
-  });
+  m.def("gen", &gen, py::arg("cluster"), py::arg("start"), py::arg("end"), py::arg("seed"), py::arg("load"),
+        py::arg("output"), py::arg("policy"), "acmesim gen: a synthetic trace written to output; the exit code");
+  m.def("sweep", &sweep, py::arg("file"), py::arg("out_dir"), py::arg("jobs"),
+        "acmesim sweep: every run of the sweep file into out_dir; the exit code");
 }

@@ -131,3 +131,8 @@ def test_other_names_defaults_and_star_arguments_are_accepted(root):
     result = acmesim.run(root / "configs/kalos.yaml", set=DAY, policy=Flexible(), outputs=["summary"])
     assert result.summary.jobs_completed.iloc[0] > 0
 
+
+def test_a_policy_instance_is_recorded_under_its_class(root):
+    result = acmesim.run(root / "configs/kalos.yaml", set=DAY, policy=Flexible(), outputs=["summary", "run_json"])
+    assert result.summary["policy.name"].iloc[0] == "python:test_policy_handles.Flexible"
+    assert result.run["config"]["policy.name"] == "python:test_policy_handles.Flexible"
