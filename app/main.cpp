@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <span>
 #include <stdexcept>
+#include <string>
 
 #include "policies/registry.h"
 #include "app/app.h"
@@ -30,6 +32,8 @@ Command add_run(CLI::App& app) {
   cmd->add_option("config", run->config, "run configuration (YAML), e.g. configs/seren.yaml")->required();
   cmd->add_option("--set", run->overrides, "override a key: --set policy.name=fifo (repeatable)");
   cmd->add_option("--out", run->out_dir, "output folder, created if needed")->capture_default_str();
+  auto policy = std::make_shared<std::string>();
+  cmd->add_option("--policy", *policy, "the policy, as --set policy.name=NAME (acmesim list names them)");
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("-q,--quiet", *quiet, "no progress line");
   cmd->add_option("-j,--threads", run->threads,
@@ -38,9 +42,15 @@ Command add_run(CLI::App& app) {
   auto no_cache = std::make_shared<bool>(false);
   cmd->add_flag("--no-cache", *no_cache, kNoCacheHelp);
   cmd->footer([] { return "\n" + acme::config_keys_help() + acme::plugin_keys_help(); });  // on --help only
-  return {cmd, [run, quiet, no_cache] {
+  return {cmd, [run, policy, quiet, no_cache] {
             run->progress = !*quiet;
             if (*no_cache) run->overrides.push_back("cache.enabled=false");
+            if (!policy->empty()) {
+              for (const std::string& set : run->overrides)
+                if (set.starts_with("policy.name="))
+                  throw acme::InputError("--policy " + *policy + " and --set " + set + ": name the policy once");
+              run->overrides.insert(run->overrides.begin(), "policy.name=" + *policy);
+            }
             return acme::run_command(*run);
           }};
 }
@@ -145,6 +155,24 @@ Command add_compare(CLI::App& app) {
   return {cmd, [compare] { return acme::compare_command(*compare); }};
 }
 
+// The line a command line that CLI11 refuses gets. CLI11 takes an unknown command for an
+// argument and says "A subcommand is required": the command is named instead, with the valid ones.
+std::string parse_error_line(const CLI::ParseError& e, int argc, char** argv, std::span<const Command> commands) {
+  std::string valid;
+  for (const Command& c : commands) valid += (valid.empty() ? "" : ", ") + c.cli->get_name();
+  const char* given = nullptr;  // the first argument that is no option: the command (no option takes a value)
+  for (int i = 1; i < argc && !given; ++i)
+    if (argv[i][0] != '-') given = argv[i];
+  bool known = false;
+  for (const Command& c : commands) known |= given && c.cli->get_name() == given;
+  if (!given) return "no command given (the commands: " + valid + "; acmesim --help)";
+  if (!known) return "unknown command '" + std::string(given) + "' (the commands: " + valid + "; acmesim --help)";
+  std::string what = e.what();
+  for (char& c : what)
+    if (c == '\n') c = ' ';
+  return what + " (acmesim --help, or acmesim <command> --help)";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -167,6 +195,7 @@ int main(int argc, char** argv) {
       "  acmesim list                                        policies, workload sources, outputs\n");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "more log lines on stderr");
+  app.set_version_flag("--version", std::string("acmesim ") + ACMESIM_VERSION, "print the version and exit");
   // In the order --help lists them.
   const Command commands[] = {add_run(app),       add_list(app),  add_gen(app),    add_calibrate(app),
                               add_validate(app), add_sweep(app), add_compare(app)};
@@ -183,11 +212,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {  // a user error, as a bad key is: one line, exit 2
-    std::string what = e.what();
-    for (char& c : what)
-      if (c == '\n') c = ' ';
-    std::fprintf(stderr, "acmesim: error: %s (acmesim --help, or acmesim <command> --help)\n", what.c_str());
+    std::fprintf(stderr, "acmesim: error: %s\n", parse_error_line(e, argc, argv, commands).c_str());
     return 2;
   }
   acme::log::init(verbose);

@@ -3,8 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <unordered_map>
 
 namespace acme {
 
@@ -41,6 +44,15 @@ double number_of(const YamlValue& v, const YAML::Node& n) {
   v.fail("expected a number, got '" + s + "'");
 }
 
+// A bound of a range as a user would write it: 1 and 86400, not 1.000000 and 86400.000000; 0.5
+// as 0.5. Past 1e15 (no key's bound), the shortest text that reads back the same.
+std::string bound_text(double d) {
+  char buf[64];
+  const auto format = std::abs(d) < 1e15 ? std::chars_format::fixed : std::chars_format::general;
+  const auto end = std::to_chars(buf, buf + sizeof buf, d, format).ptr;
+  return std::string(buf, end);
+}
+
 }  // namespace
 
 std::string YamlValue::as_string() const {
@@ -67,8 +79,7 @@ double YamlValue::as_double(double min, double max) const {
   if (!node_->IsScalar()) fail("expected a number");
   const double d = number_of(*this, *node_);
   if (d < min || d > max)
-    fail("must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
-         node_->Scalar());
+    fail("must be between " + bound_text(min) + " and " + bound_text(max) + ", got " + node_->Scalar());
   return d;
 }
 
@@ -136,13 +147,29 @@ namespace {
 constexpr std::size_t kMaxKeys = 10000;
 constexpr int kMaxDepth = 32;
 
+std::size_t line_of(const YAML::Node& key) { return static_cast<std::size_t>(key.Mark().line + 1); }
+
+// yaml-cpp keeps every key of a mapping, the same one twice too, and a lookup finds the first
+// while a reader of the flattened keys would take the last: a repeated key is an error instead.
+void check_unique_keys(const std::string& file, const YAML::Node& map, const std::string& prefix) {
+  std::unordered_map<std::string, std::size_t> seen;
+  for (const auto& kv : map) {
+    const auto [first, added] = seen.try_emplace(kv.first.Scalar(), line_of(kv.first));
+    if (!added)
+      throw_input_error(file, line_of(kv.first), prefix + first->first,
+                        "given twice, at lines " + std::to_string(first->second) + " and " +
+                            std::to_string(line_of(kv.first)));
+  }
+}
+
 void flatten(const std::string& file, const YAML::Node& node, const std::string& prefix,
              std::span<const std::string_view> leaf_maps, std::vector<YamlValue>& out, std::size_t& keys,
              int depth) {
+  check_unique_keys(file, node, prefix.empty() ? prefix : prefix + ".");
   for (const auto& kv : node) {
     const std::string key = prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar();
     const YAML::Node& value = kv.second;
-    const std::size_t line = static_cast<std::size_t>(kv.first.Mark().line + 1);
+    const std::size_t line = line_of(kv.first);
     if (++keys > kMaxKeys)
       throw_input_error(file, line, key, "more than " + std::to_string(kMaxKeys) + " keys (a mapping repeated through aliases?)");
     const bool keep_whole = std::find(leaf_maps.begin(), leaf_maps.end(), key) != leaf_maps.end();
@@ -152,9 +179,35 @@ void flatten(const std::string& file, const YAML::Node& node, const std::string&
                                                " deep (a mapping inside itself through an alias?)");
       flatten(file, value, key, leaf_maps, out, keys, depth + 1);
     } else {
+      if (value.IsMap()) check_unique_keys(file, value, key + ".");
       out.emplace_back(file, line, key, std::make_shared<const YAML::Node>(value));
     }
   }
+}
+
+// The same dotted key written twice in two ways ("policy.name: x" and "policy: {name: y}").
+void check_unique_flattened(const std::string& file, const std::vector<YamlValue>& values) {
+  std::unordered_map<std::string_view, std::size_t> seen;
+  for (const YamlValue& v : values) {
+    const auto [first, added] = seen.try_emplace(v.key(), v.line());
+    if (!added)
+      throw_input_error(file, v.line(), v.key(),
+                        "given twice, at lines " + std::to_string(first->second) + " and " +
+                            std::to_string(v.line()));
+  }
+}
+
+// yaml-cpp's error for a tab in the indentation ("illegal map value", "illegal tab when looking
+// for indentation") names neither the tab nor always its line: the first line up to the error's
+// that indents with a tab, if any.
+std::optional<std::size_t> tab_indented_line(const std::string& path, std::size_t up_to) {
+  std::ifstream in(path);
+  std::string text;
+  for (std::size_t line = 1; line <= up_to && std::getline(in, text); ++line) {
+    const std::size_t indent = text.find_first_not_of(" \t");
+    if (text.substr(0, indent).find('\t') != std::string::npos) return line;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -167,13 +220,17 @@ std::vector<YamlValue> read_yaml_file(const std::string& path,
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::Exception& e) {
-    throw_input_error(path, static_cast<std::size_t>(e.mark.line + 1), "", e.msg);
+    const auto line = static_cast<std::size_t>(e.mark.line + 1);
+    if (const auto tab = tab_indented_line(path, line))
+      throw_input_error(path, *tab, "", "a tab in the indentation (YAML indents with spaces only)");
+    throw_input_error(path, line, "", e.msg);
   }
   if (root.IsNull()) return {};
   if (!root.IsMap()) throw_input_error(path, 1, "", "expected a mapping of keys to values");
   std::vector<YamlValue> out;
   std::size_t keys = 0;
   flatten(path, root, "", leaf_maps, out, keys, 1);
+  check_unique_flattened(path, out);
   return out;
 }
 

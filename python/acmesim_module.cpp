@@ -31,6 +31,30 @@ class PolicyRaised : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A policy's misuse of what it was given, raised in Python as acmesim.PolicyError.
+class PolicyMisuse : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The SchedulingPass a Python policy sees: the pass during the schedule() call it was given to;
+// once the call returns (the pass is gone), every method raises PolicyMisuse instead. Python
+// owns it, so that a policy may keep it.
+class PassHandle {
+ public:
+  explicit PassHandle(SchedulingPass& pass) : pass_(&pass) {}
+  SchedulingPass& operator*() const {
+    if (pass_ == nullptr)
+      throw PolicyMisuse("a SchedulingPass was used after the schedule() call it was given to returned; a pass is "
+                         "valid only during its call (keep job handles, and use the pass of the current call)");
+    return *pass_;
+  }
+  void expire() { pass_ = nullptr; }
+
+ private:
+  SchedulingPass* pass_;
+};
+
 // The C++ Policy contract over an instance of acmesim.Policy. Every call holds the GIL, from
 // converting its arguments to dropping them, so that runs on other threads (a sweep) may call it.
 class PythonPolicy final : public Policy {
@@ -54,7 +78,15 @@ class PythonPolicy final : public Policy {
   void on_stopped(JobId job) override { call(on_stopped_, "on_stopped", job, job); }
   void schedule(SchedulingPass& pass) override {
     now_ = pass.now().sec();
-    call(schedule_, "schedule", kNoJob, &pass);  // a pointer argument is passed by reference
+    py::gil_scoped_acquire gil;
+    auto owned = std::make_unique<PassHandle>(pass);
+    PassHandle& handle = *owned;
+    const py::object given = py::cast(std::move(owned));
+    struct Expire {  // also when the policy raises: whatever kept `given` holds a dead pass
+      PassHandle& handle;
+      ~Expire() { handle.expire(); }
+    } expire{handle};
+    call(schedule_, "schedule", kNoJob, given);
   }
   bool reads_estimates() const override { return reads_estimates_; }
 
@@ -90,6 +122,8 @@ std::unique_ptr<Policy> resolve_python_policy(std::string_view name, Params& par
     py::object policy = py::module_::import("acmesim").attr("_make_policy")(std::string(name), kwargs);
     return std::make_unique<PythonPolicy>(std::move(policy));
   } catch (py::error_already_set& e) {
+    // A hook of the wrong signature (acmesim._check_hooks) is the policy's error, not the input's.
+    if (e.matches(py::module_::import("acmesim").attr("PolicyError"))) throw PolicyRaised(py::str(e.value()).cast<std::string>());
     throw InputError("policy.name: " + std::string(name) + ": " + e.what());
   }
 }
@@ -127,6 +161,41 @@ py::tuple table_to_python(CapturedTable& t) {
   return py::make_tuple(py::cast(t.header), columns, t.rows);
 }
 
+// SchedulingPass (sim/policy.h) as Python sees it, through a PassHandle.
+void bind_pass(py::module_& m) {
+  const auto job = py::arg("job");
+  py::class_<PassHandle>(m, "SchedulingPass",
+                         "one scheduling pass: what a policy may see and do (sim/policy.h); valid only during the "
+                         "schedule() call it is given to, after which every method raises PolicyError")
+      .def("now", [](const PassHandle& p) { return (*p).now().sec(); }, "the simulated time, seconds")
+      .def("request", [](const PassHandle& p, JobId j) { return (*p).request(j); }, job,
+           "what the job asks for: a JobRequest (a copy, which stays readable)")
+      .def("user_name", [](const PassHandle& p, JobId j) { return std::string((*p).user_name(j)); }, job,
+           "the name of the job's user, as the trace gives it")
+      .def("is_pending", [](const PassHandle& p, JobId j) { return (*p).is_pending(j); }, job,
+           "whether the job waits in the queue")
+      .def("is_running", [](const PassHandle& p, JobId j) { return (*p).is_running(j); }, job,
+           "whether the job holds its resources")
+      .def("try_start", [](const PassHandle& p, JobId j) { return (*p).try_start(j); }, job,
+           "start the pending job now if it fits; whether it started")
+      .def("wake_at", [](const PassHandle& p, std::int64_t t) { (*p).wake_at(Time::seconds(t)); }, py::arg("t"),
+           "ask for a pass at time t (seconds, after now) even if nothing happens then")
+      .def("preempt", [](const PassHandle& p, JobId j, bool kill) {
+             (*p).preempt(j, kill ? SchedulingPass::Preempt::Kill : SchedulingPass::Preempt::Suspend);
+           }, job, py::arg("kill") = true,
+           "stop a running job and queue it again: kill=True loses the work of its run, False keeps it")
+      .def("estimate", [](const PassHandle& p, JobId j) { return (*p).estimate(j).sec(); }, job,
+           "the user's run-time estimate, seconds (0: none); needs reads_estimates()")
+      .def("expected_end", [](const PassHandle& p, JobId j) { return (*p).expected_end(j).sec(); }, job,
+           "when the running job should end by its estimate, seconds; needs reads_estimates()")
+      .def("fits_now", [](const PassHandle& p, JobId j) { return (*p).cluster().fits_now((*p).request(j)); }, job,
+           "whether the job would start now")
+      .def("free_gpus", [](const PassHandle& p) { return (*p).cluster().free_gpus(); }, "GPUs free now")
+      .def("total_gpus", [](const PassHandle& p) { return (*p).cluster().total_gpus(); }, "GPUs of the cluster")
+      .def("oracle_remaining", [](const PassHandle& p, JobId j) { return (*p).oracle_remaining(j).sec(); }, job,
+           "ORACLE ONLY: the true run time the job still needs, seconds");
+}
+
 py::dict run(const std::string& config_file, const std::vector<std::string>& overrides) {
   const RunConfig config = load_run_config(config_file, overrides);
   CapturedRun r;
@@ -158,6 +227,46 @@ py::list keys() {
   return out;
 }
 
+int run_to(const std::string& config_file, const std::vector<std::string>& overrides, const std::string& out_dir) {
+  RunArgs args;
+  args.config = config_file;
+  args.overrides = overrides;
+  args.out_dir = out_dir;
+  args.progress = false;
+  py::gil_scoped_release free;
+  return run_command(args);
+}
+
+std::vector<std::pair<std::string, std::string>> policies() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const PolicyEntry& e : policy_table()) out.emplace_back(e.name, e.description);
+  return out;
+}
+
+int gen(const std::string& cluster, const std::string& from, const std::string& to, std::uint64_t seed, double load,
+        const std::string& output, const std::string& policy) {
+  GenArgs args;
+  args.cluster = cluster;
+  args.from = from;
+  args.to = to;
+  args.seed = seed;
+  args.load = load;
+  args.output = output;
+  args.policy = policy;
+  py::gil_scoped_release free;
+  return gen_command(args);
+}
+
+int sweep(const std::string& file, const std::string& out_dir, unsigned jobs) {
+  SweepArgs args;
+  args.file = file;
+  args.out_dir = out_dir;
+  args.jobs = jobs;
+  args.progress = false;
+  py::gil_scoped_release free;
+  return sweep_command(args);
+}
+
 }  // namespace
 }  // namespace acme
 
@@ -174,77 +283,34 @@ PYBIND11_MODULE(_acmesim, m) {
       input_error(e.what());
     } catch (const PolicyRaised& e) {
       policy_error(e.what());
+    } catch (const PolicyMisuse& e) {
+      policy_error(e.what());
     }
   });
   set_policy_resolver("python", resolve_python_policy);
 
-  py::class_<JobRequest>(m, "JobRequest", "what a job asks for (a policy sees nothing else)")
-      .def_property_readonly("submit", [](const JobRequest& r) { return r.submit.sec(); })
-      .def_readonly("gpu_num", &JobRequest::gpu_num)
-      .def_readonly("node_num", &JobRequest::node_num)
-      .def_readonly("cpu_num", &JobRequest::cpu_num)
-      .def_property_readonly("type", [](const JobRequest& r) { return std::string(name(r.type)); })
-      .def_property_readonly("user", [](const JobRequest& r) { return std::uint32_t{r.user}; });
+  py::class_<JobRequest>(m, "JobRequest", "what a job asks for (a policy sees nothing else); a value, a copy")
+      .def_property_readonly("submit", [](const JobRequest& r) { return r.submit.sec(); },
+                             "when it was submitted, seconds since the epoch")
+      .def_readonly("gpu_num", &JobRequest::gpu_num, "GPUs")
+      .def_readonly("node_num", &JobRequest::node_num, "nodes")
+      .def_readonly("cpu_num", &JobRequest::cpu_num, "CPUs")
+      .def_property_readonly("type", [](const JobRequest& r) { return std::string(name(r.type)); },
+                             "the job type: Pretrain, SFT, Eval, Debug, MLLM, Other, CPU")
+      .def_property_readonly("user", [](const JobRequest& r) { return std::uint32_t{r.user}; },
+                             "the user's number (pass.user_name(job) gives the name)");
 
-  py::class_<SchedulingPass>(m, "SchedulingPass", "one scheduling pass: what a policy may see and do (sim/policy.h)")
-      .def("now", [](const SchedulingPass& p) { return p.now().sec(); }, "the simulated time, seconds")
-      .def("request", &SchedulingPass::request, py::return_value_policy::copy)
-      .def("user_name", [](const SchedulingPass& p, JobId j) { return std::string(p.user_name(j)); })
-      .def("is_pending", &SchedulingPass::is_pending)
-      .def("is_running", &SchedulingPass::is_running)
-      .def("try_start", &SchedulingPass::try_start, "start the job now if it fits; whether it started")
-      .def("wake_at", [](SchedulingPass& p, std::int64_t t) { p.wake_at(Time::seconds(t)); },
-           "ask for a pass at time t (seconds) even if nothing happens then")
-      .def("preempt", [](SchedulingPass& p, JobId j, bool kill) {
-             p.preempt(j, kill ? SchedulingPass::Preempt::Kill : SchedulingPass::Preempt::Suspend);
-           }, py::arg("job"), py::arg("kill") = true, "stop a running job and queue it again")
-      .def("estimate", [](const SchedulingPass& p, JobId j) { return p.estimate(j).sec(); })
-      .def("expected_end", [](const SchedulingPass& p, JobId j) { return p.expected_end(j).sec(); })
-      .def("fits_now", [](const SchedulingPass& p, JobId j) { return p.cluster().fits_now(p.request(j)); },
-           "whether the job would start now")
-      .def("free_gpus", [](const SchedulingPass& p) { return p.cluster().free_gpus(); })
-      .def("total_gpus", [](const SchedulingPass& p) { return p.cluster().total_gpus(); })
-      .def("oracle_remaining", [](const SchedulingPass& p, JobId j) { return p.oracle_remaining(j).sec(); },
-           "ORACLE ONLY: the true run time the job still needs");
+  bind_pass(m);
 
+  m.attr("__version__") = ACMESIM_VERSION;
   m.def("run", &run, py::arg("config_file"), py::arg("overrides"),
         "one run of acmesim run in process; its outputs as typed columns");
-  m.def("run_to", [](const std::string& config_file, const std::vector<std::string>& overrides,
-                     const std::string& out_dir) {
-    RunArgs args;
-    args.config = config_file;
-    args.overrides = overrides;
-    args.out_dir = out_dir;
-    args.progress = false;
-    py::gil_scoped_release free;
-    return run_command(args);
-  }, "acmesim run itself: the outputs written to out_dir as the command line writes them");
-  m.def("policies", [] {
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const PolicyEntry& e : policy_table()) out.emplace_back(e.name, e.description);
-    return out;
-  });
+  m.def("run_to", &run_to, py::arg("config_file"), py::arg("overrides"), py::arg("out_dir"),
+        "acmesim run itself: the outputs written to out_dir as the command line writes them; the exit code");
+  m.def("policies", &policies, "the registered policies: (name, description)");
   m.def("keys", &keys, "every configuration key: (section, key, default, doc)");
-  m.def("gen", [](const std::string& cluster, const std::string& from, const std::string& to, std::uint64_t seed,
-                  double load, const std::string& output, const std::string& policy) {
-    GenArgs args;
-    args.cluster = cluster;
-    args.from = from;
-    args.to = to;
-    args.seed = seed;
-    args.load = load;
-    args.output = output;
-    args.policy = policy;
-    py::gil_scoped_release free;
-    return gen_command(args);
-  });
-  m.def("sweep", [](const std::string& file, const std::string& out_dir, unsigned jobs) {
-    SweepArgs args;
-    args.file = file;
-    args.out_dir = out_dir;
-    args.jobs = jobs;
-    args.progress = false;
-    py::gil_scoped_release free;
-    return sweep_command(args);
-  });
+  m.def("gen", &gen, py::arg("cluster"), py::arg("start"), py::arg("end"), py::arg("seed"), py::arg("load"),
+        py::arg("output"), py::arg("policy"), "acmesim gen: a synthetic trace written to output; the exit code");
+  m.def("sweep", &sweep, py::arg("file"), py::arg("out_dir"), py::arg("jobs"),
+        "acmesim sweep: every run of the sweep file into out_dir; the exit code");
 }

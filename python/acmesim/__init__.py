@@ -13,17 +13,20 @@ is_pending(job), try_start(job), preempt(job), estimate(job), ... An exception i
 run with acmesim.PolicyError carrying its traceback and the simulated time; bad input raises
 acmesim.InputError (a ValueError) with the command line's message.
 """
-import importlib
-import itertools
-import json
-import os
+# Imported under private names: dir(acmesim) shows the API only.
+import importlib as _importlib
+import inspect as _inspect
+import json as _json
+import os as _os
+import threading as _threading
 
-import numpy as np
-import pandas as pd
+import numpy as _np
+import pandas as _pd
 
 from . import _acmesim
 from ._acmesim import InputError, JobRequest, PolicyError, SchedulingPass
 
+__version__ = _acmesim.__version__
 __all__ = ["run", "gen", "sweep", "policies", "keys", "Policy", "Result", "InputError", "PolicyError",
            "JobRequest", "SchedulingPass"]
 
@@ -42,8 +45,12 @@ class Policy:
     on_withdrawn(job): a pending job left the queue without starting.
     on_stopped(job): a running job stopped (ended, or preempted: on_queued follows).
     schedule(pass_): once per instant with events; start jobs with pass_.try_start(job). The pass
-        is valid only during the call.
+        is valid only during the call: kept and used later, it raises PolicyError.
     reads_estimates(): True to read pass_.estimate(job) (run-time estimates, estimate.*).
+
+    A job is an int handle, the same in every hook of one run; a request is a JobRequest, a copy
+    that stays readable. A hook whose signature differs from these raises PolicyError when the
+    policy is installed.
     """
 
     def on_queued(self, job, request):
@@ -71,18 +78,18 @@ class Result:
         tables = raw["tables"]
         for attr, file in OUTPUTS.items():
             setattr(self, attr, _frame(tables[file], file in _STRING_TABLES) if file in tables else None)
-        self.run = json.loads(raw["texts"]["run.json"]) if "run.json" in raw["texts"] else None
+        self.run = _json.loads(raw["texts"]["run.json"]) if "run.json" in raw["texts"] else None
 
     def to_csv(self, folder):
         """Writes every output there is to `folder` (made if needed), as CSV files of those names."""
-        os.makedirs(folder, exist_ok=True)
+        _os.makedirs(folder, exist_ok=True)
         for attr, file in OUTPUTS.items():
             frame = getattr(self, attr)
             if frame is not None:
-                frame.to_csv(os.path.join(folder, file), index=False)
+                frame.to_csv(_os.path.join(folder, file), index=False)
         if self.run is not None:
-            with open(os.path.join(folder, "run.json"), "w") as f:
-                json.dump(self.run, f, indent=2)
+            with open(_os.path.join(folder, "run.json"), "w") as f:
+                _json.dump(self.run, f, indent=2)
                 f.write("\n")
 
     def __repr__(self):
@@ -94,13 +101,13 @@ def _read_result(folder):
     result = Result.__new__(Result)
     result.simulate_s = result.outputs_s = None
     for attr, file in OUTPUTS.items():
-        path = os.path.join(folder, file)
-        setattr(result, attr, pd.read_csv(path) if os.path.exists(path) else None)
-    path = os.path.join(folder, "run.json")
+        path = _os.path.join(folder, file)
+        setattr(result, attr, _pd.read_csv(path) if _os.path.exists(path) else None)
+    path = _os.path.join(folder, "run.json")
     result.run = None
-    if os.path.exists(path):
+    if _os.path.exists(path):
         with open(path) as f:
-            result.run = json.load(f)
+            result.run = _json.load(f)
     return result
 
 
@@ -109,18 +116,18 @@ def _text_column(codes, categories, strings):
     statistics), few distinct texts as a categorical (type, state, user), else strings; blank: NaN."""
     # float() takes every text pd.to_numeric takes: a text it refuses spares the conversion.
     if categories and all(map(_reads_as_float, categories)):
-        numbers = np.asarray(pd.to_numeric(np.array(categories, dtype=object), errors="coerce"))
-        if not np.isnan(numbers.astype(float)).any():
+        numbers = _np.asarray(_pd.to_numeric(_np.array(categories, dtype=object), errors="coerce"))
+        if not _np.isnan(numbers.astype(float)).any():
             values = numbers[codes]
             if (codes < 0).any():
                 values = values.astype(float)
-                values[codes < 0] = np.nan
+                values[codes < 0] = _np.nan
             return values
     if strings or len(categories) * 2 > len(codes):
-        values = np.array(categories, dtype=object)[codes] if categories else np.full(len(codes), None)
+        values = _np.array(categories, dtype=object)[codes] if categories else _np.full(len(codes), None)
         values[codes < 0] = None
         return values
-    return pd.Categorical.from_codes(codes, pd.Index(categories, dtype=object))
+    return _pd.Categorical.from_codes(codes, _pd.Index(categories, dtype=object))
 
 
 def _reads_as_float(text):
@@ -138,17 +145,17 @@ def _frame(table, strings):
     header, columns, table_rows = table
     data = {}
     for name, (kind, values, blank) in zip(header, columns):
-        blank = np.asarray(blank, dtype=bool)  # empty: no cell of the column is blank
+        blank = _np.asarray(blank, dtype=bool)  # empty: no cell of the column is blank
         if kind == "integer":
-            data[name] = pd.arrays.IntegerArray(values, blank) if blank.any() else values
+            data[name] = _pd.arrays.IntegerArray(values, blank) if blank.any() else values
         elif kind == "real":
             data[name] = values
         elif kind == "text":
             codes, categories = values
             data[name] = _text_column(codes, categories, strings)
         else:
-            data[name] = np.full(table_rows, np.nan)
-    return pd.DataFrame(data, copy=False)
+            data[name] = _np.full(table_rows, _np.nan)
+    return _pd.DataFrame(data, copy=False)
 
 
 def _flatten(mapping, prefix=""):
@@ -169,23 +176,57 @@ def _override(key, value):
     return f"{key}={text}"
 
 
-_instances = {}
-_serial = itertools.count()
+# The instances run(policy=...) is running on this thread, by the name the run records,
+# python:module.Class (a sweep's workers, on other threads, import the classes they name).
+_running = _threading.local()
+
+# Each hook and the arguments it is called with, after self.
+_HOOKS = {"schedule": ("pass_",), "on_queued": ("job", "request"), "on_withdrawn": ("job",),
+          "on_stopped": ("job",), "reads_estimates": ()}
+
+
+def _check_hooks(policy):
+    """Raises PolicyError naming the class, the hook and the signature expected, for a hook that
+    could not be called with the arguments it is given (found before the run, not at its first
+    call as an error of pybind11)."""
+    name = type(policy).__name__
+    for hook, args in _HOOKS.items():
+        expected = f"def {hook}({', '.join(('self',) + args)})"
+        method = getattr(policy, hook, None)
+        if not callable(method):
+            raise PolicyError(f"policy {name}.{hook} is not a method: expected {expected}")
+        try:
+            signature = _inspect.signature(method)
+        except (TypeError, ValueError):  # one inspect cannot read (a builtin): called as it is
+            continue
+        try:
+            signature.bind(*args)
+        except TypeError:
+            params = ", ".join(["self", *map(str, signature.parameters.values())])
+            raise PolicyError(f"policy {name}.{hook}({params}) has the wrong signature: expected {expected}") from None
+
+
+def _policy_name(policy):
+    cls = type(policy)
+    return f"{cls.__module__}.{cls.__name__}"
 
 
 def _make_policy(name, kwargs):
     """The C++ side's resolver of policy.name python:...: an instance given to run(), or
     module.Class made with the policy.* keys as keyword arguments (numbers as numbers)."""
     spec = name.split(":", 1)[1]
-    if spec in _instances:
+    running = getattr(_running, "instances", {})
+    if spec in running:
         if kwargs:
             raise ValueError(f"an instance given to run() takes no policy.* keys, got {sorted(kwargs)}")
-        return _instances[spec]
+        return running[spec]
     module, _, cls = spec.rpartition(".")
     if not module:
         raise ValueError(f"expected python:module.Class, got '{name}'")
-    policy_class = getattr(importlib.import_module(module), cls)
-    return policy_class(**{k: _number(v) for k, v in kwargs.items()})
+    policy_class = getattr(_importlib.import_module(module), cls)
+    policy = policy_class(**{k: _number(v) for k, v in kwargs.items()})
+    _check_hooks(policy)
+    return policy
 
 
 def _number(text):
@@ -208,46 +249,56 @@ def run(config, set=None, policy=None, outputs=None, out=None):
     if isinstance(config, dict):
         overrides += [_override(k, v) for k, v in _flatten(config)]
     else:
-        file = os.fspath(config)
+        file = _os.fspath(config)
     overrides += [_override(k, v) for k, v in _flatten(set or {})]
     overrides.append(_override("outputs", outputs or [o for o in OUTPUTS if o not in ("summary", "by_type", "links")]
                                + ["summary", "run_json"]))
-    key = None
-    if policy is not None:
-        if not isinstance(policy, Policy):
-            raise TypeError("policy must be an instance of acmesim.Policy")
-        key = f"@{next(_serial)}"
-        _instances[key] = policy
-        overrides.append(f"policy.name=python:{key}")
+    if policy is None:
+        return _run(file, overrides, out)
+    if not isinstance(policy, Policy):
+        raise TypeError("policy must be an instance of acmesim.Policy")
+    _check_hooks(policy)
+    key = _policy_name(policy)
+    overrides.append(f"policy.name=python:{key}")
+    if not hasattr(_running, "instances"):
+        _running.instances = {}
+    outer = _running.instances.get(key)  # a run inside a run (a policy may start one)
+    _running.instances[key] = policy
     try:
-        if out is None:
-            return Result(_acmesim.run(file, overrides))
-        _acmesim.run_to(file, overrides, os.fspath(out))
-        return _read_result(out)
+        return _run(file, overrides, out)
     finally:
-        if key is not None:
-            del _instances[key]
+        if outer is None:
+            del _running.instances[key]
+        else:
+            _running.instances[key] = outer
+
+
+def _run(file, overrides, out):
+    if out is None:
+        return Result(_acmesim.run(file, overrides))
+    _acmesim.run_to(file, overrides, _os.fspath(out))
+    return _read_result(out)
 
 
 def gen(cluster, start, end, output, seed=1, load=1.0, policy=""):
     """acmesim gen: a synthetic trace in the AcmeTrace schema, written to `output`; its path."""
-    _acmesim.gen(cluster, start, end, seed, load, os.fspath(output), policy)
+    _acmesim.gen(cluster, start, end, seed, load, _os.fspath(output), policy)
     return output
 
 
 def sweep(file, out, jobs=0):
     """acmesim sweep: every run of the sweep file into `out`; the merged summary as a DataFrame.
     Raises RuntimeError when a run failed (its error is in out/runs/<id>/error.txt)."""
-    if _acmesim.sweep(os.fspath(file), os.fspath(out), jobs) != 0:
+    if _acmesim.sweep(_os.fspath(file), _os.fspath(out), jobs) != 0:
         raise RuntimeError(f"some runs of {file} failed: see {out}/runs/*/error.txt")
-    return pd.read_csv(os.path.join(out, "summary.csv"))
+    return _pd.read_csv(_os.path.join(out, "summary.csv"))
 
 
 def policies():
     """The registered C++ policies: a DataFrame of name and description."""
-    return pd.DataFrame(_acmesim.policies(), columns=["name", "description"])
+    return _pd.DataFrame(_acmesim.policies(), columns=["name", "description"])
 
 
 def keys():
     """Every configuration key with its default, as `acmesim list` and `run --help` give them."""
-    return pd.DataFrame(_acmesim.keys(), columns=["section", "key", "default", "doc"])
+    return _pd.DataFrame(_acmesim.keys(), columns=["section", "key", "default", "doc"])

@@ -79,3 +79,10 @@ class RaisesAt(acmesim.Policy):
     def schedule(self, pass_):
         if pass_.now() >= self.at:
             raise ZeroDivisionError("raised on purpose")
+
+
+class WrongSignature(Fifo):
+    """A schedule() that asks for an argument the pass does not come with."""
+
+    def schedule(self, pass_, when):
+        super().schedule(pass_)

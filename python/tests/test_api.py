@@ -67,3 +67,23 @@ def test_run_with_contention_returns_the_link_loads(root):
     assert set(result.links.tier) == {"nic", "leaf_uplink"}
     assert list(result.links.time_s.unique()) == list(result.timeseries.time_s)
     assert "peak_uplink_load" in result.timeseries
+
+
+def test_the_namespace_shows_the_api_and_the_version_of_the_command_line(cli):
+    for private in ("np", "pd", "os", "json", "itertools", "importlib", "inspect", "threading"):
+        assert private not in dir(acmesim)
+    for public in acmesim.__all__:
+        assert hasattr(acmesim, public)
+    assert cli("--version").stdout.strip() == f"acmesim {acmesim.__version__}"
+
+
+def test_help_names_the_arguments_of_the_compiled_functions_and_methods():
+    core = acmesim._acmesim
+    documented = [f for f in vars(core).values() if callable(f) and type(f).__name__ == "builtin_function_or_method"]
+    for cls in (acmesim.SchedulingPass, acmesim.JobRequest):
+        documented += [f for name, f in vars(cls).items() if not name.startswith("_") and callable(f)]
+    assert len(documented) > 15
+    for f in documented:
+        assert f.__doc__ and "arg0" not in f.__doc__, f.__doc__
+    assert "try_start(self: acmesim._acmesim.SchedulingPass, job: int) -> bool" in acmesim.SchedulingPass.try_start.__doc__
+    assert "gen(cluster: str, start: str, end: str" in core.gen.__doc__

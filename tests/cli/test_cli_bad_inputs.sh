@@ -45,6 +45,18 @@ expect_error recorded_with_policy "--set: policy.name: replay: recorded starts j
   --set replay=recorded --set policy.name=sjf \
   --set workload.trace="$bad/too_large.csv"
 
+# YAML mistakes in the run configuration: a key given twice names both lines, a tab is named.
+printf 'cluster: %s\npolicy:\n  name: fifo\nseed: 1\npolicy:\n  name: sjf\n' "$src/configs/clusters/seren.yaml" \
+  >"$work/twice.yaml"
+code=0
+"$acmesim" run "$work/twice.yaml" -q --out "$work/out-twice" >"$work/stdout" 2>"$work/stderr" || code=$?
+check_input_error yaml_key_twice "$work/twice.yaml:5: policy: given twice, at lines 2 and 5" "$code" "$work/out-twice"
+printf 'seed: 1\npolicy:\n\tname: fifo\n' >"$work/tab.yaml"
+code=0
+"$acmesim" run "$work/tab.yaml" -q --out "$work/out-tab" >"$work/stdout" 2>"$work/stderr" || code=$?
+check_input_error yaml_tab "$work/tab.yaml:3: a tab in the indentation (YAML indents with spaces only)" "$code" \
+  "$work/out-tab"
+
 # Accepted: the 512-node job is REJECTED, the others run, the summary counts it.
 out=$work/out-too-large
 "$acmesim" run "$src/configs/seren.yaml" -q --out "$out" --set workload.trace="$bad/too_large.csv" \
