@@ -3,15 +3,17 @@
 // Seren ran Slurm and Kalos a Kubernetes-style platform; both are modeled by the mechanisms of
 // a production LLM cluster, each a key (experiments/baseline/README.md derives the defaults):
 //  - Priority: by job type (evaluation lowest) and user, with aging (PriorityRanking's keys).
-//  - QOS limits, the capacity the other types leave to pretraining: all running jobs of type T
-//    hold at most type_gpu_limit.<T> GPUs, and one user's at most user_gpu_limit.<T> (0: no
-//    limit). A job held back by a limit does not block the jobs behind it, as in Slurm.
+//  - QOS limits: all running jobs of type T hold at most type_gpu_limit.<T> GPUs, and one user's
+//    at most user_gpu_limit.<T> (0: no limit, the defaults). A job held back by a limit does not
+//    block the jobs behind it, as in Slurm; a job larger than a limit starts when nothing else
+//    holds any of it.
 //  - The main scheduler, at every pass: jobs in priority order until the first that does not fit,
 //    for GPU and CPU jobs apart (partitions: a blocked GPU job does not hold back CPU jobs).
 //  - The backfill scheduler, at multiples of backfill_interval_s while a job is blocked: up to
 //    backfill_depth jobs behind it start if they fit and do not delay it (EASY, by estimates).
 // The launch latency from placement to start is the platform's, not the policy's (launch.* keys,
-// sim/launch.h); configs/seren.yaml and kalos.yaml set Acme's.
+// sim/launch.h), and so are the nodes reserved for pretraining (capacity.reserved_*, held by the
+// cluster's placement); configs/seren.yaml and kalos.yaml set Acme's.
 // A limit never makes a job unrunnable: a job larger than a limit starts when nothing else
 // holds any of it.
 //
@@ -21,6 +23,7 @@
 // job that counts against that limit stops.
 #include <algorithm>
 #include <array>
+#include <map>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -151,21 +154,27 @@ class AcmePolicy final : public Policy {
  private:
   // Back into the queue: the jobs the limit `key` held back, in queue order, as many as its
   // headroom now lets start (one that then does not is held back again). So a held job is looked
-  // at when a job counting against its limit stops, not at every pass: O(jobs readmitted).
+  // at when a job counting against its limit stops, not at every pass. Held jobs are grouped by
+  // GPUs, so a readmission looks at the first of each group: O(sizes) a job readmitted or not,
+  // however many are held.
   void readmit(std::size_t key) {
     const auto held = held_back_.find(key);
     if (held == held_back_.end()) return;
     const std::int64_t room = limits_.headroom(key);
     std::int64_t taken = 0;  // GPUs of the jobs readmitted so far, as if started
-    for (auto it = held->second.begin(); it != held->second.end() && room - taken > 0;) {
-      if (taken == 0 ? !limits_.admits(key, it->second) : it->second > room - taken) {
-        ++it;
-        continue;
+    while (room - taken > 0) {
+      auto first = held->second.end();  // the group whose first job is the earliest that fits
+      for (auto group = held->second.begin(); group != held->second.end(); ++group) {
+        const bool fits = taken == 0 ? limits_.admits(key, group->first) : group->first <= room - taken;
+        if (fits && (first == held->second.end() || *group->second.begin() < *first->second.begin()))
+          first = group;
       }
-      taken += it->second;
+      if (first == held->second.end()) break;
+      taken += first->first;
       --held_jobs_;
-      queues_[1].insert(it->first);  // only GPU jobs are held back
-      it = held->second.erase(it);
+      queues_[1].insert(*first->second.begin());  // only GPU jobs are held back
+      first->second.erase(first->second.begin());
+      if (first->second.empty()) held->second.erase(first);
     }
     if (held->second.empty()) held_back_.erase(held);
   }
@@ -176,6 +185,7 @@ class AcmePolicy final : public Policy {
     std::optional<JobId> head;  // the first job that does not fit
     std::optional<ShadowPlanner::Reservation> res;
     std::size_t scanned = 0;
+    no_room_.clear();
     for (auto it = queue.begin(); it != queue.end();) {
       const JobId j = it->job;
       if (!pass.is_pending(j)) {
@@ -184,7 +194,7 @@ class AcmePolicy final : public Policy {
       }
       const JobRequest& r = pass.request(j);
       if (const auto limit = limits_.binding(r)) {  // set aside until that limit frees (readmit)
-        held_back_[*limit].insert({*it, r.gpu_num});
+        held_back_[*limit][r.gpu_num].insert(*it);
         ++held_jobs_;
         it = queue.erase(it);
         continue;
@@ -200,7 +210,7 @@ class AcmePolicy final : public Policy {
         continue;
       }
       if (++scanned > depth_) break;
-      if (pass.cluster().fits_now(r)) {
+      if (fits_now(pass.cluster(), r)) {
         if (!res) res = planner_.reservation(pass, *head);
         if (ShadowPlanner::may_backfill(pass, j, *res) && start(pass, j)) {
           ShadowPlanner::backfilled(pass, j, *res);
@@ -211,6 +221,18 @@ class AcmePolicy final : public Policy {
       ++it;
     }
     return head && queue.size() + held_jobs_ > 1;
+  }
+
+  // Cluster::fits_now, remembering within a pass the shapes that did not fit: room only shrinks
+  // while a pass starts jobs, so a shape that did not fit will not (most jobs waiting behind a
+  // blocked one share a few shapes). O(shapes seen) a job.
+  bool fits_now(const Cluster& cluster, const JobRequest& r) {
+    const Cluster::NodeRange open = cluster.nodes_open_to(r);
+    const Shape shape{r.gpu_num, r.node_num, r.cpu_num, open.first, open.last};
+    if (std::find(no_room_.begin(), no_room_.end(), shape) != no_room_.end()) return false;
+    if (cluster.fits_now(r)) return true;
+    if (no_room_.size() < kShapesKept) no_room_.push_back(shape);
+    return false;
   }
 
   bool start(SchedulingPass& pass, JobId j) {
@@ -234,10 +256,16 @@ class AcmePolicy final : public Policy {
 
   PassGate gate_;
   JobQueue queues_[2];  // pending jobs by priority: CPU jobs, GPU jobs (Slurm's partitions)
-  // Pending jobs a QOS limit holds back (with their GPUs), by the limit's key, out of the queue.
-  std::unordered_map<std::size_t, std::set<std::pair<QueueEntry, std::int32_t>>> held_back_;
+  // Pending jobs a QOS limit holds back, by the limit's key and then by GPUs, out of the queue.
+  std::unordered_map<std::size_t, std::map<std::int32_t, JobQueue>> held_back_;
   std::vector<std::size_t> freed_;      // keys of limits a stop freed since the last pass
   std::size_t held_jobs_ = 0;           // in held_back_
+  struct Shape {
+    std::int32_t gpus, nodes, cpus, first_node, last_node;  // a request, and the nodes open to it
+    bool operator==(const Shape&) const = default;
+  };
+  static constexpr std::size_t kShapesKept = 16;
+  std::vector<Shape> no_room_;  // shapes that did not fit in the pass under way
   bool since_backfill_ = false;  // anything changed since the last backfill pass
   bool started_now_ = false;     // the pass under way started a job
   ShadowPlanner planner_;
@@ -251,7 +279,7 @@ class AcmePolicy final : public Policy {
 
 const PolicyRegistrar kAcme({"acme",
     "how Acme scheduled, the baseline: type priority, QOS limits per type and user, a main scheduler and a "
-    "backfill scheduler every interval; defaults fitted to Acme's queueing",
+    "backfill scheduler every interval (configs/seren.yaml and kalos.yaml add Acme's reservation, cap and launch)",
     [](Params& params) -> std::unique_ptr<Policy> { return std::make_unique<AcmePolicy>(params); }, 5});
 
 }  // namespace

@@ -215,21 +215,17 @@ bool Cluster::place_within(const JobRequest& r, PlacementStrategy strategy, Node
 
 int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most, NodeRange range) const {
   const BitsView room = at_least_.view(std::max(gpus, 0));
-  if (range.first > 0 || range.last < nodes_) {  // walk the range
-    const BitsView cores = with_cores(std::max(cpus, 0));
-    int count = 0;
-    for (int node = find_next_common(room, cores, range.first); node != kNoNode && node < range.last && count < at_most;
-         node = find_next_common(room, cores, node + 1))
-      count += free_cpus_[static_cast<std::size_t>(node)] >= cpus;
-    return count;
-  }
-  if (cpus <= 0) return std::min(room.size, std::max(at_most, 0));
+  const bool whole = range.first == 0 && range.last == nodes_;
+  if (cpus <= 0)
+    return whole ? std::min(room.size, std::max(at_most, 0)) : count_common_in(room, room, range.first, range.last, at_most);
   const BitsView cores = with_cores(cpus);
   // When `cpus` is a level of the core sets, a member of `cores` has room for it: count by words.
   const int level = core_levels_[static_cast<std::size_t>(levels_upto_[static_cast<std::size_t>(std::min(cpus, cpus_per_node_))] - 1)];
-  if (level == cpus) return count_common(room, cores, std::max(at_most, 0));
+  if (level == cpus)
+    return whole ? count_common(room, cores, std::max(at_most, 0))
+                 : count_common_in(room, cores, range.first, range.last, std::max(at_most, 0));
   int count = 0;
-  for (int node = find_next_common(room, cores, 0); node != kNoNode && count < at_most;
+  for (int node = find_next_common(room, cores, range.first); node != kNoNode && node < range.last && count < at_most;
        node = find_next_common(room, cores, node + 1))
     count += free_cpus_[static_cast<std::size_t>(node)] >= cpus;
   return count;

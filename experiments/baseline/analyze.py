@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""The Acme baseline's queueing against Acme's measured queueing: tables and plots.
+"""The Acme baseline's queueing against Acme's measured queueing, and what produces it.
 
 Usage: analyze.py OUT_DIR ACME_QUEUE_JSON DEST [README ...]   (experiments/baseline/run.sh calls it)
-Reads OUT_DIR/<cluster>/<run>/jobs.csv; writes DEST/results.csv (every run and statistic),
-DEST/sensitivity.csv, DEST/results.md, DEST/queue_cdf_by_type.png and
-DEST/measured_vs_simulated.png, and rewrites the block between the lines
-"<!-- baseline table: analyze.py -->" and "<!-- end of baseline table -->" of each README given
-with the seed-1 table, so that no number there is typed by hand.
+Reads OUT_DIR/<cluster>/<group>/<run>/jobs.csv (groups: baseline, ablation, whatif, sensitivity);
+writes DEST/results.csv (every baseline run and statistic), DEST/ablation.csv and DEST/whatif.csv
+(per cluster, run and job type: mean, median, p90 and p99 of the wait to be placed and of the
+launch), DEST/sensitivity.csv, DEST/results.md, and the plots queue_cdf_by_type.png,
+ablation.png and whatif.png; and rewrites the block between "<!-- baseline table: analyze.py -->"
+and "<!-- end of baseline table -->" of each README given with the seed-1 table, so that no number
+there is typed by hand.
 """
 import json
 import os
@@ -25,25 +27,31 @@ import plot_style  # noqa: E402
 
 TYPES = ["Eval", "Pretrain", "SFT", "MLLM", "Debug", "Other"]
 CLUSTERS = ["seren", "kalos"]
-SEEDS = [f"seed{s}" for s in range(1, 6)]
-OTHERS = ["fifo", "greedy", "backfill"]
+BEGIN, END = "<!-- baseline table: analyze.py -->", "<!-- end of baseline table -->"
 
 
-def jobs_of(run_dir):
-    jobs = pd.read_csv(os.path.join(run_dir, "jobs.csv"), usecols=["type", "gpu_num", "queue_s"])
+def runs_of(out, cluster, group):
+    folder = os.path.join(out, cluster, group)
+    return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+
+
+def jobs_of(out, cluster, group, run):
+    jobs = pd.read_csv(os.path.join(out, cluster, group, run, "jobs.csv"),
+                       usecols=["type", "gpu_num", "queue_s", "wait_s", "launch_s"])
     return jobs.dropna(subset=["queue_s"])  # jobs that never started have no delay
 
 
 def stats(jobs):
-    """The statistics acme_queue.json publishes, and the shape the paper describes."""
+    """The statistics acme_queue.json publishes, the shape the paper describes, and the heads."""
     gpu, cpu = jobs[jobs.gpu_num > 0], jobs[jobs.gpu_num == 0]
     one = gpu[gpu.gpu_num == 1]
-    row = {
-        "gpu_mean_s": gpu.queue_s.mean(), "gpu_median_s": gpu.queue_s.median(),
-        "cpu_mean_s": cpu.queue_s.mean(), "cpu_median_s": cpu.queue_s.median(),
-        "gpu1_mean_s": one.queue_s.mean(), "gpu_over512_mean_s": gpu[gpu.gpu_num > 512].queue_s.mean(),
-        "gpu1_over_1h_pct": 100.0 * (one.queue_s > 3600).mean(),
-    }
+    row = {"gpu_mean_s": gpu.queue_s.mean(), "gpu_median_s": gpu.queue_s.median(),
+           "gpu_p99_s": gpu.queue_s.quantile(0.99), "cpu_mean_s": cpu.queue_s.mean(),
+           "cpu_median_s": cpu.queue_s.median(), "gpu1_mean_s": one.queue_s.mean(),
+           "gpu_over512_mean_s": gpu[gpu.gpu_num > 512].queue_s.mean(),
+           "gpu1_over_1h_pct": 100.0 * (one.queue_s > 3600).mean(),
+           "gpu_wait_mean_s": gpu.wait_s.mean(), "gpu_launch_mean_s": gpu.launch_s.mean(),
+           "launch_max_s": jobs.launch_s.max()}
     for t in TYPES:
         row[f"{t}_mean_s"] = gpu[gpu.type == t].queue_s.mean()
     means = {t: row[f"{t}_mean_s"] for t in TYPES if not np.isnan(row[f"{t}_mean_s"])}
@@ -51,87 +59,60 @@ def stats(jobs):
     return row
 
 
-def criteria(cluster, s, q):
-    """(statistic, measured, simulated, tolerance, verdict, fitted or predicted) of issue 21."""
-    name = cluster.capitalize()
-    gpu, cpu = q["cluster_summary"]["gpu_jobs"][name], q["cluster_summary"]["cpu_jobs"][name]
-    by_size = q["by_gpu_demand_third_party"]
+def parts_by_type(jobs):
+    """Per job type (and all GPU jobs): jobs, and mean, median, p90, p99 of wait and launch."""
     rows = []
-
-    def within(stat, measured, sim, rel, how):
-        ok = abs(sim - measured) <= rel * measured
-        rows.append((stat, f"{measured:.1f}", f"{sim:.1f}", f"within {rel:.0%}", ok, how))
-
-    if cluster == "seren":
-        within("GPU-job mean, s", gpu["mean_s"], s["gpu_mean_s"], 0.25, "fitted: user_gpu_limit.Eval")
-        rows.append(("GPU-job median, s", f"{gpu['median_s']:.0f}", f"{s['gpu_median_s']:.0f}", "at most 5",
-                     s["gpu_median_s"] <= 5, "fitted: launch.*"))
-        within("CPU-job mean, s", cpu["mean_s"], s["cpu_mean_s"], 0.5, "fitted: launch.sigma")
-        rows.append(("type with the longest mean wait", "Eval", s["longest_waiting_type"], "Eval",
-                     s["longest_waiting_type"] == "Eval", "fitted: large_jobs.max_concurrent_gpus"))
-        over = by_size["seren_1_gpu_jobs_waiting_over_1h_pct"]
-        rows.append(("1-GPU jobs waiting over 1 h, %", f"{over:.1f}", f"{s['gpu1_over_1h_pct']:.2f}", "reported",
-                     None, "predicted"))
-    else:
-        within("GPU-job mean, s", gpu["mean_s"], s["gpu_mean_s"], 0.25, "fitted: launch.sigma")
-        ok = abs(s["gpu_median_s"] - gpu["median_s"]) <= 5
-        rows.append(("GPU-job median, s", f"{gpu['median_s']:.0f}", f"{s['gpu_median_s']:.0f}", "within 5 s", ok,
-                     "fitted: launch.gpu_median_s"))
-        within("CPU-job mean, s", cpu["mean_s"], s["cpu_mean_s"], 0.5, "fitted: launch.sigma")
-    rows.append(("CPU-job median, s", f"{cpu['median_s']:.0f}", f"{s['cpu_median_s']:.0f}", "reported", None,
-                 "fitted: launch.cpu_median_s"))
-    one, big = by_size["mean_queue_s_of_1_gpu_jobs"][name], by_size["mean_queue_s_of_jobs_over_512_gpus"][name]
-    rows.append(("1-GPU mean over >512-GPU mean, s", f"{one} > {big}",
-                 f"{s['gpu1_mean_s']:.0f} vs {s['gpu_over512_mean_s']:.0f}", "1-GPU longer",
-                 s["gpu1_mean_s"] > s["gpu_over512_mean_s"],
-                 "fitted: large_jobs.max_concurrent_gpus" if cluster == "seren" else "fitted: launch.large_sigma"))
+    gpu = jobs[jobs.gpu_num > 0]
+    for t, sel in [("GPU jobs", gpu)] + [(t, gpu[gpu.type == t]) for t in TYPES] + [("CPU", jobs[jobs.gpu_num == 0])]:
+        if len(sel) == 0:
+            continue
+        row = {"type": t, "jobs": len(sel), "queue_mean_s": sel.queue_s.mean()}
+        for part in ["wait", "launch"]:
+            col = sel[f"{part}_s"]
+            row.update({f"{part}_mean_s": col.mean(), f"{part}_p50_s": col.median(),
+                        f"{part}_p90_s": col.quantile(0.9), f"{part}_p99_s": col.quantile(0.99)})
+        rows.append(row)
     return rows
 
 
-def cdf_plot(out, dest):
-    fig, axes = plt.subplots(1, 2, figsize=plot_style.figsize(2.6), sharey=True)
-    for ax, cluster in zip(axes, CLUSTERS):
-        jobs = jobs_of(os.path.join(out, cluster, "seed1"))
-        for i, t in enumerate(TYPES + ["CPU"]):
-            d = jobs[jobs.type == t].queue_s.to_numpy()
-            if len(d) < 20:
-                continue
-            x = np.sort(np.maximum(d, 0.5))  # 0 s shown at 0.5 s on the log axis
-            ax.step(x, np.arange(1, len(x) + 1) / len(x), where="post", color=f"C{i}", label=f"{t} ({len(d):,})")
-        ax.set_xscale("log")
-        ax.set_xlim(0.5, 1e6)
-        ax.set_xlabel("queueing delay, s (0 s drawn at 0.5 s)")
-        ax.set_title(f"{cluster.capitalize()}, policy acme, seed 1")
-        plot_style.legend_outside(ax, title="job type (jobs)")
-    axes[0].set_ylabel("share of jobs")
-    plot_style.save(fig, os.path.join(dest, "queue_cdf_by_type.png"))
+def heads_within(cluster, jobs, q):
+    """Each published CDF-head point: (type, x, measured %, simulated %)."""
+    gpu = jobs[jobs.gpu_num > 0]
+    out = []
+    for t, points in q["queue_cdf_by_type_head"][cluster.capitalize()].items():
+        d = gpu[gpu.type == t].queue_s
+        for x, y in points:
+            out.append((t, x, y, 100.0 * (d <= x).mean() if len(d) else float("nan")))
+    return out
 
 
-def bar_plot(table, q, dest):
-    fig, axes = plt.subplots(1, 2, figsize=plot_style.figsize(2.6))
-    runs = ["seed1"] + OTHERS
-    for ax, cluster in zip(axes, CLUSTERS):
-        name = cluster.capitalize()
-        stats_ = ["gpu_mean_s", "gpu1_mean_s", "gpu_over512_mean_s", "cpu_mean_s"]
-        labels = ["GPU jobs", "1-GPU jobs", ">512-GPU jobs", "CPU jobs"]
-        by_size = q["by_gpu_demand_third_party"]
-        measured = [q["cluster_summary"]["gpu_jobs"][name]["mean_s"], by_size["mean_queue_s_of_1_gpu_jobs"][name],
-                    by_size["mean_queue_s_of_jobs_over_512_gpus"][name], q["cluster_summary"]["cpu_jobs"][name]["mean_s"]]
-        x = np.arange(len(stats_))
-        width = 0.8 / (len(runs) + 1)
-        ax.bar(x, measured, width, label="measured (Acme)", color="black")
-        for i, run in enumerate(runs):
-            sel = table[(table.cluster == cluster) & (table.run == run)].iloc[0]
-            ax.bar(x + (i + 1) * width, [max(sel[s], 0.1) for s in stats_], width,
-                   label="acme (seed 1)" if run == "seed1" else run)
-        ax.set_yscale("log")
-        plot_style.log_ticks(ax.yaxis)
-        ax.set_xticks(x + 0.4 - width / 2, labels)
-        ax.set_ylabel("mean queueing delay, s (log)")
-        ax.set_title(f"{name}: measured against simulated")
-        ax.grid(False, axis="x")
-    plot_style.legend_outside(fig)
-    plot_style.save(fig, os.path.join(dest, "measured_vs_simulated.png"))
+def criteria(cluster, s, heads, q):
+    """(statistic, measured, simulated, target, met) of issue 37."""
+    name = cluster.capitalize()
+    gpu, cpu = q["cluster_summary"]["gpu_jobs"][name], q["cluster_summary"]["cpu_jobs"][name]
+    by_size = q["by_gpu_demand_third_party"]
+    rows = [("GPU-job mean, s", f"{gpu['mean_s']:.0f}", f"{s['gpu_mean_s']:.0f}", "within 25%",
+             abs(s["gpu_mean_s"] - gpu["mean_s"]) <= 0.25 * gpu["mean_s"])]
+    if cluster == "seren":
+        rows.append(("GPU-job median, s", f"{gpu['median_s']:.0f}", f"{s['gpu_median_s']:.0f}", "at most 5",
+                     s["gpu_median_s"] <= 5))
+        rows.append(("type with the longest mean wait", "Eval", s["longest_waiting_type"], "Eval",
+                     s["longest_waiting_type"] == "Eval"))
+    else:
+        rows.append(("GPU-job median, s", f"{gpu['median_s']:.0f}", f"{s['gpu_median_s']:.0f}", "within 5 s",
+                     abs(s["gpu_median_s"] - gpu["median_s"]) <= 5))
+    rows.append(("CPU-job mean, s", f"{cpu['mean_s']:.1f}", f"{s['cpu_mean_s']:.1f}", "within 50%",
+                 abs(s["cpu_mean_s"] - cpu["mean_s"]) <= 0.5 * cpu["mean_s"]))
+    one, big = by_size["mean_queue_s_of_1_gpu_jobs"][name], by_size["mean_queue_s_of_jobs_over_512_gpus"][name]
+    rows.append(("1-GPU mean against >512-GPU mean, s", f"{one} > {big}",
+                 f"{s['gpu1_mean_s']:.0f} vs {s['gpu_over512_mean_s']:.0f}", "1-GPU longer",
+                 s["gpu1_mean_s"] > s["gpu_over512_mean_s"]))
+    worst = max(heads, key=lambda h: abs(h[3] - h[2]))
+    rows.append(("CDF-head points within 5 points", f"{len(heads)} points",
+                 f"{sum(abs(h[3] - h[2]) <= 5 for h in heads)} (worst {worst[0]} at {worst[1]} s: "
+                 f"{worst[2]:.0f} vs {worst[3]:.0f})", "all", all(abs(h[3] - h[2]) <= 5 for h in heads)))
+    rows.append(("longest launch, s", "-", f"{s['launch_max_s']:.0f}", "at most launch.max_s", None))
+    return rows
 
 
 def markdown(rows, header):
@@ -140,7 +121,69 @@ def markdown(rows, header):
     return "\n".join(lines)
 
 
-BEGIN, END = "<!-- baseline table: analyze.py -->", "<!-- end of baseline table -->"
+def fmt(v):
+    return v if isinstance(v, str) else f"{v:.0f}"
+
+
+def cdf_plot(out, q, dest):
+    fig, axes = plt.subplots(1, 2, figsize=plot_style.figsize(2.6), sharey=True)
+    for ax, cluster in zip(axes, CLUSTERS):
+        jobs = jobs_of(out, cluster, "baseline", "seed1")
+        heads = q["queue_cdf_by_type_head"][cluster.capitalize()]
+        for i, t in enumerate(TYPES + ["CPU"]):
+            d = jobs[jobs.type == t].queue_s.to_numpy()
+            if len(d) < 20:
+                continue
+            x = np.sort(np.maximum(d, 0.5))  # 0 s shown at 0.5 s on the log axis
+            ax.step(x, np.arange(1, len(x) + 1) / len(x), where="post", color=f"C{i}", label=f"{t} ({len(d):,})")
+            if t in heads:
+                ax.plot([p[0] for p in heads[t]], [p[1] / 100 for p in heads[t]], "o", color=f"C{i}", ms=4)
+        ax.set_xscale("log")
+        ax.set_xlim(0.5, 1e6)
+        ax.set_xlabel("queueing delay, s (0 s drawn at 0.5 s; dots: Acme's measured heads)")
+        ax.set_title(f"{cluster.capitalize()}, policy acme, seed 1")
+        plot_style.legend_outside(ax, title="job type (jobs)")
+    axes[0].set_ylabel("share of jobs")
+    plot_style.save(fig, os.path.join(dest, "queue_cdf_by_type.png"))
+
+
+def ablation_plot(ablation, q, dest):
+    fig, axes = plt.subplots(1, 2, figsize=plot_style.figsize(2.6))
+    for ax, cluster in zip(axes, CLUSTERS):
+        sel = ablation[(ablation.cluster == cluster) & (ablation.type.isin(["GPU jobs", "Eval"]))]
+        runs = list(dict.fromkeys(sel.run))
+        x = np.arange(len(runs))
+        for i, (t, label) in enumerate([("GPU jobs", "GPU jobs"), ("Eval", "Eval jobs")]):
+            for j, part in enumerate(["wait", "launch"]):
+                v = [sel[(sel.run == r) & (sel.type == t)][f"{part}_mean_s"].sum() for r in runs]
+                bottom = None if j == 0 else [sel[(sel.run == r) & (sel.type == t)]["wait_mean_s"].sum() for r in runs]
+                ax.bar(x + i * 0.4, v, 0.38, bottom=bottom, color=f"C{2 * i + j}", label=f"{label}: {part}")
+        ax.axhline(q["cluster_summary"]["gpu_jobs"][cluster.capitalize()]["mean_s"], color="black", ls="--",
+                   label="Acme's GPU-job mean")
+        ax.set_xticks(x + 0.2, runs, rotation=30, ha="right")
+        ax.set_ylabel("mean queueing delay, s")
+        ax.set_title(f"{cluster.capitalize()}: one mechanism off at a time (seed 1)")
+        ax.grid(False, axis="x")
+    plot_style.legend_outside(fig)
+    plot_style.save(fig, os.path.join(dest, "ablation.png"))
+
+
+def whatif_plot(whatif, q, dest):
+    fig, axes = plt.subplots(1, 2, figsize=plot_style.figsize(2.6))
+    for ax, cluster in zip(axes, CLUSTERS):
+        sel = whatif[(whatif.cluster == cluster) & (whatif.type == "GPU jobs")]
+        for i, policy in enumerate(["acme", "fifo", "backfill", "priority"]):
+            p = sel[sel.policy == policy].sort_values("load")
+            ax.plot(p.load, np.maximum(p.queue_mean_s, 0.5), "o-", color=f"C{i}", label=policy)
+        ax.axhline(q["cluster_summary"]["gpu_jobs"][cluster.capitalize()]["mean_s"], color="black", ls="--",
+                   label="Acme at 1x")
+        ax.set_yscale("log")
+        plot_style.log_ticks(ax.yaxis)
+        ax.set_xlabel("arrivals, x the published rate")
+        ax.set_ylabel("GPU jobs' mean queueing delay, s (log)")
+        ax.set_title(f"{cluster.capitalize()}: what if (seed 1)")
+    plot_style.legend_outside(fig)
+    plot_style.save(fig, os.path.join(dest, "whatif.png"))
 
 
 def short_table(table, q):
@@ -168,40 +211,77 @@ def update_readme(path, block):
         f.write(text[:start] + "\n" + block + "\n" + text[end:])
 
 
+def collect(out, q):
+    """The baseline statistics and heads, and the per-type parts of the ablation and what-if runs."""
+    base, heads, parts = [], [], {"ablation": [], "whatif": [], "sensitivity": []}
+    for cluster in CLUSTERS:
+        for run in runs_of(out, cluster, "baseline"):
+            jobs = jobs_of(out, cluster, "baseline", run)
+            base.append({"cluster": cluster, "run": run, **stats(jobs)})
+            heads += [{"cluster": cluster, "run": run, "type": t, "x_s": x, "measured_pct": y, "simulated_pct": v}
+                      for t, x, y, v in heads_within(cluster, jobs, q)]
+        for group, rows in parts.items():
+            for run in runs_of(out, cluster, group):
+                jobs = jobs_of(out, cluster, group, run)
+                extra = {"gpu_median_s": jobs[jobs.gpu_num > 0].queue_s.median()}
+                if group == "whatif":
+                    policy, load = run.split("@")
+                    extra.update({"policy": policy, "load": float(load)})
+                rows += [{"cluster": cluster, "run": run, **extra, **r} for r in parts_by_type(jobs)]
+    return pd.DataFrame(base), pd.DataFrame(heads), {g: pd.DataFrame(r) for g, r in parts.items()}
+
+
+def report(table, heads, parts, q):
+    md = []
+    for cluster in CLUSTERS:
+        name = cluster.capitalize()
+        seed1 = table[(table.cluster == cluster) & (table.run == "seed1")].iloc[0]
+        h = heads[(heads.cluster == cluster) & (heads.run == "seed1")]
+        crit = criteria(cluster, seed1, list(h[["type", "x_s", "measured_pct", "simulated_pct"]].itertuples(index=False)), q)
+        md.append(f"### {name}, seed 1\n")
+        md.append(markdown([(s, m, sim, tol, "-" if ok is None else ("yes" if ok else "**no**")) for s, m, sim, tol, ok in crit],
+                           ["statistic", "measured", "simulated", "target", "met"]))
+        cols = ["gpu_mean_s", "gpu_median_s", "gpu_p99_s", "cpu_mean_s", "gpu1_mean_s", "gpu_over512_mean_s",
+                "Eval_mean_s", "longest_waiting_type"]
+        runs = table[table.cluster == cluster].set_index("run")
+        md.append(f"\n{name}, every seed of the baseline:\n")
+        md.append(markdown([[r] + [fmt(v) for v in runs.loc[r, cols]] for r in runs.index], ["run"] + cols))
+        md.append(f"\n{name}, the CDF heads of seed 1 (percent of a type's GPU jobs that waited at most x s, "
+                  "measured / simulated):\n")
+        wide = [[t] + [f"{r.measured_pct:.0f} / {r.simulated_pct:.0f}" for r in g.itertuples()] for t, g in h.groupby("type", sort=False)]
+        md.append(markdown(wide, ["type"] + [f"{x:.0f} s" for x in h.x_s.unique()]))
+        a = parts["ablation"]
+        a = a[(a.cluster == cluster) & a.type.isin(["GPU jobs", "Eval", "CPU"])]
+        md.append(f"\n{name}, one mechanism off at a time (seed 1), wait to be placed and launch, s:\n")
+        md.append(markdown([[r.run, r.type, f"{r.queue_mean_s:.0f}", f"{r.gpu_median_s:.0f}",
+                             *(f"{getattr(r, c):.0f}" for c in ["wait_mean_s", "wait_p50_s", "wait_p90_s", "wait_p99_s",
+                                                                 "launch_mean_s", "launch_p50_s", "launch_p99_s"])]
+                            for r in a.itertuples()],
+                           ["run", "jobs", "queue mean", "GPU median", "wait mean", "p50", "p90", "p99",
+                            "launch mean", "p50", "p99"]))
+        w = parts["whatif"]
+        w = w[(w.cluster == cluster) & (w.type == "GPU jobs")].pivot(index="load", columns="policy", values="queue_mean_s")
+        md.append(f"\n{name}, GPU jobs' mean queueing delay (s) by policy and arrivals (seed 1):\n")
+        md.append(markdown([[f"{load:g}x"] + [f"{w.loc[load, p]:.0f}" for p in w.columns] for load in w.index],
+                           ["arrivals"] + list(w.columns)))
+        md.append("")
+    return "\n".join(md) + "\n"
+
+
 def main():
     out, queue_file, dest = sys.argv[1:4]
     plot_style.apply()
     with open(queue_file) as f:
         q = json.load(f)
-    rows = []
-    for cluster in CLUSTERS:
-        for run in sorted(os.listdir(os.path.join(out, cluster))):
-            rows.append({"cluster": cluster, "run": run, **stats(jobs_of(os.path.join(out, cluster, run)))})
-    table = pd.DataFrame(rows)
-    baseline = table[table.run.isin(SEEDS + OTHERS)]
-    baseline.to_csv(os.path.join(dest, "results.csv"), index=False, float_format="%.2f")
-    table[~table.run.isin(SEEDS + OTHERS)].to_csv(os.path.join(dest, "sensitivity.csv"), index=False,
-                                                  float_format="%.2f")
-
-    md = []
-    for cluster in CLUSTERS:
-        seed1 = table[(table.cluster == cluster) & (table.run == "seed1")].iloc[0]
-        crit = criteria(cluster, seed1, q)
-        md.append(f"### {cluster.capitalize()}, seed 1\n")
-        md.append(markdown([(s, m, sim, tol, "-" if ok is None else ("yes" if ok else "**no**"), how)
-                            for s, m, sim, tol, ok, how in crit],
-                           ["statistic", "measured", "simulated", "target", "met", "fitted or predicted"]))
-        cols = ["gpu_mean_s", "gpu_median_s", "cpu_mean_s", "cpu_median_s", "gpu1_mean_s", "gpu_over512_mean_s",
-                "Eval_mean_s", "Pretrain_mean_s", "longest_waiting_type"]
-        runs = table[(table.cluster == cluster) & table.run.isin(SEEDS + OTHERS)].set_index("run").loc[SEEDS + OTHERS]
-        md.append(f"\n{cluster.capitalize()}, every seed of the baseline and other policies (seed 1):\n")
-        md.append(markdown([[r] + [v if isinstance(v, str) else f"{v:.0f}" for v in runs.loc[r, cols]]
-                            for r in runs.index], ["run"] + cols))
-        md.append("")
+    table, heads, parts = collect(out, q)
+    table.to_csv(os.path.join(dest, "results.csv"), index=False, float_format="%.2f")
+    for group, frame in parts.items():
+        frame.to_csv(os.path.join(dest, f"{group}.csv"), index=False, float_format="%.2f")
     with open(os.path.join(dest, "results.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    cdf_plot(out, dest)
-    bar_plot(table, q, dest)
+        f.write(report(table, heads, parts, q))
+    cdf_plot(out, q, dest)
+    ablation_plot(parts["ablation"], q, dest)
+    whatif_plot(parts["whatif"], q, dest)
     for readme in sys.argv[4:]:
         update_readme(readme, short_table(table, q))
 

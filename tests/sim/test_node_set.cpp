@@ -34,6 +34,12 @@ TEST_CASE("Node sets keep their members, sizes and summaries through random join
       std::vector<int> found;  // every member, by searches against the set itself
       for (int n = find_next_common(view, view, 0); n != kNoNode; n = find_next_common(view, view, n + 1)) found.push_back(n);
       CHECK(found == std::vector<int>(members.begin(), members.end()));
+      for (int first = 0; first <= nodes; first += 37)  // members in a range, against the plain set
+        for (int last = first; last <= nodes; last += 53) {
+          const auto in = static_cast<int>(std::distance(members.lower_bound(first), members.lower_bound(last)));
+          CHECK(count_common_in(view, view, first, last, nodes) == in);
+          CHECK(count_common_in(view, view, first, last, 3) == std::min(in, 3));
+        }
       for (std::size_t s = 0; s < view.summary_count; ++s)  // a summary bit is set exactly when its word has a member
         for (std::size_t b = 0; b < 64 && s * 64 + b < view.word_count; ++b)
           CHECK(((view.summary[s] >> b) & 1) == (view.words[s * 64 + b] != 0 ? 1u : 0u));
