@@ -185,9 +185,10 @@ bool Cluster::topology_fit(int gpus, int cpus, int nodes, NodeRange range, Place
 
 bool Cluster::place(const JobRequest& r, PlacementStrategy strategy, Placement& out) const {
   const NodeRange open = nodes_open_to(r);
-  if (open.first == 0 && open.last == nodes_ && reserved_from_ < nodes_ &&
-      ((reserved_types_ >> static_cast<unsigned>(r.type)) & 1u))  // a reserved type that may spill: its nodes first
-    if (place_within(r, strategy, {reserved_from_, nodes_}, out)) return true;
+  // A reserved type that may spill over: its own nodes first.
+  if (reserved_from_ < nodes_ && reserved_type(r) && open.first == 0 && open.last == nodes_ &&
+      place_within(r, strategy, {reserved_from_, nodes_}, out))
+    return true;
   return place_within(r, strategy, open, out);
 }
 

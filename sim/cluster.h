@@ -30,8 +30,9 @@
 // spec names (a Slurm reservation); the other jobs take the nodes before them. The reserved types
 // run only there (reserved_spill false: the jobs submitted to the reservation), or there first
 // and else anywhere (a job that names both partitions). A job that needs more nodes than its
-// part has may use every node, so that no job is made unrunnable. Every query that takes a request (place, fits_now, nodes_open_to)
-// keeps to the nodes the request may use; the free totals count every node.
+// part has may use every node, so that no job is made unrunnable. Every query that takes a
+// request (place, fits_now, nodes_open_to) keeps to the nodes the request may use; the free
+// totals count every node.
 #pragma once
 
 #include <cstdint>
@@ -114,7 +115,7 @@ class Cluster {
   // The nodes a request may ever be placed on: all of them, or those before the reservation.
   NodeRange nodes_open_to(const JobRequest& r) const {
     if (reserved_from_ == nodes_) return {0, nodes_};
-    if ((reserved_types_ >> static_cast<unsigned>(r.type)) & 1u)
+    if (reserved_type(r))
       return reserved_spill_ || r.node_num > nodes_ - reserved_from_ ? NodeRange{0, nodes_}
                                                                       : NodeRange{reserved_from_, nodes_};
     return r.node_num > reserved_from_ ? NodeRange{0, nodes_} : NodeRange{0, reserved_from_};
@@ -169,6 +170,7 @@ class Cluster {
   }
 
  private:
+  bool reserved_type(const JobRequest& r) const { return (reserved_types_ >> static_cast<unsigned>(r.type)) & 1u; }
   // Places the request on nodes of `range` only (place() without the reservation's rules).
   bool place_within(const JobRequest& r, PlacementStrategy strategy, NodeRange range, Placement& out) const;
   // Appends to `out` the lowest-numbered nodes of `range` with room, until `want`.
