@@ -9,14 +9,14 @@
 
 namespace acme {
 
-Time LaunchModel::draw(JobId job, std::uint32_t start, const JobRequest& r) const {
+Time LaunchModel::draw(std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const {
   const double median = r.gpu_num > 0 ? gpu_median_s : cpu_median_s;
   if (median <= 0) return Time{};
   const bool large = large_min_gpus > 0 && r.gpu_num >= large_min_gpus;
   const double sigma = large ? large_sigma : this->sigma;
   double s = median;
   if (sigma > 0) {
-    Rng rng(seed ^ (std::uint64_t{job} << 24) ^ (std::uint64_t{start} << 1) ^ 0x4c41554e43ULL);
+    Rng rng(mix64(mix64(seed ^ 0x4c41554e43ULL) ^ job_key) ^ start);
     s = median * std::exp(sigma * rng.normal());
   }
   return Time::seconds(std::clamp<std::int64_t>(std::llround(s), 0, 86400));
@@ -53,7 +53,7 @@ void LaunchAhead::run() {
       const std::size_t end = std::min({capacity_, workload_.size(), ready + 1024});
       drawn = ready < end;
       for (; ready < end; ++ready) {
-        const std::int64_t s = model_.draw(static_cast<JobId>(ready), 0, workload_.requests[ready]).sec();
+        const std::int64_t s = model_.draw(workload_.keys[ready], 0, workload_.requests[ready]).sec();
         drawn_[ready] = s < kNotHeld ? static_cast<std::uint16_t>(s) : kNotHeld;
       }
       ready_.store(ready, std::memory_order_release);

@@ -21,7 +21,7 @@ TEST_CASE("Large jobs draw their launch latency with their own sigma", "[launch]
   for (JobId j = 0; j < 50; ++j) {
     CHECK(m.draw(j, 0, large) == Time::seconds(14));  // at the median: sigma 0
     small_varies = small_varies || m.draw(j, 0, small) != Time::seconds(14);
-    CHECK(m.draw(j, 0, small) == m.draw(j, 0, small));  // keyed by (seed, job, start)
+    CHECK(m.draw(j, 0, small) == m.draw(j, 0, small));  // keyed by (seed, the job's key, start)
   }
   CHECK(small_varies);
   m.sigma = 0;
