@@ -108,11 +108,21 @@ RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluste
   return w;
 }
 
+// A recorded replay says which scheduler places the jobs that do not fit at their recorded start,
+// and which configured policy it does not use.
+void log_recorded_scheduler(const RunConfig& config) {
+  if (config.replay != ReplayMode::Recorded) return;
+  log::info("replay: recorded: each job starts at its recorded start; one that does not fit then starts as soon "
+            "as it fits, oldest first (policy greedy){}",
+            config.unused_policy.empty() ? "" : "; the configured policy " + config.unused_policy + " is not used");
+}
+
 // execute_run on the run's workload, opened here: taken as the replay goes if it can be, and
 // loaded whole and run again if its feed finds it cannot go on in release order.
 template <class... Rest>
 RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, Clock::time_point t0, RunWorkload& w,
                        const std::filesystem::path& out_dir, bool progress, Rest... rest) {
+  log_recorded_scheduler(config);
   w = open_run_workload(config, cluster, t0);
   try {
     return execute_run(config, cluster, w.workload, out_dir, progress, w.more(), rest...);
