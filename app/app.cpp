@@ -30,6 +30,7 @@
 #include "workloads/registry.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
+#include "workloads/trace_schema.h"
 #include "io/cluster_file.h"
 #include "io/failure_keys.h"
 #include "io/network_keys.h"
@@ -254,6 +255,8 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   for (std::size_t r = 1; r < rejected.size(); ++r)
     if (rejected[r] > 0)
       log::warn("{} jobs rejected: {} (state REJECTED in jobs.csv)", rejected[r], describe(static_cast<RejectReason>(r)));
+  const std::size_t too_large = rejected[static_cast<std::size_t>(RejectReason::NodesExceedCluster)];
+  if (const auto unlike = trace_unlike_cluster(workload.source, workload.schema, cluster, too_large)) log::warn("{}", *unlike);
 
   const auto t2 = Clock::now();
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),

@@ -119,6 +119,10 @@ int validate_command(const ValidateArgs& args) {
     std::filesystem::remove(out / name);
   const Workload workload = load_workload(config, cluster);
   log::info("{}: {}; replaying under {}", workload.source, describe_loaded(workload), config.replay == ReplayMode::Recorded ? "replay: recorded" : config.policy_name);
+  if (!workload.schema.empty() && workload.schema != args.cluster)
+    log::warn("{}: a trace of the {} schema validated with --cluster {}: its jobs are compared with a replay on "
+              "the other cluster; use --cluster {}",
+              args.trace, workload.schema, args.cluster, workload.schema);
 
   ScheduleRecorder recorder;
   execute_run(config, cluster, workload, out / "run", args.progress && isatty(STDERR_FILENO), {}, &recorder);

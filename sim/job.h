@@ -190,6 +190,7 @@ struct Workload {
   JobColumn<JobId> after;
 
   std::string source;                // where the jobs came from, for run.json
+  std::string schema;                // a trace file's schema, seren or kalos (workloads/trace_schema.h); empty: no file
   std::uint64_t rows_skipped = 0;    // malformed rows skipped in lenient mode
   std::uint64_t rows_outside_window = 0;  // a trace's rows submitted outside [window_from, window_to)
   std::optional<Time> window_from;   // the selection window, if any
