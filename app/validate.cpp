@@ -105,8 +105,8 @@ RunConfig validate_config(const ValidateArgs& args, std::vector<YamlValue>& vali
 // A validation that compared no job (none selected, or none started both in the trace and in the
 // replay) is no validation: an error, exit 2, rather than "every gated group within tolerance".
 [[noreturn]] void nothing_compared(const std::string& trace, const Workload& w) {
-  throw InputError(trace + ": validate compared no job: none of the " + std::to_string(w.size()) +
-                   " jobs replayed started both in the trace and in the replay (" + describe_loaded(w) + ")");
+  throw InputError(trace + ": validate compared no job: of " + describe_loaded(w) +
+                   ", none started both in the trace and in the replay");
 }
 
 }  // namespace
