@@ -30,6 +30,7 @@
 #include "workloads/registry.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
+#include "workloads/trace_schema.h"
 #include "io/cluster_file.h"
 #include "io/failure_keys.h"
 #include "io/network_keys.h"
@@ -108,11 +109,21 @@ RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluste
   return w;
 }
 
+// A recorded replay says which scheduler places the jobs that do not fit at their recorded start,
+// and which configured policy it does not use.
+void log_recorded_scheduler(const RunConfig& config) {
+  if (config.replay != ReplayMode::Recorded) return;
+  log::info("replay: recorded: each job starts at its recorded start; one that does not fit then starts as soon "
+            "as it fits, oldest first (policy greedy){}",
+            config.unused_policy.empty() ? "" : "; the configured policy " + config.unused_policy + " is not used");
+}
+
 // execute_run on the run's workload, opened here: taken as the replay goes if it can be, and
 // loaded whole and run again if its feed finds it cannot go on in release order.
 template <class... Rest>
 RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, Clock::time_point t0, RunWorkload& w,
                        const std::filesystem::path& out_dir, bool progress, Rest... rest) {
+  log_recorded_scheduler(config);
   w = open_run_workload(config, cluster, t0);
   try {
     return execute_run(config, cluster, w.workload, out_dir, progress, w.more(), rest...);
@@ -244,6 +255,8 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   for (std::size_t r = 1; r < rejected.size(); ++r)
     if (rejected[r] > 0)
       log::warn("{} jobs rejected: {} (state REJECTED in jobs.csv)", rejected[r], describe(static_cast<RejectReason>(r)));
+  const std::size_t too_large = rejected[static_cast<std::size_t>(RejectReason::NodesExceedCluster)];
+  if (const auto unlike = trace_unlike_cluster(workload.source, workload.schema, cluster, too_large)) log::warn("{}", *unlike);
 
   const auto t2 = Clock::now();
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),

@@ -11,6 +11,7 @@
 // reproduced (a trace row keeps only the first start and the last end).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -101,6 +102,13 @@ RunConfig validate_config(const ValidateArgs& args, std::vector<YamlValue>& vali
   return config;
 }
 
+// A validation that compared no job (none selected, or none started both in the trace and in the
+// replay) is no validation: an error, exit 2, rather than "every gated group within tolerance".
+[[noreturn]] void nothing_compared(const std::string& trace, const Workload& w) {
+  throw InputError(trace + ": validate compared no job: of " + describe_loaded(w) +
+                   ", none started both in the trace and in the replay");
+}
+
 }  // namespace
 
 int validate_command(const ValidateArgs& args) {
@@ -119,18 +127,27 @@ int validate_command(const ValidateArgs& args) {
     std::filesystem::remove(out / name);
   const Workload workload = load_workload(config, cluster);
   log::info("{}: {}; replaying under {}", workload.source, describe_loaded(workload), config.replay == ReplayMode::Recorded ? "replay: recorded" : config.policy_name);
+  if (!workload.schema.empty() && workload.schema != args.cluster)
+    log::warn("{}: a trace of the {} schema validated with --cluster {}: its jobs are compared with a replay on "
+              "the other cluster; use --cluster {}",
+              args.trace, workload.schema, args.cluster, workload.schema);
+
+  if (workload.size() == 0) nothing_compared(args.trace, workload);  // before any output
 
   ScheduleRecorder recorder;
   execute_run(config, cluster, workload, out / "run", args.progress && isatty(STDERR_FILENO), {}, &recorder);
   FidelityReport report = compare_delays(recorder.recorded, recorder.simulated, tolerance);
+  if (report.compared() == 0) nothing_compared(args.trace, workload);
   report.utilization =
       compare_utilization(recorder.recorded_spans, recorder.simulated_spans, cluster.total_gpus(), config.metrics_interval);
   std::fputs(format_fidelity_table(report).c_str(), stdout);
   write_fidelity(report, out);
   draw_plots("plot_fidelity.py", out);
+  const bool judged = std::any_of(report.rows.begin(), report.rows.end(), [](const FidelityRow& r) { return r.gated; });
   log::info("fidelity of {} under {}: {} in {}", args.trace, config.policy_name,
-            report.passed() ? "every gated group within tolerance"
-                            : std::to_string(report.failures()) + " groups out of tolerance",
+            !report.passed() ? std::to_string(report.failures()) + " groups out of tolerance"
+            : judged         ? std::string("every gated group within tolerance")
+                             : "no group with enough jobs compared to judge (validate.min_jobs)",
             out.string());
   return report.passed() ? 0 : 1;
 }

@@ -174,6 +174,19 @@ std::vector<YamlValue> drop_keys_of_other_policies(const std::vector<YamlValue>&
   return kept;
 }
 
+// Whether `replay` was given after policy.name by another source (a --set over the file that names
+// the policy): the user asked for a recorded replay of a configuration, whose policy then yields.
+// Given by one source (one file, or both by --set), the two contradict each other.
+bool replay_given_over_policy(const std::vector<YamlValue>& values) {
+  const YamlValue* replay = nullptr;
+  const YamlValue* policy = nullptr;
+  for (const YamlValue& v : values) {
+    if (v.key() == "replay") replay = &v;
+    if (v.key() == "policy.name") policy = &v;
+  }
+  return replay && policy && replay > policy && replay->file() != policy->file();
+}
+
 }  // namespace
 
 RunConfig make_run_config(const std::vector<YamlValue>& given) {
@@ -213,9 +226,15 @@ RunConfig make_run_config(const std::vector<YamlValue>& given) {
   if (c.workload_source == "acmetrace" && c.workload_load != 1.0)
     fail("workload.load",
          "scales synthetic arrivals only; a trace (workload.source acmetrace) is replayed as recorded");
-  if (c.replay == ReplayMode::Recorded && c.policy_name != "fifo" && c.policy_name != "greedy")
-    fail("policy.name", "replay: recorded starts jobs at their recorded start (greedy when they do not fit), "
-                        "so policy '" + c.policy_name + "' would not be used (use replay: policy)");
+  if (c.replay == ReplayMode::Recorded && c.policy_name != "fifo" && c.policy_name != "greedy") {
+    if (!replay_given_over_policy(values))
+      fail("policy.name", "replay: recorded starts jobs at their recorded start (greedy when they do not fit), "
+                          "so policy '" + c.policy_name + "' would not be used (use replay: policy)");
+    c.unused_policy = c.policy_name + " (" + c.where("policy.name") + ")";
+    c.policy_name = "greedy";
+    c.policy_params.clear();
+    c.origin["policy.name"] = c.where("replay");
+  }
   std::error_code ec;  // a name too long for the file system is no such file, not a crash
   if (!std::filesystem::is_regular_file(c.cluster, ec)) fail("cluster", "no such file: " + c.cluster);
   if (c.workload_source == "synthetic" && !std::filesystem::is_regular_file(c.workload_model, ec))

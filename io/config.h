@@ -31,6 +31,11 @@ struct RunConfig {
   double workload_load = 1.0;            // synthetic arrival-rate multiplier
   ReplayMode replay = ReplayMode::Policy;
   std::string policy_name = "fifo";
+  // A recorded replay asked for over a configured policy (`replay: recorded` given after the
+  // source that set policy.name, e.g. a --set over the file): that policy and where it was set,
+  // "acme (configs/seren.yaml:11)". policy_name is then greedy, the scheduler of jobs that do not
+  // fit at their recorded start, and policy_params are dropped with the policy. Empty otherwise.
+  std::string unused_policy;
   PlacementStrategy placement = PlacementStrategy::FirstFit;
   std::uint64_t seed = 1;
   Time metrics_interval = Time::hours(1);

@@ -509,6 +509,7 @@ class RunJsonSink final : public Sink {
     auto& config = j["config"];
     for (const auto& [key, value] : run.config) config[key] = value;
     j["workload"] = {{"source", run.workload.source},
+                     {"schema", run.workload.schema.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(run.workload.schema)},
                      {"jobs", run.workload.size()},
                      {"rows_skipped", run.workload.rows_skipped}};
     j["cluster"] = {{"name", run.cluster.name}, {"nodes", run.cluster.nodes}, {"gpus", run.cluster.total_gpus()}};

@@ -29,7 +29,11 @@ STYLE = {
 
 
 def cdfs(d, fidelity, out):
+    """One panel per group; no group (nothing was compared): no figure."""
     groups = list(dict.fromkeys(d["group"]))
+    if not groups:
+        print(f"plot_fidelity.py: no queueing delay to plot; {out.name} not drawn", file=sys.stderr)
+        return
     gaps = dict(zip(fidelity["group"], fidelity["cdf_gap"]))
     cols = min(4, len(groups))
     rows = (len(groups) + cols - 1) // cols
@@ -39,7 +43,8 @@ def cdfs(d, fidelity, out):
             s = d[(d["group"] == g) & (d["source"] == src) & (d["delay_s"] >= 1)]
             if not s.empty:
                 ax.step(s["delay_s"], 100 * s["cdf"], where="post", **style)
-        ax.set_xscale("log")
+        if ax.lines:  # a group of one job, or of jobs that did not wait, may have no point at 1 s or more
+            ax.set_xscale("log")
         ax.set_ylim(0, 104)  # a curve at 100% stays visible above the frame's edge
         title = "all GPU jobs" if g == "GPU" else g
         ax.set_title(f"{title}  (gap {gaps.get(g, float('nan')):.3f})")
@@ -71,7 +76,7 @@ def main():
     plot_style.apply()
     cdfs(pd.read_csv(root / "queue_cdf.csv"), pd.read_csv(root / "fidelity.csv"), root / "queue_cdf.png")
     u = pd.read_csv(root / "utilization.csv")
-    if not u.empty:
+    if not u.empty and u["time_s"].notna().any():
         utilization(u, root / "utilization.png")
 
 

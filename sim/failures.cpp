@@ -96,13 +96,17 @@ double FailureModel::strike_probability(const FailureReason& r, std::int32_t gpu
   return -std::expm1(-r.per_gpu_rate * gpus * horizon_s);  // 1 when the horizon is infinite
 }
 
-std::uint64_t FailureModel::run_key(JobId job, std::uint32_t run) const { return mix(mix(seed_ ^ mix(job)) ^ run); }
+std::uint64_t FailureModel::run_key(std::uint64_t job_key, std::uint32_t run) const {
+  return mix(mix(seed_ ^ mix(job_key)) ^ run);
+}
 
-double FailureModel::where(JobId job, std::uint32_t run) const { return Rng(mix(run_key(job, run) ^ 0x5745u)).uniform(); }
+double FailureModel::where(std::uint64_t job_key, std::uint32_t run) const {
+  return Rng(mix(run_key(job_key, run) ^ 0x5745u)).uniform();
+}
 
-std::optional<FailureDraw> FailureModel::draw(JobId job, std::uint32_t run, std::int32_t gpus, Time horizon) const {
+std::optional<FailureDraw> FailureModel::draw(std::uint64_t job_key, std::uint32_t run, std::int32_t gpus, Time horizon) const {
   if (!enabled_ || gpus <= 0 || reasons_.empty()) return std::nullopt;
-  Rng rng(run_key(job, run));
+  Rng rng(run_key(job_key, run));
   const double h = horizon == Time::max() ? std::numeric_limits<double>::infinity() : static_cast<double>(horizon.sec());
   // Most runs meet no failure: one uniform against a lower bound of the chance that none strikes
   // settles them, the exact chance the rest.

@@ -20,8 +20,9 @@
 // (experiments/failures/validate.cpp --fit).
 // Whether any reason strikes is settled first by one uniform (most runs: none), so a run costs a
 // few instructions unless it fails. Draws come from their own generator keyed by
-// (failures.seed, job, run number), so the same job's n-th run meets the same failure under
-// every policy, whatever order the policy starts jobs in. A job that failures have stopped
+// (failures.seed, the job's identity, run number), the identity its key (job_key: its job_id or
+// generated id, not its row), so the same job's n-th run meets the same failure under every
+// policy, whatever order the policy starts jobs in, in any row order or window of its trace. A job that failures have stopped
 // kMaxFailures times (its own or its node's) draws no more failures of its own: a job that cannot
 // checkpoint and is expected to fail many times per run (a long run on many GPUs) would otherwise
 // restart forever, and the simulation would never end. A failure another job draws still stops it
@@ -119,11 +120,12 @@ class FailureModel {
   explicit FailureModel(FailureSettings settings);
   bool enabled() const { return enabled_; }
 
-  // The first failure of run `run` (0 for the first start) of `job` holding `gpus` GPUs, if any
-  // strikes within `horizon` of the run's start. Pure: the same arguments give the same draw.
-  std::optional<FailureDraw> draw(JobId job, std::uint32_t run, std::int32_t gpus, Time horizon) const;
+  // The first failure of run `run` (0 for the first start) of the job of key `job_key`
+  // (job_key, Workload::keys) holding `gpus` GPUs, if any strikes within `horizon` of the run's
+  // start. Pure: the same arguments give the same draw.
+  std::optional<FailureDraw> draw(std::uint64_t job_key, std::uint32_t run, std::int32_t gpus, Time horizon) const;
   // Where in the job's resources that failure struck: a uniform in [0, 1) (pure, as draw()).
-  double where(JobId job, std::uint32_t run) const;
+  double where(std::uint64_t job_key, std::uint32_t run) const;
 
   const std::vector<FailureReason>& reasons() const { return reasons_; }
   // exposure.gpu_demand: the (GPUs, jobs) the per-run reasons were fitted to; empty if not given.
@@ -162,7 +164,7 @@ class FailureModel {
   // GPUs (each reason's chance is monotone in G, so largest at an end of the range).
   std::array<double, 32> per_run_none_at_least_{};
   static double strike_probability(const FailureReason& r, std::int32_t gpus, double horizon_s);
-  std::uint64_t run_key(JobId job, std::uint32_t run) const;  // seeds the draws of one run
+  std::uint64_t run_key(std::uint64_t job_key, std::uint32_t run) const;  // seeds the draws of one run
   Time recovery_, repair_, interval_, restart_;
   double save_s_ = 0, stall_factor_ = 1, checkpoint_gb_per_gpu_ = 0;
   double node_gbps_ = ClusterSpec{}.nics_per_node * ClusterSpec{}.nic_gbps;

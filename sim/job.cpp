@@ -85,6 +85,7 @@ std::uint32_t UserTable::intern(std::string_view name) {
 
 JobId Workload::add(std::string_view job_name, const JobRequest& r, const JobProfile& p) {
   names.add(job_name);
+  keys.push_back(job_key(job_name));
   requests.push_back(r);
   profiles.push_back(p);
   if (!after.empty()) after.push_back(kNoJob);

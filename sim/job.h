@@ -158,11 +158,30 @@ class UserTable {
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index_;
 };
 
+// A job's identity for its random draws: a 64-bit hash of its name (a trace's job_id text, a
+// synthetic job's generated id), 64-bit FNV-1a over its bytes, then splitmix64's finalizer. Every
+// per-job draw (launch latency, failures, power levels, run-time estimates) is keyed by it, never
+// by the job's row (JobId): the same job meets the same draws in any row order, in any window
+// cut from its trace and under any policy. Jobs of one name share their draws. Changing this
+// function changes every draw of every run, and needs a new trace cache version (it stores the
+// keys: workloads/trace_cache.h). About 4 instructions a byte.
+inline std::uint64_t job_key(std::string_view name) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a's offset basis and prime
+  for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
+}
+
 // A set of jobs ready to simulate: parallel columns indexed by JobId (sim/job_column.h).
 struct Workload {
   JobColumn<JobRequest> requests;
   JobColumn<JobProfile> profiles;
   StringTable names;  // the trace's job_id
+  // [job]: job_key(names[job]), what keys the job's random draws. Every source fills it: add()
+  // does; a source that fills names in bulk calls add_keys_of_new_names() (or, the trace cache,
+  // shows the keys it stored). A Simulation refuses a workload without one key a job.
+  JobColumn<std::uint64_t> keys;
   UserTable users;
 
   // Empty, or one entry per job: the job it waits for (kNoJob: none). Such a job is submitted
@@ -171,6 +190,7 @@ struct Workload {
   JobColumn<JobId> after;
 
   std::string source;                // where the jobs came from, for run.json
+  std::string schema;                // a trace file's schema, seren or kalos (workloads/trace_schema.h); empty: no file
   std::uint64_t rows_skipped = 0;    // malformed rows skipped in lenient mode
   std::uint64_t rows_outside_window = 0;  // a trace's rows submitted outside [window_from, window_to)
   std::optional<Time> window_from;   // the selection window, if any
@@ -181,11 +201,16 @@ struct Workload {
   // add(), for a job submitted when `predecessor` (an earlier job) ends.
   JobId add_after(JobId predecessor, std::string_view job_name, const JobRequest& r, const JobProfile& p);
   bool waits(JobId job) const { return !after.empty() && after[job] != kNoJob; }
+  // Appends the keys of the jobs named since the last key: names [keys.size(), names.size()).
+  void add_keys_of_new_names() {
+    for (std::size_t j = keys.size(); j < names.size(); ++j) keys.push_back(job_key(names[static_cast<std::uint32_t>(j)]));
+  }
   // Room for `jobs` jobs whose names take `name_bytes` in all: a reader that can estimate its
   // row count avoids growing (and for a moment holding twice) a million-job workload.
   void reserve(std::size_t jobs, std::size_t name_bytes) {
     requests.reserve(jobs);
     profiles.reserve(jobs);
+    keys.reserve(jobs);
     names.reserve(jobs, name_bytes);
   }
 };

@@ -9,13 +9,13 @@
 
 namespace acme {
 
-Time LaunchModel::draw(JobId job, std::uint32_t start, const JobRequest& r) const {
+Time LaunchModel::draw(std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const {
   const double median = r.gpu_num > 0 ? gpu_median_s : cpu_median_s;
   if (median <= 0) return Time{};
   const double floor = std::min(r.gpu_num > 0 ? gpu_floor_s : cpu_floor_s, median);
   double s = median;
   if (sigma > 0 && median > floor) {
-    Rng rng(seed ^ (std::uint64_t{job} << 24) ^ (std::uint64_t{start} << 1) ^ 0x4c41554e43ULL);
+    Rng rng(mix64(mix64(seed ^ 0x4c41554e43ULL) ^ job_key) ^ start);
     // Drawn again past max_s: a draw is kept with probability at least 1/2 (max_s >= the median).
     for (int tries = 0; tries < 64; ++tries) {
       s = floor + (median - floor) * std::exp(sigma * rng.normal());
@@ -56,7 +56,7 @@ void LaunchAhead::run() {
       const std::size_t end = std::min({capacity_, workload_.size(), ready + 1024});
       drawn = ready < end;
       for (; ready < end; ++ready) {
-        const std::int64_t s = model_.draw(static_cast<JobId>(ready), 0, workload_.requests[ready]).sec();
+        const std::int64_t s = model_.draw(workload_.keys[ready], 0, workload_.requests[ready]).sec();
         drawn_[ready] = s < kNotHeld ? static_cast<std::uint16_t>(s) : kNotHeld;
       }
       ready_.store(ready, std::memory_order_release);

@@ -141,7 +141,7 @@ struct QueueParts {
 };
 inline QueueParts queue_parts(const FirstLaunches& launches, const Workload& w, JobId job, Time submitted, Time start) {
   const Time queue = start - submitted;
-  const Time launch = std::min(launches.of(job, w.requests[job]), queue);
+  const Time launch = std::min(launches.of(job, w.keys[job], w.requests[job]), queue);
   return {queue - launch, launch};
 }
 

@@ -46,10 +46,11 @@ class PowerModel {
  public:
   explicit PowerModel(PowerSettings s);
   const PowerSettings& settings() const { return s_; }
-  // Calls f(i) for each GPU of `job` (none for a CPU job): its running power is level_w(i), the
-  // table at a uniform draw on a grid of kLevels probabilities, keyed by seed, job and GPU.
+  // Calls f(i) for each GPU of the job of key `job_key` (job_key, Workload::keys; none for a CPU
+  // job): its running power is level_w(i), the table at a uniform draw on a grid of kLevels
+  // probabilities, keyed by seed, the job's identity (not its row) and GPU.
   template <class F>
-  void each_gpu_level(JobId job, const JobRequest& request, F f) const;
+  void each_gpu_level(std::uint64_t job_key, const JobRequest& request, F f) const;
   static constexpr std::size_t kLevels = std::size_t{1} << 12;
   double level_w(std::size_t level) const { return levels_[level]; }
   // Facility power for IT power `it_w`, and the reverse.
@@ -67,9 +68,9 @@ class PowerModel {
 };
 
 template <class F>
-void PowerModel::each_gpu_level(JobId job, const JobRequest& request, F f) const {
+void PowerModel::each_gpu_level(std::uint64_t job_key, const JobRequest& request, F f) const {
   static_assert(kLevels == 4096);  // five 12-bit levels from each 64-bit hash
-  const std::uint64_t key = mix64(s_.seed ^ 0x504f574552ULL ^ (std::uint64_t{job} << 20));
+  const std::uint64_t key = mix64(mix64(s_.seed ^ 0x504f574552ULL) ^ job_key);
   for (std::int32_t k = 0; k < request.gpu_num; k += 5) {
     std::uint64_t bits = mix64(key ^ static_cast<std::uint64_t>(k));
     for (std::int32_t i = k; i < std::min(k + 5, request.gpu_num); ++i, bits >>= 12) f(static_cast<std::size_t>(bits & 4095));

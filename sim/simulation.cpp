@@ -82,6 +82,7 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
       slot_(workload.size(), 0),
       in_restarted_(workload.size(), false) {
   const std::size_t n = workload.size();
+  if (workload.keys.size() != n) throw std::logic_error("Workload::keys: one key a job expected (Workload::add_keys_of_new_names)");
   const bool dependencies = !workload.after.empty();
   if (dependencies) {
     if (workload.after.size() != n) throw std::logic_error("Workload::after: one entry per job expected");
@@ -299,7 +300,7 @@ bool Simulation::try_start(JobId job) {
   CurrentRun& cur = current_[slot];
   const Time launch = !launch_                         ? Time{}
                       : run.starts == 0 && launch_ahead_ ? launch_ahead_->first(job, request)
-                                                         : launch_->draw(job, run.starts, request);
+                                                         : launch_->draw(workload_.keys[job], run.starts, request);
   if (!retimed_.empty()) retimed_.erase(job);
   if (!o.start) o.start = now_ + launch;
   cur.started = now_;
@@ -323,7 +324,7 @@ bool Simulation::try_start(JobId job) {
   const Time wall = held_for(job, compute);
   if (meter_) start_power(job, compute, wall);
   if (failures_ && failures_->enabled() && o.failures < kMaxFailures) {
-    const std::optional<FailureDraw> f = failures_->draw(job, run.starts - 1, request.gpu_num, wall);
+    const std::optional<FailureDraw> f = failures_->draw(workload_.keys[job], run.starts - 1, request.gpu_num, wall);
     if (f) {
       if (run.starts > kStartsMask) throw std::logic_error("a job started more than 2^29 times");
       events_.push(now_ + f->after, EventKind::Failure, job,

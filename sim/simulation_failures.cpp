@@ -18,7 +18,7 @@ Time Simulation::checkpoint_stall(JobId job) const {
 Simulation::Struck Simulation::struck(JobId job, FailureDomain domain) const {
   const Placement& p = placement_of(job);
   if (domain == FailureDomain::Job || p.empty()) return {};
-  auto pick = static_cast<std::int64_t>(failures_->where(job, run_of(job).starts - 1) * static_cast<double>(gpus_of(p)));
+  auto pick = static_cast<std::int64_t>(failures_->where(workload_.keys[job], run_of(job).starts - 1) * static_cast<double>(gpus_of(p)));
   int node = p.back().node;
   for (const NodeShare& share : p) {
     if (pick < share.gpus) {

@@ -50,6 +50,7 @@ void Simulation::keep_fed() {
 void Simulation::admit(std::size_t first) {
   const std::size_t n = workload_.size();
   if (!workload_.after.empty()) throw std::logic_error("JobFeed: fed jobs may not wait for others");
+  if (workload_.keys.size() != n) throw std::logic_error("JobFeed: fed jobs need their keys (Workload::keys)");
   status_.resize(n, Status::Unreleased);
   outcomes_.resize(n);
   in_restarted_.resize(n, false);

@@ -63,7 +63,7 @@ void Simulation::start_power(JobId job, Time compute, Time wall) {
   // Each GPU's draw, and its running GPU-time as planned (stop_power corrects it if the run changes).
   const double per_gpu = static_cast<double>(p.planned_s) * p.run_share;
   double sum = 0;
-  power_->each_gpu_level(job, request, [&](std::size_t level) {
+  power_->each_gpu_level(workload_.keys[job], request, [&](std::size_t level) {
     sum += power_->level_w(level);
     meter_->note_running_gpu_time(level, per_gpu);
   });
@@ -87,7 +87,7 @@ void Simulation::stop_power(JobId job, Time held) {
   meter_->note_held_gpu_time(static_cast<double>(gpus * seconds) * (1.0 - p.run_share));
   if (seconds == p.planned_s) return;
   const double per_gpu = static_cast<double>(seconds - p.planned_s) * p.run_share;
-  power_->each_gpu_level(job, request, [&](std::size_t level) { meter_->note_running_gpu_time(level, per_gpu); });
+  power_->each_gpu_level(workload_.keys[job], request, [&](std::size_t level) { meter_->note_running_gpu_time(level, per_gpu); });
 }
 
 }  // namespace acme

@@ -120,15 +120,19 @@ inline std::vector<std::string> replay_golden(const std::string& trace, const Cl
   return out;
 }
 
-// Every field of every job, in order (users by name).
+// Every field of every job, in order (users by name), and each job's key that of its name.
 inline void check_same_jobs(const Workload& a, const Workload& b) {
   REQUIRE(a.size() == b.size());
   REQUIRE(a.names.size() == b.names.size());
+  REQUIRE(a.keys.size() == a.size());
+  REQUIRE(b.keys.size() == b.size());
   for (JobId j = 0; j < a.size(); ++j) {
     INFO("job " << j);
     const JobRequest &x = a.requests[j], &y = b.requests[j];
     const JobProfile &p = a.profiles[j], &q = b.profiles[j];
     CHECK(a.names[j] == b.names[j]);
+    CHECK(a.keys[j] == job_key(a.names[j]));
+    CHECK(b.keys[j] == job_key(b.names[j]));
     CHECK(a.users[x.user] == b.users[y.user]);
     CHECK(x.submit == y.submit);
     CHECK(x.gpu_num == y.gpu_num);

@@ -335,6 +335,7 @@ void join(Part& all, Workload& w, Part& later, std::size_t line_base) {
   }
   w.profiles.insert(w.profiles.end(), later.w.profiles.begin(), later.w.profiles.end());
   w.names.append(later.w.names);
+  w.keys.insert(w.keys.end(), later.w.keys.begin(), later.w.keys.end());
   for (JobId j : later.open) all.open.push_back(job_base + j);
   all.ids.append(later.ids, line_base);
   all.rows += later.rows;

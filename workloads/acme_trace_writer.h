@@ -7,10 +7,9 @@
 #include <vector>
 
 #include "sim/outcome.h"
+#include "workloads/trace_schema.h"
 
 namespace acme {
-
-enum class TraceSchema { Seren, Kalos };
 
 // Jobs that never started are written with an empty start_time; `outcomes` gives the times.
 void write_acme_trace(const std::filesystem::path& path, TraceSchema schema, const Workload& w,

@@ -41,13 +41,14 @@ std::vector<Time> make_estimates(const Workload& w, Params& params, std::uint64_
       per_type[t] = Time::seconds(v[rank]);
     }
   }
-  Rng rng(seed ^ 0x65737469'6d617465ULL);  // "estimate": a stream apart from the workload's
+  const std::uint64_t stream = mix64(seed ^ 0x65737469'6d617465ULL);  // "estimate": apart from the workload's
   std::vector<Time> out(w.size());
   if (model == "none") return out;
   const bool noisy = model == "noisy";
   for (std::size_t i = 0; i < w.size(); ++i) {
     Time e;
     if (noisy) {
+      Rng rng(stream ^ w.keys[i]);
       const double s = static_cast<double>(w.profiles[i].run.sec()) * factor * std::exp(sigma * rng.normal());
       e = Time::seconds(static_cast<std::int64_t>(std::ceil(s)));
     } else {

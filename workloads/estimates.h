@@ -3,7 +3,8 @@
 //
 // estimate.model (default noisy):
 //   noisy       true run time x estimate.factor x exp(estimate.sigma x N(0, 1)): users
-//               overestimate, with scatter; drawn from the run's seed, its own stream.
+//               overestimate, with scatter; each job's drawn from a generator of its own keyed
+//               by (the run's seed, the job's identity: Workload::keys), not its row.
 //   limit       a fixed limit per job type, estimate.limit_h.<Type> hours.
 //   percentile  the estimate.percentile-th percentile of the run times of the job's type over
 //               the workload: the history a site would have.

@@ -266,6 +266,7 @@ class Decoupler {
     Workload& o = out_.workload;
     o.users = w.users;
     o.source = w.source;
+    o.schema = w.schema;
     o.rows_skipped = w.rows_skipped;
     o.rows_outside_window = w.rows_outside_window;
     o.window_from = w.window_from;

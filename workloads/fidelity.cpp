@@ -80,6 +80,7 @@ void finish_group(Group& g, const FidelityTolerance& tol, bool gpu, std::vector<
   if (row.compared > 0) row.mean_abs_diff_s = static_cast<double>(g.abs_diff_sum) / static_cast<double>(row.compared);
   row.gated = gpu && row.compared >= tol.min_jobs;
   row.pass = !row.gated || row.cdf_gap <= tol.max_cdf_gap;
+  row.too_few = gpu && !row.gated;
   const std::int64_t max = std::max(g.recorded.empty() ? 0 : g.recorded.back(), g.simulated.empty() ? 0 : g.simulated.back());
   cdfs.push_back({row.group, "recorded", cdf_points(g.recorded, max)});
   cdfs.push_back({row.group, "simulated", cdf_points(g.simulated, max)});
@@ -212,6 +213,12 @@ std::size_t FidelityReport::mismatched() const {
   return n;
 }
 
+std::size_t FidelityReport::compared() const {
+  std::size_t n = 0;
+  for (const FidelityRow& r : rows) n += r.group == "GPU" || r.group == "CPU" ? r.compared : 0;
+  return n;
+}
+
 std::string format_fidelity_table(const FidelityReport& rep) {
   std::string out;
   char line[512];
@@ -226,7 +233,7 @@ std::string format_fidelity_table(const FidelityReport& rep) {
                   static_cast<long long>(r.recorded.p50_s), static_cast<long long>(r.simulated.p50_s),
                   static_cast<long long>(r.recorded.p90_s), static_cast<long long>(r.simulated.p90_s),
                   static_cast<long long>(r.recorded.p99_s), static_cast<long long>(r.simulated.p99_s), r.cdf_gap,
-                  !r.gated ? "info" : r.pass ? "pass" : "FAIL");
+                  r.gated && !r.pass ? "FAIL" : r.too_few ? "too few to judge" : std::string(r.result()).c_str());
     out += line;
   }
   const UtilizationSeries& u = rep.utilization;
@@ -236,10 +243,12 @@ std::string format_fidelity_table(const FidelityReport& rep) {
                 u.recorded_pct.size(), static_cast<long long>(u.interval.sec()), u.recorded_mean_pct,
                 u.simulated_mean_pct, u.mean_abs_diff_points);
   out += line;
-  std::size_t gated = 0;
-  for (const FidelityRow& r : rep.rows) gated += r.gated;
-  std::snprintf(line, sizeof line, "%zu jobs whose queueing delay differs; %zu of %zu gated groups within cdf gap %g%s\n",
+  std::size_t gated = 0, too_few = 0;
+  for (const FidelityRow& r : rep.rows) gated += r.gated, too_few += r.too_few;
+  std::snprintf(line, sizeof line, "%zu jobs whose queueing delay differs; %zu of %zu gated groups within cdf gap %g%s%s\n",
                 rep.mismatched(), gated - rep.failures(), gated, rep.tolerance.max_cdf_gap,
+                too_few == 0 ? "" : ("; " + std::to_string(too_few) + " GPU groups with fewer than " +
+                                     std::to_string(rep.tolerance.min_jobs) + " jobs compared, too few to judge").c_str(),
                 rep.passed() ? "" : " (FAILED)");
   out += line;
   return out;
@@ -260,7 +269,7 @@ void write_fidelity(const FidelityReport& rep, const std::filesystem::path& dir)
     t.integer(static_cast<std::int64_t>(r.mismatched)).real(r.recorded.mean_s).real(r.simulated.mean_s);
     t.integer(r.recorded.p50_s).integer(r.simulated.p50_s).integer(r.recorded.p90_s).integer(r.simulated.p90_s);
     t.integer(r.recorded.p99_s).integer(r.simulated.p99_s).real(r.mean_abs_diff_s).real(r.cdf_gap, 4);
-    t.real(rep.tolerance.max_cdf_gap, 4).text(!r.gated ? "info" : r.pass ? "pass" : "fail");
+    t.real(rep.tolerance.max_cdf_gap, 4).text(r.result());
     t.end_row();
   }
   const UtilizationSeries& u = rep.utilization;

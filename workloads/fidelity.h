@@ -17,13 +17,16 @@
 //    to multiples of the interval since the epoch, from the first holding's start to the last's
 //    end) over cluster GPUs, %.
 // A group is gated when it asks for GPUs and has at least min_jobs jobs compared; it passes when
-// its cdf_gap is at most max_cdf_gap. CPU and small groups are reported only.
+// its cdf_gap is at most max_cdf_gap. A GPU group with fewer jobs compared is reported as too few
+// to judge; the CPU group is reported only. A report that compared no job at all is no
+// validation (FidelityReport::compared() == 0: `acmesim validate` stops with exit 2).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -71,6 +74,9 @@ struct FidelityRow {
   double cdf_gap = 0;
   bool gated = false;
   bool pass = true;
+  bool too_few = false;  // a GPU group with fewer than min_jobs jobs compared: not judged
+  // "pass", "fail" (gated), "too_few" (not judged: too few jobs compared) or "info" (CPU).
+  std::string_view result() const { return gated ? (pass ? "pass" : "fail") : too_few ? "too_few" : "info"; }
 };
 
 // A CDF drawn at fixed delays: (delay s, share of jobs with at most that delay, 0..1).
@@ -96,6 +102,7 @@ struct FidelityReport {
   bool passed() const;
   std::size_t failures() const;
   std::size_t mismatched() const;  // over every job (the GPU and CPU rows)
+  std::size_t compared() const;    // over every job (the GPU and CPU rows): 0, nothing was compared
 };
 
 // The two-sample Kolmogorov-Smirnov statistic of two sets of delays; 0 when either is empty.

@@ -9,15 +9,23 @@
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
 #include "workloads/trace_cache.h"
+#include "workloads/trace_schema.h"
 
 namespace acme {
 namespace {
 
+// The schema of the trace file `path` into `w` (none if the file cannot be read: its reader says so).
+void note_schema(const std::string& path, Workload& w) {
+  if (const std::optional<TraceSchema> s = read_trace_schema(path)) w.schema = name(*s);
+}
+
 Workload load_trace(const RunConfig& c, const ClusterSpec&) {
-  return read_acme_trace_cached(c.workload_trace,
-                                TraceOptions{c.workload_from, c.workload_to, c.workload_lenient, c.threads},
-                                trace_cache_settings(c))
-      .workload;
+  Workload w = read_acme_trace_cached(c.workload_trace,
+                                      TraceOptions{c.workload_from, c.workload_to, c.workload_lenient, c.threads},
+                                      trace_cache_settings(c))
+                   .workload;
+  note_schema(c.workload_trace, w);
+  return w;
 }
 
 // A trace replayed as it is copied out of the cache (TraceCacheFeed) or read (AcmeTraceFeed), in
@@ -32,6 +40,7 @@ class StreamedTrace : public JobFeed {
     auto s = std::unique_ptr<StreamedTrace>(new StreamedTrace(c));
     s->cached_ = s->cache_->feed(w);
     if (!s->cached_ && !s->parse(w)) return nullptr;
+    note_schema(c.workload_trace, w);
     return s;
   }
   bool map_ahead(const std::vector<PerJobArray>& arrays) override {

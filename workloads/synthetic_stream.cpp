@@ -111,6 +111,7 @@ bool SyntheticStream::append_next(Workload& w) {
   }
   watermark_ = got.watermark;
   w.names.append(got.names);
+  w.add_keys_of_new_names();
   w.requests.insert(w.requests.end(), got.requests.begin(), got.requests.end());
   w.profiles.insert(w.profiles.end(), got.profiles.begin(), got.profiles.end());
   const std::lock_guard lock(mutex_);

@@ -331,6 +331,7 @@ bool TraceCacheFeed::append_next(Workload& w) {
   w.requests.show(checked);
   w.profiles.show(checked);
   w.names.show(checked);
+  w.keys.show(checked);
   return true;
 }
 

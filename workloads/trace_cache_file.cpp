@@ -113,11 +113,12 @@ std::uint64_t round_up(std::uint64_t at, std::uint64_t to) { return (at + to - 1
 
 // Where an entry's columns are, from the counts in its head.
 struct Layout {
-  std::uint64_t requests, profiles, offsets, after, names, sums, end;
+  std::uint64_t requests, profiles, keys, offsets, after, names, sums, end;
   Layout(std::uint64_t columns_at, std::uint64_t jobs, bool waits, std::uint64_t name_bytes, std::uint64_t chunk_jobs) {
     requests = columns_at;
     profiles = requests + jobs * sizeof(JobRequest);
-    offsets = profiles + jobs * sizeof(JobProfile);
+    keys = profiles + jobs * sizeof(JobProfile);  // 8-aligned: both are 24 bytes a job
+    offsets = keys + jobs * 8;
     after = offsets + (jobs + 1) * 4;
     names = after + (waits ? jobs * 4 : 0);
     sums = round_up(names + name_bytes, 8);
@@ -125,13 +126,14 @@ struct Layout {
   }
 };
 
-// The checksum of jobs [first, first + count): their requests, profiles, name offsets (but the
-// first job's), `after` (if any) and names, seeded with the chunk's number.
-std::uint64_t chunk_sum(const JobRequest* r, const JobProfile* p, const std::uint32_t* offsets, const JobId* after,
-                        const char* names, std::size_t first, std::size_t count, std::uint64_t chunk) {
+// The checksum of jobs [first, first + count): their requests, profiles, keys, name offsets (but
+// the first job's), `after` (if any) and names, seeded with the chunk's number.
+std::uint64_t chunk_sum(const JobRequest* r, const JobProfile* p, const std::uint64_t* keys, const std::uint32_t* offsets,
+                        const JobId* after, const char* names, std::size_t first, std::size_t count, std::uint64_t chunk) {
   auto bytes = [](const void* at) { return static_cast<const char*>(at); };
-  const std::uint64_t sums[5] = {
+  const std::uint64_t sums[6] = {
       hash_bytes(bytes(r + first), count * sizeof *r, chunk), hash_bytes(bytes(p + first), count * sizeof *p, chunk),
+      hash_bytes(bytes(keys + first), count * sizeof *keys, chunk),
       hash_bytes(bytes(offsets + first + 1), count * 4, chunk),
       after ? hash_bytes(bytes(after + first), count * 4, chunk) : 0,
       hash_bytes(names + offsets[first], offsets[first + count] - offsets[first], chunk)};
@@ -169,7 +171,8 @@ std::uint64_t hash_bytes(const char* p, std::size_t n, std::uint64_t seed) {
 
 bool write(std::FILE* f, const std::string& key, const Workload& w, const std::vector<std::string>& warnings) {
   const std::size_t n = w.size();
-  if (w.names.size() != n || w.profiles.size() != n || (!w.after.empty() && w.after.size() != n)) return false;
+  if (w.names.size() != n || w.profiles.size() != n || w.keys.size() != n || (!w.after.empty() && w.after.size() != n))
+    return false;
   const bool waits = !w.after.empty();
   const bool sorted = std::is_sorted(w.requests.begin(), w.requests.end(),
                                      [](const JobRequest& a, const JobRequest& b) { return a.submit < b.submit; });
@@ -201,13 +204,13 @@ bool write(std::FILE* f, const std::string& key, const Workload& w, const std::v
   const JobId* after = waits ? w.after.data() : nullptr;
   std::vector<std::uint64_t> sums;
   for (std::size_t first = 0, k = 0; first < n; first += kChunkJobs, ++k)
-    sums.push_back(chunk_sum(w.requests.data(), profiles.data(), offsets, after, names.data(), first,
+    sums.push_back(chunk_sum(w.requests.data(), profiles.data(), w.keys.data(), offsets, after, names.data(), first,
                              std::min(kChunkJobs, n - first), k));
   auto put = [&](const void* p, std::size_t bytes) { return bytes == 0 || std::fwrite(p, 1, bytes, f) == bytes; };
   return put(header.bytes.data(), header.bytes.size()) && put(key_and_head.data(), key_and_head.size()) &&
          put(zeros.data(), at.requests - kHeaderBytes - key_and_head.size()) &&
          put(w.requests.data(), n * sizeof(JobRequest)) && put(profiles.data(), n * sizeof(JobProfile)) &&
-         put(offsets, (n + 1) * 4) && put(after, waits ? n * 4 : 0) && put(names.data(), names.size()) &&
+         put(w.keys.data(), n * 8) && put(offsets, (n + 1) * 4) && put(after, waits ? n * 4 : 0) && put(names.data(), names.size()) &&
          put(zeros.data(), at.sums - at.names - names.size()) && put(sums.data(), sums.size() * 8);
 }
 
@@ -278,6 +281,7 @@ std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& 
     return std::nullopt;
   r.requests_ = reinterpret_cast<const JobRequest*>(file + at.requests);
   r.profiles_ = reinterpret_cast<const JobProfile*>(file + at.profiles);
+  r.keys_ = reinterpret_cast<const std::uint64_t*>(file + at.keys);
   r.offsets_ = reinterpret_cast<const std::uint32_t*>(file + at.offsets);
   r.after_ = r.waits_ ? reinterpret_cast<const JobId*>(file + at.after) : nullptr;
   r.names_ = file + at.names;
@@ -295,7 +299,7 @@ bool Reader::next() {
   const std::uint32_t* offsets = offsets_ + first;
   bool in_order = offsets[count] <= name_bytes_ && (first + count < jobs_ || offsets[count] == name_bytes_);
   for (std::size_t j = 0; j < count; ++j) in_order &= offsets[j] <= offsets[j + 1];
-  if (!in_order || chunk_sum(requests_, profiles_, offsets_, after_, names_, first, count, chunk_) != sums_[chunk_])
+  if (!in_order || chunk_sum(requests_, profiles_, keys_, offsets_, after_, names_, first, count, chunk_) != sums_[chunk_])
     return false;
   const JobRequest* r = requests_ + first;
   const JobProfile* p = profiles_ + first;
@@ -314,6 +318,7 @@ bool Reader::next() {
 void Reader::show(Workload& w) const {
   w.requests.view(requests_, next_job_, mapping_);
   w.profiles.view(profiles_, next_job_, mapping_);
+  w.keys.view(keys_, next_job_, mapping_);
   w.names.view(names_, offsets_, next_job_, mapping_);
   if (after_) w.after.view(after_, next_job_, mapping_);
 }

@@ -12,7 +12,7 @@
 //         and the warnings' lengths and bytes
 //   zero bytes up to a multiple of 64 from the file's start, then the columns:
 //   requests: every job's JobRequest; profiles: every job's JobProfile (its padding zero);
-//   name offsets: u32, one a job and one more (the first 0, the last the name bytes);
+//   keys: every job's u64 key (Workload::keys, job_key of its name); name offsets: u32, one a job and one more (the first 0, the last the name bytes);
 //   after: u32 a job, if jobs wait; names: the job names back to back;
 //   zero bytes up to a multiple of 8, then a u64 checksum for each chunk of `jobs a chunk` jobs
 //   (the last fewer), of its jobs' columns (seeded with the chunk's number)
@@ -55,7 +55,7 @@ class Reader {
   bool done() const { return next_job_ == jobs_; }
   // Checks the next chunk's jobs (checksum, values in range); false if it is damaged or there is none.
   bool next();
-  // `w`'s columns (requests, profiles, names, after): views of the jobs checked so far.
+  // `w`'s columns (requests, profiles, keys, names, after): views of the jobs checked so far.
   void show(Workload& w) const;
 
  private:
@@ -63,6 +63,7 @@ class Reader {
   std::shared_ptr<const void> mapping_;
   const JobRequest* requests_ = nullptr;  // the columns, in the mapping
   const JobProfile* profiles_ = nullptr;
+  const std::uint64_t* keys_ = nullptr;
   const std::uint32_t* offsets_ = nullptr;
   const JobId* after_ = nullptr;  // none unless waits()
   const char* names_ = nullptr;

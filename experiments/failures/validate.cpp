@@ -65,7 +65,7 @@ class ReasonSink final : public Sink {
     } else if (f.kind == FactKind::Failed) {
       const std::int32_t gpus = work_.requests[f.job].gpu_num;
       // Checkpoints are off, so every run is the job's whole run time (its horizon).
-      const auto d = model_.draw(f.job, starts_[f.job] - 1, gpus, work_.profiles[f.job].run);
+      const auto d = model_.draw(work_.keys[f.job], starts_[f.job] - 1, gpus, work_.profiles[f.job].run);
       if (!d || start_[f.job] + d->after != f.time) {
         ++bystanders;
         return;

@@ -42,14 +42,17 @@ Workload one_job(JobType type, std::int32_t gpus, std::int32_t nodes, std::int64
   return w;
 }
 
-// Failure draws are keyed by JobId, so a test looks for the id whose draws it needs: the first
-// id whose first run of `gpus` GPUs over `horizon` gets a draw that `wanted` accepts (none: the
+// The key of one_job()'s copy `job` (named "j<job>"): what its failure draws are keyed by.
+std::uint64_t key(JobId job) { return job_key("j" + std::to_string(job)); }
+
+// Failure draws are keyed by the job's identity, so a test looks for the copy whose draws it
+// needs: the first id whose first run of `gpus` GPUs over `horizon` gets a draw that `wanted` accepts (none: the
 // run is clear), up to 100,000 ids.
 template <class Wanted>
 std::pair<JobId, std::optional<FailureDraw>> first_id(const FailureModel& m, std::int32_t gpus, Time horizon,
                                                       Wanted wanted) {
   for (JobId job = 0; job < 100000; ++job)
-    if (auto d = m.draw(job, 0, gpus, horizon); wanted(job, d)) return {job, d};
+    if (auto d = m.draw(key(job), 0, gpus, horizon); wanted(job, d)) return {job, d};
   FAIL("no job id with the wanted draws");
   return {};
 }
@@ -74,7 +77,7 @@ NodeFailureJobs node_failure_jobs(const FailureModel& m, Time run) {
     return d && m.reasons()[d->reason].name == "NodeFailure";
   });
   JobId b = a + 1;
-  while (m.draw(b, 0, 8, run)) ++b;
+  while (m.draw(key(b), 0, 8, run)) ++b;
   return {a, *d, b};
 }
 
@@ -145,7 +148,7 @@ TEST_CASE("Per-run reasons strike as often as the table counts them, however sho
   constexpr int kRuns = 40000;
   int failed = 0;
   for (JobId job = 0; job < kRuns; ++job)
-    if (auto d = m.draw(job, 0, 1, Time::seconds(60))) {
+    if (auto d = m.draw(key(job), 0, 1, Time::seconds(60))) {
       ++failed;
       CHECK(d->after < Time::seconds(60));
       CHECK(d->per_run);
@@ -169,7 +172,7 @@ TEST_CASE("Per-GPU reasons strike 1 - exp(-G x lambda x T) of runs, at a truncat
   int per_gpu = 0, nvlinks = 0;
   double nvlink_minutes = 0;
   for (JobId job = 0; job < kRuns; ++job) {
-    const auto d = m.draw(job, 0, 8, run);
+    const auto d = m.draw(key(job), 0, 8, run);
     if (!d || d->per_run) continue;
     ++per_gpu;
     if (d->reason == 0) ++nvlinks, nvlink_minutes += static_cast<double>(d->after.sec()) / 60.0;
@@ -289,11 +292,11 @@ TEST_CASE("A job stopped by a node failure under it reruns in full after recover
   JobId a = 0;
   std::optional<FailureDraw> d;
   for (; a < 100000; ++a)
-    if ((d = m.draw(a, 0, 4, horizon)) && d->takes_hardware()) break;
+    if ((d = m.draw(key(a), 0, 4, horizon)) && d->takes_hardware()) break;
   REQUIRE(d);
   const std::int64_t run_b = d->after.sec() + 100000;
   JobId b = a + 1;
-  while (m.draw(b, 0, 4, Time::seconds(run_b))) ++b;
+  while (m.draw(key(b), 0, 4, Time::seconds(run_b))) ++b;
   Workload w = one_job(JobType::SFT, 4, 1, horizon.sec(), static_cast<int>(b) + 1);
   for (std::size_t i = 0; i < w.size(); ++i) {
     w.requests[i].submit = Time::seconds(i == a || i == b ? 0 : 1'000'000'000);
@@ -341,7 +344,7 @@ TEST_CASE("A failed job holds its GPUs while diagnosed, then restarts after relo
   for (const bool hold : {true, false}) {
     const FailureModel m = model({"failures.restart_s=200", std::string("failures.hold_gpus=") + (hold ? "true" : "false")});
     const auto [job, d] = first_id(m, 8, run, [&](JobId j, const auto& d) {
-      return d && !d->takes_hardware() && !m.draw(j, 1, 8, run + Time::seconds(200));
+      return d && !d->takes_hardware() && !m.draw(key(j), 1, 8, run + Time::seconds(200));
     });
     Workload w = only_job(job, JobType::SFT, 8, 1, run.sec());
     Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
@@ -380,7 +383,7 @@ TEST_CASE("A job hit by a node failure holds only its GPUs on the nodes that sta
   sim.set_failures(&m);
   sim.run_until(d->after);
   REQUIRE(sim.nodes_failed() == 1);
-  const int struck = m.where(job, 0) < 0.5 ? 0 : 1;
+  const int struck = m.where(key(job), 0) < 0.5 ? 0 : 1;
   CHECK(sim.cluster().is_down(struck));
   CHECK(sim.cluster().allocated_gpus() == 8);
   CHECK(sim.cluster().free_gpus_on(1 - struck) == 0);
@@ -403,7 +406,7 @@ TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, o
     const Time run = Time::hours(10);
     const auto [a, failure, b] = node_failure_jobs(m, run);
     JobId c = b + 1;
-    while (m.draw(c, 0, 8, run)) ++c;
+    while (m.draw(key(c), 0, 8, run)) ++c;
     Workload w = only_job(c, JobType::SFT, 8, 1, run.sec());  // only c submitted at 0
     w.requests[a].gpu_num = 16, w.requests[a].node_num = 2, w.requests[a].cpu_num = 16;
     for (JobId j : {a, b}) w.requests[j].submit = Time::seconds(0);
@@ -417,7 +420,7 @@ TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, o
     std::vector<int> down;
     for (int n = 0; n < 9; ++n)
       if (sim.cluster().is_down(n)) down.push_back(n);
-    const int struck = m.where(a, 0) < 0.5 ? 0 : 1;  // 8 of A's 16 GPUs on each node
+    const int struck = m.where(key(a), 0) < 0.5 ? 0 : 1;  // 8 of A's 16 GPUs on each node
     if (domain == "job") CHECK(down.empty());
     if (domain == "node") CHECK(down == std::vector<int>{struck});
     if (domain == "leaf") CHECK(down == std::vector<int>{0, 1, 2});
@@ -479,7 +482,7 @@ TEST_CASE("A node a failure finds already down stays down until the later repair
   JobId y = x + 1;
   std::optional<FailureDraw> dy;
   for (;; ++y) {
-    dy = m.draw(y, 0, 8, run);
+    dy = m.draw(key(y), 0, 8, run);
     if (dy && reason_of(*dy) == "NodeFailure" && dy->after > t1 && dy->after < t1 + Time::seconds(kRepair)) break;
   }
   const Time t2 = dy->after;

@@ -1,0 +1,52 @@
+#include "workloads/trace_schema.h"
+
+#include <array>
+#include <fstream>
+
+namespace acme {
+
+std::string_view name(TraceSchema s) { return s == TraceSchema::Kalos ? "kalos" : "seren"; }
+
+TraceSchema schema_of_header(std::string_view header) {
+  static constexpr std::array<std::string_view, 4> kKalosOnly = {"mem_per_pod_GB", "shared_mem_per_pod", "fail_time",
+                                                                 "stop_time"};
+  for (std::size_t begin = 0; begin <= header.size();) {
+    std::size_t end = header.find(',', begin);
+    if (end == std::string_view::npos) end = header.size();
+    std::string_view column = header.substr(begin, end - begin);
+    while (!column.empty() && (column.back() == '\r' || column.back() == ' ')) column.remove_suffix(1);
+    if (column.size() >= 2 && column.front() == '"' && column.back() == '"') column = column.substr(1, column.size() - 2);
+    for (std::string_view k : kKalosOnly)
+      if (column == k) return TraceSchema::Kalos;
+    begin = end + 1;
+  }
+  return TraceSchema::Seren;
+}
+
+std::optional<TraceSchema> read_trace_schema(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string line(64 * 1024, '\0');
+  in.read(line.data(), static_cast<std::streamsize>(line.size()));
+  line.resize(static_cast<std::size_t>(in.gcount()));
+  if (line.empty()) return std::nullopt;
+  return schema_of_header(std::string_view(line).substr(0, line.find('\n')));
+}
+
+std::optional<std::string> trace_unlike_cluster(std::string_view source, std::string_view schema,
+                                                const ClusterSpec& cluster, std::size_t too_large) {
+  if (schema.empty()) return std::nullopt;
+  const bool shipped = cluster.name == "seren" || cluster.name == "kalos";
+  const bool other = shipped && cluster.name != schema;
+  if (!other && too_large == 0) return std::nullopt;
+  std::string text = std::string(source) + ": a trace of the " + std::string(schema) + " schema replayed on cluster " +
+                     cluster.name + " (" + std::to_string(cluster.nodes) + " nodes of " +
+                     std::to_string(cluster.gpus_per_node) + " GPUs)";
+  if (other) text += ", the " + cluster.name + " schema's cluster: its jobs were sized for the other cluster";
+  if (too_large > 0)
+    text += std::string(other ? ", and " : ": ") + std::to_string(too_large) +
+            " of its jobs need more nodes than the cluster has (REJECTED)";
+  return text;
+}
+
+}  // namespace acme
