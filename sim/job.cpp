@@ -84,8 +84,12 @@ std::uint32_t UserTable::intern(std::string_view name) {
 }
 
 JobId Workload::add(std::string_view job_name, const JobRequest& r, const JobProfile& p) {
+  return add(job_name, job_key(job_name), r, p);
+}
+
+JobId Workload::add(std::string_view job_name, std::uint64_t key, const JobRequest& r, const JobProfile& p) {
   names.add(job_name);
-  keys.push_back(job_key(job_name));
+  keys.push_back(key);
   requests.push_back(r);
   profiles.push_back(p);
   if (!after.empty()) after.push_back(kNoJob);

@@ -159,18 +159,34 @@ class UserTable {
 };
 
 // A job's identity for its random draws: a 64-bit hash of its name (a trace's job_id text, a
-// synthetic job's generated id), 64-bit FNV-1a over its bytes, then splitmix64's finalizer. Every
-// per-job draw (launch latency, failures, power levels, run-time estimates) is keyed by it, never
-// by the job's row (JobId): the same job meets the same draws in any row order, in any window
-// cut from its trace and under any policy. Jobs of one name share their draws. Changing this
-// function changes every draw of every run, and needs a new trace cache version (it stores the
-// keys: workloads/trace_cache.h). About 4 instructions a byte.
+// synthetic job's generated id). Every per-job draw (launch latency, failures, power levels,
+// run-time estimates) is keyed by it, never by the job's row (JobId): the same job meets the same
+// draws in any row order, in any window cut from its trace and under any policy. Jobs of one name
+// share their draws. Changing this function changes every draw of every run, and needs a new
+// trace cache version (it stores the keys: workloads/trace_cache.h).
+// The hash: up to 16 bytes read as two words and mixed (a job id is rarely longer), longer ones 8
+// bytes at a time, then a multiply-xorshift finish; names of up to 8 bytes and one length never
+// collide. About 15 instructions for a trace's ids (FNV-1a, a byte at a time, took about 40 more on
+// 7-digit ids). The trace reader's duplicate search uses it too (workloads/trace_ids.h), so a row
+// is hashed once.
 inline std::uint64_t job_key(std::string_view name) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a's offset basis and prime
-  for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-  return h ^ (h >> 31);
+  constexpr std::uint64_t kMul = 0x9e3779b97f4a7c15ULL;
+  std::uint64_t h = name.size() * kMul;
+  std::size_t i = 0;
+  for (; i + 8 <= name.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, name.data() + i, 8);
+    h = (h ^ w) * kMul;
+    h ^= h >> 29;
+  }
+  if (i < name.size()) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, name.data() + i, name.size() - i);
+    h = (h ^ w) * kMul;
+  }
+  h ^= h >> 32;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  return h ^ (h >> 29);
 }
 
 // A set of jobs ready to simulate: parallel columns indexed by JobId (sim/job_column.h).
@@ -198,6 +214,8 @@ struct Workload {
 
   std::size_t size() const { return requests.size(); }
   JobId add(std::string_view job_name, const JobRequest& r, const JobProfile& p);
+  // add(), with the name's key computed already. REQUIRES: key == job_key(job_name).
+  JobId add(std::string_view job_name, std::uint64_t key, const JobRequest& r, const JobProfile& p);
   // add(), for a job submitted when `predecessor` (an earlier job) ends.
   JobId add_after(JobId predecessor, std::string_view job_name, const JobRequest& r, const JobProfile& p);
   bool waits(JobId job) const { return !after.empty() && after[job] != kNoJob; }

@@ -292,7 +292,7 @@ struct Part {
     } catch (const std::length_error& e) {
       throw RowError{kColNames[kUser], e.what()};
     }
-    w.add(id, r, p);
+    w.add(id, hash, r, p);  // the id's hash is its key
     ids.add(hash, number);
   }
 
