@@ -28,6 +28,7 @@ import plot_style  # noqa: E402
 TYPES = ["Eval", "Pretrain", "SFT", "MLLM", "Debug", "Other"]
 CLUSTERS = ["seren", "kalos"]
 BEGIN, END = "<!-- baseline table: analyze.py -->", "<!-- end of baseline table -->"
+MECHANISMS = ("<!-- mechanisms table: analyze.py -->", "<!-- end of mechanisms table -->")
 
 
 def runs_of(out, cluster, group):
@@ -203,10 +204,24 @@ def short_table(table, q):
                            "1-GPU mean", ">512-GPU mean", "longest wait"])
 
 
-def update_readme(path, block):
+def mechanisms_table(parts):
+    """GPU jobs' mean queueing delay (s), seed 1: each mechanism off, and each policy at each load."""
+    a = parts["ablation"][parts["ablation"].type == "GPU jobs"]
+    rows = [[run] + [f"{a[(a.cluster == c) & (a.run == run)].queue_mean_s.iloc[0]:,.0f}" for c in CLUSTERS]
+            for run in dict.fromkeys(a.run)]
+    w = parts["whatif"][parts["whatif"].type == "GPU jobs"]
+    rows += [[f"{p} at {load:g}x"] + [f"{w[(w.cluster == c) & (w.policy == p) & (w.load == load)].queue_mean_s.iloc[0]:,.0f}"
+                                      for c in CLUSTERS]
+             for p in ["acme", "fifo", "backfill", "priority"] for load in sorted(w.load.unique())]
+    return markdown(rows, ["run (seed 1)", "Seren GPU-job mean, s", "Kalos GPU-job mean, s"])
+
+
+def update_readme(path, block, marks=(BEGIN, END)):
     with open(path) as f:
         text = f.read()
-    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    if marks[0] not in text:
+        return
+    start, end = text.index(marks[0]) + len(marks[0]), text.index(marks[1])
     with open(path, "w") as f:
         f.write(text[:start] + "\n" + block + "\n" + text[end:])
 
@@ -284,6 +299,7 @@ def main():
     whatif_plot(parts["whatif"], q, dest)
     for readme in sys.argv[4:]:
         update_readme(readme, short_table(table, q))
+        update_readme(readme, mechanisms_table(parts), MECHANISMS)
 
 
 if __name__ == "__main__":
