@@ -193,25 +193,6 @@ bool Simulation::step() {
   return true;
 }
 
-std::int64_t Simulation::window_seconds_since(Time from) const {
-  from = std::max(from, workload_.window_from.value_or(from));
-  const Time to = std::min(now_, workload_.window_to.value_or(now_));
-  return to > from ? (to - from).sec() : 0;
-}
-
-void Simulation::change_allocated(JobType type, std::int64_t gpus) {
-  const auto t = static_cast<std::size_t>(type);
-  window_integral_[t] += allocated_by_type_[t] * window_seconds_since(window_mark_[t]);
-  window_mark_[t] = now_;
-  allocated_by_type_[t] += gpus;
-}
-
-std::array<std::int64_t, kJobTypeCount> Simulation::window_gpu_seconds() const {
-  std::array<std::int64_t, kJobTypeCount> held = window_integral_;
-  for (std::size_t t = 0; t < kJobTypeCount; ++t) held[t] += allocated_by_type_[t] * window_seconds_since(window_mark_[t]);
-  return held;
-}
-
 void Simulation::draw_launches_ahead() {
   if (launch_) launch_ahead_ = std::make_unique<LaunchAhead>(*launch_, workload_, growth_, feed_ ? status_.capacity() : workload_.size());
 }
@@ -337,15 +318,6 @@ bool Simulation::try_start(JobId job) {
   return true;
 }
 
-Time Simulation::held_for(JobId job, Time compute) const {
-  Time wall = compute;
-  if (const Time interval = checkpoint_interval(job); interval > Time{} && wall > Time{}) {
-    const std::int64_t saves = (wall.sec() - 1) / interval.sec();  // none at the very end
-    wall += Time::seconds(saves * checkpoint_stall(job).sec());
-  }
-  return wall + Time::seconds(run_of(job).overhead_s) + Time::seconds(current(job).launch_s);
-}
-
 Simulation::Run Simulation::run_of(JobId job) const {
   if (in_restarted_[job]) return restarted_.find(job)->second;
   return {workload_.profiles[job].run, outcomes_[job].start ? 1u : 0u, 0};
@@ -368,25 +340,6 @@ void Simulation::stop_run(JobId job) {
   if (capacity_) retire_drained(placement_of(job));  // all of it: the request's GPUs
   change_allocated(workload_.requests[job].type, -workload_.requests[job].gpu_num);
   account_run(job);
-}
-
-void Simulation::account_run(JobId job) {
-  JobOutcome& o = outcomes_[job];
-  const Time held = now_ - current(job).started;
-  if (meter_) stop_power(job, held);
-  const Time launch = std::min(held, Time::seconds(current(job).launch_s));
-  if (o.start && *o.start > now_) o.start = now_;  // stopped while it launched
-  o.add_run_time(held - launch);
-  o.gpu_seconds += std::int64_t{workload_.requests[job].gpu_num} * held.sec();
-}
-
-// Part of a job's resources (a failed job's).
-std::int64_t Simulation::give_back(JobId job, const Placement& resources) {
-  cluster_.release(resources);
-  if (capacity_) retire_drained(resources);
-  const std::int64_t gpus = gpus_of(resources);
-  change_allocated(workload_.requests[job].type, -gpus);
-  return gpus;
 }
 
 void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
@@ -455,31 +408,6 @@ void Simulation::finish(JobId job) {
   emit(FactKind::Ended, job);
   free_slot(job);
   policy_->on_stopped(job);
-}
-
-void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
-  if (meter_ && gpu_seconds != 0) {  // GPUs held idle draw held_w; lost compute drew the job's running power
-    const bool idle = cause == WasteCause::EvalIdle || cause == WasteCause::CheckpointStall ||
-                      cause == WasteCause::RecoveryHold || cause == WasteCause::Restart || cause == WasteCause::Launch;
-    meter_->waste(cause, static_cast<double>(gpu_seconds), idle ? power_->settings().held_w : current(job).power.job_w);
-  }
-  outcomes_[job].wasted_gpu_seconds += gpu_seconds;
-  wasted_[static_cast<std::size_t>(cause)] += gpu_seconds;
-}
-
-Simulation::RunSplit Simulation::split(JobId job, Time held) const {
-  const Time launch = std::min(held, Time::seconds(current(job).launch_s));
-  held = held - launch;
-  const Time overhead = std::min(held, Time::seconds(std::max(run_of(job).overhead_s, 0)));
-  held = held - overhead;
-  const Time interval = checkpoint_interval(job);
-  if (interval <= Time{}) return {launch, overhead, Time{}, held, Time{}};
-  const Time per_save = checkpoint_stall(job);
-  const std::int64_t cycle = interval.sec() + per_save.sec();
-  const std::int64_t saves = held.sec() / cycle;
-  const std::int64_t partial = std::max<std::int64_t>(0, held.sec() - saves * cycle - interval.sec());
-  const Time stall = Time::seconds(saves * per_save.sec() + partial);
-  return {launch, overhead, stall, held - stall, Time::seconds(saves * interval.sec())};
 }
 
 void Simulation::requeue(JobId job) {

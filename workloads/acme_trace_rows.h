@@ -1,0 +1,304 @@
+// The AcmeTrace reader's rows, for its two readers (workloads/acme_trace_reader.cpp, a file or
+// text at once; workloads/acme_trace_feed.cpp, a file as a run goes): the schema's columns and
+// cells, the header, a Part (the rows of one part of a file, read on one thread) and how parts
+// are joined. Internal to workloads/; the interface is workloads/acme_trace_reader.h.
+#pragma once
+
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "sim/error.h"
+#include "sim/log.h"
+#include "workloads/acme_trace_reader.h"
+#include "workloads/csv_lines.h"
+#include "workloads/trace_ids.h"
+
+namespace acme::acme_trace_rows {
+
+using csv_lines::LineReader;
+using csv_lines::shown;
+using csv_lines::split;
+using csv_lines::SplitError;
+using trace_ids::IdIndex;
+using trace_ids::IdRef;
+
+enum Col : std::size_t { kJobId, kUser, kNodeNum, kGpuNum, kCpuNum, kType, kState, kSubmit, kStart, kEnd, kCols };
+inline constexpr std::array<std::string_view, kCols> kColNames = {
+    "job_id", "user", "node_num", "gpu_num", "cpu_num", "type", "state", "submit_time", "start_time", "end_time"};
+
+// A row problem: the column and the message. Thrown inside the reader only.
+struct RowError {
+  std::string_view column;
+  std::string message;
+};
+
+inline std::int32_t parse_count(std::string_view s, std::string_view column) {
+  if (!s.empty() && s.size() <= 6) {  // fast path: 1 to 6 digits, nothing else (below 1,000,000)
+    std::int32_t n = 0;
+    bool digits = true;
+    for (const char c : s) {
+      const auto d = static_cast<unsigned>(static_cast<unsigned char>(c)) - '0';
+      digits &= d <= 9;
+      n = n * 10 + static_cast<std::int32_t>(d);
+    }
+    if (digits) return n;
+  }
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  // Accept "12.0": some exports print whole numbers as floats.
+  if (ec == std::errc() && p != s.data() + s.size() && *p == '.') {
+    ++p;
+    while (p != s.data() + s.size() && *p == '0') ++p;
+  }
+  if ((ec != std::errc() && ec != std::errc::result_out_of_range) || p != s.data() + s.size() || s.empty())
+    throw RowError{column, "expected a whole number, got " + shown(s)};
+  if (ec != std::errc() || v < 0 || v > 1'000'000)
+    throw RowError{column, "must be between 0 and 1000000, got " + std::string(s)};
+  return static_cast<std::int32_t>(v);
+}
+
+inline std::optional<Time> parse_time(std::string_view s, std::string_view column, bool required) {
+  if (s.empty()) {
+    if (required) throw RowError{column, "empty"};
+    return std::nullopt;
+  }
+  if (auto t = parse_timestamp(s)) return t;
+  throw RowError{column, "expected a timestamp like 2023-03-01 00:18:22+08:00, got " + shown(s)};
+}
+
+// A count of rows with something worth a warning, and the first line it was seen on.
+struct Oddity {
+  std::uint64_t rows = 0;
+  std::size_t first_line = 0;
+  void saw(std::size_t line) {
+    if (rows++ == 0) first_line = line;
+  }
+  // Adds those of a later part of the file, whose lines are numbered from `line_base` + 1.
+  void add(const Oddity& later, std::size_t line_base) {
+    if (rows == 0 && later.rows > 0) first_line = line_base + later.first_line;
+    rows += later.rows;
+  }
+};
+
+// Logs "<name><text>" and, given `kept`, keeps the text (without the name) for the caller.
+template <class... A>
+void warn(std::string_view name, std::vector<std::string>* kept, fmt::format_string<A...> f, A&&... a) {
+  std::string text = fmt::format(f, std::forward<A>(a)...);
+  log::warn("{}{}", name, text);
+  if (kept) kept->push_back(std::move(text));
+}
+
+inline constexpr std::string_view kLongLine = "line longer than 1 MiB (is this an AcmeTrace CSV file?)";
+inline constexpr std::uint64_t kShownSkipped = 5;  // lenient: the skipped rows reported one by one
+
+// The header's columns, read once; the parts of a file share it, read-only.
+struct Header {
+  std::vector<std::string> names;
+  std::array<std::size_t, kCols> index{};
+  std::size_t min_fields = 0;
+};
+
+inline Header read_header(std::string_view line, std::string_view name) {
+  if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);  // UTF-8 byte-order mark
+  if (line.find('\0') != std::string_view::npos)
+    throw_input_error(name, 1, "header", "binary data (a NUL byte): not a CSV text file");
+  std::vector<std::string_view> fields;
+  std::string scratch;
+  try {
+    split(line, fields, scratch);
+  } catch (const SplitError& e) {
+    throw_input_error(name, 1, "header", e.message);
+  }
+  Header h;
+  h.names.assign(fields.begin(), fields.end());
+  h.index.fill(SIZE_MAX);
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    for (std::size_t c = 0; c < kCols; ++c) {
+      if (fields[i] != kColNames[c]) continue;
+      if (h.index[c] != SIZE_MAX)
+        throw_input_error(name, 1, "header", "column '" + std::string(kColNames[c]) + "' appears twice");
+      h.index[c] = i;
+    }
+  for (std::size_t c = 0; c < kCols; ++c) {
+    if (h.index[c] == SIZE_MAX)
+      throw_input_error(name, 1, "header", "missing required column '" + std::string(kColNames[c]) +
+                                               "' (is this an AcmeTrace file?)");
+    h.min_fields = std::max(h.min_fields, h.index[c] + 1);
+  }
+  return h;
+}
+
+// The first line of `lines`, read as the header.
+template <class Lines>
+Header read_header_line(Lines& lines, std::string_view name) {
+  std::string_view line;
+  bool any = false;
+  try {
+    any = lines.next(line);
+  } catch (const csv_lines::LongLine&) {
+    throw_input_error(name, 1, "header", std::string(kLongLine));
+  }
+  if (!any) throw_input_error(name, 1, "header", "empty file: expected an AcmeTrace header");
+  return read_header(line, name);
+}
+
+// A row or line that could not be read: its line (as the part's reader numbers it), column and why.
+struct Problem {
+  std::size_t line;
+  std::string_view column;  // a literal, or a name the Header holds
+  std::string message;
+};
+
+// The rows of one part of a trace (every row, read on one thread), in file order. Its jobs are
+// numbered from 0 and its users in the order the part first names them; lines as its reader
+// numbers them. join() makes of the parts of a file, in order, the part one reader of the whole
+// file gives; finish() makes the Workload.
+struct Part {
+  Part(const Header& h, const TraceOptions& opt, bool filter_ids) : header(&h), opt(opt), ids(filter_ids) {}
+
+  // Reads rows until the end or a row or line that stops reading (`stop`, `failed`); throws nothing.
+  template <class Lines>
+  void read(Lines& reader) noexcept {
+    try {
+      std::string_view line;
+      while (reader.next(line)) {
+        if (line.empty()) continue;
+        ++rows;
+        try {
+          read_row(line, reader.number());
+        } catch (const RowError& e) {
+          if (!opt.lenient) {
+            stop = Problem{reader.number(), e.column, e.message};
+            break;
+          }
+          if (++w.rows_skipped <= kShownSkipped) skipped.push_back({reader.number(), e.column, e.message});
+        }
+      }
+    } catch (const csv_lines::LongLine& e) {
+      stop = Problem{e.line, "", std::string(kLongLine)};
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    lines = reader.number();
+  }
+
+  const Header* header;
+  TraceOptions opt;
+  Workload w;
+  IdIndex ids;
+  std::vector<JobId> open;     // RUNNING jobs without an end, set at the horizon by finish()
+  std::uint64_t rows = 0;      // lines that are not empty
+  std::size_t lines = 0;       // the number of the last line read
+  std::vector<Problem> skipped;  // lenient: the first kShownSkipped skipped rows (all: w.rows_skipped)
+  std::optional<Problem> stop;   // the row (strict) or line (too long) that stopped reading
+  std::exception_ptr failed;     // a read error, or another exception
+  Oddity uneven, unordered;
+  Time latest, last_submit;
+
+ private:
+  std::string_view field(Col c) const { return fields_[header->index[c]]; }
+  // The header's name of the i-th field of a row.
+  std::string_view column_name(std::size_t i) const {
+    return i < header->names.size() ? std::string_view(header->names[i])
+                                    : std::string_view("(past the header's columns)");
+  }
+
+  void read_row(std::string_view line, std::size_t number) {
+    try {
+      split(line, fields_, scratch_);
+    } catch (const SplitError& e) {
+      throw RowError{column_name(e.field), e.message};
+    }
+    if (line.find('\0') != std::string_view::npos)
+      for (std::size_t i = 0; i < fields_.size(); ++i)
+        if (fields_[i].find('\0') != std::string_view::npos)
+          throw RowError{column_name(i), "binary data (a NUL byte): not a CSV text file"};
+    if (fields_.size() < header->min_fields) {
+      std::size_t missing = kCols;  // the first required column past the line's end
+      for (std::size_t c = 0; c < kCols; ++c)
+        if (header->index[c] >= fields_.size() && (missing == kCols || header->index[c] < header->index[missing]))
+          missing = c;
+      throw RowError{kColNames[missing], "missing: the line has " + std::to_string(fields_.size()) +
+                                             " fields, the header " + std::to_string(header->names.size()) +
+                                             " (truncated line?)"};
+    }
+    const Time submit = *parse_time(field(kSubmit), kColNames[kSubmit], true);
+    if ((opt.from && submit < *opt.from) || (opt.to && submit >= *opt.to)) {
+      ++w.rows_outside_window;
+      return;
+    }
+    const std::string_view id = field(kJobId);
+    const std::uint64_t hash = trace_ids::id_hash(id);
+    ids.prefetch(hash);  // its filter word loads while the rest of the row is parsed
+
+    JobRequest r;
+    JobProfile p;
+    r.submit = submit;
+    const auto type = parse_job_type(field(kType));
+    if (!type) throw RowError{kColNames[kType], "unknown job type " + shown(field(kType))};
+    r.type = *type;
+    const auto state = parse_job_state(field(kState));
+    if (!state || *state == JobState::Rejected)
+      throw RowError{kColNames[kState], "unknown job state " + shown(field(kState))};
+    p.final_state = *state;
+    r.gpu_num = field(kGpuNum).empty() && r.type == JobType::CPU ? 0 : parse_count(field(kGpuNum), kColNames[kGpuNum]);
+    r.cpu_num = parse_count(field(kCpuNum), kColNames[kCpuNum]);
+    r.node_num = field(kNodeNum).empty() ? 0 : parse_count(field(kNodeNum), kColNames[kNodeNum]);
+    if (r.node_num == 0) r.node_num = r.gpu_num > 0 ? (r.gpu_num + 7) / 8 : 1;
+    if (id.empty()) throw RowError{kColNames[kJobId], "empty"};
+
+    const std::optional<Time> start = parse_time(field(kStart), kColNames[kStart], false);
+    const std::optional<Time> end = parse_time(field(kEnd), kColNames[kEnd], p.final_state != JobState::Running);
+    if (start && *start < submit) throw RowError{kColNames[kStart], "before submit_time"};
+    if (end && start && *end < *start) throw RowError{kColNames[kEnd], "before start_time"};
+    if (end && *end < submit) throw RowError{kColNames[kEnd], "before submit_time"};
+    if (end) latest = std::max(latest, *end);
+    latest = std::max(latest, start.value_or(submit));
+    if (r.gpu_num % r.node_num != 0) uneven.saw(number);
+    if (w.size() > 0 && submit < last_submit) unordered.saw(number);
+    last_submit = std::max(last_submit, submit);
+
+    if (!start || (p.final_state == JobState::Cancelled && end && *start == *end)) {
+      p.set_cancel_pending_at(end);  // none for RUNNING rows without start: set at the horizon
+      if (!end) open.push_back(static_cast<JobId>(w.size()));
+    } else {
+      p.set_recorded_start(start);
+      if (end) p.run = *end - *start;
+      else open.push_back(static_cast<JobId>(w.size()));
+    }
+    try {
+      r.user = w.users.intern(field(kUser));
+    } catch (const std::length_error& e) {
+      throw RowError{kColNames[kUser], e.what()};
+    }
+    w.add(id, hash, r, p);  // the id's hash is its key
+    ids.add(hash, number);
+  }
+
+  std::vector<std::string_view> fields_;
+  std::string scratch_;
+};
+
+// Appends to `w` (the jobs of the parts before `later`, joined; `all` holds their ids and counts)
+// the part `later`, whose lines are numbered from `line_base` + 1: jobs, users (interned in
+// order), ids and every count, as one reader of both gives them.
+void join(Part& all, Workload& w, Part& later, std::size_t line_base);
+
+// The RUNNING jobs `open` of `w`, without an end, run (or wait) until the horizon.
+void finish_open_jobs(Workload& w, const std::vector<JobId>& open, Time horizon);
+
+// The warnings about the whole file, once every part is joined into `w`.
+void warn_of_whole(std::string_view name, const Part& all, const Workload& w, std::vector<std::string>* warnings);
+
+// Line numbers are kept in 32 bits (IdRef): longer texts are read on one thread.
+inline constexpr std::size_t kMaxPartedText = std::size_t{1} << 32;
+
+}  // namespace acme::acme_trace_rows
