@@ -1,5 +1,5 @@
 // Finding job ids used twice among millions of trace rows, cheaply: for the AcmeTrace reader
-// (workloads/acme_trace_reader.cpp). Inline: added to once a row.
+// (workloads/acme_trace_rows.h). Inline: added to once a row.
 #pragma once
 
 #include <algorithm>
