@@ -33,6 +33,7 @@
 #include "policies/common.h"
 #include "policies/registry.h"
 #include "policies/reservation.h"
+#include "policies/shape.h"
 #include "sim/error.h"
 
 namespace acme {
@@ -227,8 +228,7 @@ class AcmePolicy final : public Policy {
   // while a pass starts jobs, so a shape that did not fit will not (most jobs waiting behind a
   // blocked one share a few shapes). O(shapes seen) a job.
   bool fits_now(const Cluster& cluster, const JobRequest& r) {
-    const Cluster::NodeRange open = cluster.nodes_open_to(r);
-    const Shape shape{r.gpu_num, r.node_num, r.cpu_num, open.first, open.last};
+    const Shape shape = Shape::of(cluster, r);
     if (std::find(no_room_.begin(), no_room_.end(), shape) != no_room_.end()) return false;
     if (cluster.fits_now(r)) return true;
     if (no_room_.size() < kShapesKept) no_room_.push_back(shape);
@@ -260,10 +260,6 @@ class AcmePolicy final : public Policy {
   std::unordered_map<std::size_t, std::map<std::int32_t, JobQueue>> held_back_;
   std::vector<std::size_t> freed_;      // keys of limits a stop freed since the last pass
   std::size_t held_jobs_ = 0;           // in held_back_
-  struct Shape {
-    std::int32_t gpus, nodes, cpus, first_node, last_node;  // a request, and the nodes open to it
-    bool operator==(const Shape&) const = default;
-  };
   static constexpr std::size_t kShapesKept = 16;
   std::vector<Shape> no_room_;  // shapes that did not fit in the pass under way
   bool since_backfill_ = false;  // anything changed since the last backfill pass

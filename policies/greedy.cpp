@@ -3,32 +3,94 @@
 // may wait long). This is how `replay: recorded` places jobs that the modeled cluster could not
 // start at their recorded time.
 //
-// A pass costs O(q) in the queue length q; a job larger than all free GPUs or cores is passed
-// over without a placement search.
+// The queue is kept as groups of one shape (policies/shape.h), each oldest first. A pass merges
+// the groups whose first job fits, oldest job first, and drops a group at its first job that does
+// not fit: the same jobs start in the same order as a walk of the whole queue, since room only
+// shrinks during a pass. When no room came back since the last pass, only the groups that gained
+// a job are looked at: the others did not fit then and cannot now. A pass costs O(g log g) over
+// the g shapes it looks at, plus O(log g) per job started or dropped as withdrawn; never O(queue).
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <queue>
+#include <utility>
 #include <vector>
 
-#include "policies/common.h"
 #include "policies/registry.h"
+#include "policies/shape.h"
 
 namespace acme {
 namespace {
 
 class GreedyPolicy final : public Policy {
  public:
-  void on_queued(JobId job, const JobRequest&) override { queue_.push_back(job); }
+  void on_queued(JobId job, const JobRequest&) override { arrivals_.push_back(job); }
 
   void schedule(SchedulingPass& pass) override {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < queue_.size(); ++i) {
-      const JobId job = queue_[i];
-      if (!pass.is_pending(job)) continue;  // withdrawn while waiting
-      if (!may_fit(pass, job) || !pass.try_start(job)) queue_[kept++] = job;
+    const Cluster& cluster = pass.cluster();
+    const bool room_back = cluster.room_freed() != room_seen_;
+    room_seen_ = cluster.room_freed();
+    for (JobId j : arrivals_) {
+      const auto group = groups_.try_emplace(Shape::of(cluster, pass.request(j))).first;
+      group->second.jobs.push_back({next_++, j});
+      if (!group->second.touched) touched_.push_back(group), group->second.touched = true;
     }
-    queue_.resize(kept);
+    arrivals_.clear();
+    if (room_back) {
+      touched_.clear();
+      for (auto group = groups_.begin(); group != groups_.end(); ++group) touched_.push_back(group);
+    }
+    start_in_order(pass);
   }
 
  private:
-  std::vector<JobId> queue_;
+  struct Group {
+    std::deque<std::pair<std::uint64_t, JobId>> jobs;  // (place in the queue, job), oldest first
+    bool touched = false;                              // gained a job since the last pass
+  };
+  using GroupRef = std::map<Shape, Group>::iterator;
+
+  // Starts every job of the touched groups that fits, oldest first; clears touched_.
+  void start_in_order(SchedulingPass& pass) {
+    auto later = [](const std::pair<std::uint64_t, GroupRef>& a, const std::pair<std::uint64_t, GroupRef>& b) {
+      return a.first > b.first;
+    };
+    std::priority_queue<std::pair<std::uint64_t, GroupRef>, std::vector<std::pair<std::uint64_t, GroupRef>>,
+                        decltype(later)>
+        heads(later);
+    for (GroupRef group : touched_) {
+      group->second.touched = false;
+      if (!drop_withdrawn(pass, group->second))
+        groups_.erase(group);
+      else if (pass.cluster().fits_now(pass.request(group->second.jobs.front().second)))
+        heads.push({group->second.jobs.front().first, group});
+    }
+    touched_.clear();
+    while (!heads.empty()) {
+      const GroupRef group = heads.top().second;
+      heads.pop();
+      std::deque<std::pair<std::uint64_t, JobId>>& jobs = group->second.jobs;
+      if (!pass.try_start(jobs.front().second)) continue;  // no room left for this shape
+      jobs.pop_front();
+      if (drop_withdrawn(pass, group->second)) {
+        if (pass.cluster().fits_now(pass.request(jobs.front().second))) heads.push({jobs.front().first, group});
+      } else {
+        groups_.erase(group);
+      }
+    }
+  }
+
+  // Drops the group's first jobs while they are no longer pending; whether any job is left.
+  static bool drop_withdrawn(const SchedulingPass& pass, Group& group) {
+    while (!group.jobs.empty() && !pass.is_pending(group.jobs.front().second)) group.jobs.pop_front();
+    return !group.jobs.empty();
+  }
+
+  std::vector<JobId> arrivals_;     // queued since the last pass
+  std::map<Shape, Group> groups_;   // pending jobs by shape
+  std::vector<GroupRef> touched_;   // groups to look at in the next pass
+  std::uint64_t next_ = 0;          // the next place in the queue
+  std::uint64_t room_seen_ = ~std::uint64_t{0};  // Cluster::room_freed() at the last pass
 };
 
 const PolicyRegistrar kGreedy({"greedy",
