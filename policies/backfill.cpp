@@ -7,16 +7,19 @@
 // job will not need then. Estimates are the users' (estimate.* in the configuration);
 // a job without one never ends before the shadow time. True run times are never used.
 //
-// A pass costs O(log q) per job started, plus O(r) for the shadow time over r running jobs and
-// O(depth) for the backfill scan: the whole queue is never rescanned. The shadow time is kept
+// A pass costs O(log q) per job started, plus O(r) for the shadow time over r running jobs and,
+// for the backfill scan, O(g log q) over the g shapes queued plus O(log q) per job of the window
+// whose shape fits (policies/shaped_queue.h): the jobs that cannot fit are never looked at. The shadow time is kept
 // until the head, the running jobs or the free room change. A pass after one that started
 // nothing, with no arrival, withdrawal or freed room between them, costs O(1).
+#include <algorithm>
 #include <optional>
 #include <vector>
 
 #include "policies/common.h"
 #include "policies/registry.h"
 #include "policies/reservation.h"
+#include "policies/shaped_queue.h"
 
 namespace acme {
 namespace {
@@ -30,7 +33,10 @@ class BackfillPolicy final : public Policy {
                                                                                 "considered for backfill per pass"))) {}
 
   void on_queued(JobId job, const JobRequest&) override { gate_.arrived(job); }
-  void on_withdrawn(JobId) override { gate_.changed(); }
+  void on_withdrawn(JobId job) override {
+    gate_.changed();
+    queue_.withdrawn(job);
+  }
   void on_stopped(JobId job) override {
     gate_.changed();
     planner_.stopped(job);
@@ -42,37 +48,44 @@ class BackfillPolicy final : public Policy {
     // Nothing arrived, left, started or ended and no room came back since a pass that started
     // nothing: the same jobs are blocked (time only brings the shadow time closer).
     if (!gate_.open(pass)) return;
-    for (JobId j : gate_.arrivals())
-      queue_.insert({by_priority_ ? ranking_.key(pass, j) : 0.0, pass.request(j).submit, j});
+    const Cluster& cluster = pass.cluster();
+    arrived_.clear();
+    for (JobId j : gate_.arrivals()) {
+      arrived_.push_back({by_priority_ ? ranking_.key(pass, j) : 0.0, pass.request(j).submit, j});
+      queue_.insert(cluster, pass.request(j), arrived_.back());
+    }
     gate_.arrivals().clear();
-    for (drop_withdrawn(pass, queue_); !queue_.empty(); drop_withdrawn(pass, queue_)) {
-      if (!pass.try_start(queue_.begin()->job)) break;
-      started(pass, queue_.begin()->job);
-      queue_.erase(queue_.begin());
+    bool same_head = gate_.arrivals_only();
+    for (queue_.drop_withdrawn_front(pass); !queue_.empty(); queue_.drop_withdrawn_front(pass)) {
+      const JobId head = queue_.front().job;
+      if (!pass.try_start(head)) break;
+      started(pass, head);
+      queue_.erase(cluster, pass.request(head), head);
+      same_head = false;
     }
     if (queue_.empty()) return;
-    const JobId head = queue_.begin()->job;
+    const QueueEntry head = queue_.front();
+    same_head = same_head && head == last_head_;
+    last_head_ = head;
+    // The window: the depth_ jobs behind the head. After a pass that started nothing, with only
+    // arrivals since and the same head, the jobs that were queued then are as blocked as they were
+    // (no more room, the same reservation, time later): only the arrivals are looked at. Else
+    // every job of the window whose shape fits.
     std::optional<ShadowPlanner::Reservation> res;  // made when the first candidate with room turns up
-    std::size_t scanned = 0;
-    const Cluster& cluster = pass.cluster();
-    for (auto it = std::next(queue_.begin()); it != queue_.end() && scanned < depth_; ++scanned) {
-      const JobId j = it->job;
-      if (!pass.is_pending(j)) {
-        it = queue_.erase(it);  // withdrawn
-        continue;
-      }
-      if (!cluster.fits_now(pass.request(j))) {
-        ++it;
-        continue;
-      }
-      if (!res) res = planner_.reservation(pass, head);
-      if (ShadowPlanner::may_backfill(pass, j, *res) && pass.try_start(j)) {
-        ShadowPlanner::backfilled(pass, j, *res);
-        started(pass, j);
-        it = queue_.erase(it);
-      } else {
-        ++it;
-      }
+    const auto try_backfill = [&](JobId j) {
+      if (!res) res = planner_.reservation(pass, head.job);
+      if (!ShadowPlanner::may_backfill(pass, j, *res) || !pass.try_start(j)) return false;
+      ShadowPlanner::backfilled(pass, j, *res);
+      started(pass, j);
+      return true;
+    };
+    const QueueEntry* end = queue_.nth(depth_ + 1);
+    if (!same_head) return queue_.visit_fitting(pass, head, end, try_backfill);
+    std::sort(arrived_.begin(), arrived_.end());
+    for (const QueueEntry& e : arrived_) {
+      if (end && !(e < *end)) break;
+      if (head < e && cluster.fits_now(pass.request(e.job)) && try_backfill(e.job))
+        queue_.erase(cluster, pass.request(e.job), e.job);
     }
   }
 
@@ -86,7 +99,9 @@ class BackfillPolicy final : public Policy {
   PriorityRanking ranking_;
   std::size_t depth_;
   PassGate gate_;
-  JobQueue queue_;
+  ShapedQueue queue_;
+  std::vector<QueueEntry> arrived_;  // the pass's arrivals
+  QueueEntry last_head_;             // the first blocked job of the last pass
   ShadowPlanner planner_;
 };
 

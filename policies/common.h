@@ -24,16 +24,23 @@ class PassGate {
   // came back, since the last pass. Then takes note of the room and clears changed(); the caller
   // moves arrivals() into its queue and clears them.
   bool open(const SchedulingPass& pass) {
-    if (arrivals_.empty() && !changed_ && pass.cluster().room_freed() == room_seen_) return false;
+    const bool room_back = pass.cluster().room_freed() != room_seen_;
+    if (arrivals_.empty() && !changed_ && !room_back) return false;
+    arrivals_only_ = !changed_ && !room_back;
     changed_ = false;
     room_seen_ = pass.cluster().room_freed();
     return true;
   }
+  // Whether the pass open() let through was opened by arrivals alone: nothing left, started or
+  // stopped and no room came back since the last pass, which therefore started nothing (a start
+  // is a change), so the jobs queued before are as blocked as they were then.
+  bool arrivals_only() const { return arrivals_only_; }
   std::vector<JobId>& arrivals() { return arrivals_; }
 
  private:
   std::vector<JobId> arrivals_;
   bool changed_ = false;
+  bool arrivals_only_ = false;
   std::uint64_t room_seen_ = 0;  // Cluster::room_freed() at the last pass
 };
 
