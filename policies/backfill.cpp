@@ -60,7 +60,7 @@ class BackfillPolicy final : public Policy {
       const JobId head = queue_.front().job;
       if (!pass.try_start(head)) break;
       started(pass, head);
-      queue_.erase(cluster, pass.request(head), head);
+      queue_.erase(head);
       same_head = false;
     }
     if (queue_.empty()) return;
@@ -85,7 +85,7 @@ class BackfillPolicy final : public Policy {
     for (const QueueEntry& e : arrived_) {
       if (end && !(e < *end)) break;
       if (head < e && cluster.fits_now(pass.request(e.job)) && try_backfill(e.job))
-        queue_.erase(cluster, pass.request(e.job), e.job);
+        queue_.erase(e.job);
     }
   }
 

@@ -9,13 +9,15 @@
 // on both sides: a running job slowed down by the network ends later than its work alone says,
 // and comparing its end with a queued job's work would suspend it for a job no shorter, which
 // then loses to it in turn, pass after pass.
-// A pass costs O(log q) per job started plus O(depth), plus the victims considered (srtf); after
-// a pass that started nothing, with no arrival, withdrawal, stop or freed room since, O(1).
+// A pass costs O(log q) per job started, plus O(g log q) over the g shapes queued (only the jobs
+// of shapes that fit are looked at: policies/shaped_queue.h), plus the victims considered (srtf);
+// after a pass that started nothing, with no arrival, withdrawal, stop or freed room since, O(1).
 #include <cmath>
 #include <vector>
 
 #include "policies/common.h"
 #include "policies/registry.h"
+#include "policies/shaped_queue.h"
 
 namespace acme {
 namespace {
@@ -28,7 +30,10 @@ class ShortestFirst final : public Policy {
                                                                                 "considered per pass"))) {}
 
   void on_queued(JobId job, const JobRequest&) override { gate_.arrived(job); }
-  void on_withdrawn(JobId) override { gate_.changed(); }
+  void on_withdrawn(JobId job) override {  // withdrawn jobs do not count in the window
+    gate_.changed();
+    queue_.erase(job);
+  }
   void on_stopped(JobId job) override {
     gate_.changed();
     if (auto it = running_.find(job); it != running_.end()) {
@@ -42,47 +47,56 @@ class ShortestFirst final : public Policy {
     // nothing: the same jobs are blocked, and no more running jobs outlast them than then.
     if (!gate_.open(pass)) return;
     admit(pass);
-    std::size_t scanned = 0;
-    bool blocked = false;
-    for (auto it = queue_.begin(); it != queue_.end() && scanned < depth_;) {
-      const JobId j = it->job;
-      if (!pass.is_pending(j)) {
-        it = queue_.erase(it);
-        continue;
-      }
-      const bool first = !blocked;
-      bool started = may_fit(pass, j) && pass.try_start(j);
-      if (!started && first && preemptive_) started = start_by_suspending(pass, j, it->key);
-      if (started) {
-       gate_.changed();
-        const Time end = pass.now() + pass.oracle_remaining(j);
-        running_[j] = Running{pass.now(), end, Time::seconds(static_cast<std::int64_t>(it->key))};
-        by_remaining_.insert({end, j});
-        it = queue_.erase(it);
-      } else {
-        blocked = true;
-        ++it;
-      }
-      if (blocked) ++scanned;
+    // The jobs in order while they start (the first that does not may suspend others, srtf).
+    while (!queue_.empty()) {
+      const QueueEntry first = queue_.front();
+      const bool started = (may_fit(pass, first.job) && pass.try_start(first.job)) ||
+                           (preemptive_ && start_by_suspending(pass, first.job, first.key));
+      if (!started) break;
+      record_start(pass, first);
+      queue_.erase(first.job);
     }
+    if (queue_.empty()) return;
+    // Then the depth_ - 1 jobs behind the blocked one: each starts if it fits (shapes that do not
+    // fit are not looked at).
+    const QueueEntry blocked = queue_.front();
+    queue_.visit_fitting(pass, blocked, queue_.nth(depth_), [&](JobId j) {
+      if (!pass.try_start(j)) return false;
+      record_start(pass, queue_.entry_of(j));
+      return true;
+    });
   }
 
  private:
   void admit(const SchedulingPass& pass) {
     for (JobId j : gate_.arrivals())
-      queue_.insert({static_cast<double>(pass.oracle_remaining(j).sec()), pass.request(j).submit, j});
+      queue_.insert(pass.cluster(), pass.request(j), {static_cast<double>(pass.oracle_remaining(j).sec()), pass.request(j).submit, j});
     gate_.arrivals().clear();
+  }
+
+  // The job of `e` started now: its true end is followed (the caller takes it out of the queue).
+  void record_start(const SchedulingPass& pass, QueueEntry e) {
+    gate_.changed();
+    const Time end = pass.now() + pass.oracle_remaining(e.job);
+    running_[e.job] = Running{pass.now(), end, Time::seconds(static_cast<std::int64_t>(e.key))};
+    by_remaining_.insert({end, e.job});
   }
 
   // Suspends running jobs with more work left than `j` (latest end first) to start it. Work runs
   // at most at full speed, so a job with more work left than `j` also ends after now + its work.
+  // A plan that failed fails again for the same job and victims while no room came back (room
+  // only shrank, and the victims hold what they held): it is not made again.
   bool start_by_suspending(SchedulingPass& pass, JobId j, double work) {
     const Time now = pass.now(), left = Time::seconds(static_cast<std::int64_t>(work));
-    std::vector<JobId> victims;
+    victims_.clear();
     const std::size_t budget = victim_budget(pass.request(j));
-    for (auto it = by_remaining_.rbegin(); it != by_remaining_.rend() && it->first > now + left && victims.size() < budget; ++it)
-      if (running_.at(it->second).work_left(now) > left) victims.push_back(it->second);
-    return start_by_preempting(pass, j, victims, SchedulingPass::Preempt::Suspend);
+    for (auto it = by_remaining_.rbegin(); it != by_remaining_.rend() && it->first > now + left && victims_.size() < budget; ++it)
+      if (running_.at(it->second).work_left(now) > left) victims_.push_back(it->second);
+    const std::uint64_t room = pass.cluster().room_freed();
+    if (failed_.job == j && failed_.room == room && failed_.victims == victims_) return false;
+    if (start_by_preempting(pass, j, victims_, SchedulingPass::Preempt::Suspend)) return true;
+    failed_ = {j, room, victims_};
+    return false;
   }
 
   // A running job: its work left at full speed falls from `work` at `start` to none at `end`.
@@ -98,9 +112,15 @@ class ShortestFirst final : public Policy {
   bool preemptive_;
   std::size_t depth_;
   PassGate gate_;
-  JobQueue queue_;
+  ShapedQueue queue_;
   std::unordered_map<JobId, Running> running_;
   std::set<std::pair<Time, JobId>> by_remaining_;  // running jobs by true end
+  std::vector<JobId> victims_;                     // start_by_suspending's, kept to reuse its memory
+  struct FailedPlan {
+    JobId job = 0;
+    std::uint64_t room = ~std::uint64_t{0};  // Cluster::room_freed() then
+    std::vector<JobId> victims;
+  } failed_;  // the last plan that did not start its job
 };
 
 const PolicyRegistrar kSjf({"sjf",

@@ -10,11 +10,10 @@ void ShapedQueue::visit_fitting(const SchedulingPass& pass, const QueueEntry& af
   const QueueEntry last = bounded ? *before : QueueEntry{};
   const auto in_window = [&](const QueueEntry& e) { return !bounded || e < last; };
   for (auto it = withdrawn_.upper_bound(after); it != withdrawn_.end() && in_window(*it);) {
-    const JobId job = (it++)->job;
-    erase(pass.cluster(), pass.request(job), job);
+    erase((it++)->job);
   }
   // The first job of the window of each shape that fits, the earliest on top.
-  using Head = std::tuple<QueueEntry, std::map<Shape, Group>::iterator, Group::iterator>;
+  using Head = std::tuple<QueueEntry, GroupRef, Group::iterator>;
   const auto later = [](const Head& a, const Head& b) { return std::get<0>(b) < std::get<0>(a); };
   std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
   const Cluster& cluster = pass.cluster();

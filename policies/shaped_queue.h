@@ -34,30 +34,35 @@ class ShapedQueue {
   bool empty() const { return ranked_.empty(); }
   std::size_t size() const { return ranked_.size(); }
   const QueueEntry& front() const { return *ranked_.begin(); }
+  // The queued job's entry. REQUIRES: it is queued.
+  const QueueEntry& entry_of(JobId job) const { return entry_of_.at(job).entry; }
 
   // REQUIRES: the job is not queued.
   void insert(const Cluster& cluster, const JobRequest& r, const QueueEntry& e) {
+    const auto group = by_shape_.try_emplace(Shape::of(cluster, r)).first;
+    group->second.insert(e);
     ranked_.insert(e);
-    by_shape_[Shape::of(cluster, r)].insert(e);
-    entry_of_.emplace(e.job, e);
+    entry_of_.emplace(e.job, Place{e, group});
   }
-  // Takes the job out of the queue. REQUIRES: it is queued.
-  void erase(const Cluster& cluster, const JobRequest& r, JobId job) {
-    const QueueEntry e = entry_of_.at(job);
-    entry_of_.erase(job);
+  // Takes the job out of the queue, if it is queued.
+  void erase(JobId job) {
+    const auto it = entry_of_.find(job);
+    if (it == entry_of_.end()) return;
+    const auto [e, group] = it->second;
+    entry_of_.erase(it);
     ranked_.erase(e);
     withdrawn_.erase(e);
-    const auto group = by_shape_.find(Shape::of(cluster, r));
     group->second.erase(e);
     if (group->second.empty()) by_shape_.erase(group);
   }
-  // The job left the queue without starting: dropped when a pass walks over it.
+  // The job left the queue without starting: it keeps its place, and so counts in a window, until
+  // a pass walks over it (for a policy whose window counts withdrawn jobs; else erase() it).
   void withdrawn(JobId job) {
-    if (const auto it = entry_of_.find(job); it != entry_of_.end()) withdrawn_.insert(it->second);
+    if (const auto it = entry_of_.find(job); it != entry_of_.end()) withdrawn_.insert(it->second.entry);
   }
   // Drops the withdrawn jobs at the front.
   void drop_withdrawn_front(const SchedulingPass& pass) {
-    while (!empty() && !pass.is_pending(front().job)) erase(pass.cluster(), pass.request(front().job), front().job);
+    while (!empty() && !pass.is_pending(front().job)) erase(front().job);
   }
 
   // The entry n places after the front; nullptr if the queue is shorter.
@@ -77,9 +82,14 @@ class ShapedQueue {
   using Ranked = __gnu_pbds::tree<QueueEntry, __gnu_pbds::null_type, std::less<QueueEntry>, __gnu_pbds::rb_tree_tag,
                                   __gnu_pbds::tree_order_statistics_node_update>;
   using Group = std::set<QueueEntry>;
+  using GroupRef = std::map<Shape, Group>::iterator;
+  struct Place {
+    QueueEntry entry;
+    GroupRef group;
+  };
   Ranked ranked_;                               // every queued job, in order, with ranks
   std::map<Shape, Group> by_shape_;             // the same jobs by shape
-  std::unordered_map<JobId, QueueEntry> entry_of_;
+  std::unordered_map<JobId, Place> entry_of_;
   std::set<QueueEntry> withdrawn_;              // queued jobs that were withdrawn
 };
 
