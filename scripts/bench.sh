@@ -9,7 +9,9 @@
 #   $BENCH_OUT/replay.csv   case,policy,jobs,nodes,outputs,runs,wall_s_median,wall_s_min,peak_mib,target_s,
 #                           fifo_s_median (rows with a target in x FIFO: FIFO's runs, alternated with
 #                           theirs), date, machine (the day, UTC, and the machine's CPUs, cores, memory)
-# Usage: scripts/bench.sh [--smoke] [--no-build] [--build-dir DIR] [--runs N]
+# Usage: scripts/bench.sh [--smoke] [--no-build] [--build-dir DIR] [--runs N] | --depth [ARGS]
+#   --depth     cost against queue depth instead: experiments/performance/depth.sh ARGS (every
+#               policy on a second generator's deep-queue traces, alternated with FIFO; depth.csv)
 #   --smoke     10k jobs of a 3-day trace, one run each, kernels for a moment: what CI runs (ctest
 #               bench_script_smoke) so that nothing rots
 #   --no-build  use the build folder as it is (default build/; --build-dir another)
@@ -17,6 +19,7 @@
 # Traces are generated once (acmesim gen, seed 1) and kept in $BENCH_DIR (default /tmp/acmesim-bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ "${1:-}" = --depth ] && shift && exec experiments/performance/depth.sh "$@"
 smoke=0 build=1 runs=3 bin_dir=build
 while [ $# -gt 0 ]; do
   case $1 in
