@@ -33,7 +33,7 @@
 #include "policies/common.h"
 #include "policies/registry.h"
 #include "policies/reservation.h"
-#include "policies/shape.h"
+#include "policies/shaped_queue.h"
 #include "sim/error.h"
 
 namespace acme {
@@ -69,6 +69,14 @@ class QosLimits {
   // The keys of the two limits a job of `user` and `type` counts against.
   static std::array<std::size_t, 2> keys_of(std::uint32_t user, JobType type) {
     return {static_cast<std::size_t>(type), kJobTypeCount + index(user, type)};
+  }
+  // Jobs of one tag and shape are bound by the same limits: 0 for a type without limits, else the
+  // type and, with a per-user limit, the user.
+  std::uint64_t tag_of(const JobRequest& r) const {
+    const auto t = static_cast<std::size_t>(r.type);
+    if (type_limit_[t] == 0 && user_limit_[t] == 0) return 0;
+    const std::uint64_t user = user_limit_[t] > 0 ? std::uint64_t{r.user} + 1 : 0;
+    return 1 + t + kJobTypeCount * user;
   }
   // GPUs the limit of `key` leaves now (a key binding() returned).
   std::int64_t headroom(std::size_t key) const {
@@ -116,7 +124,10 @@ class AcmePolicy final : public Policy {
             "backfill_depth", 500, 1, 1e9, "jobs behind the first blocked one a backfill pass looks at (bf_max_job_test)"))) {}
 
   void on_queued(JobId job, const JobRequest&) override { gate_.arrived(job); }
-  void on_withdrawn(JobId) override { gate_.changed(); }
+  void on_withdrawn(JobId job) override {
+    gate_.changed();
+    for (ShapedQueue& queue : queues_) queue.withdrawn(job);
+  }
   void on_stopped(JobId job) override {
     gate_.changed();
     planner_.stopped(job);
@@ -138,15 +149,14 @@ class AcmePolicy final : public Policy {
     const bool backfill_due = since_backfill_ && pass.now().sec() % interval_s_ == 0;
     if (!changed && !backfill_due) return;
     if (backfill_due) since_backfill_ = false;
-    for (JobId j : gate_.arrivals())
-      queues_[pass.request(j).gpu_num > 0].insert({ranking_.key(pass, j), pass.request(j).submit, j});
+    for (JobId j : gate_.arrivals()) enqueue(pass, {ranking_.key(pass, j), pass.request(j).submit, j});
     gate_.arrivals().clear();
-    for (const std::size_t key : freed_) readmit(key);  // once every stop of this instant is in
+    for (const std::size_t key : freed_) readmit(pass, key);  // once every stop of this instant is in
     freed_.clear();
 
     started_now_ = false;
     bool waiting = false;
-    for (JobQueue& queue : queues_) waiting = scan(pass, queue, backfill_due) || waiting;
+    for (ShapedQueue& queue : queues_) waiting = scan(pass, queue, backfill_due) || waiting;
     // The next backfill pass, while a blocked job has others behind it and something changed.
     if (waiting && (since_backfill_ || started_now_))
       pass.wake_at(Time::seconds((pass.now().sec() / interval_s_ + 1) * interval_s_));
@@ -158,7 +168,7 @@ class AcmePolicy final : public Policy {
   // at when a job counting against its limit stops, not at every pass. Held jobs are grouped by
   // GPUs, so a readmission looks at the first of each group: O(sizes) a job readmitted or not,
   // however many are held.
-  void readmit(std::size_t key) {
+  void readmit(const SchedulingPass& pass, std::size_t key) {
     const auto held = held_back_.find(key);
     if (held == held_back_.end()) return;
     const std::int64_t room = limits_.headroom(key);
@@ -173,66 +183,81 @@ class AcmePolicy final : public Policy {
       if (first == held->second.end()) break;
       taken += first->first;
       --held_jobs_;
-      queues_[1].insert(*first->second.begin());  // only GPU jobs are held back
+      enqueue(pass, *first->second.begin());  // only GPU jobs are held back
       first->second.erase(first->second.begin());
       if (first->second.empty()) held->second.erase(first);
     }
     if (held->second.empty()) held_back_.erase(held);
   }
 
+  void enqueue(const SchedulingPass& pass, const QueueEntry& e) {
+    const JobRequest& r = pass.request(e.job);
+    queues_[r.gpu_num > 0].insert(pass, e, limits_.tag_of(r));
+  }
+  void hold(std::size_t limit, const JobRequest& r, const QueueEntry& e) {
+    held_back_[limit][r.gpu_num].insert(e);
+    ++held_jobs_;
+  }
+
   // One partition's queue: the main scheduler, and the backfill scheduler when due. Returns
   // whether a job is blocked while others wait (queued, or held back by a limit).
-  bool scan(SchedulingPass& pass, JobQueue& queue, bool backfill_due) {
-    std::optional<JobId> head;  // the first job that does not fit
-    std::optional<ShadowPlanner::Reservation> res;
-    std::size_t scanned = 0;
-    no_room_.clear();
-    for (auto it = queue.begin(); it != queue.end();) {
-      const JobId j = it->job;
-      if (!pass.is_pending(j)) {
-        it = queue.erase(it);  // withdrawn
-        continue;
+  bool scan(SchedulingPass& pass, ShapedQueue& queue, bool backfill_due) {
+    std::optional<QueueEntry> head;  // the first job that does not fit
+    while (!queue.empty()) {
+      const QueueEntry first = queue.front();
+      const JobRequest& r = pass.request(first.job);
+      if (!pass.is_pending(first.job)) {
+        queue.erase(first.job);  // withdrawn
+      } else if (const auto limit = limits_.binding(r)) {
+        hold(*limit, r, first);  // set aside until that limit frees (readmit)
+        queue.erase(first.job);
+      } else if (start(pass, first.job)) {
+        queue.erase(first.job);
+      } else {
+        head = first;
+        break;
       }
-      const JobRequest& r = pass.request(j);
-      if (const auto limit = limits_.binding(r)) {  // set aside until that limit frees (readmit)
-        held_back_[*limit][r.gpu_num].insert(*it);
-        ++held_jobs_;
-        it = queue.erase(it);
-        continue;
-      }
-      if (!head) {
-        if (start(pass, j)) {
-          it = queue.erase(it);
-        } else {
-          head = j;
-          if (!backfill_due) break;
-          ++it;
-        }
-        continue;
-      }
-      if (++scanned > depth_) break;
-      if (fits_now(pass.cluster(), r)) {
-        if (!res) res = planner_.reservation(pass, *head);
-        if (ShadowPlanner::may_backfill(pass, j, *res) && start(pass, j)) {
-          ShadowPlanner::backfilled(pass, j, *res);
-          it = queue.erase(it);
-          continue;
-        }
-      }
-      ++it;
     }
+    if (head && backfill_due) backfill(pass, queue, *head);
     return head && queue.size() + held_jobs_ > 1;
   }
 
-  // Cluster::fits_now, remembering within a pass the shapes that did not fit: room only shrinks
-  // while a pass starts jobs, so a shape that did not fit will not (most jobs waiting behind a
-  // blocked one share a few shapes). O(shapes seen) a job.
-  bool fits_now(const Cluster& cluster, const JobRequest& r) {
-    const Shape shape = Shape::of(cluster, r);
-    if (std::find(no_room_.begin(), no_room_.end(), shape) != no_room_.end()) return false;
-    if (cluster.fits_now(r)) return true;
-    if (no_room_.size() < kShapesKept) no_room_.push_back(shape);
-    return false;
+  // The backfill scheduler: the jobs behind `head` in order, withdrawn ones and those a limit
+  // binds set aside without being counted, until depth_ have been counted; each that fits starts
+  // if it does not delay `head`. Only the groups that fit or that a limit binds are walked
+  // (policies/shaped_queue.h): a job's count is its rank behind the head, once the jobs set aside
+  // before it are out of the queue, plus the jobs this walk started. A start against a limit asks
+  // again which groups it binds.
+  void backfill(SchedulingPass& pass, ShapedQueue& queue, const QueueEntry& head) {
+    using Step = ShapedQueue::Step;
+    const Cluster& cluster = pass.cluster();
+    const std::size_t head_rank = queue.rank(head);
+    std::optional<ShadowPlanner::Reservation> res;
+    std::size_t started = 0;  // by this walk: out of the queue, but counted
+    queue.walk(
+        head,
+        [&](JobId j) {
+          const JobRequest& r = pass.request(j);
+          return limits_.binding(r).has_value() || cluster.fits_now(r);
+        },
+        [&](JobId j) {
+          const QueueEntry& e = queue.entry_of(j);
+          const std::size_t counted_before = queue.rank(e) - head_rank - 1 + started;
+          if (counted_before > depth_) return Step::Stop;
+          if (!pass.is_pending(j)) return Step::Take;
+          const JobRequest& r = pass.request(j);
+          if (const auto limit = limits_.binding(r)) {
+            hold(*limit, r, e);
+            return Step::Take;
+          }
+          if (counted_before + 1 > depth_) return Step::Stop;
+          if (!cluster.fits_now(r)) return Step::Leave;
+          if (!res) res = planner_.reservation(pass, head.job);
+          if (!ShadowPlanner::may_backfill(pass, j, *res) || !start(pass, j)) return Step::Keep;
+          ShadowPlanner::backfilled(pass, j, *res);
+          ++started;
+          return limits_.tag_of(r) != 0 ? Step::Retake : Step::Take;
+        });
   }
 
   bool start(SchedulingPass& pass, JobId j) {
@@ -255,13 +280,11 @@ class AcmePolicy final : public Policy {
   std::size_t depth_;
 
   PassGate gate_;
-  JobQueue queues_[2];  // pending jobs by priority: CPU jobs, GPU jobs (Slurm's partitions)
+  ShapedQueue queues_[2];  // pending jobs by priority: CPU jobs, GPU jobs (Slurm's partitions)
   // Pending jobs a QOS limit holds back, by the limit's key and then by GPUs, out of the queue.
   std::unordered_map<std::size_t, std::map<std::int32_t, JobQueue>> held_back_;
   std::vector<std::size_t> freed_;      // keys of limits a stop freed since the last pass
   std::size_t held_jobs_ = 0;           // in held_back_
-  static constexpr std::size_t kShapesKept = 16;
-  std::vector<Shape> no_room_;  // shapes that did not fit in the pass under way
   bool since_backfill_ = false;  // anything changed since the last backfill pass
   bool started_now_ = false;     // the pass under way started a job
   ShadowPlanner planner_;

@@ -52,7 +52,7 @@ class BackfillPolicy final : public Policy {
     arrived_.clear();
     for (JobId j : gate_.arrivals()) {
       arrived_.push_back({by_priority_ ? ranking_.key(pass, j) : 0.0, pass.request(j).submit, j});
-      queue_.insert(cluster, pass.request(j), arrived_.back());
+      queue_.insert(pass, arrived_.back());
     }
     gate_.arrivals().clear();
     bool same_head = gate_.arrivals_only();

@@ -69,8 +69,9 @@ class ShortestFirst final : public Policy {
 
  private:
   void admit(const SchedulingPass& pass) {
-    for (JobId j : gate_.arrivals())
-      queue_.insert(pass.cluster(), pass.request(j), {static_cast<double>(pass.oracle_remaining(j).sec()), pass.request(j).submit, j});
+    for (JobId j : gate_.arrivals())  // a job withdrawn before it was admitted never counted in a window
+      if (pass.is_pending(j))
+        queue_.insert(pass, {static_cast<double>(pass.oracle_remaining(j).sec()), pass.request(j).submit, j});
     gate_.arrivals().clear();
   }
 

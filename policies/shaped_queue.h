@@ -3,26 +3,27 @@
 // the jobs that could start, not for every job in the window.
 //
 // An entry's rank is its place in the queue (O(log q)); nth(n) is the entry n places after the
-// front. Jobs are also kept by shape (policies/shape.h): all the jobs of a shape fit now or none
-// does, and room only shrinks while a pass starts jobs, so visit_fitting() walks only the shapes
-// that fit, each until its first job that does not.
+// front. Jobs are also kept in groups: one per shape (policies/shape.h) and tag (a policy's own
+// split, such as the QOS limits a job counts against; 0 by default). All the jobs of a shape fit
+// now or none does, and room only shrinks while a pass starts jobs, so walk() can follow only the
+// groups a policy wants (those that fit), each until the policy leaves it.
 //
-// A withdrawn job keeps its place (it still counts in a window, as in a walk of the queue) until
-// a pass walks over it: visit_fitting() and drop_withdrawn_front() drop those they pass.
+// A withdrawn job keeps its place (it still counts in a rank, as in a walk of the queue) until the
+// policy takes it out: withdrawn() marks it, and walk() visits every marked job on its way, whatever
+// its group. A policy whose windows do not count withdrawn jobs erase()s them instead.
 //
-// Cost: insert, erase O(log q); nth O(log q); visit_fitting O(g log q) over the g shapes queued,
-// plus O(log g) per job it visits and O(log q) per withdrawn job it drops.
+// Cost: insert, erase, rank, nth O(log q); walk O(g) over the g groups queued, plus O(log q) per
+// job visited, plus O(g) each time the policy asks for the groups to be looked at again.
 #pragma once
 
 #include <ext/pb_ds/assoc_container.hpp>
 #include <ext/pb_ds/tree_policy.hpp>
+#include <cstdint>
 #include <functional>
 #include <map>
-#include <queue>
 #include <set>
 #include <unordered_map>
 #include <utility>
-#include <vector>
 
 #include "policies/common.h"
 #include "policies/shape.h"
@@ -36,27 +37,20 @@ class ShapedQueue {
   const QueueEntry& front() const { return *ranked_.begin(); }
   // The queued job's entry. REQUIRES: it is queued.
   const QueueEntry& entry_of(JobId job) const { return entry_of_.at(job).entry; }
+  // How many queued jobs come before `e` in the order.
+  std::size_t rank(const QueueEntry& e) const { return ranked_.order_of_key(e); }
+  // The entry n places after the front; nullptr if the queue is shorter.
+  const QueueEntry* nth(std::size_t n) const {
+    const auto it = ranked_.find_by_order(n);
+    return it == ranked_.end() ? nullptr : &*it;
+  }
 
-  // REQUIRES: the job is not queued.
-  void insert(const Cluster& cluster, const JobRequest& r, const QueueEntry& e) {
-    const auto group = by_shape_.try_emplace(Shape::of(cluster, r)).first;
-    group->second.insert(e);
-    ranked_.insert(e);
-    entry_of_.emplace(e.job, Place{e, group});
-  }
+  // Queues the job of `e` (marked withdrawn if it already left: the core may withdraw a job
+  // before the policy's next pass admits it). REQUIRES: the job is not queued.
+  void insert(const SchedulingPass& pass, const QueueEntry& e, std::uint64_t tag = 0);
   // Takes the job out of the queue, if it is queued.
-  void erase(JobId job) {
-    const auto it = entry_of_.find(job);
-    if (it == entry_of_.end()) return;
-    const auto [e, group] = it->second;
-    entry_of_.erase(it);
-    ranked_.erase(e);
-    withdrawn_.erase(e);
-    group->second.erase(e);
-    if (group->second.empty()) by_shape_.erase(group);
-  }
-  // The job left the queue without starting: it keeps its place, and so counts in a window, until
-  // a pass walks over it (for a policy whose window counts withdrawn jobs; else erase() it).
+  void erase(JobId job);
+  // The queued job left the queue without starting: it keeps its place until erased (see above).
   void withdrawn(JobId job) {
     if (const auto it = entry_of_.find(job); it != entry_of_.end()) withdrawn_.insert(it->second.entry);
   }
@@ -65,32 +59,40 @@ class ShapedQueue {
     while (!empty() && !pass.is_pending(front().job)) erase(front().job);
   }
 
-  // The entry n places after the front; nullptr if the queue is shorter.
-  const QueueEntry* nth(std::size_t n) const {
-    const auto it = ranked_.find_by_order(n);
-    return it == ranked_.end() ? nullptr : &*it;
-  }
+  // What a walk's visit tells it: go on with the job's group (Keep); leave the group (Leave); the
+  // job leaves the queue, the walk takes it out (Take), and asks `wanted` again for every group it
+  // is not following, from the job on (Retake: the policy's state changed, as its limits after a
+  // start); end the walk (Stop).
+  enum class Step : std::uint8_t { Keep, Leave, Take, Retake, Stop };
+  // Visits, in queue order, the jobs after `after` of the groups `wanted` accepts (asked with each
+  // group's first job after `after`, and again after a Retake) and every withdrawn job, calling
+  // visit(job) for each. A withdrawn job may be visited twice (from its group and as withdrawn)
+  // unless the first visit takes it.
+  void walk(const QueueEntry& after, const std::function<bool(JobId)>& wanted,
+            const std::function<Step(JobId)>& visit);
 
-  // Walks, in queue order, the jobs after `after` and before `before` (nullptr: to the end) whose
-  // shape fits now, and calls start(job) for each: it returns whether it started the job, which
-  // then leaves the queue. A shape is left at its first job that does not fit; the withdrawn jobs
-  // of the window are dropped.
+  // backfill's and sjf's walk: the jobs after `after` and before `before` (nullptr: to the end)
+  // whose shape fits now; start(job) returns whether it started the job, which then leaves the
+  // queue. Withdrawn jobs of the window are taken out.
   void visit_fitting(const SchedulingPass& pass, const QueueEntry& after, const QueueEntry* before,
                      const std::function<bool(JobId)>& start);
 
  private:
   using Ranked = __gnu_pbds::tree<QueueEntry, __gnu_pbds::null_type, std::less<QueueEntry>, __gnu_pbds::rb_tree_tag,
                                   __gnu_pbds::tree_order_statistics_node_update>;
-  using Group = std::set<QueueEntry>;
-  using GroupRef = std::map<Shape, Group>::iterator;
+  struct Group {
+    std::set<QueueEntry> jobs;
+    bool followed = false;  // by the walk under way
+  };
+  using GroupMap = std::map<std::pair<Shape, std::uint64_t>, Group>;
   struct Place {
     QueueEntry entry;
-    GroupRef group;
+    GroupMap::iterator group;
   };
-  Ranked ranked_;                               // every queued job, in order, with ranks
-  std::map<Shape, Group> by_shape_;             // the same jobs by shape
+  Ranked ranked_;                    // every queued job, in order, with ranks
+  GroupMap groups_;                  // the same jobs by shape and tag
   std::unordered_map<JobId, Place> entry_of_;
-  std::set<QueueEntry> withdrawn_;              // queued jobs that were withdrawn
+  std::set<QueueEntry> withdrawn_;   // queued jobs that were withdrawn
 };
 
 }  // namespace acme
