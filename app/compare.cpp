@@ -60,7 +60,8 @@ Comparison compare_runs(const CsvTable& t, const CompareOptions& options) {
 
   std::map<std::string, std::size_t> index;
   std::vector<std::vector<std::vector<double>>> values;  // group, metric, run
-  std::vector<std::set<std::string>> pooled(swept.size());
+  std::vector<std::map<std::string, std::set<std::string>>> pooled(swept.size());  // column, group: values
+  std::vector<std::vector<std::string>> first_seen(swept.size());                  // column: values in row order
   std::size_t left_out = 0;
   for (const auto& row : t.rows) {
     if (status && row[*status] != "ok") {
@@ -77,7 +78,11 @@ Comparison compare_runs(const CsvTable& t, const CompareOptions& options) {
     ++out.groups[it->second].runs;
     for (std::size_t m = 0; m < metric.size(); ++m)
       if (auto v = number(row[metric[m]])) values[it->second][m].push_back(*v);
-    for (std::size_t s = 0; s < swept.size(); ++s) pooled[s].insert(name + '\n' + row[swept[s]]);
+    for (std::size_t s = 0; s < swept.size(); ++s) {
+      pooled[s][name].insert(row[swept[s]]);
+      auto& seen = first_seen[s];
+      if (std::find(seen.begin(), seen.end(), row[swept[s]]) == seen.end()) seen.push_back(row[swept[s]]);
+    }
   }
   if (out.groups.empty()) throw InputError("summary.csv has no finished runs to compare");
 
@@ -112,10 +117,18 @@ Comparison compare_runs(const CsvTable& t, const CompareOptions& options) {
         g.metrics[m].ratio = g.metrics[m].mean / base.metrics[m].mean;
 
   if (left_out > 0) out.notes.push_back(std::to_string(left_out) + " runs that did not finish are left out");
-  for (std::size_t s = 0; s < swept.size(); ++s)
-    if (pooled[s].size() > out.groups.size())
-      out.notes.push_back("groups pool runs of different " + t.header[swept[s]] + "; add --by " + t.header[swept[s]] +
-                          " to keep them apart");
+  for (std::size_t s = 0; s < swept.size(); ++s) {
+    std::set<std::string> mixed;  // the values of the column in the groups where it varies
+    for (const auto& [group, seen] : pooled[s])
+      if (seen.size() > 1) mixed.insert(seen.begin(), seen.end());
+    if (mixed.empty()) continue;
+    std::string list;
+    for (const std::string& v : first_seen[s])
+      if (mixed.count(v)) list += (list.empty() ? "" : ", ") + (v.empty() ? std::string("not set") : v);
+    const std::string& key = t.header[swept[s]];
+    out.warnings.push_back(key + " varies inside groups (" + list + "), whose means pool its values; add --by " + key +
+                           " to keep them apart");
+  }
   return out;
 }
 
@@ -164,6 +177,7 @@ std::string format_comparison(const Comparison& c, const CompareOptions& options
   out += "mean ± half-width of its 95% confidence interval over the group's runs; ratio: mean over the mean of " +
          c.baseline + "\n";
   for (const std::string& n : c.notes) out += "note: " + n + "\n";
+  for (const std::string& w : c.warnings) out += "warning: " + w + "\n";
   return out;
 }
 

@@ -3,8 +3,9 @@
 // Groups the ok rows of a merged summary.csv by the values of some columns and gives, for each
 // group and metric, the mean over the group's runs (usually its seeds), the half-width of the 95%
 // confidence interval of that mean (Student's t with n - 1 degrees of freedom; none for n = 1),
-// and the ratio of the mean to the baseline group's mean. Swept columns (those before run_id)
-// that vary inside a group, other than seed, are pooled, and the comparison says so.
+// and the ratio of the mean to the baseline group's mean. A swept column (one before run_id)
+// other than seed that varies inside a group is pooled into the group's mean, and the comparison
+// warns, one line a column naming it and its values ("not set" for an empty cell).
 #pragma once
 
 #include <cstddef>
@@ -39,7 +40,8 @@ struct Comparison {
   std::vector<std::string> metrics;
   std::vector<CompareGroup> groups;  // in order of first appearance
   std::string baseline;
-  std::vector<std::string> notes;    // failed runs left out, columns pooled
+  std::vector<std::string> notes;     // failed runs left out
+  std::vector<std::string> warnings;  // swept columns that vary inside a group
 };
 
 // Throws InputError for a --by column or metric the table does not have, or an unknown baseline.

@@ -63,8 +63,11 @@ Command add_gen(CLI::App& app) {
   auto gen = std::make_shared<acme::GenArgs>();
   CLI::App* cmd = app.add_subcommand("gen", "write a synthetic trace in the AcmeTrace schema");
   cmd->add_option("--cluster", gen->cluster, "seren or kalos: schema and default model")->capture_default_str();
-  cmd->add_option("--from", gen->from, "first submit day, e.g. 2023-03-01 (UTC)")->required();
-  cmd->add_option("--to", gen->to, "end of the window (exclusive)")->required();
+  cmd->add_option("--from", gen->from,
+                  "first submit time: a date is midnight UTC (2023-03-01), a time carries its offset "
+                  "(\"2023-03-01 00:00:00+08:00\")")
+      ->required();
+  cmd->add_option("--to", gen->to, "end of the window (exclusive), same forms as --from")->required();
   cmd->add_option("--seed", gen->seed, "random seed")->capture_default_str();
   cmd->add_option("--load", gen->load, "arrival-rate multiplier (1.0: published rate)")->capture_default_str();
   cmd->add_option("-o,--output", gen->output, "trace file to write")->required();
@@ -180,14 +183,16 @@ int main(int argc, char** argv) {
                "modeled on the Acme datacenter (Seren and Kalos, NSDI '24)."};
   app.require_subcommand(1);
   app.footer(
+      "\nDates: a date alone is midnight UTC (2023-04-01); a time carries its offset (2023-04-01 00:00:00+08:00,\n"
+      "the Seren trace's own; Kalos's is UTC). A configured window is printed as it was written.\n"
       "\nExamples:\n"
       "  acmesim run configs/seren.yaml                      one month of synthetic Seren, the Acme baseline\n"
-      "  acmesim run configs/seren.yaml --set workload.trace=trace_seren.csv \\\n"
-      "      --set workload.from=2023-04-01 --set workload.to=2023-05-01 --out out/april\n"
+      "  acmesim run configs/seren.yaml --set workload.trace=trace_seren.csv --out out/april \\\n"
+      "      --set workload.from=\"2023-04-01 00:00:00+08:00\" --set workload.to=\"2023-05-01 00:00:00+08:00\"\n"
       "  acmesim run configs/kalos.yaml --set workload.trace=trace_kalos.csv --set replay=recorded \\\n"
       "      --set policy.name=greedy\n"
-      "  acmesim gen --cluster seren --from 2023-03-01 --to 2023-09-01 -o out/seren6m.csv\n"
-      "  acmesim calibrate out/seren6m.csv --cluster seren --out out/calibrate   table, plots, exit 1 if off\n"
+      "  acmesim gen --cluster seren --from 2023-03-01 --to 2023-09-01 --seed 1 -o out/seren_6m.csv\n"
+      "  acmesim calibrate out/seren_6m.csv --cluster seren --out out/calibrate   table, plots, exit 1 if off\n"
       "  acmesim validate trace_seren.csv --cluster seren --out out/validate\n"
       "                                 queueing delay replayed vs recorded, per type; exit 1 if off\n"
       "  acmesim sweep configs/sweeps/example.yaml --out out/sweep   many runs in parallel, one summary.csv\n"

@@ -12,9 +12,17 @@
 // Runs are numbered in sweep order: the first grid axis changes slowest, then the later grid
 // axes, the zip, the windows, and the seeds fastest. Values from the sweep file keep its file and
 // line, so a bad key or value is an InputError "sweep.yaml:7: policy.nmae: ..." and paths in it
-// are relative to its folder. Axis values are single values (no lists or mappings). Every run is
-// validated before any starts: its configuration, its cluster file, and the keys of its policy
-// and other plugins (resolve_run in app.h).
+// are relative to its folder. Axis values are single values (no lists or mappings), or null: that
+// run does not set the key (zip: {policy.name: [acme, backfill], policy.depth: [null, 64]}).
+// Every run is validated before any starts: its configuration, its cluster file, and the keys of
+// its policy and other plugins (resolve_run in app.h).
+//
+// Policies with different keys: a policy.* key of the sweep file (set or an axis) that a run's
+// policy does not read is left out of that run, and its swept column is empty in that run's row
+// (grid: {policy.name: [acme, backfill], policy.depth: [64, 256]} runs backfill twice and acme
+// without policy.depth). Runs that become the same run once such keys are left out are one run,
+// listed once, at the position of the first (that grid has 3 runs, not 4). A key that no policy
+// of the sweep reads is still an error, at its line: a misspelt key is not silently dropped.
 //
 // A sweep's runs always write summary.csv (the merge needs it) and never print the console table.
 //
@@ -48,7 +56,7 @@
 namespace acme {
 
 struct SweepRun {
-  std::size_t index = 0;  // position in sweep order
+  std::size_t index = 0;  // position in sweep order (in Sweep::runs)
   // 12 hex digits: FNV-1a 64 of the resolved configuration (`resolved`, with paths to existing
   // files taken relative to the sweep file's folder, so the id does not depend on the current
   // directory). The same sweep names the same runs on every machine.
@@ -57,7 +65,8 @@ struct SweepRun {
   // Every key with the value in force, as the run's summary.csv and run.json list them.
   std::vector<std::pair<std::string, std::string>> resolved;
   // The value of each swept key (Sweep::swept_keys) as the sweep file writes it ("1.0", not
-  // "1.000"), or as the sweep generates it (windows, seeds {from, count}).
+  // "1.000"), or as the sweep generates it (windows, seeds {from, count}); empty when the run
+  // does not set the key (null, or a key its policy does not read).
   std::vector<std::string> swept;
   std::shared_ptr<const ClusterSpec> cluster;  // shared by the runs of one cluster file
   // Runs with equal keys replay the same workload, loaded once (trace, window, model, load, and
@@ -73,7 +82,8 @@ struct Sweep {
 
 // Reads, expands and validates a sweep file. Throws InputError naming file, line and key of the
 // first problem: an unknown key, an empty axis, zip lists of different lengths, a key swept
-// twice (or both fixed by set and swept), two runs with the same configuration, or any run whose
+// twice (or both fixed by set and swept), two runs with the same configuration (but the twins
+// made by leaving keys out, above), a policy.* key no run's policy reads, or any run whose
 // configuration is invalid.
 // More than `max_runs` runs (or windows, or seeds) is an error too, found before any is expanded.
 Sweep load_sweep(const std::string& path, std::size_t max_runs = 1000000);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "app/app.h"
+#include "app/plugin_keys.h"
 #include "sim/error.h"
 #include "io/cluster_file.h"
 #include "io/csv.h"
@@ -38,15 +39,6 @@ Axis make_axis(const YamlValue& v, const std::string& key) {
   return axis;
 }
 
-// "+08:00" at the end of a timestamp, in seconds; 0 for a date or "Z".
-int utc_offset_of(const std::string& text) {
-  if (text.size() < 6) return 0;
-  const std::string tail = text.substr(text.size() - 6);
-  if ((tail[0] != '+' && tail[0] != '-') || tail[3] != ':') return 0;
-  const int seconds = std::stoi(tail.substr(1, 2)) * 3600 + std::stoi(tail.substr(4, 2)) * 60;
-  return tail[0] == '-' ? -seconds : seconds;
-}
-
 // The same local time one calendar month later ("2023-06-01 00:00:00+08:00" -> 2023-07-01 ...).
 Time add_month(Time t, int offset) {
   std::string s = format_timestamp(t, offset);
@@ -71,7 +63,7 @@ AxisGroup make_windows(const std::map<std::string, YamlValue>& w, const YamlValu
   if (unit != "month" && unit != "week" && unit != "day") every.fail("expected month, week or day, got '" + unit + "'");
   const Time from = from_v.as_time(), to = w.at("windows.to").as_time();
   if (to <= from) w.at("windows.to").fail("must be later than windows.from");
-  const int offset = utc_offset_of(from_v.as_string());
+  const int offset = from_v.utc_offset_s();
   if (unit == "month" && std::stoi(format_timestamp(from, offset).substr(8, 2)) > 28)
     from_v.fail("monthly windows must start on day 1 to 28 of a month");
   Axis froms{"workload.from", from_v, {}}, tos{"workload.to", from_v, {}};
@@ -105,6 +97,7 @@ AxisGroup make_seeds(const std::map<std::string, YamlValue>& s, std::size_t max_
 
 struct SweepSpec {
   std::vector<YamlValue> fixed;   // the base file's values, then set's
+  std::size_t base_count = 0;     // how many of `fixed` come from the base file
   std::vector<AxisGroup> groups;  // in sweep order, the first changing slowest
 };
 
@@ -155,12 +148,43 @@ SweepSpec read_sweep_file(const std::string& path, std::size_t max_runs) {
   for (const YamlValue& v : set)
     if (swept.count(v.key()))
       v.fail("is fixed by set but also swept (at line " + std::to_string(swept.at(v.key())->line()) + ")");
+  spec.base_count = base.size();
   spec.fixed = std::move(base);
   spec.fixed.insert(spec.fixed.end(), set.begin(), set.end());
   return spec;
 }
 
 // ---- Resolving one run ----------------------------------------------------------------------
+
+// The policy.* keys (as Params documents them: "policy.depth", "policy.type_gpu_limit") that
+// each registered policy reads.
+std::map<std::string, std::vector<std::string>> keys_of_policies() {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const KeySection& s : policy_key_sections()) {
+    std::vector<std::string>& keys = out[s.name];  // a policy with no keys too
+    for (const Params::Doc& d : s.keys) keys.push_back(d.key);
+  }
+  return out;
+}
+
+bool policy_reads(const std::vector<std::string>& keys, const std::string& key) {
+  return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return key == k || starts_with(key, k + "."); });
+}
+
+// The sweep file's own policy.* values (set and axes, from index `first`) that the run's policy
+// does not read: they were written for the sweep's other policies, and are left out of this run.
+std::vector<std::size_t> keys_for_other_policies(const std::vector<YamlValue>& values, std::size_t first,
+                                                 const RunConfig& config,
+                                                 const std::map<std::string, std::vector<std::string>>& keys) {
+  std::vector<std::size_t> out;
+  const auto own = keys.find(config.policy_name);
+  if (own == keys.end()) return out;  // an unknown policy: resolve_run names the valid ones
+  for (std::size_t i = first; i < values.size(); ++i) {
+    const std::string& k = values[i].key();
+    if (starts_with(k, "policy.") && k != "policy.name" && !policy_reads(own->second, k)) out.push_back(i);
+  }
+  return out;
+}
 
 
 // The merge reads every run's summary.csv; the console table of parallel runs would interleave.
@@ -218,6 +242,64 @@ std::uint64_t fnv1a64(std::string_view bytes) {
   return h;
 }
 
+namespace {
+
+// What the expansion of one sweep shares between its runs.
+struct Expansion {
+  Expansion(const SweepSpec& s, fs::path dir) : spec(s), sweep_dir(std::move(dir)) {}
+  const SweepSpec& spec;
+  fs::path sweep_dir;  // for run ids
+  std::map<std::string, std::vector<std::string>> policy_keys = keys_of_policies();
+  std::map<std::string, std::shared_ptr<const ClusterSpec>> clusters;
+  std::map<std::string, YamlValue> left_out;  // the sweep file's policy.* values left out of some run
+  std::set<std::string> kept;                 // ... and those some run kept
+  std::set<std::string> policies;
+};
+
+// Run `i` of the sweep, in sweep order. Sets `left_out_any` when a value of the sweep file was
+// left out of it because the run's policy does not read it.
+SweepRun expand_run(Expansion& x, std::size_t i, bool& left_out_any) {
+  const SweepSpec& spec = x.spec;
+  std::vector<YamlValue> values = spec.fixed;
+  std::vector<std::size_t> digit(spec.groups.size());
+  for (std::size_t g = spec.groups.size(), rest = i; g-- > 0;) {
+    digit[g] = rest % spec.groups[g].front().values.size();
+    rest /= spec.groups[g].front().values.size();
+  }
+  SweepRun run;
+  std::vector<std::optional<std::size_t>> column_of(values.size());  // each value's swept column
+  for (std::size_t g = 0; g < spec.groups.size(); ++g)
+    for (const Axis& a : spec.groups[g]) {
+      const YamlValue& v = a.values[digit[g]];
+      run.swept.push_back(v.is_null() ? "" : v.as_string());  // null: the key is not set
+      if (v.is_null()) continue;
+      values.push_back(v);
+      column_of.push_back(run.swept.size() - 1);
+    }
+  run.config = make_run_config(values);
+  const std::vector<std::size_t> drop = keys_for_other_policies(values, spec.base_count, run.config, x.policy_keys);
+  for (std::size_t d = drop.size(); d-- > 0;) {
+    x.left_out.emplace(values[drop[d]].key(), values[drop[d]]);
+    if (column_of[drop[d]]) run.swept[*column_of[drop[d]]] = "";
+    values.erase(values.begin() + static_cast<std::ptrdiff_t>(drop[d]));
+  }
+  left_out_any = !drop.empty();
+  if (left_out_any) run.config = make_run_config(values);
+  x.policies.insert(run.config.policy_name);
+  for (std::size_t k = spec.base_count; k < values.size(); ++k) x.kept.insert(values[k].key());
+
+  run.config.outputs = sweep_outputs(run.config.outputs);
+  auto& cluster = x.clusters[run.config.cluster];
+  if (!cluster) cluster = std::make_shared<const ClusterSpec>(load_cluster_spec(run.config.cluster));
+  run.cluster = cluster;
+  run.resolved = resolve_run(run.config, *run.cluster);
+  run.workload_key = workload_key(run.config);
+  run.id = hex12(fnv1a64(identity(run.resolved, x.sweep_dir)));
+  return run;
+}
+
+}  // namespace
+
 Sweep load_sweep(const std::string& path, std::size_t max_runs) {
   const SweepSpec spec = read_sweep_file(path, max_runs);
   Sweep sweep;
@@ -231,39 +313,30 @@ Sweep load_sweep(const std::string& path, std::size_t max_runs) {
     if (total > max_runs) throw_input_error(path, 0, "", "more than " + std::to_string(max_runs) + " runs");
   }
   std::error_code ec;
-  const fs::path sweep_dir = fs::weakly_canonical(fs::absolute(path).parent_path(), ec);
-  std::map<std::string, std::shared_ptr<const ClusterSpec>> clusters;
+  Expansion x(spec, fs::weakly_canonical(fs::absolute(path).parent_path(), ec));
   std::map<std::string, std::size_t> ids;
   for (std::size_t i = 0; i < total; ++i) {
-    std::vector<YamlValue> values = spec.fixed;
-    std::size_t rest = i;
-    std::vector<std::size_t> digit(spec.groups.size());
-    for (std::size_t g = spec.groups.size(); g-- > 0;) {
-      digit[g] = rest % spec.groups[g].front().values.size();
-      rest /= spec.groups[g].front().values.size();
-    }
-    SweepRun run;
-    run.index = i;
-    for (std::size_t g = 0; g < spec.groups.size(); ++g)
-      for (const Axis& a : spec.groups[g]) {
-        values.push_back(a.values[digit[g]]);
-        run.swept.push_back(values.back().as_string());
-      }
-
-    run.config = make_run_config(values);
-    run.config.outputs = sweep_outputs(run.config.outputs);
-    auto& cluster = clusters[run.config.cluster];
-    if (!cluster) cluster = std::make_shared<const ClusterSpec>(load_cluster_spec(run.config.cluster));
-    run.cluster = cluster;
-    run.resolved = resolve_run(run.config, *run.cluster);
-    run.workload_key = workload_key(run.config);
-    run.id = hex12(fnv1a64(identity(run.resolved, sweep_dir)));
-    if (auto [it, fresh] = ids.emplace(run.id, i); !fresh)
+    bool left_out_any = false;
+    SweepRun run = expand_run(x, i, left_out_any);
+    if (auto [it, fresh] = ids.emplace(run.id, sweep.runs.size()); !fresh) {
+      if (left_out_any) continue;  // an earlier run's twin once its policy's keys are left out: run once
       throw_input_error(path, 0, "",
-                        "runs " + std::to_string(it->second) + " and " + std::to_string(i) +
+                        "runs " + std::to_string(it->second) + " and " + std::to_string(sweep.runs.size()) +
                             " have the same configuration (run id " + run.id + "): is a value repeated in an axis?");
+    }
+    run.index = sweep.runs.size();
     sweep.runs.push_back(std::move(run));
   }
+  for (const auto& [key, value] : x.left_out)
+    if (!x.kept.count(key)) {
+      std::string valid;
+      for (const std::string& p : x.policies) {
+        std::string keys;
+        for (const std::string& k : x.policy_keys[p]) keys += (keys.empty() ? "" : ", ") + k;
+        valid += (valid.empty() ? "" : "; ") + p + ": " + (keys.empty() ? "none" : keys);
+      }
+      value.fail("not a key of any policy this sweep runs (valid: " + valid + ")");
+    }
   return sweep;
 }
 

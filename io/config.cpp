@@ -17,7 +17,7 @@ std::optional<Time> optional_time(const YamlValue& v) {
   return v.as_time();
 }
 
-std::string print_time(const std::optional<Time>& t) { return t ? format_timestamp(*t) : ""; }
+std::string print_time(const std::optional<Time>& t, int offset_s) { return t ? format_timestamp(*t, offset_s) : ""; }
 
 void check_outputs(const YamlValue& v, const std::string& list) {
   const std::vector<std::string> items = split_commas(list);
@@ -47,11 +47,17 @@ const std::array<F, 15> kFields = {{
      [](RunConfig& c, const YamlValue& v) { c.workload_trace = v.as_path(); },
      [](const RunConfig& c) { return c.workload_trace; }},
     {"workload.from", "first submit time selected: 2023-03-01 (UTC) or 2023-03-01 00:00:00+08:00; empty: no bound",
-     [](RunConfig& c, const YamlValue& v) { c.workload_from = optional_time(v); },
-     [](const RunConfig& c) { return print_time(c.workload_from); }},
+     [](RunConfig& c, const YamlValue& v) {
+       c.workload_from = optional_time(v);
+       c.workload_from_offset_s = v.utc_offset_s();
+     },
+     [](const RunConfig& c) { return print_time(c.workload_from, c.workload_from_offset_s); }},
     {"workload.to", "end of the selection (exclusive), same forms as workload.from",
-     [](RunConfig& c, const YamlValue& v) { c.workload_to = optional_time(v); },
-     [](const RunConfig& c) { return print_time(c.workload_to); }},
+     [](RunConfig& c, const YamlValue& v) {
+       c.workload_to = optional_time(v);
+       c.workload_to_offset_s = v.utc_offset_s();
+     },
+     [](const RunConfig& c) { return print_time(c.workload_to, c.workload_to_offset_s); }},
     {"workload.lenient", "true: skip malformed trace rows and count them; false: stop at the first",
      [](RunConfig& c, const YamlValue& v) { c.workload_lenient = v.as_bool(); },
      [](const RunConfig& c) { return std::string(c.workload_lenient ? "true" : "false"); }},

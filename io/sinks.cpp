@@ -314,9 +314,16 @@ class ConsoleSink final : public Sink {
     for (std::size_t t = 0; t < kJobTypeCount; ++t)
       if (sum.by_type[t].jobs > 0) row(kJobTypeNames[t], sum.by_type[t]);
     row("all", sum.all);
+    // A configured bound as the configuration wrote it (its offset kept); else the first submission
+    // or the last end, in UTC.
+    auto bound = [&](std::string_view key, Time t) {
+      for (const auto& [k, v] : run.config)
+        if (k == key && !v.empty()) return v;
+      return format_timestamp(t);
+    };
     std::printf("\n%s on %s (%d GPUs), window %s .. %s, makespan %.1f days, %llu rejected, %llu rows skipped\n",
                 run.workload.source.c_str(), run.cluster.name.c_str(), run.cluster.total_gpus(),
-                format_timestamp(sum.window_start).c_str(), format_timestamp(sum.window_end).c_str(),
+                bound("workload.from", sum.window_start).c_str(), bound("workload.to", sum.window_end).c_str(),
                 static_cast<double>(sum.all.makespan_s) / 86400.0,
                 static_cast<unsigned long long>(sum.all.by_state[static_cast<std::size_t>(JobState::Rejected)]),
                 static_cast<unsigned long long>(run.workload.rows_skipped));

@@ -60,6 +60,8 @@ std::string YamlValue::as_string() const {
   return node_->Scalar();
 }
 
+bool YamlValue::is_null() const { return node_->IsNull(); }
+
 std::int64_t YamlValue::as_int(std::int64_t min, std::int64_t max) const {
   const std::string s = as_string();
   std::int64_t v = 0;
@@ -95,6 +97,16 @@ Time YamlValue::as_time() const {
   if (auto t = parse_timestamp(s)) return *t;
   fail("expected a date (2023-03-01, midnight UTC) or a timestamp with offset "
        "(2023-03-01 00:00:00+08:00), got '" + s + "'");
+}
+
+int YamlValue::utc_offset_s() const {
+  if (!node_->IsScalar()) return 0;
+  const std::string& s = node_->Scalar();
+  if (s.size() < 16 || !parse_timestamp(s)) return 0;  // a date alone is midnight UTC
+  const std::string_view tail = std::string_view(s).substr(s.size() - 6);
+  if ((tail[0] != '+' && tail[0] != '-') || tail[3] != ':') return 0;
+  const int seconds = ((tail[1] - '0') * 10 + (tail[2] - '0')) * 3600 + ((tail[4] - '0') * 10 + (tail[5] - '0')) * 60;
+  return tail[0] == '-' ? -seconds : seconds;
 }
 
 std::string YamlValue::as_path() const {

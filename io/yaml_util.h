@@ -31,11 +31,16 @@ class YamlValue {
   const std::string& file() const { return file_; }
   std::size_t line() const { return line_; }
 
+  // Whether the value is YAML's null (null, ~ or nothing): a sweep axis's "key not set".
+  bool is_null() const;
   std::string as_string() const;
   std::int64_t as_int(std::int64_t min, std::int64_t max) const;
   double as_double(double min, double max) const;
   bool as_bool() const;
   Time as_time() const;  // see parse_timestamp
+  // The UTC offset a timestamp is written with, in seconds ("...+08:00": 28800); 0 for a date,
+  // "Z", or anything else.
+  int utc_offset_s() const;
   // A path: relative to the file's folder when read from a file; as given from --set.
   std::string as_path() const;
   // A sequence of numbers, or of [number, number] pairs.

@@ -98,7 +98,8 @@ TEST_CASE("A bad key in a sweep is an error naming the sweep file, its line and 
   // Policy keys are checked by building each run's policy before any run starts.
   const std::string policy_key =
       write_sweep(dir, "policy_key.yaml", base + "grid:\n  policy.name: [backfill]\n  policy.dept: [1, 2]\n");
-  CHECK(sweep_error(policy_key).rfind(policy_key + ":4: policy.dept: not a key of policy backfill (valid: policy.order,", 0) == 0);
+  CHECK(sweep_error(policy_key).rfind(
+            policy_key + ":4: policy.dept: not a key of any policy this sweep runs (valid: backfill: policy.order,", 0) == 0);
   const std::string policy = write_sweep(dir, "policy.yaml", base + "grid: {policy.name: [fifo, fido]}\n");
   CHECK(sweep_error(policy) == policy + ":2: policy.name: unknown policy 'fido' (valid: " + policy_names() + ")");
   const std::string top = write_sweep(dir, "top.yaml", base + "gird: {policy.name: [fifo]}\n");
@@ -120,6 +121,54 @@ TEST_CASE("A bad key in a sweep is an error naming the sweep file, its line and 
   CHECK(sweep_error(value) == value + ":2: seed: expected a whole number, got 'x'");
 }
 
+TEST_CASE("A policy key of the sweep is left out of the runs whose policy does not read it; their twins run once",
+          "[sweep]") {
+  const auto dir = temp_dir("sweep-policy-keys");
+  const std::string grid = write_sweep(dir, "grid.yaml", R"(base: {SRC}/configs/kalos.yaml
+grid:
+  policy.name: [acme, backfill]
+  policy.depth: [64, 256]
+)");
+  const Sweep g = load_sweep(grid);
+  REQUIRE(g.runs.size() == 3);  // acme with depth 64 and acme with depth 256 are one run: acme
+  CHECK(g.runs[0].swept == std::vector<std::string>{"acme", ""});
+  CHECK(g.runs[1].swept == std::vector<std::string>{"backfill", "64"});
+  CHECK(g.runs[2].swept == std::vector<std::string>{"backfill", "256"});
+  for (std::size_t i = 0; i < g.runs.size(); ++i) CHECK(g.runs[i].index == i);
+  auto depth = [](const SweepRun& r) {
+    for (const auto& [k, v] : r.resolved)
+      if (k == "policy.depth") return v;
+    return std::string("absent");
+  };
+  CHECK(depth(g.runs[0]) == "absent");
+  CHECK(depth(g.runs[2]) == "256");
+
+  // In a zip, null says so explicitly: that run does not set the key.
+  const std::string zip = write_sweep(dir, "zip.yaml", R"(base: {SRC}/configs/kalos.yaml
+zip:
+  policy.name: [acme, backfill, backfill]
+  policy.depth: [null, 10, ~]
+)");
+  const Sweep z = load_sweep(zip);
+  REQUIRE(z.runs.size() == 3);
+  CHECK(z.runs[0].swept == std::vector<std::string>{"acme", ""});
+  CHECK(z.runs[1].swept == std::vector<std::string>{"backfill", "10"});
+  CHECK(z.runs[2].swept == std::vector<std::string>{"backfill", ""});
+  CHECK(depth(z.runs[1]) == "10");
+  CHECK(depth(z.runs[2]) == "256");  // backfill's default
+
+  // A key no policy of the sweep reads is an error at its line, not dropped from every run.
+  const std::string none = write_sweep(dir, "none.yaml", "base: {SRC}/configs/kalos.yaml\n"
+                                                         "set: {policy.depth: 64}\n"
+                                                         "grid: {policy.name: [fifo, greedy]}\n");
+  CHECK(sweep_error(none).rfind(
+            none + ":2: policy.depth: not a key of any policy this sweep runs (valid: fifo: none; greedy: ", 0) == 0);
+  // A value repeated in an axis still makes twins that are an error.
+  const std::string twins = write_sweep(dir, "twins.yaml", "base: {SRC}/configs/kalos.yaml\n"
+                                                           "grid: {policy.name: [backfill], policy.depth: [8, 8]}\n");
+  CHECK(sweep_error(twins).find("runs 0 and 1 have the same configuration") != std::string::npos);
+}
+
 TEST_CASE("Monthly windows follow the calendar in the offset of their start, the last one cut at the end", "[sweep]") {
   const auto dir = temp_dir("sweep-windows");
   const std::string path = write_sweep(dir, "w.yaml", R"(base: {SRC}/configs/seren.yaml
@@ -131,6 +180,14 @@ windows: {every: month, from: "2023-01-01 00:00:00+08:00", to: "2023-03-15 00:00
   CHECK(s.runs[1].swept == std::vector<std::string>{"2023-02-01 00:00:00+08:00", "2023-03-01 00:00:00+08:00"});
   CHECK(s.runs[2].swept == std::vector<std::string>{"2023-03-01 00:00:00+08:00", "2023-03-15 00:00:00+08:00"});
   CHECK(*s.runs[1].config.workload_from == *parse_timestamp("2023-01-31 16:00:00+00:00"));
+  // Recorded (summary.csv, run.json, the console) with the offset they were written in.
+  auto resolved = [&](const std::string& key) {
+    for (const auto& [k, v] : s.runs[1].resolved)
+      if (k == key) return v;
+    return std::string();
+  };
+  CHECK(resolved("workload.from") == "2023-02-01 00:00:00+08:00");
+  CHECK(resolved("workload.to") == "2023-03-01 00:00:00+08:00");
 }
 
 TEST_CASE("A sweep gives byte-identical summaries with one worker and with two", "[sweep]") {
@@ -252,8 +309,34 @@ TEST_CASE("compare gives means, t confidence intervals over seeds and ratios to 
   CHECK_THROWS_WITH(compare_runs(t, {{"policy"}, "", {}}), Catch::StartsWith("--by: no column 'policy'"));
   CHECK_THROWS_WITH(compare_runs(t, {{"policy.name"}, "srtf", {"queue_mean_s"}}),
                     "--baseline: no group 'srtf' (groups: fifo, sjf)");
+  CHECK(c.warnings.empty());
   CHECK(t_quantile_975(1) == 12.706);
   CHECK(t_quantile_975(100) == 1.960);
+}
+
+TEST_CASE("compare warns, one line a key, when a swept key other than --by varies inside a group", "[sweep]") {
+  const CsvTable t = parse_csv(
+      "policy.name,workload.load,policy.depth,seed,run_id,status,error,queue_mean_s\n"
+      "acme,1.0,,1,a,ok,,1\nacme,1.3,,1,b,ok,,5\n"
+      "backfill,1.0,64,1,c,ok,,2\nbackfill,1.3,64,1,d,ok,,6\nbackfill,1.0,256,1,e,ok,,2\n",
+      "summary.csv");
+  const CompareOptions by_policy{{"policy.name"}, "", {"queue_mean_s"}};
+  const Comparison c = compare_runs(t, by_policy);
+  CHECK(c.warnings == std::vector<std::string>{
+                          "workload.load varies inside groups (1.0, 1.3), whose means pool its values; add --by "
+                          "workload.load to keep them apart",
+                          "policy.depth varies inside groups (64, 256), whose means pool its values; add --by "
+                          "policy.depth to keep them apart"});
+  CHECK(lines_of(format_comparison(c, by_policy)).back() ==
+        "warning: policy.depth varies inside groups (64, 256), whose means pool its values; add --by policy.depth to "
+        "keep them apart");
+  // Grouped by every swept key but the seed: nothing is pooled.
+  CHECK(compare_runs(t, {{"policy.name", "workload.load", "policy.depth"}, "", {"queue_mean_s"}}).warnings.empty());
+  // A key set in some runs of a group and not in others is named too.
+  const CsvTable unset = parse_csv("policy.name,policy.depth,run_id,status,error,queue_mean_s\n"
+                                   "backfill,,a,ok,,1\nbackfill,64,b,ok,,2\n",
+                                   "summary.csv");
+  CHECK(compare_runs(unset, by_policy).warnings.at(0).rfind("policy.depth varies inside groups (not set, 64)", 0) == 0);
 }
 
 TEST_CASE("The CSV reader reads quoted cells with commas, quotes and line breaks", "[sweep]") {

@@ -240,7 +240,7 @@ TEST_CASE("Bad sweep axes are errors naming the sweep file's line", "[bad-config
   CHECK(sweep_error("grid:\n  workload.sorce: [auto]\n").rfind(s + ":3: workload.sorce: unknown key (valid keys:", 0) ==
         0);
   CHECK(sweep_error("set: {policy.name: fifo}\ngrid:\n  policy.depth: [1, 2]\n") ==
-        s + ":4: policy.depth: not a key of policy fifo (valid: none)");
+        s + ":4: policy.depth: not a key of any policy this sweep runs (valid: fifo: none)");
   CHECK(sweep_error("grid: {seed: []}\n") == s + ":2: grid.seed: an empty list gives no runs");
   CHECK(sweep_error("seeds: []\n") == s + ":2: seeds: an empty list gives no runs");
   CHECK(sweep_error("seeds: {from: 1, count: 0}\n") == s + ":2: seeds.count: must be between 1 and 1000000, got 0");
