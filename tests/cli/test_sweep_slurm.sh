@@ -91,6 +91,8 @@ cmp one/summary_by_type.csv array/summary_by_type.csv || fail "the array's summa
 echo "Slurm job array of 3 shards + merge: summary.csv and summary_by_type.csv identical to one process"
 
 if [ "$mpi" = mpi ]; then
+  # Under AddressSanitizer, whole stacks for tests/sanitizers/lsan.supp (as tests/cli/test_sweep_mpi.sh).
+  [ -z "${ASAN_OPTIONS+set}" ] || export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
   timeout 60 srun --mpi=pmix -n 2 "$acmesim" sweep "$sweep" --out srun -q 2>srun.log || fail "srun: $(cat srun.log)"
   grep -q "6 to run on 2 processes" srun.log || fail "expected 2 ranks: $(cat srun.log)"
   cmp one/summary.csv srun/summary.csv || fail "srun's summary.csv differs"
