@@ -110,10 +110,19 @@ struct SweepArgs {
   unsigned jobs = 0;     // worker threads per process; 0: the cores this process may use
   bool progress = true;  // a progress bar on stderr, when stderr is a terminal
   bool cache = true;     // false: every run's cache.enabled is false (--no-cache)
+  // --shard I/N: run only share I of N (share_of over every run of the sweep, so the shares do
+  // not depend on what other shards have finished), skip its finished runs, and do not merge:
+  // N separate jobs (a Slurm job array) run the sweep, then one `--merge` writes the tables.
+  std::optional<std::pair<int, int>> shard;
+  bool merge_only = false;  // --merge: run nothing, merge the runs' outputs into DIR/summary.csv
 };
-// Runs every unfinished run of the sweep, split over the processes of an MPI job if launched by
-// one, then merges DIR/summary.csv. Returns 0 when every run finished, 1 when some failed.
+// Runs every unfinished run of the sweep (or of its shard), split over the processes of an MPI
+// job if launched by one, then merges DIR/summary.csv (not for a shard). Returns 0 when every run
+// finished, 1 when some failed (with --merge: when some run failed or is missing).
+// Under an MPI launcher with more than one process, --shard is an InputError.
 int sweep_command(const SweepArgs& args);
+// "I/N" with integers 0 <= I < N, as --shard takes it. Throws InputError naming --shard.
+std::pair<int, int> parse_shard(const std::string& text);
 
 struct CompareArgs {
   std::string dir;                   // a sweep's output folder, or its summary.csv

@@ -136,9 +136,16 @@ Command add_sweep(CLI::App& app) {
   cmd->add_flag("-q,--quiet", *quiet, "no progress bar");
   auto no_cache = std::make_shared<bool>(false);
   cmd->add_flag("--no-cache", *no_cache, kNoCacheHelp);
-  return {cmd, [sweep, quiet, no_cache] {
+  auto shard = std::make_shared<std::string>();
+  CLI::Option* shard_opt = cmd->add_option(
+      "--shard", *shard,
+      "I/N: run only share I (0 to N-1) of N and do not merge, e.g. --shard $SLURM_ARRAY_TASK_ID/4 in a job array");
+  cmd->add_flag("--merge", sweep->merge_only, "run nothing: merge the finished runs into summary.csv (after the shards)")
+      ->excludes(shard_opt);
+  return {cmd, [sweep, quiet, no_cache, shard] {
             sweep->progress = !*quiet;
             sweep->cache = !*no_cache;
+            if (!shard->empty()) sweep->shard = acme::parse_shard(*shard);
             return acme::sweep_command(*sweep);
           }};
 }
