@@ -228,11 +228,15 @@ def _number(text):
 
 
 def run(config, set=None, policy=None, outputs=None, out=None):
-    """Runs `config` (a YAML file, or a dict of keys, nested or dotted) with `set` applied on top,
-    in process, and returns its outputs as a Result. `policy`: a Policy instance to schedule with
-    (instead of policy.name). `outputs`: which (default: every one but console). `out`: a folder
-    to write the files to instead, byte for byte as `acmesim run --out` writes them; the Result is
-    then read from them."""
+    """Runs `config` (a YAML file, or a dict of keys, nested or dotted) with `set` (a dict of
+    keys, as {"policy.name": "fifo"}) applied on top, in process, and returns its outputs as a
+    Result. `policy`: a Policy instance to schedule with (instead of policy.name). `outputs`:
+    which (default: every one but console). `out`: a folder to write the files to instead, byte
+    for byte as `acmesim run --out` writes them; the Result is then read from them.
+
+    Raises InputError for bad input (a key of the dict config named "config: key", one of `set`
+    "--set: key", as the command line names it), PolicyError when a Python policy fails, and
+    TypeError for a `set` or `config` of another type. Log lines go to the logger "acmesim"."""
     if set is not None and not isinstance(set, dict):
         raise TypeError(f"set must be a dict of keys and values, as {{'policy.name': 'fifo'}}; got a {type(set).__name__}")
     if not isinstance(config, (dict, str, _os.PathLike)):
@@ -259,6 +263,7 @@ def run(config, set=None, policy=None, outputs=None, out=None):
 
 
 def _run_with(file, overrides, policy, outputs, out):
+    """run() once its configuration is overrides: with the outputs and the policy instance added."""
     overrides.append(_override("outputs", outputs or [o for o in OUTPUTS if o not in ("summary", "by_type", "links")]
                                + ["summary", "run_json"]))
     if policy is None:
