@@ -17,7 +17,7 @@ void to_text(CapturedColumn& c, std::size_t rows) {
   c.codes.assign(rows, -1);
   for (std::size_t r = 0; r < rows; ++r) {
     if (c.is_blank(r)) continue;
-    c.codes[r] = c.code_of(c.kind == Kind::Integer ? std::to_string(c.integers[r]) : format_fixed(c.reals[r], 3));
+    c.codes[r] = c.code_of(c.kind == Kind::Integer ? std::to_string(c.integers[r]) : format_fixed(c.reals[r], c.decimals));
   }
   c.integers.clear();
   c.reals.clear();
@@ -112,11 +112,12 @@ void CapturedTable::first_integer(std::size_t column, std::int64_t v) {
   c.mark(rows, false);
 }
 
-void CapturedTable::real(std::size_t column, double v) {
+void CapturedTable::real(std::size_t column, double v, int decimals) {
   CapturedColumn& c = at(column);
   if (c.kind == Kind::Blank || c.kind == Kind::Integer) to_real(c, rows);
+  c.decimals = decimals;
   if (c.kind == Kind::Real) c.reals.push_back(v);
-  else c.codes.push_back(std::isfinite(v) ? c.code_of(format_fixed(v, 3)) : -1);
+  else c.codes.push_back(std::isfinite(v) ? c.code_of(format_fixed(v, decimals)) : -1);
   c.mark(rows, !std::isfinite(v));
 }
 

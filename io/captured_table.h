@@ -21,6 +21,7 @@ struct CapturedColumn {
   Kind kind = Kind::Blank;
   std::vector<std::int64_t> integers;  // kind Integer: one a row (0 where blank)
   std::vector<double> reals;           // kind Real: one a row (NaN where blank)
+  int decimals = 3;                    // kind Real: the decimals the file prints them with
   std::vector<std::int32_t> codes;     // kind Text: one a row, into `distinct` (-1 where blank)
   std::vector<std::string> distinct;   // kind Text: each text once, in order of first use
   // One a row, 1 where the cell was blank; empty while no cell was (most columns never are).
@@ -62,7 +63,7 @@ struct CapturedTable {
     }
     first_integer(column, v);
   }
-  void real(std::size_t column, double v);
+  void real(std::size_t column, double v, int decimals = 3);
   void blank(std::size_t column);
   void end_row();
   // Room for `rows` rows in every column, once the header is in: no growth on the way.

@@ -217,7 +217,7 @@ CsvWriter& CsvWriter::captured_blank() {
 
 CsvWriter& CsvWriter::real(double v, int decimals) {
   if (table_) {
-    table_->real(column_++, v);
+    table_->real(column_++, v, decimals);
     return *this;
   }
   char* out = room(kFixedBytes);

@@ -5,6 +5,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <spdlog/details/null_mutex.h>
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <memory>
 #include <string_view>
@@ -18,7 +21,6 @@
 #include "app/plugin_keys.h"
 #include "sim/error.h"
 #include "io/config.h"
-#include "sim/log.h"
 
 namespace py = pybind11;
 
@@ -37,12 +39,37 @@ class PolicyMisuse : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The names of a run's jobs and users (Policy::on_run_start), for the requests a Python policy
+// gets and for its errors. Empty until the run starts.
+struct RunNames {
+  const StringTable* jobs = nullptr;
+  const UserTable* users = nullptr;
+  // The trace's job_id of the job; its handle as text before the run starts.
+  std::string job_id(JobId job) const {
+    return jobs != nullptr && job < jobs->size() ? std::string((*jobs)[job]) : std::to_string(job);
+  }
+  std::string user(const JobRequest& r) const {
+    return users != nullptr && r.user < users->size() ? std::string((*users)[r.user]) : std::to_string(r.user);
+  }
+};
+
+// A JobRequest as Python sees it: a copy, with the job's trace id and its user's name.
+struct RequestCopy {
+  JobRequest request;
+  JobId handle;
+  std::string job_id, user;
+};
+
+RequestCopy copy_request(const RunNames& names, JobId job, const JobRequest& r) {
+  return RequestCopy{r, job, names.job_id(job), names.user(r)};
+}
+
 // The SchedulingPass a Python policy sees: the pass during the schedule() call it was given to;
 // once the call returns (the pass is gone), every method raises PolicyMisuse instead. Python
 // owns it, so that a policy may keep it.
 class PassHandle {
  public:
-  explicit PassHandle(SchedulingPass& pass) : pass_(&pass) {}
+  PassHandle(SchedulingPass& pass, const RunNames& names) : pass_(&pass), names_(&names) {}
   SchedulingPass& operator*() const {
     if (pass_ == nullptr)
       throw PolicyMisuse("a SchedulingPass was used after the schedule() call it was given to returned; a pass is "
@@ -50,9 +77,11 @@ class PassHandle {
     return *pass_;
   }
   void expire() { pass_ = nullptr; }
+  const RunNames& names() const { return *names_; }
 
  private:
   SchedulingPass* pass_;
+  const RunNames* names_;  // the policy's, which outlives the pass
 };
 
 // The C++ Policy contract over an instance of acmesim.Policy. Every call holds the GIL, from
@@ -73,13 +102,16 @@ class PythonPolicy final : public Policy {
     on_queued_ = on_withdrawn_ = on_stopped_ = schedule_ = policy_ = py::object();
   }
 
-  void on_queued(JobId job, const JobRequest& r) override { call(on_queued_, "on_queued", job, job, r); }
+  void on_run_start(const StringTable& jobs, const UserTable& users) override { names_ = {&jobs, &users}; }
+  void on_queued(JobId job, const JobRequest& r) override {
+    call(on_queued_, "on_queued", job, job, copy_request(names_, job, r));
+  }
   void on_withdrawn(JobId job) override { call(on_withdrawn_, "on_withdrawn", job, job); }
   void on_stopped(JobId job) override { call(on_stopped_, "on_stopped", job, job); }
   void schedule(SchedulingPass& pass) override {
     now_ = pass.now().sec();
     py::gil_scoped_acquire gil;
-    auto owned = std::make_unique<PassHandle>(pass);
+    auto owned = std::make_unique<PassHandle>(pass, names_);
     PassHandle& handle = *owned;
     const py::object given = py::cast(std::move(owned));
     struct Expire {  // also when the policy raises: whatever kept `given` holds a dead pass
@@ -100,13 +132,14 @@ class PythonPolicy final : public Policy {
       const auto trace = py::str("").attr("join")(
           py::module_::import("traceback").attr("format_exception")(e.type(), e.value(), e.trace())).cast<std::string>();
       std::string where = "policy " + name_ + "." + what + " raised at simulated time " + std::to_string(now_) + " s";
-      if (job != kNoJob) where += " (job " + std::to_string(job) + ")";
+      if (job != kNoJob) where += " (job_id " + names_.job_id(job) + ", handle " + std::to_string(job) + ")";
       throw PolicyRaised(where + ":\n" + trace);
     }
   }
 
   py::object policy_, on_queued_, on_withdrawn_, on_stopped_, schedule_;
   std::string name_;
+  RunNames names_;
   bool reads_estimates_ = false;
   std::int64_t now_ = 0;
 };
@@ -139,22 +172,22 @@ py::array_t<T> to_numpy(std::vector<T>&& v) {
 // A captured table as (header, columns, rows): each column (kind, values, blank mask; the mask
 // empty when no cell is blank) with kind "integer", "real", "text" or "blank". The columns'
 // memory moves to the arrays.
-py::tuple table_to_python(CapturedTable& t) {
+py::tuple table_to_python(CapturedTable& t) {  // (kind, values, blank mask, decimals of reals)
   py::list columns;
   for (CapturedColumn& c : t.columns) {
     py::array_t<std::uint8_t> blank = to_numpy(std::move(c.blank));
     switch (c.kind) {
       case CapturedColumn::Kind::Integer:
-        columns.append(py::make_tuple("integer", to_numpy(std::move(c.integers)), blank));
+        columns.append(py::make_tuple("integer", to_numpy(std::move(c.integers)), blank, 0));
         break;
       case CapturedColumn::Kind::Real:
-        columns.append(py::make_tuple("real", to_numpy(std::move(c.reals)), blank));
+        columns.append(py::make_tuple("real", to_numpy(std::move(c.reals)), blank, c.decimals));
         break;
       case CapturedColumn::Kind::Text:  // codes (-1: blank) into the distinct texts
-        columns.append(py::make_tuple("text", py::make_tuple(to_numpy(std::move(c.codes)), py::cast(c.distinct)), blank));
+        columns.append(py::make_tuple("text", py::make_tuple(to_numpy(std::move(c.codes)), py::cast(c.distinct)), blank, 0));
         break;
       case CapturedColumn::Kind::Blank:
-        columns.append(py::make_tuple("blank", py::none(), blank));
+        columns.append(py::make_tuple("blank", py::none(), blank, 0));
         break;
     }
   }
@@ -168,8 +201,10 @@ void bind_pass(py::module_& m) {
                          "one scheduling pass: what a policy may see and do (sim/policy.h); valid only during the "
                          "schedule() call it is given to, after which every method raises PolicyError")
       .def("now", [](const PassHandle& p) { return (*p).now().sec(); }, "the simulated time, seconds")
-      .def("request", [](const PassHandle& p, JobId j) { return (*p).request(j); }, job,
+      .def("request", [](const PassHandle& p, JobId j) { return copy_request(p.names(), j, (*p).request(j)); }, job,
            "what the job asks for: a JobRequest (a copy, which stays readable)")
+      .def("job_id", [](const PassHandle& p, JobId j) { (*p).request(j); return p.names().job_id(j); }, job,
+           "the job's job_id in the trace (a synthetic job's generated id), a str")
       .def("user_name", [](const PassHandle& p, JobId j) { return std::string((*p).user_name(j)); }, job,
            "the name of the job's user, as the trace gives it")
       .def("is_pending", [](const PassHandle& p, JobId j) { return (*p).is_pending(j); }, job,
@@ -267,13 +302,46 @@ int sweep(const std::string& file, const std::string& out_dir, unsigned jobs) {
   return sweep_command(args);
 }
 
+// The run's log lines (sim/log.h) as records of the Python logger "acmesim", so that a notebook
+// configures or silences them as any other; with logging unconfigured, Python's last resort
+// prints warnings and above to stderr. Stateless: each line takes the GIL, so runs on other
+// threads (a sweep's workers) may log.
+class PythonLogSink final : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    if (!Py_IsInitialized()) return;  // a line at exit, after the interpreter
+    py::gil_scoped_acquire gil;
+    try {
+      py::module_::import("logging").attr("getLogger")("acmesim").attr("log")(
+          python_level(msg.level), std::string(msg.payload.data(), msg.payload.size()));
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("acmesim log");
+    }
+  }
+  void flush_() override {}
+
+ private:
+  static int python_level(spdlog::level::level_enum level) {
+    switch (level) {
+      case spdlog::level::trace:
+      case spdlog::level::debug: return 10;
+      case spdlog::level::info: return 20;
+      case spdlog::level::warn: return 30;
+      case spdlog::level::err: return 40;
+      default: return 50;
+    }
+  }
+};
+
 }  // namespace
 }  // namespace acme
 
 PYBIND11_MODULE(_acmesim, m) {
   using namespace acme;
   m.doc() = "acmesim's C++ core; use the acmesim package";
-  log::init(false);
+  auto logger = std::make_shared<spdlog::logger>("acmesim", std::make_shared<PythonLogSink>());
+  logger->set_level(spdlog::level::info);
+  spdlog::set_default_logger(logger);
   static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
   static py::exception<PolicyRaised> policy_error(m, "PolicyError", PyExc_RuntimeError);
   py::register_exception_translator([](std::exception_ptr p) {
@@ -289,16 +357,24 @@ PYBIND11_MODULE(_acmesim, m) {
   });
   set_policy_resolver("python", resolve_python_policy);
 
-  py::class_<JobRequest>(m, "JobRequest", "what a job asks for (a policy sees nothing else); a value, a copy")
-      .def_property_readonly("submit", [](const JobRequest& r) { return r.submit.sec(); },
+  py::class_<RequestCopy>(m, "JobRequest",
+                          "what a job asks for (a policy sees nothing else); a copy, which stays readable. Names "
+                          "are str (job_id, user, type), counts and times int")
+      .def_property_readonly("job", [](const RequestCopy& r) { return r.handle; },
+                             "the job's handle, the int every hook and pass method takes")
+      .def_readonly("job_id", &RequestCopy::job_id, "the job's job_id in the trace (a synthetic job's generated id)")
+      .def_property_readonly("submit", [](const RequestCopy& r) { return r.request.submit.sec(); },
                              "when it was submitted, seconds since the epoch")
-      .def_readonly("gpu_num", &JobRequest::gpu_num, "GPUs")
-      .def_readonly("node_num", &JobRequest::node_num, "nodes")
-      .def_readonly("cpu_num", &JobRequest::cpu_num, "CPUs")
-      .def_property_readonly("type", [](const JobRequest& r) { return std::string(name(r.type)); },
+      .def_property_readonly("gpu_num", [](const RequestCopy& r) { return r.request.gpu_num; }, "GPUs")
+      .def_property_readonly("node_num", [](const RequestCopy& r) { return r.request.node_num; }, "nodes")
+      .def_property_readonly("cpu_num", [](const RequestCopy& r) { return r.request.cpu_num; }, "CPUs")
+      .def_property_readonly("type", [](const RequestCopy& r) { return std::string(name(r.request.type)); },
                              "the job type: Pretrain, SFT, Eval, Debug, MLLM, Other, CPU")
-      .def_property_readonly("user", [](const JobRequest& r) { return std::uint32_t{r.user}; },
-                             "the user's number (pass.user_name(job) gives the name)");
+      .def_readonly("user", &RequestCopy::user, "the user's name, as the trace gives it (pass.user_name(job))")
+      .def("__repr__", [](const RequestCopy& r) {
+        return "JobRequest(job_id=" + r.job_id + ", user=" + r.user + ", type=" + std::string(name(r.request.type)) +
+               ", gpu_num=" + std::to_string(r.request.gpu_num) + ")";
+      });
 
   bind_pass(m);
 

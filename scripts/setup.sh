@@ -12,6 +12,7 @@ packages=(g++ cmake ninja-build pkg-config libboost-graph-dev nlohmann-json3-dev
   packages+=(catch2 libbenchmark-dev python3-matplotlib python3-pandas time
              openmpi-bin libopenmpi-dev jupyter-core jupyter-nbconvert jupyter-notebook python3-nbformat
              python3-ipykernel python3-dev pybind11-dev python3-pytest  # the Python module and its tests
+             python3-pip python3-venv  # pip install . (tests/cli/test_pip_install.sh)
              slurm-wlm munge  # a one-node Slurm cluster for tests/cli/test_sweep_slurm.sh
              clang libclang-rt-14-dev)  # clang + its runtime: libFuzzer (scripts/fuzz.sh)
 missing=()

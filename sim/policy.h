@@ -78,6 +78,11 @@ class Policy {
   // Whether the policy reads run-time estimates (SchedulingPass::estimate, expected_end); when
   // not, the run does not make them, and asking for one throws std::logic_error.
   virtual bool reads_estimates() const { return false; }
+  // Once, before the run's first event: each job's name (the trace's job_id, a synthetic job's
+  // generated id) by JobId, and the users' names by JobRequest::user; both valid until the run
+  // ends. For messages and for the Python module's requests (job_id, user by name); none of the
+  // C++ policies needs it. Default: nothing.
+  virtual void on_run_start(const StringTable& /*job_names*/, const UserTable& /*users*/) {}
 };
 
 }  // namespace acme

@@ -82,6 +82,7 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
       slot_(workload.size(), 0),
       in_restarted_(workload.size(), false) {
   const std::size_t n = workload.size();
+  policy_->on_run_start(workload.names, workload.users);
   if (workload.keys.size() != n) throw std::logic_error("Workload::keys: one key a job expected (Workload::add_keys_of_new_names)");
   const bool dependencies = !workload.after.empty();
   if (dependencies) {

@@ -12,21 +12,29 @@ It sees what the C++ policies see (sim/policy.h): a SchedulingPass with now(), r
 is_pending(job), try_start(job), preempt(job), estimate(job), ... An exception in it stops the
 run with acmesim.PolicyError carrying its traceback and the simulated time; bad input raises
 acmesim.InputError (a ValueError) with the command line's message.
+
+Info and warning lines go to the Python logger "acmesim" (logging.getLogger("acmesim")):
+logging.basicConfig(level=logging.INFO) shows them all; unconfigured, Python prints warnings only.
 """
 # Imported under private names: dir(acmesim) shows the API only.
 import importlib as _importlib
 import inspect as _inspect
 import json as _json
 import os as _os
+import shutil as _shutil
 import threading as _threading
 
-import numpy as _np
 import pandas as _pd
 
 from . import _acmesim
+from . import _tables
 from ._acmesim import InputError, JobRequest, PolicyError, SchedulingPass
 
 __version__ = _acmesim.__version__
+InputError.__doc__ = ("Bad input (a configuration, a trace, a key): the command line's message, naming the file, "
+                      "line and key; a ValueError.")
+PolicyError.__doc__ = ("A policy written in Python failed: it raised (the class, method, simulated time, job and "
+                       "traceback), had a hook of the wrong signature, or used a pass after its call; a RuntimeError.")
 __all__ = ["run", "gen", "sweep", "policies", "keys", "Policy", "Result", "InputError", "PolicyError",
            "JobRequest", "SchedulingPass"]
 
@@ -48,49 +56,76 @@ class Policy:
         is valid only during the call: kept and used later, it raises PolicyError.
     reads_estimates(): True to read pass_.estimate(job) (run-time estimates, estimate.*).
 
-    A job is an int handle, the same in every hook of one run; a request is a JobRequest, a copy
-    that stays readable. A hook whose signature differs from these raises PolicyError when the
-    policy is installed.
+    A job is an int handle, the same in every hook of one run: the job's row in the run's jobs
+    (0 for the first row of Result.jobs and jobs.csv), not the trace's job_id, which
+    request.job_id and pass_.job_id(job) give (PolicyError names both). A request is a
+    JobRequest, a copy that stays readable; its names are str (job_id, user, type), its counts
+    and times int. A hook whose signature differs from these raises PolicyError when the policy
+    is installed.
     """
 
     def on_queued(self, job, request):
-        pass
+        """A job joined the queue: `job` its handle, `request` what it asks for (a JobRequest)."""
 
     def on_withdrawn(self, job):
-        pass
+        """A pending job left the queue without starting (it was withdrawn)."""
 
     def on_stopped(self, job):
-        pass
+        """A running job stopped: it ended, or was preempted (on_queued follows)."""
 
     def schedule(self, pass_):
+        """One pass: start what should start now, with pass_.try_start(job) (a SchedulingPass)."""
         raise NotImplementedError("a Policy must define schedule(pass_)")
 
     def reads_estimates(self):
+        """True to read run-time estimates (pass_.estimate, pass_.expected_end). Default: False."""
         return False
 
 
 class Result:
-    """One run's outputs: DataFrames with the columns of the files `acmesim run` writes."""
+    """One run's outputs: DataFrames with the columns of the files `acmesim run` writes
+    (configs/README.md, "Outputs"); None for an output the run did not make.
+
+    jobs         jobs.csv: one row a job, in handle order (row i is the job of handle i)
+    timeseries   timeseries.csv: the cluster over time
+    summary      summary.csv: one row, the run's configuration and statistics (true/false as bool)
+    by_type      summary_by_type.csv: the statistics by job type
+    waste        wasted_by_cause.csv: GPU time wasted, by cause
+    evaluations  evaluations.csv: evaluation jobs
+    users        users.csv: the statistics by user
+    links        links.csv: link loads (with network.contention only)
+    run          run.json as a dict
+    simulate_s, outputs_s   wall-clock seconds of the simulation and of the outputs
+
+    to_csv(folder) writes the run's files as the command line writes them, byte for byte.
+    """
 
     def __init__(self, raw):
         self.simulate_s = raw["simulate_s"]
         self.outputs_s = raw["outputs_s"]
         tables = raw["tables"]
         for attr, file in OUTPUTS.items():
-            setattr(self, attr, _frame(tables[file], file in _STRING_TABLES) if file in tables else None)
+            setattr(self, attr, _tables.frame(tables[file], file in _STRING_TABLES) if file in tables else None)
         self.run = _json.loads(raw["texts"]["run.json"]) if "run.json" in raw["texts"] else None
+        self._tables = {file: table for file, table in tables.items() if file in OUTPUTS.values()}
+        self._texts = {file: text for file, text in raw["texts"].items() if file == "run.json"}
+        self._folder = None
 
     def to_csv(self, folder):
-        """Writes every output there is to `folder` (made if needed), as CSV files of those names."""
+        """Writes the run's output files to `folder` (made if needed), byte for byte as `acmesim
+        run --out folder` writes them (jobs.csv, summary.csv, ... and run.json): what the run
+        made, not edits made to the DataFrames since."""
         _os.makedirs(folder, exist_ok=True)
-        for attr, file in OUTPUTS.items():
-            frame = getattr(self, attr)
-            if frame is not None:
-                frame.to_csv(_os.path.join(folder, file), index=False)
-        if self.run is not None:
-            with open(_os.path.join(folder, "run.json"), "w") as f:
-                _json.dump(self.run, f, indent=2)
-                f.write("\n")
+        if self._folder is not None:  # a Result of run(out=...): its files
+            for file in [*OUTPUTS.values(), "run.json"]:
+                if _os.path.exists(_os.path.join(self._folder, file)):
+                    _shutil.copyfile(_os.path.join(self._folder, file), _os.path.join(folder, file))
+            return
+        for file, table in self._tables.items():
+            _tables.write_csv(table, _os.path.join(folder, file))
+        for file, text in self._texts.items():
+            with open(_os.path.join(folder, file), "w", encoding="utf-8", newline="") as f:
+                f.write(text)
 
     def __repr__(self):
         shown = ", ".join(f"{a}: {len(getattr(self, a))} rows" for a in OUTPUTS if getattr(self, a) is not None)
@@ -100,6 +135,7 @@ class Result:
 def _read_result(folder):
     result = Result.__new__(Result)
     result.simulate_s = result.outputs_s = None
+    result._folder = _os.fspath(folder)
     for attr, file in OUTPUTS.items():
         path = _os.path.join(folder, file)
         setattr(result, attr, _pd.read_csv(path) if _os.path.exists(path) else None)
@@ -109,53 +145,6 @@ def _read_result(folder):
         with open(path) as f:
             result.run = _json.load(f)
     return result
-
-
-def _text_column(codes, categories, strings):
-    """Texts as pandas reads them: numbers where every one is a number (ids, the summaries'
-    statistics), few distinct texts as a categorical (type, state, user), else strings; blank: NaN."""
-    # float() takes every text pd.to_numeric takes: a text it refuses spares the conversion.
-    if categories and all(map(_reads_as_float, categories)):
-        numbers = _np.asarray(_pd.to_numeric(_np.array(categories, dtype=object), errors="coerce"))
-        if not _np.isnan(numbers.astype(float)).any():
-            values = numbers[codes]
-            if (codes < 0).any():
-                values = values.astype(float)
-                values[codes < 0] = _np.nan
-            return values
-    if strings or len(categories) * 2 > len(codes):
-        values = _np.array(categories, dtype=object)[codes] if categories else _np.full(len(codes), None)
-        values[codes < 0] = None
-        return values
-    return _pd.Categorical.from_codes(codes, _pd.Index(categories, dtype=object))
-
-
-def _reads_as_float(text):
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
-
-
-def _frame(table, strings):
-    """The DataFrame of a captured table, made of its arrays as they are: copy=False keeps one
-    block a column (pandas would otherwise copy every integer column twice to merge them; an
-    operation that needs them merged does it then)."""
-    header, columns, table_rows = table
-    data = {}
-    for name, (kind, values, blank) in zip(header, columns):
-        blank = _np.asarray(blank, dtype=bool)  # empty: no cell of the column is blank
-        if kind == "integer":
-            data[name] = _pd.arrays.IntegerArray(values, blank) if blank.any() else values
-        elif kind == "real":
-            data[name] = values
-        elif kind == "text":
-            codes, categories = values
-            data[name] = _text_column(codes, categories, strings)
-        else:
-            data[name] = _np.full(table_rows, _np.nan)
-    return _pd.DataFrame(data, copy=False)
 
 
 def _flatten(mapping, prefix=""):
@@ -239,18 +228,42 @@ def _number(text):
 
 
 def run(config, set=None, policy=None, outputs=None, out=None):
-    """Runs `config` (a YAML file, or a dict of keys, nested or dotted) with `set` applied on top,
-    in process, and returns its outputs as a Result. `policy`: a Policy instance to schedule with
-    (instead of policy.name). `outputs`: which (default: every one but console). `out`: a folder
-    to write the files to instead, byte for byte as `acmesim run --out` writes them; the Result is
-    then read from them."""
+    """Runs `config` (a YAML file, or a dict of keys, nested or dotted) with `set` (a dict of
+    keys, as {"policy.name": "fifo"}) applied on top, in process, and returns its outputs as a
+    Result. `policy`: a Policy instance to schedule with (instead of policy.name). `outputs`:
+    which (default: every one but console). `out`: a folder to write the files to instead, byte
+    for byte as `acmesim run --out` writes them; the Result is then read from them.
+
+    Raises InputError for bad input (a key of the dict config named "config: key", one of `set`
+    "--set: key", as the command line names it), PolicyError when a Python policy fails, and
+    TypeError for a `set` or `config` of another type. Log lines go to the logger "acmesim"."""
+    if set is not None and not isinstance(set, dict):
+        raise TypeError(f"set must be a dict of keys and values, as {{'policy.name': 'fifo'}}; got a {type(set).__name__}")
+    if not isinstance(config, (dict, str, _os.PathLike)):
+        raise TypeError(f"config must be a YAML file or a dict of keys and values; got a {type(config).__name__}")
     overrides = []
     file = ""
+    dict_keys = []
     if isinstance(config, dict):
+        dict_keys = [k for k, _ in _flatten(config)]
         overrides += [_override(k, v) for k, v in _flatten(config)]
     else:
         file = _os.fspath(config)
     overrides += [_override(k, v) for k, v in _flatten(set or {})]
+    set_keys = [k for k, _ in _flatten(set or {})]
+    try:
+        return _run_with(file, overrides, policy, outputs, out)
+    except InputError as e:
+        # Keys of a dict configuration reach the run as --set overrides: name them as the dict's.
+        text = str(e)
+        key = text[len("--set: "):].split(":", 1)[0] if text.startswith("--set: ") else None
+        if key in dict_keys and key not in set_keys:
+            raise InputError("config: " + text[len("--set: "):]) from None
+        raise
+
+
+def _run_with(file, overrides, policy, outputs, out):
+    """run() once its configuration is overrides: with the outputs and the policy instance added."""
     overrides.append(_override("outputs", outputs or [o for o in OUTPUTS if o not in ("summary", "by_type", "links")]
                                + ["summary", "run_json"]))
     if policy is None:
