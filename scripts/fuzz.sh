@@ -5,15 +5,21 @@
 # build-fuzz/corpus/<target>/. An InputError is the readers' answer to bad input; a crash, a
 # sanitizer report, any other exception, a timeout or running out of memory is a finding: its
 # input is left in build-fuzz/artifacts/<target>/ and the script exits 1 once every target has run.
-# Usage: scripts/fuzz.sh [seconds-per-target] [target...]   (default 20 s; targets: trace_reader
-#        run_config sweep)
+# Usage: scripts/fuzz.sh [--keep] [seconds-per-target] [target...]   (default 20 s; targets:
+#        trace_reader run_config sweep). Each target runs on one core for the seconds given:
+#        `scripts/fuzz.sh 3600` gives every parser one CPU-hour.
+# --keep: after a target's run, the inputs of build-fuzz/corpus/<target>/ that reach code the
+# repository's corpus does not are minimized into tests/fuzz/corpus/<target>/ (libFuzzer -merge=1),
+# to be committed, so that CI's short runs start from what the long ones found.
 # Long runs, one target per core in the background (the corpus keeps growing in build-fuzz/):
-#   nohup scripts/fuzz.sh 3600 sweep > fuzz-sweep.log 2>&1 &
+#   nohup scripts/fuzz.sh --keep 3600 sweep > fuzz-sweep.log 2>&1 &
 # A finding, replayed (the file is printed with the report): build-fuzz/tests/fuzz/fuzz_<target> FILE
 # Add it to tests/fuzz/corpus/<target>/ once fixed, so that every later run tries it first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 "$(dirname "$0")/setup.sh"
+keep=false
+[ "${1:-}" != --keep ] || { keep=true; shift; }
 seconds=${1:-20}
 shift || true
 targets=("$@")
@@ -34,6 +40,12 @@ for target in "${targets[@]}"; do
        -rss_limit_mb=2048 -print_final_stats=1 -dict=tests/fuzz/"${dictionary[$target]}" \
        -artifact_prefix="$artifacts/" "$corpus" tests/fuzz/corpus/"$target" >"$log" 2>&1; then
     echo "fuzz $target: $(grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' "$log" | tr '\n' ' ')"
+    if $keep; then
+      before=$(find tests/fuzz/corpus/"$target" -type f | wc -l)
+      build-fuzz/tests/fuzz/fuzz_"$target" -merge=1 -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+        tests/fuzz/corpus/"$target" "$corpus" >>"$log" 2>&1
+      echo "fuzz $target: $(( $(find tests/fuzz/corpus/"$target" -type f | wc -l) - before )) new inputs kept in tests/fuzz/corpus/$target/"
+    fi
   else
     failed+=("$target")
     tail -n 60 "$log" >&2

@@ -243,7 +243,8 @@ class Simulation {
   void maybe_bring_up(int node);
   // Nodes being drained go down once their last job gives back what it held on them.
   void retire_drained(const Placement& released);
-  // The jobs running on, or recovering while holding part of, `nodes` (sorted), in JobId order.
+  // The jobs running on, or recovering while holding part of, `nodes` (sorted), by submit time,
+  // then identity (Workload::keys), then JobId: the same order in any row order of the trace.
   std::vector<JobId> jobs_on(const std::vector<int>& nodes) const;
   // Network fault `fault` starts (down) or ends.
   void change_network(std::size_t fault, bool down);

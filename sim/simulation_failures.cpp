@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 namespace acme {
 
@@ -55,13 +56,18 @@ std::vector<JobId> Simulation::jobs_on(const std::vector<int>& nodes) const {
         break;
       }
   }
-  std::sort(out.begin(), out.end());
+  // By submit time and then the job's identity, not its row: jobs stopped together are requeued
+  // in the same order whatever the file's order.
+  std::sort(out.begin(), out.end(), [&](JobId a, JobId b) {
+    const JobRequest &x = workload_.requests[a], &y = workload_.requests[b];
+    return std::tuple(x.submit, workload_.keys[a], a) < std::tuple(y.submit, workload_.keys[b], b);
+  });
   return out;
 }
 
 void Simulation::take_nodes_down(const std::vector<int>& down, std::optional<Time> repaired_at) {
   if (down.empty()) return;
-  // The nodes fail under every job on them, in JobId order: a running job fails too; a
+  // The nodes fail under every job on them, in jobs_on's order: a running job fails too; a
   // recovering one that still holds part of them ends its hold at once.
   for (JobId other : jobs_on(down)) {
     if (status_[other] == Status::Running) stop_failed(other, down);
