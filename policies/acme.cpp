@@ -203,6 +203,7 @@ class AcmePolicy final : public Policy {
   // whether a job is blocked while others wait (queued, or held back by a limit).
   bool scan(SchedulingPass& pass, ShapedQueue& queue, bool backfill_due) {
     std::optional<QueueEntry> head;  // the first job that does not fit
+    Blocked& blocked = blocked_[&queue - queues_];
     while (!queue.empty()) {
       const QueueEntry first = queue.front();
       const JobRequest& r = pass.request(first.job);
@@ -211,10 +212,11 @@ class AcmePolicy final : public Policy {
       } else if (const auto limit = limits_.binding(r)) {
         hold(*limit, r, first);  // set aside until that limit frees (readmit)
         queue.erase(first.job);
-      } else if (start(pass, first.job)) {
+      } else if (!blocked.still(pass, first.job) && start(pass, first.job)) {
         queue.erase(first.job);
       } else {
         head = first;
+        blocked = {first.job, pass.cluster().room_freed()};
         break;
       }
     }
@@ -279,7 +281,16 @@ class AcmePolicy final : public Policy {
   std::int64_t interval_s_;
   std::size_t depth_;
 
+  // The job a partition's main scheduler last found no room for, and the cluster's room_freed()
+  // then: while neither changed, it still finds none (room only shrank), so it is not placed again.
+  struct Blocked {
+    JobId job = 0;
+    std::uint64_t room = ~std::uint64_t{0};
+    bool still(const SchedulingPass& pass, JobId j) const { return j == job && pass.cluster().room_freed() == room; }
+  };
+
   PassGate gate_;
+  Blocked blocked_[2];
   ShapedQueue queues_[2];  // pending jobs by priority: CPU jobs, GPU jobs (Slurm's partitions)
   // Pending jobs a QOS limit holds back, by the limit's key and then by GPUs, out of the queue.
   std::unordered_map<std::size_t, std::map<std::int32_t, JobQueue>> held_back_;

@@ -21,7 +21,7 @@ class NodePool {
       return f;
     }
     if (used_ + slot_ > kChunk || chunks_.empty()) {
-      chunks_.push_back(std::make_unique<std::byte[]>(kChunk));
+      chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(kChunk));  // not zeroed: nodes are constructed in place
       used_ = 0;
     }
     void* p = chunks_.back().get() + used_;

@@ -1,28 +1,22 @@
 #include "policies/reservation.h"
 
 #include <algorithm>
-#include <functional>
 
 namespace acme {
 
 void ShadowPlanner::started(const SchedulingPass& pass, JobId job) {
   ++running_changes_;
-  if (job >= slot_.size()) slot_.resize(std::max<std::size_t>(job + 1, 2 * slot_.size()), 0);
-  if (slot_[job] == 0) {
-    running_.emplace_back();
-    slot_[job] = static_cast<std::uint32_t>(running_.size());
-  }
-  running_[slot_[job] - 1] = {pass.expected_end(job), job};
+  if (job >= end_of_.size()) end_of_.resize(std::max<std::size_t>(job + 1, 2 * end_of_.size()));
+  if (end_of_[job]) by_end_.erase({*end_of_[job], job});
+  end_of_[job] = pass.expected_end(job);
+  by_end_.emplace(*end_of_[job], job);
 }
 
 void ShadowPlanner::stopped(JobId job) {
   ++running_changes_;
-  if (job >= slot_.size() || slot_[job] == 0) return;
-  const auto last = running_.back();  // moved into the stopped job's place
-  running_[slot_[job] - 1] = last;
-  slot_[last.second] = slot_[job];
-  running_.pop_back();
-  slot_[job] = 0;
+  if (job >= end_of_.size() || !end_of_[job]) return;
+  by_end_.erase({*end_of_[job], job});
+  end_of_[job].reset();
 }
 
 // The last reservation made if the head, the running jobs and the cluster's room are the same as
@@ -63,13 +57,9 @@ ShadowPlanner::Reservation ShadowPlanner::reserve(const SchedulingPass& pass, Jo
   std::int64_t fitting = c.count_nodes_with_room(gpus, cpus, r.node_num, open);  // nodes with room for a share
   std::int64_t free_gpus = c.free_gpus();
   Reservation res;
-  // The running jobs by (expected end, job), taken from a heap only as far as the walk goes.
-  by_end_.assign(running_.begin(), running_.end());
-  std::make_heap(by_end_.begin(), by_end_.end(), std::greater<>());
-  while (!by_end_.empty() && fitting < r.node_num) {
-    std::pop_heap(by_end_.begin(), by_end_.end(), std::greater<>());
-    const auto [end, job] = by_end_.back();
-    by_end_.pop_back();
+  // The running jobs by (expected end, job), only as far as the walk goes.
+  for (auto next = by_end_.begin(); next != by_end_.end() && fitting < r.node_num; ++next) {
+    const auto [end, job] = *next;
     for (const NodeShare& s : pass.placement_of(job)) {
       auto before = free_on(s.node);
       const bool was = before.first >= gpus && before.second >= cpus;

@@ -6,13 +6,14 @@
 // without delaying it if it ends (by its estimate) before the shadow time or takes only spare GPUs.
 // A job without an estimate never ends before the shadow time.
 //
-// Cost: reservation() is O(r + k log r) over the r running jobs, k of which it walks by expected
-// end, cached until the head, the running jobs or the cluster's room change. started() and
-// stopped() are O(1): reservations are rare beside them (a few hundred a 100k jobs under acme).
+// Cost: reservation() is O(k) for the k running jobs it walks by expected end (the running jobs
+// are kept in that order), cached until the head, the running jobs or the cluster's room change.
+// started() and stopped() are O(log r) over the r running jobs.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -52,9 +53,8 @@ class ShadowPlanner {
   }
   Reservation reserve(const SchedulingPass& pass, JobId head);
 
-  std::vector<std::pair<Time, JobId>> running_;  // (expected end, job) of the running jobs, in no order
-  std::vector<std::uint32_t> slot_;              // [job]: its place in running_ + 1; 0 when not running
-  std::vector<std::pair<Time, JobId>> by_end_;   // reserve()'s heap of running_
+  std::set<std::pair<Time, JobId>> by_end_;  // (expected end, job) of the running jobs
+  std::vector<std::optional<Time>> end_of_;   // [job]: its expected end in by_end_; none when not running
   std::vector<std::pair<std::int32_t, std::int32_t>> free_;
   std::vector<std::int32_t> touched_;
   std::uint64_t running_changes_ = 0;  // jobs started or stopped so far
