@@ -1,5 +1,6 @@
 #include "policies/shaped_queue.h"
 
+#include <algorithm>
 #include <queue>
 #include <vector>
 
@@ -9,17 +10,26 @@ void ShapedQueue::insert(const SchedulingPass& pass, const QueueEntry& e, std::u
   const auto group = groups_.try_emplace({Shape::of(pass.cluster(), pass.request(e.job)), tag}).first;
   group->second.jobs.insert(e);
   ranked_.insert(e);
-  entry_of_.emplace(e.job, Place{e, group});
+  if (e.job >= place_of_.size()) place_of_.resize(std::max<std::size_t>(e.job + 1, 2 * place_of_.size()), 0);
+  if (free_places_.empty()) {
+    places_.push_back({e, group});
+    place_of_[e.job] = static_cast<std::uint32_t>(places_.size());
+  } else {
+    places_[free_places_.back()] = {e, group};
+    place_of_[e.job] = free_places_.back() + 1;
+    free_places_.pop_back();
+  }
   if (!pass.is_pending(e.job)) withdrawn_.insert(e);
 }
 
 void ShapedQueue::erase(JobId job) {
-  const auto it = entry_of_.find(job);
-  if (it == entry_of_.end()) return;
-  const auto [e, group] = it->second;
-  entry_of_.erase(it);
+  const std::uint32_t p = place_of(job);
+  if (p == 0) return;
+  const auto [e, group] = places_[p - 1];
+  place_of_[job] = 0;
+  free_places_.push_back(p - 1);
   ranked_.erase(e);
-  withdrawn_.erase(e);
+  if (!withdrawn_.empty()) withdrawn_.erase(e);
   group->second.jobs.erase(e);
   // Inside a walk an empty group stays until the walk ends: the walk may still hold it.
   if (group->second.jobs.empty() && !group->second.followed) groups_.erase(group);

@@ -22,8 +22,8 @@
 #include <functional>
 #include <map>
 #include <set>
-#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "policies/common.h"
 #include "policies/shape.h"
@@ -36,7 +36,7 @@ class ShapedQueue {
   std::size_t size() const { return ranked_.size(); }
   const QueueEntry& front() const { return *ranked_.begin(); }
   // The queued job's entry. REQUIRES: it is queued.
-  const QueueEntry& entry_of(JobId job) const { return entry_of_.at(job).entry; }
+  const QueueEntry& entry_of(JobId job) const { return places_[place_of(job) - 1].entry; }
   // How many queued jobs come before `e` in the order.
   std::size_t rank(const QueueEntry& e) const { return ranked_.order_of_key(e); }
   // The entry n places after the front; nullptr if the queue is shorter.
@@ -52,7 +52,7 @@ class ShapedQueue {
   void erase(JobId job);
   // The queued job left the queue without starting: it keeps its place until erased (see above).
   void withdrawn(JobId job) {
-    if (const auto it = entry_of_.find(job); it != entry_of_.end()) withdrawn_.insert(it->second.entry);
+    if (const std::uint32_t p = place_of(job)) withdrawn_.insert(places_[p - 1].entry);
   }
   // Drops the withdrawn jobs at the front.
   void drop_withdrawn_front(const SchedulingPass& pass) {
@@ -91,7 +91,11 @@ class ShapedQueue {
   };
   Ranked ranked_;                    // every queued job, in order, with ranks
   GroupMap groups_;                  // the same jobs by shape and tag
-  std::unordered_map<JobId, Place> entry_of_;
+  // [job]: its Place in places_ + 1, 0 when not queued (4 bytes a job; places_ holds the queued).
+  std::uint32_t place_of(JobId job) const { return job < place_of_.size() ? place_of_[job] : 0; }
+  std::vector<std::uint32_t> place_of_;
+  std::vector<Place> places_;
+  std::vector<std::uint32_t> free_places_;  // indices into places_ of erased jobs, for reuse
   std::set<QueueEntry> withdrawn_;   // queued jobs that were withdrawn
 };
 
