@@ -39,9 +39,9 @@ for cluster in seren kalos; do
     wait
   done
 done
-for nodes in 200 205 215 220; do run seren sensitivity "capacity.reserved_nodes=$nodes" --set capacity.reserved_nodes="$nodes" & done
+for nodes in 221 222 224 225; do run seren sensitivity "capacity.reserved_nodes=$nodes" --set capacity.reserved_nodes="$nodes" & done
 wait
-for cap in 96 104 108 112; do run seren sensitivity "policy.type_gpu_limit.Eval=$cap" --set policy.type_gpu_limit.Eval="$cap" & done
+for cap in 140 150 170 180; do run seren sensitivity "policy.type_gpu_limit.Eval=$cap" --set policy.type_gpu_limit.Eval="$cap" & done
 wait
 for nodes in 280 290; do run kalos sensitivity "capacity.reserved_nodes=$nodes" --set capacity.reserved_nodes="$nodes" & done
 for cap in 12 16; do run kalos sensitivity "policy.type_gpu_limit.Eval=$cap" --set policy.type_gpu_limit.Eval="$cap" & done
