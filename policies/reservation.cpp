@@ -61,13 +61,14 @@ ShadowPlanner::Reservation ShadowPlanner::reserve(const SchedulingPass& pass, Jo
   for (auto next = by_end_.begin(); next != by_end_.end() && fitting < r.node_num; ++next) {
     const auto [end, job] = *next;
     for (const NodeShare& s : pass.placement_of(job)) {
+      if (s.node < open.first || s.node >= open.last) continue;  // never counts for the head
       auto before = free_on(s.node);
       const bool was = before.first >= gpus && before.second >= cpus;
       before.first += s.gpus;
       before.second += s.cpus;
       if (free_[static_cast<std::size_t>(s.node)].first < 0) touched_.push_back(s.node);
       free_[static_cast<std::size_t>(s.node)] = before;
-      fitting += !was && before.first >= gpus && before.second >= cpus && s.node >= open.first && s.node < open.last;
+      fitting += !was && before.first >= gpus && before.second >= cpus;
     }
     free_gpus += pass.request(job).gpu_num;
     res.shadow = end;
