@@ -93,10 +93,10 @@ struct RunWorkload {
 };
 
 // `whole`: loaded whole even if the run could take its jobs as they come.
-RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluster, Clock::time_point t0,
-                              bool whole = false) {
+RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluster, const RunPlugins& plugins,
+                              Clock::time_point t0, bool whole = false) {
   RunWorkload w;
-  if (!whole && takes_jobs_as_they_come(config, cluster)) w.feed = open_workload(config, cluster, w.workload);
+  if (!whole && takes_jobs_as_they_come(config, plugins)) w.feed = open_workload(config, cluster, w.workload);
   if (w.feed && is_trace(w.workload)) {  // what it held is logged at the end (run_command)
     log::debug("{}: read as the replay goes; ready in {:.3f} s", w.workload.source, seconds_since(t0));
   } else if (w.feed) {
@@ -119,20 +119,24 @@ void log_recorded_scheduler(const RunConfig& config) {
 }
 
 // execute_run on the run's workload, opened here: taken as the replay goes if it can be, and
-// loaded whole and run again if its feed finds it cannot go on in release order.
-template <class... Rest>
+// loaded whole and run again (from plugins built anew: the first replay's policy has moved on) if
+// its feed finds it cannot go on in release order.
 RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, Clock::time_point t0, RunWorkload& w,
-                       const std::filesystem::path& out_dir, bool progress, Rest... rest) {
+                       const std::filesystem::path& out_dir, bool progress, Sink* observer = nullptr,
+                       TableCapture* capture = nullptr) {
   log_recorded_scheduler(config);
-  w = open_run_workload(config, cluster, t0);
+  RunPlugins plugins = build_plugins(config, cluster);
+  w = open_run_workload(config, cluster, plugins, t0);
+  if (!w.feed) return execute_run(config, cluster, w.workload, out_dir, progress, std::nullopt, observer, capture, &plugins);
   try {
-    return execute_run(config, cluster, w.workload, out_dir, progress, w.more(), rest...);
-  } catch (const WholeWorkloadNeeded& e) {  // logged as debug: a cached read of the trace logs nothing of it
-    log::debug("{}: loaded whole and replayed again", e.what());
+    return execute_run(config, cluster, w.workload, out_dir, progress, w.more(), observer, capture, &plugins);
+  } catch (const WholeWorkloadNeeded& e) {
+    log::info("{}: the trace cannot be replayed as it is read; read whole and replayed again", e.what());
   }
   w.feed.reset();  // before the workload it appended to
-  w = open_run_workload(config, cluster, t0, true);
-  return execute_run(config, cluster, w.workload, out_dir, progress, std::nullopt, rest...);
+  plugins = build_plugins(config, cluster);
+  w = open_run_workload(config, cluster, plugins, t0, true);
+  return execute_run(config, cluster, w.workload, out_dir, progress, std::nullopt, observer, capture, &plugins);
 }
 
 unsigned threads_of(const RunConfig& config) { return config.threads > 0 ? config.threads : usable_cores(); }
@@ -202,9 +206,11 @@ std::vector<std::string_view> files_of(const std::vector<std::string>& names) {
 
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, const Workload& workload_in,
                       const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more,
-                      Sink* observer, TableCapture* capture) {
+                      Sink* observer, TableCapture* capture, RunPlugins* plugins) {
   const auto t1 = Clock::now();  // the run's set-up (a million jobs' state) counts
-  const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster_file, workload_in);
+  const std::unique_ptr<PreparedRun> run =
+      plugins ? make_simulation(config, cluster_file, workload_in, std::move(*plugins))
+              : make_simulation(config, cluster_file, workload_in);
   const ClusterSpec& cluster = run->cluster;  // with the nodes capacity adds
   if (more && (run->evaluated || run->estimates_made))
     throw std::logic_error("execute_run: this run needs its whole workload first");
@@ -370,11 +376,12 @@ int gen_command(const GenArgs& args) {
   const auto t_run = Clock::now();
   SyntheticStream stream(model, *from, *to, args.load, args.seed, cluster.gpus_per_node);
   Workload w = stream.start();
-  const bool as_they_come = takes_jobs_as_they_come(config, cluster);
+  RunPlugins plugins = build_plugins(config, cluster);
+  const bool as_they_come = takes_jobs_as_they_come(config, plugins);
   if (!as_they_come)
     while (stream.append_next(w)) {
     }
-  const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster, w);
+  const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster, w, std::move(plugins));
   if (as_they_come) run->sim->set_feed(stream, w);
   run->sim->run();
   const double sim_s = seconds_since(t_run);

@@ -15,6 +15,8 @@
 
 namespace acme {
 
+struct RunPlugins;  // app/make_simulation.h
+
 // The cores this process may run on (taskset, cpusets), at most the machine's.
 unsigned usable_cores();
 
@@ -23,7 +25,9 @@ unsigned usable_cores();
 // `out_dir`, after removing every output an earlier run left there (so that a killed run leaves no
 // finished-looking file). Safe to call from several threads at once on the same workload.
 // With `more`, the feed appends the rest of the jobs to `workload` as the replay goes (see
-// Simulation::set_feed; only for a run that takes its jobs as they come: takes_jobs_as_they_come).
+// Simulation::set_feed; only for a run that takes its jobs as they come: takes_jobs_as_they_come
+// in app/make_simulation.h). `plugins`, if given, are the run's (built once by the caller, who
+// needed them before the workload was read); else they are built here.
 // `observer`, if given, is fed every fact and the RunRecord like the run's own sinks (validate).
 struct RunReport {
   Conservation conservation;
@@ -36,7 +40,8 @@ struct MoreJobs {
 // With `capture`, the outputs go there (io/captured_table.h) and out_dir is not used.
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
                       const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more = {},
-                      Sink* observer = nullptr, TableCapture* capture = nullptr);
+                      Sink* observer = nullptr, TableCapture* capture = nullptr,
+                      RunPlugins* plugins = nullptr);
 
 // The run of `acmesim run` in process, its outputs captured instead of written: what the Python
 // module's acmesim.run returns as DataFrames. Throws InputError as run_command would.
@@ -45,10 +50,6 @@ struct CapturedRun {
   RunReport report;
 };
 CapturedRun run_captured(const RunConfig& config);
-
-// Whether a run can start before its workload is whole: it rewrites no job and gives its policy
-// no estimates (both need every job first). The evaluations output's index is made at the end.
-bool takes_jobs_as_they_come(const RunConfig& config, const ClusterSpec& cluster);
 
 // Every key of a run with the value in force, as its outputs list them: the configuration, then
 // the keys its policy, estimate model and network model read, defaults included. Builds those

@@ -39,22 +39,6 @@ std::string default_failure_table() { return (configs_dir() / "failures" / "acme
 
 namespace {
 
-// A run's plugins, each built from its own configuration keys (which it checks): the policy,
-// the evaluation rewrite, the estimates, the network model, and the resolved configuration.
-struct Plugins {
-  std::unique_ptr<Policy> policy;
-  std::optional<Workload> evaluated;  // the workload with its Eval jobs rewritten, if they were
-  std::optional<EvaluationIndex> evaluations;  // the run's evaluations, when grouped
-  double eval_idle_share = 0;
-  std::vector<Time> estimates;
-  std::optional<NetworkModel> network;  // set when network.slowdown is on
-  std::optional<FailureModel> failures;
-  std::optional<LaunchModel> launch;  // set when a launch latency is given
-  CapacitySettings capacity;
-  std::optional<PowerModel> power;  // set when power.enabled is on
-  std::vector<std::pair<std::string, std::string>> described;
-};
-
 // The evaluation rewrite (eval: decoupled) and index (the evaluations output) of `workload`.
 EvalSetup evaluation_setup(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
                            Params& eval_params) {
@@ -64,9 +48,10 @@ EvalSetup evaluation_setup(const RunConfig& config, const ClusterSpec& cluster, 
                           (configs_dir() / "eval" / "llm7b_63.yaml").string());
 }
 
-// `workload` may be null: the plugins are then only checked and described (for sweeps).
-Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const Workload* workload) {
-  Plugins p;
+}  // namespace
+
+RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
+  RunPlugins p;
   // recorded replay has its own scheduler: start when recorded, else as soon as the job fits.
   const std::string policy_name = config.replay == ReplayMode::Recorded ? "greedy" : config.policy_name;
   Params policy_params("policy", config.policy_params, "policy " + policy_name);
@@ -76,20 +61,14 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
     if (std::string_view(e.what()).rfind("unknown policy", 0) != 0) throw;
     throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
   }
-  // eval: decoupled, the Eval jobs are rewritten (workloads/evaluation.h) into a copy of the shared
-  // workload: one O(n) pass and the memory of a second workload for the run's lifetime.
+  // What needs the workload (the evaluation rewrite and index, the estimates) is made by
+  // make_simulation; here their keys are read and checked on no jobs.
   const Workload none;
-  const Workload& jobs = workload ? *workload : none;
   Params eval_params("eval", config.eval_params);
-  EvalSetup eval = evaluation_setup(config, cluster, jobs, eval_params);
-  p.evaluated = std::move(eval.rewritten);
-  p.evaluations = std::move(eval.index);
-  p.eval_idle_share = eval.idle_share;
+  evaluation_setup(config, cluster, none, eval_params);
   eval_params.check_all_used();
   Params estimate_params("estimate", config.estimate_params);
-  // The keys are read (and checked) either way; estimates are made only for a policy that reads them.
-  p.estimates = make_estimates(p.policy->reads_estimates() ? (p.evaluated ? *p.evaluated : jobs) : none,
-                               estimate_params, config.seed);
+  make_estimates(none, estimate_params, config.seed);
   Params network_params("network", config.network_params);
   const NetworkSettings network = read_network_settings(network_params, config.replay == ReplayMode::Policy);
   network_params.check_all_used();
@@ -135,14 +114,28 @@ Plugins build_plugins(const RunConfig& config, const ClusterSpec& cluster, const
   return p;
 }
 
-}  // namespace
+bool takes_jobs_as_they_come(const RunConfig& config, const RunPlugins& plugins) {
+  return !config.eval_decoupled && !plugins.policy->reads_estimates();
+}
 
 std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
                                              const Workload& workload) {
-  Plugins plugins = build_plugins(config, cluster, &workload);
+  return make_simulation(config, cluster, workload, build_plugins(config, cluster));
+}
+
+std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
+                                             const Workload& workload, RunPlugins plugins) {
+  // eval: decoupled, the Eval jobs are rewritten (workloads/evaluation.h) into a copy of the shared
+  // workload: one O(n) pass and the memory of a second workload for the run's lifetime.
+  Params eval_params("eval", config.eval_params);
+  EvalSetup eval = evaluation_setup(config, cluster, workload, eval_params);
+  Params estimate_params("estimate", config.estimate_params);
+  const Workload& jobs = eval.rewritten ? *eval.rewritten : workload;
+  std::vector<Time> estimates =
+      make_estimates(plugins.policy->reads_estimates() ? jobs : Workload{}, estimate_params, config.seed);
   auto run = std::make_unique<PreparedRun>();
-  run->evaluated = std::move(plugins.evaluated);
-  run->evaluations = std::move(plugins.evaluations);
+  run->evaluated = std::move(eval.rewritten);
+  run->evaluations = std::move(eval.index);
   run->network = std::move(plugins.network);
   run->failures = std::move(plugins.failures);
   run->launch = std::move(plugins.launch);
@@ -153,11 +146,11 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   run->cluster.reserved_nodes = run->capacity.reserved_nodes;
   run->cluster.reserved_types = run->capacity.reserved_types;
   run->cluster.reserved_spill = run->capacity.reserved_spill;
-  run->estimates_made = !plugins.estimates.empty();
+  run->estimates_made = !estimates.empty();
   run->described = std::move(plugins.described);
   run->workload = run->evaluated ? &*run->evaluated : &workload;
   run->sim = std::make_unique<Simulation>(*run->workload, run->cluster, std::move(plugins.policy), config.replay,
-                                          std::move(plugins.estimates));
+                                          std::move(estimates));
   Simulation& sim = *run->sim;
   sim.set_placement(config.placement);
   if (run->network) sim.set_network(&*run->network, config.metrics_interval);
@@ -165,7 +158,7 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   if (run->launch) sim.set_launch(&*run->launch);
   sim.set_capacity(&run->capacity);
   if (run->power) sim.set_power(&*run->power, config.metrics_interval);
-  sim.set_idle_share(JobType::Eval, plugins.eval_idle_share);
+  sim.set_idle_share(JobType::Eval, eval.idle_share);
   return run;
 }
 
@@ -176,12 +169,7 @@ std::optional<EvaluationIndex> evaluation_index(const RunConfig& config, const C
 }
 
 std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& config, const ClusterSpec& cluster) {
-  return build_plugins(config, cluster, nullptr).described;
-}
-
-bool takes_jobs_as_they_come(const RunConfig& config, const ClusterSpec& cluster) {
-  const Plugins p = build_plugins(config, cluster, nullptr);
-  return !config.eval_decoupled && !p.policy->reads_estimates();
+  return build_plugins(config, cluster).described;
 }
 
 bool draw_plots(const std::string& script, const std::filesystem::path& folder) {

@@ -43,8 +43,32 @@ struct PreparedRun {
   PreparedRun& operator=(const PreparedRun&) = delete;
 };
 
-// Builds the run of `config` over `workload` on `cluster`. Throws InputError for a key no plugin
-// has or a bad value. REQUIRES: `workload` outlives the result.
+// A run's plugins, built once from its configuration before its workload is read, each from its
+// own keys (which it checks): the policy, the launch, failure, network, capacity and power models,
+// and every key with the value in force. What needs the workload (the evaluation rewrite and
+// index, the estimates) make_simulation adds. A run's plugins serve one Simulation: a run replayed
+// again builds them again.
+struct RunPlugins {
+  std::unique_ptr<Policy> policy;
+  std::optional<NetworkModel> network;  // set when network.slowdown is on
+  std::optional<FailureModel> failures;
+  std::optional<LaunchModel> launch;  // set when a launch latency is given
+  CapacitySettings capacity;
+  std::optional<PowerModel> power;  // set when power.enabled is on
+  std::vector<std::pair<std::string, std::string>> described;
+};
+// Throws InputError for a key no plugin has or a bad value.
+RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster);
+
+// Whether a run can start before its workload is whole: it rewrites no job and gives its policy
+// no estimates (both need every job first). The evaluations output's index is made at the end.
+bool takes_jobs_as_they_come(const RunConfig& config, const RunPlugins& plugins);
+
+// Builds the run of `config` over `workload` on `cluster` from its plugins (built here if not
+// given). Throws InputError for a key no plugin has or a bad value. REQUIRES: `workload`
+// outlives the result.
+std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
+                                             const Workload& workload, RunPlugins plugins);
 std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
                                              const Workload& workload);
 
