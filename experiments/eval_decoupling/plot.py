@@ -1,5 +1,8 @@
 #!/usr/bin/python3
-"""Tables and plots of experiments/eval_decoupling/run.sh. Usage: plot.py RAW_OUT_DIR HERE"""
+"""Tables and plots of experiments/eval_decoupling/run.sh. Usage: plot.py RAW_OUT_DIR HERE
+
+Writes HERE's CSVs and PNGs, and the cluster table of HERE/README.md between
+"<!-- cluster table: plot.py -->" and "<!-- end of cluster table -->"."""
 import sys
 from pathlib import Path
 
@@ -87,10 +90,25 @@ for p in ["fifo", "backfill"]:
             "wasted_failed_job_gpu_h": waste["failed_job"],
             "wasted_preemption_gpu_h": waste["preemption"],
             "wasted_eval_idle_gpu_h": waste["eval_idle"],
+            "wasted_launch_gpu_h": waste["launch"],
             "wasted_gpu_h": summ.wasted_gpu_hours.iloc[0],
         })
 cl = pd.DataFrame(rows)
 cl.to_csv(here / "cluster.csv", index=False)
+
+lines = ["| policy | mode | batch makespan mean | p50 | p90 | all evaluations, mean | other GPU jobs' queue mean | "
+         "metric jobs (queue mean) | Eval GPU-h | util | wasted: failed | eval_idle | launch | total |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+for r in cl.itertuples():
+    metric = f"{r.metric_cpu_jobs:,} ({r.metric_queue_mean_s:,.1f} s)" if r.metric_cpu_jobs else "-"
+    lines.append(f"| {r.policy} | {r.mode} | {r.batch_makespan_mean_s:,.0f} s | {r.batch_makespan_p50_s:,.0f} s | "
+                 f"{r.batch_makespan_p90_s:,.0f} s | {r.eval_makespan_mean_s:,.0f} s | {r.other_queue_mean_s:,.1f} s | "
+                 f"{metric} | {r.eval_gpu_hours:,.0f} | {r.gpu_util_pct:.2f}% | {r.wasted_failed_job_gpu_h:,.0f} | "
+                 f"{r.wasted_eval_idle_gpu_h:,.0f} | {r.wasted_launch_gpu_h:,.0f} | {r.wasted_gpu_h:,.0f} GPU-h |")
+start, end = "<!-- cluster table: plot.py -->", "<!-- end of cluster table -->"
+readme = here / "README.md"
+head, rest = readme.read_text().split(start, 1)
+readme.write_text(head + start + "\n" + "\n".join(lines) + "\n" + end + rest.split(end, 1)[1])
 
 wall = pd.read_csv(raw / "wall.csv")
 rt = wall.pivot(index="scope", columns="mode", values="wall_s").reset_index()

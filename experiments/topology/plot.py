@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """Summarizes the runs of run.sh: queuing delay of large jobs, slowdown, fragmentation.
 
-Usage: plot.py RUNS_DIR OUT_DIR. Writes OUT_DIR/results.csv, results.md, placement.png.
+Usage: plot.py RUNS_DIR OUT_DIR. Writes OUT_DIR/results.csv, results.md, placement.png and the
+tables of OUT_DIR/README.md between their markers ("<!-- placement table: plot.py -->" and
+"<!-- end of placement table -->", the same for "network").
 """
+import json
 import pathlib
 import sys
 
@@ -22,9 +25,12 @@ def measure(folder):
     jobs = pd.read_csv(folder / "jobs.csv")
     ts = pd.read_csv(folder / "timeseries.csv")
     summary = pd.read_csv(folder / "summary.csv").iloc[0]
+    run = json.loads((folder / "run.json").read_text())
+    reserved_types = run["config"]["capacity.reserved_types"].split(",")
     gpu = jobs[(jobs.gpu_num > 0) & jobs.start_s.notna()]
     large = gpu[gpu.gpu_num >= 64]
     multi = gpu[gpu.node_num > 1]
+    on_reserved = multi.type.isin(reserved_types)  # the types the reserved nodes take (and that may spill)
     return {
         "queue_mean_s": summary.queue_mean_s,
         "large_jobs": len(large),
@@ -35,6 +41,10 @@ def measure(folder):
         "gpus_free_unusable_mean": ts.gpus_free_unusable.mean(),
         "gpus_blocked_by_fragmentation_mean": ts.gpus_blocked_by_fragmentation.mean(),
         "gpu_util_pct": summary.gpu_util_pct,
+        # The nodes the other types are kept to, and the leaves spanned by each side's multi-node jobs.
+        "shared_nodes": run["cluster"]["nodes"] - int(run["config"]["capacity.reserved_nodes"]),
+        "reserved_types_leaves_mean": multi[on_reserved].leaves_spanned.mean(),
+        "other_types_leaves_mean": multi[~on_reserved].leaves_spanned.mean(),
     }
 
 
@@ -48,16 +58,48 @@ for folder in sorted((runs / "network").glob("*/*")):
 data = pd.DataFrame(rows)
 data.to_csv(out / "results.csv", index=False, float_format="%.3f")
 
-cols = ["cluster", "policy", "variant", "large_jobs", "large_queue_mean_s", "large_queue_p90_s",
-        "multi_node_slowdown_mean", "multi_node_leaves_mean", "gpus_free_unusable_mean",
-        "gpus_blocked_by_fragmentation_mean", "gpu_util_pct"]
+cols = ["cluster", "policy", "variant", "queue_mean_s", "large_jobs", "large_queue_mean_s", "large_queue_p90_s",
+        "multi_node_slowdown_mean", "multi_node_leaves_mean", "reserved_types_leaves_mean", "other_types_leaves_mean",
+        "gpus_free_unusable_mean", "gpus_blocked_by_fragmentation_mean", "gpu_util_pct"]
 with open(out / "results.md", "w") as md:
     for study, part in data.groupby("study", sort=False):
         md.write(f"\n### {study}\n\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n")
         for _, r in part.iterrows():
             md.write("| " + " | ".join(f"{r[c]:.2f}" if isinstance(r[c], float) else str(r[c]) for c in cols) + " |\n")
 
+
+
+def replace_table(name, lines):
+    readme = out / "README.md"
+    start, end = f"<!-- {name} table: plot.py -->", f"<!-- end of {name} table -->"
+    head, rest = readme.read_text().split(start, 1)
+    readme.write_text(head + start + "\n" + "\n".join(lines) + "\n" + end + rest.split(end, 1)[1])
+
+
+ORDER = {"seren": 0, "kalos": 1, "fifo": 0, "quota": 1, "first_fit": 0, "best_fit": 1, "topology": 2}
 place = data[data.study == "placement"]
+table = place.sort_values(["cluster", "policy", "variant"], key=lambda c: c.map(ORDER))
+shared = ", ".join(f"{c} {n}" for c, n in table.groupby("cluster", sort=False).shared_nodes.first().items())
+lines = [f"Nodes not reserved, which the other types are kept to: {shared}.", "",
+         "| cluster | policy | placement | large-job queue mean (s) | p90 (s) | every GPU job's queue mean (s) | "
+         "multi-node slowdown | leaves spanned | leaves, reserved types | leaves, other types | "
+         "GPUs blocked by fragmentation | util % |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+lines += [f"| {r.cluster} | {r.policy} | {r.variant} | {r.large_queue_mean_s:.0f} | {r.large_queue_p90_s:.0f} | "
+          f"{r.queue_mean_s:.0f} | {r.multi_node_slowdown_mean:.3f} | {r.multi_node_leaves_mean:.2f} | "
+          f"{r.reserved_types_leaves_mean:.2f} | {r.other_types_leaves_mean:.2f} | "
+          f"{r.gpus_blocked_by_fragmentation_mean:.1f} | {r.gpu_util_pct:.1f} |" for r in table.itertuples()]
+replace_table("placement", lines)
+NETWORK = {"seren": "Seren (1 x 200 Gb/s)", "kalos": "Kalos (5 x 200 Gb/s)"}
+net = data[data.study == "network"].assign(
+    need=lambda d: d.variant.str.extract(r"^need(\d+) ")[0].astype(int),
+    network=lambda d: d.variant.str.extract(r" on (\w+) network$")[0])
+net = net.sort_values(["need", "network"], key=lambda c: c.map(ORDER) if c.name == "network" else c)
+lines = ["| network | pretraining and multimodal jobs need | large-job queue mean (s) | p90 (s) | "
+         "multi-node slowdown | util % |", "|---|---|---|---|---|---|"]
+lines += [f"| {NETWORK[r.network]} | {r.need} Gb/s | {r.large_queue_mean_s:.0f} | {r.large_queue_p90_s:.0f} | "
+          f"{r.multi_node_slowdown_mean:.3f} | {r.gpu_util_pct:.1f} |" for r in net.itertuples()]
+replace_table("network", lines)
+
 plot_style.apply()
 fig, axes = plt.subplots(1, 3, figsize=plot_style.figsize(3))
 for ax, (col, title, label) in zip(axes, [
