@@ -71,7 +71,7 @@ void run_with_progress(Simulation& sim, std::size_t jobs, bool show) {
   if (drawn) std::fprintf(stderr, "\r%*s\r", 80, "");
 }
 
-// Every file the sinks write (io/sinks.cpp), finished or under its temporary name (io/csv.h).
+// Every file the sinks write (io/sink_registry.cpp), finished or under its temporary name (io/csv.h).
 // Removes the outputs of an earlier run from `dir`: the folder never holds files of two runs, and
 // a run killed before it writes its own leaves none that look finished.
 void remove_earlier_outputs(const std::filesystem::path& dir) {

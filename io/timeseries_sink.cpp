@@ -1,13 +1,11 @@
-// timeseries.csv and links.csv (io/timeseries_sink.h).
-#include "io/timeseries_sink.h"
+// timeseries.csv and links.csv (io/sinks.h).
+#include "io/sinks.h"
 
-#include <algorithm>
-#include <map>
-#include <optional>
-#include <utility>
-#include <vector>
+#include <cstdint>
+#include <filesystem>
 
 #include "io/csv.h"
+#include "io/fragmentation.h"
 #include "sim/capacity.h"
 #include "sim/link_sharing.h"
 #include "sim/power.h"
@@ -35,10 +33,7 @@ class TimeseriesSink final : public Sink {
         power_(s.power),
         interval_(s.interval.sec()),
         total_gpus_(s.total_gpus),
-        node_free_(static_cast<std::size_t>(s.nodes), s.gpus_per_node),
-        nodes_by_free_(static_cast<std::size_t>(s.gpus_per_node) + 1, 0),
-        one_node_waiting_(static_cast<std::size_t>(s.gpus_per_node) + 1, 0) {
-    nodes_by_free_.back() = s.nodes;
+        fragmentation_(s.nodes, s.gpus_per_node) {
     for (std::string_view h : {"time_s", "gpus_total", "gpus_allocated", "jobs_running", "jobs_pending",
                                "gpus_pending", "gpus_free_unusable", "gpus_blocked_by_fragmentation",
                                "gpus_allocated_mean", "jobs_recovering"})
@@ -89,25 +84,14 @@ class TimeseriesSink final : public Sink {
   void wait(const JobRequest& r, int sign) {
     now_.pending += sign;
     now_.gpus_pending += sign * r.gpu_num;
-    if (r.gpu_num == 0) return;
-    if (r.node_num == 1 && static_cast<std::size_t>(r.gpu_num) < one_node_waiting_.size())
-      one_node_waiting_[static_cast<std::size_t>(r.gpu_num)] += sign;
-    else
-      waiting_[{r.gpu_num, r.node_num}] += sign;  // shapes are few: kept at zero, not erased
+    fragmentation_.wait(r, sign);
   }
   // What a failed job gives back (all or part of what it held).
   void give_back(const Placement& p) {
     now_.allocated -= gpus_of(p);
     hold(p, +1);
   }
-  void hold(const Placement& p, int sign) {
-    for (const NodeShare& s : p) {
-      auto& free = node_free_[static_cast<std::size_t>(s.node)];
-      --nodes_by_free_[static_cast<std::size_t>(free)];
-      free += sign * s.gpus;
-      ++nodes_by_free_[static_cast<std::size_t>(free)];
-    }
-  }
+  void hold(const Placement& p, int sign) { fragmentation_.hold(p, sign); }
 
   // Accounts time up to instant t, before the events of t are applied.
   void advance(std::int64_t t) {
@@ -125,23 +109,9 @@ class TimeseriesSink final : public Sink {
   }
   void take_snapshot() {
     snapshot_ = now_;
-    // Nodes with at least k free GPUs, for every k.
-    std::vector<std::int64_t> at_least(nodes_by_free_.size() + 1, 0);
-    for (std::size_t k = nodes_by_free_.size(); k-- > 0;) at_least[k] = at_least[k + 1] + nodes_by_free_[k];
-    const std::int64_t free = total_gpus_ - now_.allocated;
-    std::size_t smallest = nodes_by_free_.size();
-    bool any_waiting = false;
-    const auto shape = [&](std::int64_t gpus, std::int32_t nodes, std::int64_t count) {
-      if (count == 0) return;
-      any_waiting = true;
-      const auto share = static_cast<std::size_t>(even_share(gpus, nodes, 0));
-      smallest = std::min(smallest, share);
-      if (gpus <= free && (share >= at_least.size() || at_least[share] < nodes)) snapshot_.blocked += gpus * count;
-    };
-    for (std::size_t g = 1; g < one_node_waiting_.size(); ++g) shape(static_cast<std::int64_t>(g), 1, one_node_waiting_[g]);
-    for (const auto& [gpus_nodes, count] : waiting_) shape(gpus_nodes.first, gpus_nodes.second, count);
-    for (std::size_t k = 0; any_waiting && k < smallest && k < nodes_by_free_.size(); ++k)
-      snapshot_.unusable += static_cast<std::int64_t>(k) * nodes_by_free_[k];
+    const Fragmentation::Counts f = fragmentation_.count(total_gpus_ - now_.allocated);
+    snapshot_.unusable = f.unusable;
+    snapshot_.blocked = f.blocked;
     snapshot_taken_ = true;
   }
   void emit_row() {
@@ -184,11 +154,7 @@ class TimeseriesSink final : public Sink {
   bool started_ = false, snapshot_taken_ = false;
   std::int64_t row_start_ = 0, last_ = 0, area_ = 0;
   State now_, snapshot_;
-  std::vector<std::int32_t> node_free_;        // free GPUs per node, as the facts tell
-  std::vector<std::int64_t> nodes_by_free_;    // [k]: nodes with exactly k free GPUs
-  // Pending GPU jobs by shape: [GPUs] of those on one node (most), and (GPUs, nodes) -> the others.
-  std::vector<std::int64_t> one_node_waiting_;
-  std::map<std::pair<std::int64_t, std::int32_t>, std::int64_t> waiting_;
+  Fragmentation fragmentation_;
 };
 
 }  // namespace
