@@ -50,6 +50,8 @@ class ConsoleSink final : public Sink {
 
 }  // namespace
 
-std::unique_ptr<Sink> make_console_sink(const SinkSettings& settings) { return std::make_unique<ConsoleSink>(settings); }
+std::unique_ptr<Sink> make_console_sink(const SinkSettings& settings) {
+  return std::make_unique<ConsoleSink>(settings);
+}
 
 }  // namespace acme

@@ -42,7 +42,8 @@ Fragmentation::Counts Fragmentation::count(std::int64_t free) const {
     smallest = std::min(smallest, share);
     if (gpus <= free && (share >= at_least.size() || at_least[share] < nodes)) out.blocked += gpus * count;
   };
-  for (std::size_t g = 1; g < one_node_waiting_.size(); ++g) shape(static_cast<std::int64_t>(g), 1, one_node_waiting_[g]);
+  for (std::size_t g = 1; g < one_node_waiting_.size(); ++g)
+    shape(static_cast<std::int64_t>(g), 1, one_node_waiting_[g]);
   for (const auto& [gpus_nodes, count] : waiting_) shape(gpus_nodes.first, gpus_nodes.second, count);
   for (std::size_t k = 0; any_waiting && k < smallest && k < nodes_by_free_.size(); ++k)
     out.unusable += static_cast<std::int64_t>(k) * nodes_by_free_[k];

@@ -1,5 +1,7 @@
-// The registry of sinks (sim/sink.h): every output's name, description, files and factory.
+// The registry of sinks (sim/sink.h): every output's name, description, files and factory; and
+// the columns of every CSV file they write.
 #include <string>
+#include <utility>
 
 #include "io/sinks.h"
 #include "sim/error.h"
@@ -38,6 +40,14 @@ std::unique_ptr<Sink> make_sink(std::string_view name, const SinkSettings& setti
     valid += (valid.empty() ? "" : ", ") + std::string(e.name);
   }
   throw InputError("unknown output '" + std::string(name) + "' (valid: " + valid + ")");
+}
+
+std::vector<FileColumns> output_columns() {
+  std::vector<FileColumns> all;
+  for (auto* of_sink : {jobs_columns, timeseries_columns, summary_columns, waste_columns, evaluations_columns,
+                        users_columns})
+    for (FileColumns& f : of_sink()) all.push_back(std::move(f));
+  return all;
 }
 
 }  // namespace acme
