@@ -17,6 +17,7 @@
 #include "io/captured_table.h"
 #include "io/csv.h"
 #include "io/config.h"
+#include "io/sinks.h"
 #include "sim/error.h"
 #include "sim/log.h"
 #include "sim/simulation.h"
@@ -309,7 +310,12 @@ void print_keys(const std::vector<Params::Doc>& keys) {
 
 }  // namespace
 
-int list_command() {
+int list_command(std::string_view what) {
+  if (what == "columns") {
+    std::fputs(columns_markdown(output_columns()).c_str(), stdout);
+    return 0;
+  }
+  if (!what.empty()) throw InputError("list: unknown list '" + std::string(what) + "' (valid: columns)");
   std::printf("Policies (policy.name):\n");
   for (const KeySection& s : policy_key_sections()) {
     std::printf("  %s\n", s.title.c_str());

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -64,7 +65,9 @@ struct RunArgs {
 };
 int run_command(const RunArgs& args);
 
-int list_command();
+// What: empty, the policies (with their keys), workload sources and outputs; "columns", every
+// output file's columns as the Markdown tables of configs/README.md (io/columns.h).
+int list_command(std::string_view what = {});
 
 struct GenArgs {
   std::string cluster = "seren";  // seren | kalos: picks the schema and the default files
