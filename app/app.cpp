@@ -28,6 +28,7 @@
 #include "workloads/calibration.h"
 #include "workloads/estimates.h"
 #include "workloads/evaluation.h"
+#include "workloads/fidelity.h"
 #include "workloads/registry.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
@@ -310,9 +311,15 @@ void print_keys(const std::vector<Params::Doc>& keys) {
 
 }  // namespace
 
+std::vector<FileColumns> every_file_columns() {
+  std::vector<FileColumns> all = output_columns();
+  for (FileColumns& f : fidelity_columns()) all.push_back(std::move(f));
+  return all;
+}
+
 int list_command(std::string_view what) {
   if (what == "columns") {
-    std::fputs(columns_markdown(output_columns()).c_str(), stdout);
+    std::fputs(columns_markdown(every_file_columns()).c_str(), stdout);
     return 0;
   }
   if (!what.empty()) throw InputError("list: unknown list '" + std::string(what) + "' (valid: columns)");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/captured_table.h"
+#include "io/columns.h"
 #include "io/config.h"
 #include "sim/sink.h"
 
@@ -68,6 +69,8 @@ int run_command(const RunArgs& args);
 // What: empty, the policies (with their keys), workload sources and outputs; "columns", every
 // output file's columns as the Markdown tables of configs/README.md (io/columns.h).
 int list_command(std::string_view what = {});
+// Every CSV file's columns: a run's outputs (io/sinks.h), then validate's (workloads/fidelity.h).
+std::vector<FileColumns> every_file_columns();
 
 struct GenArgs {
   std::string cluster = "seren";  // seren | kalos: picks the schema and the default files

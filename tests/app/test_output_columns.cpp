@@ -1,5 +1,6 @@
 // Every column of every output (io/columns.h): documented in configs/README.md as `acmesim list
-// columns` prints it, and written as its table declares, with the model features off and on.
+// columns` prints it, and written as its table declares: a run's outputs with the model features
+// off and on, and validate's files.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "app/app.h"
 #include "io/csv_table.h"
 #include "io/sinks.h"
+#include "workloads/fidelity.h"
 
 namespace acme::test {
 namespace {
@@ -79,13 +81,13 @@ void check_headers(const std::filesystem::path& dir, std::span<const std::string
 
 TEST_CASE("configs/README.md lists every output file's columns as `acmesim list columns` prints them",
           "[columns][docs]") {
-  const std::vector<std::string> printed = column_tables(columns_markdown(output_columns()));
+  const std::vector<std::string> printed = column_tables(columns_markdown(every_file_columns()));
   const std::vector<std::string> documented = column_tables(read_file(source_dir() / "configs/README.md"));
   INFO("scripts/columns_doc.py rewrites configs/README.md's column tables from `build/acmesim list columns`");
   CHECK(printed.size() == documented.size());
   for (const std::string& table : printed)
     CHECK(std::find(documented.begin(), documented.end(), table) != documented.end());
-  CHECK(printed.size() >= 8);
+  CHECK(printed.size() >= 11);
 }
 
 TEST_CASE("Every CSV file a sink writes has its columns listed, and no other file has", "[columns]") {
@@ -114,6 +116,25 @@ TEST_CASE("Every output file's header is its columns, model features off and on,
                         "failures.enabled=true", "capacity.events=drain 0-3 from 6h for 6h; add 2 from 1d"});
   const std::string_view on[] = {kWithPower, kWithContention, kWithCapacity};
   check_headers(dir / "on" / "out", on);
+}
+
+TEST_CASE("validate's files have the header their columns give, with a cell per column in every row", "[columns]") {
+  FidelityReport report;
+  FidelityRow gpu;
+  gpu.group = "GPU";
+  gpu.jobs = gpu.compared = 2;
+  report.rows = {gpu};
+  report.cdfs = {{"GPU", "recorded", {{0, 0.5}, {10, 1.0}}}};
+  report.utilization.recorded_pct = report.utilization.simulated_pct = {10, 20};
+  const auto dir = temp_dir("fidelity-columns");
+  write_fidelity(report, dir);
+  for (const FileColumns& f : fidelity_columns()) {
+    INFO(f.file);
+    const CsvTable t = read_csv(dir / f.file);
+    CHECK(t.header == column_names(f, {}));
+    CHECK(!t.rows.empty());
+  }
+  CHECK(read_csv(dir / "fidelity.csv").rows.size() == 2);  // the group's, then the utilization row
 }
 
 }  // namespace acme::test
