@@ -314,6 +314,7 @@ void print_keys(const std::vector<Params::Doc>& keys) {
 std::vector<FileColumns> every_file_columns() {
   std::vector<FileColumns> all = output_columns();
   for (FileColumns& f : fidelity_columns()) all.push_back(std::move(f));
+  for (FileColumns& f : calibration_columns()) all.push_back(std::move(f));
   return all;
 }
 

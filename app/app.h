@@ -69,7 +69,8 @@ int run_command(const RunArgs& args);
 // What: empty, the policies (with their keys), workload sources and outputs; "columns", every
 // output file's columns as the Markdown tables of configs/README.md (io/columns.h).
 int list_command(std::string_view what = {});
-// Every CSV file's columns: a run's outputs (io/sinks.h), then validate's (workloads/fidelity.h).
+// Every CSV file's columns: a run's outputs (io/sinks.h), then validate's (workloads/fidelity.h)
+// and calibrate's (workloads/calibration.h).
 std::vector<FileColumns> every_file_columns();
 
 struct GenArgs {

@@ -11,6 +11,7 @@
 #include "app/app.h"
 #include "io/csv_table.h"
 #include "io/sinks.h"
+#include "workloads/calibration.h"
 #include "workloads/fidelity.h"
 
 namespace acme::test {
@@ -77,6 +78,16 @@ void check_headers(const std::filesystem::path& dir, std::span<const std::string
   CHECK(files >= 7);
 }
 
+// Checks that each file of `files` in `dir` has the header its columns give, and rows.
+void check_files(const std::filesystem::path& dir, const std::vector<FileColumns>& files) {
+  for (const FileColumns& f : files) {
+    INFO(f.file);
+    const CsvTable t = read_csv(dir / f.file);
+    CHECK(t.header == column_names(f, {}));
+    CHECK(!t.rows.empty());
+  }
+}
+
 }  // namespace
 
 TEST_CASE("configs/README.md lists every output file's columns as `acmesim list columns` prints them",
@@ -118,7 +129,8 @@ TEST_CASE("Every output file's header is its columns, model features off and on,
   check_headers(dir / "on" / "out", on);
 }
 
-TEST_CASE("validate's files have the header their columns give, with a cell per column in every row", "[columns]") {
+TEST_CASE("validate's and calibrate's files have the header their columns give, with a cell per column in every row",
+          "[columns]") {
   FidelityReport report;
   FidelityRow gpu;
   gpu.group = "GPU";
@@ -126,15 +138,16 @@ TEST_CASE("validate's files have the header their columns give, with a cell per 
   report.rows = {gpu};
   report.cdfs = {{"GPU", "recorded", {{0, 0.5}, {10, 1.0}}}};
   report.utilization.recorded_pct = report.utilization.simulated_pct = {10, 20};
-  const auto dir = temp_dir("fidelity-columns");
-  write_fidelity(report, dir);
-  for (const FileColumns& f : fidelity_columns()) {
-    INFO(f.file);
-    const CsvTable t = read_csv(dir / f.file);
-    CHECK(t.header == column_names(f, {}));
-    CHECK(!t.rows.empty());
-  }
-  CHECK(read_csv(dir / "fidelity.csv").rows.size() == 2);  // the group's, then the utilization row
+  const auto dir = temp_dir("validate-calibrate-columns");
+  write_fidelity(report, dir / "validate");
+  check_files(dir / "validate", fidelity_columns());
+  CHECK(read_csv(dir / "validate" / "fidelity.csv").rows.size() == 2);  // the group's, then the utilization row
+
+  CalibrationReport calibration;
+  calibration.rows = {{"type mix % of jobs: CPU", 45, 44, -1, 1, true, true}};
+  calibration.series = {{"duration", "all", "trace", {{1, 10}, {2, 100}}}, {"gpu_demand", "jobs", "trace", {{8, 100}}}};
+  write_calibration(calibration, dir / "calibrate");
+  check_files(dir / "calibrate", calibration_columns());
 }
 
 }  // namespace acme::test
