@@ -1,6 +1,6 @@
 // Every column of every output (io/columns.h): documented in configs/README.md as `acmesim list
 // columns` prints it, and written as its table declares: a run's outputs with the model features
-// off and on, and validate's files.
+// off and on, validate's and calibrate's files.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
