@@ -17,6 +17,7 @@
 #include "io/captured_table.h"
 #include "io/csv.h"
 #include "io/config.h"
+#include "io/sinks.h"
 #include "sim/error.h"
 #include "sim/log.h"
 #include "sim/simulation.h"
@@ -27,6 +28,7 @@
 #include "workloads/calibration.h"
 #include "workloads/estimates.h"
 #include "workloads/evaluation.h"
+#include "workloads/fidelity.h"
 #include "workloads/registry.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
@@ -71,7 +73,7 @@ void run_with_progress(Simulation& sim, std::size_t jobs, bool show) {
   if (drawn) std::fprintf(stderr, "\r%*s\r", 80, "");
 }
 
-// Every file the sinks write (io/sinks.cpp), finished or under its temporary name (io/csv.h).
+// Every file the sinks write (io/sink_registry.cpp), finished or under its temporary name (io/csv.h).
 // Removes the outputs of an earlier run from `dir`: the folder never holds files of two runs, and
 // a run killed before it writes its own leaves none that look finished.
 void remove_earlier_outputs(const std::filesystem::path& dir) {
@@ -315,7 +317,19 @@ void print_keys(const std::vector<Params::Doc>& keys) {
 
 }  // namespace
 
-int list_command() {
+std::vector<FileColumns> every_file_columns() {
+  std::vector<FileColumns> all = output_columns();
+  for (FileColumns& f : fidelity_columns()) all.push_back(std::move(f));
+  for (FileColumns& f : calibration_columns()) all.push_back(std::move(f));
+  return all;
+}
+
+int list_command(std::string_view what) {
+  if (what == "columns") {
+    std::fputs(columns_markdown(every_file_columns()).c_str(), stdout);
+    return 0;
+  }
+  if (!what.empty()) throw InputError("list: unknown list '" + std::string(what) + "' (valid: columns)");
   std::printf("Policies (policy.name):\n");
   for (const KeySection& s : policy_key_sections()) {
     std::printf("  %s\n", s.title.c_str());

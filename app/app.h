@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "io/captured_table.h"
+#include "io/columns.h"
 #include "io/config.h"
 #include "sim/sink.h"
 
@@ -65,7 +67,12 @@ struct RunArgs {
 };
 int run_command(const RunArgs& args);
 
-int list_command();
+// What: empty, the policies (with their keys), workload sources and outputs; "columns", every
+// output file's columns as the Markdown tables of configs/README.md (io/columns.h).
+int list_command(std::string_view what = {});
+// Every CSV file's columns: a run's outputs (io/sinks.h), then validate's (workloads/fidelity.h)
+// and calibrate's (workloads/calibration.h).
+std::vector<FileColumns> every_file_columns();
 
 struct GenArgs {
   std::string cluster = "seren";  // seren | kalos: picks the schema and the default files

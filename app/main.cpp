@@ -56,7 +56,10 @@ Command add_run(CLI::App& app) {
 }
 
 Command add_list(CLI::App& app) {
-  return {app.add_subcommand("list", "list policies, workload sources and outputs"), [] { return acme::list_command(); }};
+  auto what = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("list", "list policies, workload sources and outputs");
+  cmd->add_option("what", *what, "columns: every output file's columns and what they hold (Markdown)");
+  return {cmd, [what] { return acme::list_command(*what); }};
 }
 
 Command add_gen(CLI::App& app) {
@@ -204,7 +207,8 @@ int main(int argc, char** argv) {
       "                                 queueing delay replayed vs recorded, per type; exit 1 if off\n"
       "  acmesim sweep configs/sweeps/example.yaml --out out/sweep   many runs in parallel, one summary.csv\n"
       "  acmesim compare out/sweep --by policy.name             means, 95% CIs and ratios over seeds\n"
-      "  acmesim list                                        policies, workload sources, outputs\n");
+      "  acmesim list                                        policies, workload sources, outputs\n"
+      "  acmesim list columns                                every output file's columns\n");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "more log lines on stderr");
   app.set_version_flag("--version", std::string("acmesim ") + ACMESIM_VERSION, "print the version and exit");

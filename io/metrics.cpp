@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "io/csv.h"
 #include "io/fairness.h"
 
 namespace acme {
@@ -176,65 +175,5 @@ RunSummary SummaryBuilder::finish(const RunRecord& run) {
 }
 
 RunSummary summarize(const RunRecord& run) { return SummaryBuilder().finish(run); }
-
-namespace {
-
-template <std::size_t S>
-std::string state_count(const Stats& s) { return std::to_string(s.by_state[S]); }
-
-// A blank cell for none.
-std::string fixed_or_blank(const std::optional<double>& v) { return v ? format_fixed(*v, 3) : ""; }
-
-}  // namespace
-
-std::span<const StatColumn> stat_columns() {
-  static const StatColumn kColumns[] = {
-      {"jobs", "jobs in the row", [](const Stats& s) { return std::to_string(s.jobs); }},
-      {"gpu_jobs", "jobs asking for at least one GPU", [](const Stats& s) { return std::to_string(s.gpu_jobs); }},
-      {"started", "jobs that started", [](const Stats& s) { return std::to_string(s.started); }},
-      {"queue_mean_s", "mean queuing delay (start - submit) of GPU jobs that started, s",
-       [](const Stats& s) { return format_fixed(s.queue_mean_s, 3); }},
-      {"queue_p50_s", "median queuing delay, s", [](const Stats& s) { return std::to_string(s.queue_p50_s); }},
-      {"queue_p90_s", "90th percentile queuing delay, s", [](const Stats& s) { return std::to_string(s.queue_p90_s); }},
-      {"queue_p99_s", "99th percentile queuing delay, s", [](const Stats& s) { return std::to_string(s.queue_p99_s); }},
-      {"queue_max_s", "longest queuing delay, s", [](const Stats& s) { return std::to_string(s.queue_max_s); }},
-      {"wait_mean_s", "mean wait to be placed (queuing delay less the launch) of GPU jobs that started, s",
-       [](const Stats& s) { return format_fixed(s.wait_mean_s, 3); }},
-      {"wait_p50_s", "median wait to be placed, s", [](const Stats& s) { return std::to_string(s.wait_p50_s); }},
-      {"wait_p90_s", "90th percentile wait to be placed, s", [](const Stats& s) { return std::to_string(s.wait_p90_s); }},
-      {"wait_p99_s", "99th percentile wait to be placed, s", [](const Stats& s) { return std::to_string(s.wait_p99_s); }},
-      {"launch_mean_s", "mean launch latency of the first start (placed to started) of GPU jobs that started, s",
-       [](const Stats& s) { return format_fixed(s.launch_mean_s, 3); }},
-      {"launch_p50_s", "median launch latency, s", [](const Stats& s) { return std::to_string(s.launch_p50_s); }},
-      {"launch_p99_s", "99th percentile launch latency, s", [](const Stats& s) { return std::to_string(s.launch_p99_s); }},
-      {"launch_max_s", "longest launch latency, s", [](const Stats& s) { return std::to_string(s.launch_max_s); }},
-      {"gpu_hours", "GPU-hours held by jobs", [](const Stats& s) { return format_fixed(s.gpu_hours, 3); }},
-      {"gpu_util_pct", "allocated GPU-time in the window over cluster GPUs x window, %",
-       [](const Stats& s) { return format_fixed(s.gpu_util_pct, 3); }},
-      {"wasted_gpu_hours", "wasted GPU-hours: failed jobs, work lost to preemption, idle evaluation GPUs",
-       [](const Stats& s) { return format_fixed(s.wasted_gpu_hours, 3); }},
-      {"preemptions", "times jobs were stopped and requeued", [](const Stats& s) { return std::to_string(s.preemptions); }},
-      {"makespan_s", "last end - first submit, s", [](const Stats& s) { return std::to_string(s.makespan_s); }},
-      {"replay_delayed_jobs", "recorded replay: jobs that started later than recorded",
-       [](const Stats& s) { return std::to_string(s.replay_delayed_jobs); }},
-      {"replay_delay_mean_s", "recorded replay: mean delay of those jobs, s",
-       [](const Stats& s) { return format_fixed(s.replay_delay_mean_s, 3); }},
-      {"jobs_completed", "jobs that ended COMPLETED", state_count<0>},
-      {"jobs_failed", "jobs that ended FAILED", state_count<1>},
-      {"jobs_cancelled", "jobs that ended CANCELLED (also when withdrawn while pending)", state_count<2>},
-      {"jobs_preempted", "jobs that ended PREEMPTED", state_count<3>},
-      {"jobs_timeout", "jobs that ended TIMEOUT", state_count<4>},
-      {"jobs_node_fail", "jobs that ended NODE_FAIL", state_count<5>},
-      {"jobs_running", "jobs still running when the trace ended (cut off at its horizon)", state_count<6>},
-      {"jobs_rejected", "jobs refused on arrival: they can never fit on the modeled cluster or never be started by the policy", state_count<7>},
-      {"jain_slowdown_users", "Jain's index of the users' mean slowdowns (io/fairness.h); blank without any",
-       [](const Stats& s) { return fixed_or_blank(s.jain_slowdown_users); }},
-      {"jain_slowdown_types", "Jain's index of the job types' mean slowdowns; summary.csv only, blank per type",
-       [](const Stats& s) { return fixed_or_blank(s.jain_slowdown_types); }},
-      {"waiting_over_1h_pct", "started GPU jobs whose queuing delay exceeded 3600 s, %; blank without any",
-       [](const Stats& s) { return fixed_or_blank(s.waiting_over_1h_pct); }},
-  };
-  return kColumns;
-}
 
 }  // namespace acme

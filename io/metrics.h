@@ -21,8 +21,6 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <string>
-#include <string_view>
 #include <vector>
 
 #include "sim/outcome.h"
@@ -82,13 +80,5 @@ RunSummary summarize(const RunRecord& run);
 // The nearest-rank percentile `pct` (1..100) of `v`: its ceil(n x pct / 100)-th smallest value
 // (the smallest when that is 0); 0 for an empty `v`. Reorders `v`. O(n).
 std::int64_t nearest_rank(std::span<std::int64_t> v, int pct);
-
-// The columns of a Stats row, shared by summary.csv, summary_by_type.csv and the console table.
-struct StatColumn {
-  std::string_view name;
-  std::string_view doc;
-  std::string (*format)(const Stats&);
-};
-std::span<const StatColumn> stat_columns();
 
 }  // namespace acme

@@ -1,13 +1,14 @@
-// timeseries.csv and links.csv (io/timeseries_sink.h).
-#include "io/timeseries_sink.h"
+// timeseries.csv and links.csv (io/sinks.h).
+#include "io/sinks.h"
 
-#include <algorithm>
-#include <map>
-#include <optional>
-#include <utility>
-#include <vector>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
 
+#include "io/columns.h"
 #include "io/csv.h"
+#include "io/fragmentation.h"
 #include "sim/capacity.h"
 #include "sim/link_sharing.h"
 #include "sim/power.h"
@@ -15,6 +16,82 @@
 
 namespace acme {
 namespace {
+
+// The cluster's state at an instant, as the facts tell it.
+struct ClusterState {
+  std::int64_t allocated = 0, running = 0, pending = 0, gpus_pending = 0, unusable = 0, blocked = 0, recovering = 0;
+};
+
+// What an interval's row of timeseries.csv is written from.
+struct IntervalRow {
+  std::int64_t time_s, total_gpus;
+  const ClusterState& at;  // at time_s
+  double allocated_mean;
+  const LinkSharing* links;
+  const CapacityLog* capacity;
+  const PowerMeter* power;
+};
+
+constexpr std::string_view kAtInstant = "the state at the instant `time_s`, after every event of that instant";
+
+constexpr Column<IntervalRow> kIntervalColumns[] = {
+    {"time_s", "start of the interval", [](const IntervalRow& r) { return Cell::integer(r.time_s); }},
+    {"gpus_total", "GPUs in the cluster", [](const IntervalRow& r) { return Cell::integer(r.total_gpus); }},
+    {"gpus_allocated", kAtInstant, [](const IntervalRow& r) { return Cell::integer(r.at.allocated); }},
+    {"jobs_running", kAtInstant, [](const IntervalRow& r) { return Cell::integer(r.at.running); }},
+    {"jobs_pending", kAtInstant, [](const IntervalRow& r) { return Cell::integer(r.at.pending); }},
+    {"gpus_pending", kAtInstant, [](const IntervalRow& r) { return Cell::integer(r.at.gpus_pending); }},
+    {"gpus_free_unusable",
+     "free GPUs on nodes with fewer free GPUs than the smallest per-node share of any waiting job (0 when no GPU job "
+     "waits)",
+     [](const IntervalRow& r) { return Cell::integer(r.at.unusable); }},
+    {"gpus_blocked_by_fragmentation",
+     "GPUs asked for by waiting jobs that have enough free GPUs in total but not enough nodes with room for their "
+     "share",
+     [](const IntervalRow& r) { return Cell::integer(r.at.blocked); }},
+    {"gpus_allocated_mean", "mean allocated GPUs over the interval",
+     [](const IntervalRow& r) { return Cell::real(r.allocated_mean); }},
+    {"jobs_recovering",
+     "jobs stopped by an injected failure and not yet queued again (detection and diagnosis), at the instant `time_s`",
+     [](const IntervalRow& r) { return Cell::integer(r.at.recovering); }},
+};
+constexpr Column<IntervalRow> kIntervalLinkColumns[] = {
+    {"peak_uplink_load",
+     "the largest demand / capacity of any leaf uplink during the interval (above 1: jobs asked for more than it "
+     "carries)",
+     [](const IntervalRow& r) { return Cell::real(r.links->peak_uplink_load(r.time_s)); }},
+};
+constexpr Column<IntervalRow> kIntervalCapacityColumns[] = {
+    {"gpus_in_service", "GPUs on nodes that are up and not being drained, at the instant `time_s`",
+     [](const IntervalRow& r) { return Cell::integer(r.capacity->at(r.time_s)); }},
+};
+constexpr Column<IntervalRow> kIntervalPowerColumns[] = {
+    {"power_kw", "mean facility power of the cluster over the interval, kW",
+     [](const IntervalRow& r) { return Cell::real(r.power->mean_kw(r.time_s), 1); }},
+};
+
+// A row of links.csv: an interval's load of a link tier.
+struct LinkRow {
+  const LinkLoadRow& load;
+  std::string busiest;  // the busiest link's name; empty: none
+};
+
+constexpr Column<LinkRow> kLinkColumns[] = {
+    {"time_s", "start of the interval (as in `timeseries.csv`)",
+     [](const LinkRow& r) { return Cell::integer(r.load.time_s); }},
+    {"tier", "`nic`, `leaf_uplink` or `pod_uplink`",
+     [](const LinkRow& r) { return Cell::text(kLinkTierNames[static_cast<std::size_t>(r.load.tier)]); }},
+    {"links", "links of the tier", [](const LinkRow& r) { return Cell::integer(r.load.links); }},
+    {"mean_load",
+     "traffic carried / capacity, averaged over the tier's links and the interval (a link asked for more than it "
+     "carries counts as 1)",
+     [](const LinkRow& r) { return Cell::real(r.load.mean_load, 4); }},
+    {"peak_load", "the largest demand / capacity of any link of the tier during the interval",
+     [](const LinkRow& r) { return Cell::real(r.load.peak_load, 4); }},
+    {"busiest_link",
+     "the link of the peak, named as in `network.faults` (`leaf 1-spine 0`); empty when the tier carried nothing",
+     [](const LinkRow& r) { return r.load.busiest_link >= 0 ? Cell::text(r.busiest) : Cell::blank(); }},
+};
 
 // timeseries.csv: one row per interval [time_s, time_s + interval). The snapshot columns hold
 // the state at the instant time_s, after every event of that instant; gpus_allocated_mean is the
@@ -35,17 +112,11 @@ class TimeseriesSink final : public Sink {
         power_(s.power),
         interval_(s.interval.sec()),
         total_gpus_(s.total_gpus),
-        node_free_(static_cast<std::size_t>(s.nodes), s.gpus_per_node),
-        nodes_by_free_(static_cast<std::size_t>(s.gpus_per_node) + 1, 0),
-        one_node_waiting_(static_cast<std::size_t>(s.gpus_per_node) + 1, 0) {
-    nodes_by_free_.back() = s.nodes;
-    for (std::string_view h : {"time_s", "gpus_total", "gpus_allocated", "jobs_running", "jobs_pending",
-                               "gpus_pending", "gpus_free_unusable", "gpus_blocked_by_fragmentation",
-                               "gpus_allocated_mean", "jobs_recovering"})
-      rows_.text(h);
-    if (links_) rows_.text("peak_uplink_load");
-    if (capacity_) rows_.text("gpus_in_service");
-    if (power_) rows_.text("power_kw");
+        fragmentation_(s.nodes, s.gpus_per_node) {
+    write_names<IntervalRow>(rows_, kIntervalColumns);
+    if (links_) write_names<IntervalRow>(rows_, kIntervalLinkColumns);
+    if (capacity_) write_names<IntervalRow>(rows_, kIntervalCapacityColumns);
+    if (power_) write_names<IntervalRow>(rows_, kIntervalPowerColumns);
     rows_.end_row();
   }
 
@@ -81,33 +152,19 @@ class TimeseriesSink final : public Sink {
   }
 
  private:
-  struct State {
-    std::int64_t allocated = 0, running = 0, pending = 0, gpus_pending = 0, unusable = 0, blocked = 0, recovering = 0;
-  };
   static std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b < 0); }
 
   void wait(const JobRequest& r, int sign) {
     now_.pending += sign;
     now_.gpus_pending += sign * r.gpu_num;
-    if (r.gpu_num == 0) return;
-    if (r.node_num == 1 && static_cast<std::size_t>(r.gpu_num) < one_node_waiting_.size())
-      one_node_waiting_[static_cast<std::size_t>(r.gpu_num)] += sign;
-    else
-      waiting_[{r.gpu_num, r.node_num}] += sign;  // shapes are few: kept at zero, not erased
+    fragmentation_.wait(r, sign);
   }
   // What a failed job gives back (all or part of what it held).
   void give_back(const Placement& p) {
     now_.allocated -= gpus_of(p);
     hold(p, +1);
   }
-  void hold(const Placement& p, int sign) {
-    for (const NodeShare& s : p) {
-      auto& free = node_free_[static_cast<std::size_t>(s.node)];
-      --nodes_by_free_[static_cast<std::size_t>(free)];
-      free += sign * s.gpus;
-      ++nodes_by_free_[static_cast<std::size_t>(free)];
-    }
-  }
+  void hold(const Placement& p, int sign) { fragmentation_.hold(p, sign); }
 
   // Accounts time up to instant t, before the events of t are applied.
   void advance(std::int64_t t) {
@@ -125,47 +182,28 @@ class TimeseriesSink final : public Sink {
   }
   void take_snapshot() {
     snapshot_ = now_;
-    // Nodes with at least k free GPUs, for every k.
-    std::vector<std::int64_t> at_least(nodes_by_free_.size() + 1, 0);
-    for (std::size_t k = nodes_by_free_.size(); k-- > 0;) at_least[k] = at_least[k + 1] + nodes_by_free_[k];
-    const std::int64_t free = total_gpus_ - now_.allocated;
-    std::size_t smallest = nodes_by_free_.size();
-    bool any_waiting = false;
-    const auto shape = [&](std::int64_t gpus, std::int32_t nodes, std::int64_t count) {
-      if (count == 0) return;
-      any_waiting = true;
-      const auto share = static_cast<std::size_t>(even_share(gpus, nodes, 0));
-      smallest = std::min(smallest, share);
-      if (gpus <= free && (share >= at_least.size() || at_least[share] < nodes)) snapshot_.blocked += gpus * count;
-    };
-    for (std::size_t g = 1; g < one_node_waiting_.size(); ++g) shape(static_cast<std::int64_t>(g), 1, one_node_waiting_[g]);
-    for (const auto& [gpus_nodes, count] : waiting_) shape(gpus_nodes.first, gpus_nodes.second, count);
-    for (std::size_t k = 0; any_waiting && k < smallest && k < nodes_by_free_.size(); ++k)
-      snapshot_.unusable += static_cast<std::int64_t>(k) * nodes_by_free_[k];
+    const Fragmentation::Counts f = fragmentation_.count(total_gpus_ - now_.allocated);
+    snapshot_.unusable = f.unusable;
+    snapshot_.blocked = f.blocked;
     snapshot_taken_ = true;
   }
   void emit_row() {
     if (!snapshot_taken_) take_snapshot();
-    rows_.integer(row_start_).integer(total_gpus_).integer(snapshot_.allocated).integer(snapshot_.running);
-    rows_.integer(snapshot_.pending).integer(snapshot_.gpus_pending).integer(snapshot_.unusable);
-    rows_.integer(snapshot_.blocked);
-    rows_.real(static_cast<double>(area_) / static_cast<double>(interval_));
-    rows_.integer(snapshot_.recovering);
-    if (links_) rows_.real(links_->peak_uplink_load(row_start_));
-    if (capacity_) rows_.integer(capacity_->at(row_start_));
-    if (power_) rows_.real(power_->mean_kw(row_start_), 1);
+    const double mean = static_cast<double>(area_) / static_cast<double>(interval_);
+    const IntervalRow row{row_start_, total_gpus_, snapshot_, mean, links_, capacity_, power_};
+    write_cells<IntervalRow>(rows_, kIntervalColumns, row);
+    if (links_) write_cells<IntervalRow>(rows_, kIntervalLinkColumns, row);
+    if (capacity_) write_cells<IntervalRow>(rows_, kIntervalCapacityColumns, row);
+    if (power_) write_cells<IntervalRow>(rows_, kIntervalPowerColumns, row);
     rows_.end_row();
   }
   // links.csv: per interval and link tier, the mean and peak load and the busiest link.
   void write_links() {
     CsvWriter out(links_path_, capture_, renames_);
-    for (std::string_view h : {"time_s", "tier", "links", "mean_load", "peak_load", "busiest_link"}) out.text(h);
+    write_names<LinkRow>(out, kLinkColumns);
     out.end_row();
     for (const LinkLoadRow& r : links_->rows()) {
-      out.integer(r.time_s).text(kLinkTierNames[static_cast<std::size_t>(r.tier)]).integer(r.links);
-      out.real(r.mean_load, 4).real(r.peak_load, 4);
-      if (r.busiest_link >= 0) out.text(topology_->link_name(r.busiest_link));
-      else out.blank();
+      write_cells<LinkRow>(out, kLinkColumns, {r, r.busiest_link >= 0 ? topology_->link_name(r.busiest_link) : ""});
       out.end_row();
     }
     out.commit();
@@ -183,18 +221,22 @@ class TimeseriesSink final : public Sink {
   CsvWriter rows_{path_, capture_, renames_};
   bool started_ = false, snapshot_taken_ = false;
   std::int64_t row_start_ = 0, last_ = 0, area_ = 0;
-  State now_, snapshot_;
-  std::vector<std::int32_t> node_free_;        // free GPUs per node, as the facts tell
-  std::vector<std::int64_t> nodes_by_free_;    // [k]: nodes with exactly k free GPUs
-  // Pending GPU jobs by shape: [GPUs] of those on one node (most), and (GPUs, nodes) -> the others.
-  std::vector<std::int64_t> one_node_waiting_;
-  std::map<std::pair<std::int64_t, std::int32_t>, std::int64_t> waiting_;
+  ClusterState now_, snapshot_;
+  Fragmentation fragmentation_;
 };
 
 }  // namespace
 
 std::unique_ptr<Sink> make_timeseries_sink(const SinkSettings& settings) {
   return std::make_unique<TimeseriesSink>(settings);
+}
+
+std::vector<FileColumns> timeseries_columns() {
+  return {{"timeseries.csv",
+           {group_doc<IntervalRow>(kIntervalColumns), group_doc<IntervalRow>(kIntervalLinkColumns, kWithContention),
+            group_doc<IntervalRow>(kIntervalCapacityColumns, kWithCapacity),
+            group_doc<IntervalRow>(kIntervalPowerColumns, kWithPower)}},
+          {"links.csv", {group_doc<LinkRow>(kLinkColumns)}}};
 }
 
 }  // namespace acme

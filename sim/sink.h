@@ -1,10 +1,10 @@
 // Metrics sinks: observers fed by the core. Model code never writes files; sinks do.
 //
 // A sink gets each Fact as it happens, the jobs whose outcomes are final as their prefix grows
-// (EndedJobs), and the whole RunRecord at the end. The registry table in
-// sinks.cpp names every sink with a one-line description; `outputs` in the run configuration
-// picks which ones run. Every file a sink writes appears whole or not at all (written to a
-// temporary name, then renamed, at once or, with SinkSettings::renames, when the run is done).
+// (EndedJobs), and the whole RunRecord at the end. The registry table in io/sink_registry.cpp
+// names every sink with a one-line description; `outputs` in the run configuration picks which
+// ones run. Every file a sink writes appears whole or not at all (written to a temporary name,
+// then renamed, at once or, with SinkSettings::renames, when the run is done).
 #pragma once
 
 #include <array>

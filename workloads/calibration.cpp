@@ -315,30 +315,4 @@ std::string format_calibration_table(const CalibrationReport& rep) {
   return out;
 }
 
-void write_calibration(const CalibrationReport& rep, const std::filesystem::path& dir) {
-  std::filesystem::create_directories(dir / "data");
-  CsvWriter table(dir / "calibration.csv");
-  for (std::string_view h : {"statistic", "published", "trace", "difference", "tolerance", "pass"}) table.text(h);
-  table.end_row();
-  for (const CalibrationRow& r : rep.rows) {
-    table.text(r.statistic).real(r.published).real(r.trace).real(r.difference).real(r.tolerance);
-    table.text(!r.gated ? "info" : r.pass ? "pass" : "fail");
-    table.end_row();
-  }
-  table.commit();
-  for (std::string_view figure : {"duration", "gpu_demand"}) {
-    CsvWriter data(dir / "data" / (std::string(figure == "duration" ? "duration_cdf" : "gpu_demand") + ".csv"));
-    for (std::string_view h : {"group", "source", "x", "pct"}) data.text(h);
-    data.end_row();
-    for (const CdfSeries& s : rep.series) {
-      if (s.figure != figure) continue;
-      for (const auto& [x, pct] : s.points) {
-        data.text(s.group).text(s.source).real(x, 3).real(pct, 4);
-        data.end_row();
-      }
-    }
-    data.commit();
-  }
-}
-
 }  // namespace acme

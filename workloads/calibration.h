@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/columns.h"
 #include "sim/job.h"
 
 namespace acme {
@@ -93,9 +94,11 @@ CalibrationReport calibrate(const Workload& trace, const PublishedStats& publish
 // The table, one row per statistic, aligned for a terminal.
 std::string format_calibration_table(const CalibrationReport& report);
 
-// Writes <dir>/calibration.csv (statistic, published, trace, difference, tolerance, pass) and the
-// plot data <dir>/data/duration_cdf.csv and <dir>/data/gpu_demand.csv (figure-specific columns:
-// group, source, x, pct).
+// Writes <dir>/calibration.csv (one row per statistic) and the plot data
+// <dir>/data/duration_cdf.csv and <dir>/data/gpu_demand.csv (one row per point of a CDF); their
+// columns are tables in workloads/calibration_files.cpp, printed in configs/README.md.
 void write_calibration(const CalibrationReport& report, const std::filesystem::path& dir);
+// The columns of those files (io/columns.h), for `acmesim list columns` and configs/README.md.
+std::vector<FileColumns> calibration_columns();
 
 }  // namespace acme

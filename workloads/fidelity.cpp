@@ -254,43 +254,4 @@ std::string format_fidelity_table(const FidelityReport& rep) {
   return out;
 }
 
-void write_fidelity(const FidelityReport& rep, const std::filesystem::path& dir) {
-  std::filesystem::create_directories(dir);
-  CsvWriter t(dir / "fidelity.csv");
-  for (std::string_view h : {"group", "jobs", "compared", "not_started_recorded", "not_started_simulated", "mismatched",
-                             "recorded_mean", "simulated_mean", "recorded_p50_s", "simulated_p50_s", "recorded_p90_s",
-                             "simulated_p90_s", "recorded_p99_s", "simulated_p99_s", "mean_abs_diff", "cdf_gap",
-                             "max_cdf_gap", "result"})
-    t.text(h);
-  t.end_row();
-  for (const FidelityRow& r : rep.rows) {
-    t.text(r.group).integer(static_cast<std::int64_t>(r.jobs)).integer(static_cast<std::int64_t>(r.compared));
-    t.integer(static_cast<std::int64_t>(r.not_started_recorded)).integer(static_cast<std::int64_t>(r.not_started_simulated));
-    t.integer(static_cast<std::int64_t>(r.mismatched)).real(r.recorded.mean_s).real(r.simulated.mean_s);
-    t.integer(r.recorded.p50_s).integer(r.simulated.p50_s).integer(r.recorded.p90_s).integer(r.simulated.p90_s);
-    t.integer(r.recorded.p99_s).integer(r.simulated.p99_s).real(r.mean_abs_diff_s).real(r.cdf_gap, 4);
-    t.real(rep.tolerance.max_cdf_gap, 4).text(r.result());
-    t.end_row();
-  }
-  const UtilizationSeries& u = rep.utilization;
-  t.text("utilization").blank().integer(static_cast<std::int64_t>(u.recorded_pct.size())).blank().blank().blank();
-  t.real(u.recorded_mean_pct).real(u.simulated_mean_pct);
-  for (int i = 0; i < 6; ++i) t.blank();
-  t.real(u.mean_abs_diff_points).blank().blank().text("info").end_row();
-  t.commit();
-
-  CsvWriter series(dir / "utilization.csv");
-  series.text("time_s").text("recorded_pct").text("simulated_pct").end_row();
-  for (std::size_t k = 0; k < u.recorded_pct.size(); ++k)
-    series.integer(u.from.sec() + static_cast<std::int64_t>(k) * u.interval.sec())
-        .real(u.recorded_pct[k], 3).real(u.simulated_pct[k], 3).end_row();
-  series.commit();
-
-  CsvWriter cdf(dir / "queue_cdf.csv");
-  cdf.text("group").text("source").text("delay_s").text("cdf").end_row();
-  for (const DelayCdf& c : rep.cdfs)
-    for (const auto& [x, share] : c.points) cdf.text(c.group).text(c.source).integer(x).real(share, 5).end_row();
-  cdf.commit();
-}
-
 }  // namespace acme

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "sim/job.h"
+#include "io/columns.h"
 #include "io/params.h"
 
 namespace acme {
@@ -122,9 +123,11 @@ UtilizationSeries compare_utilization(std::span<const GpuSpan> recorded, std::sp
 // The table, one row per group then the utilization, aligned for a terminal.
 std::string format_fidelity_table(const FidelityReport& report);
 
-// Writes <dir>/fidelity.csv (one row per group, then "utilization"; columns in configs/README.md),
-// <dir>/utilization.csv (time_s, recorded_pct, simulated_pct) and <dir>/queue_cdf.csv (group,
-// source, delay_s, cdf), whole or not at all each.
+// Writes <dir>/fidelity.csv (one row per group, then "utilization"), <dir>/utilization.csv (one
+// row per interval) and <dir>/queue_cdf.csv (the CDFs' points), whole or not at all each; their
+// columns are tables in workloads/fidelity_files.cpp, printed in configs/README.md.
 void write_fidelity(const FidelityReport& report, const std::filesystem::path& dir);
+// The columns of those three files (io/columns.h), for `acmesim list columns` and configs/README.md.
+std::vector<FileColumns> fidelity_columns();
 
 }  // namespace acme

@@ -1,0 +1,53 @@
+// The registry of sinks (sim/sink.h): every output's name, description, files and factory; and
+// the columns of every CSV file they write.
+#include <string>
+#include <utility>
+
+#include "io/sinks.h"
+#include "sim/error.h"
+
+namespace acme {
+namespace {
+
+constexpr SinkEntry kSinks[] = {
+    {"jobs", "jobs.csv: one row per job (request, state, times, queuing delay, GPU-seconds)", {"jobs.csv"},
+     make_jobs_sink},
+    {"timeseries",
+     "timeseries.csv: cluster state per interval (allocated GPUs, running and pending jobs); with network "
+     "contention also links.csv, the load of each link tier per interval",
+     {"timeseries.csv", "links.csv"}, make_timeseries_sink},
+    {"summary", "summary.csv and summary_by_type.csv: run statistics with every configuration key",
+     {"summary.csv", "summary_by_type.csv"}, make_summary_sink},
+    {"waste", "wasted_by_cause.csv: wasted GPU-hours by cause (failed jobs, preemption, idle evaluation GPUs)",
+     {"wasted_by_cause.csv"}, make_waste_sink},
+    {"run_json", "run.json: resolved configuration, version, workload provenance, conservation figures", {"run.json"},
+     make_run_json_sink},
+    {"evaluations", "evaluations.csv: one row per evaluation (a checkpoint's batch of Eval jobs): makespan, GPU-seconds",
+     {"evaluations.csv"}, make_evaluations_sink},
+    {"users", "users.csv: one row per user: jobs, GPU-hours, queuing delay, slowdown, waits over an hour",
+     {"users.csv"}, make_users_sink},
+    {"console", "a summary table per job type on standard output", {}, make_console_sink},
+};
+
+}  // namespace
+
+std::span<const SinkEntry> sink_table() { return kSinks; }
+
+std::unique_ptr<Sink> make_sink(std::string_view name, const SinkSettings& settings) {
+  std::string valid;
+  for (const SinkEntry& e : kSinks) {
+    if (e.name == name) return e.make(settings);
+    valid += (valid.empty() ? "" : ", ") + std::string(e.name);
+  }
+  throw InputError("unknown output '" + std::string(name) + "' (valid: " + valid + ")");
+}
+
+std::vector<FileColumns> output_columns() {
+  std::vector<FileColumns> all;
+  for (auto* of_sink : {jobs_columns, timeseries_columns, summary_columns, waste_columns, evaluations_columns,
+                        users_columns})
+    for (FileColumns& f : of_sink()) all.push_back(std::move(f));
+  return all;
+}
+
+}  // namespace acme

@@ -1,0 +1,68 @@
+// wasted_by_cause.csv (io/sinks.h): its columns, and the sink that writes them.
+#include "io/sinks.h"
+
+#include <filesystem>
+
+#include "io/columns.h"
+#include "io/csv.h"
+#include "sim/power.h"
+
+namespace acme {
+namespace {
+
+// A cause's row.
+struct CauseRow {
+  std::size_t cause;
+  const RunRecord& run;
+  const PowerMeter* power;
+};
+
+constexpr Column<CauseRow> kCauseColumns[] = {
+    {"cause", "the cause: every one has its row, each described below", [](const CauseRow& r) { return Cell::text(kWasteCauseNames[r.cause]); }},
+    {"gpu_hours", "wasted GPU-hours of the cause",
+     [](const CauseRow& r) {
+       return Cell::real(static_cast<double>(r.run.conservation.wasted_by_cause[r.cause]) / 3600.0);
+     }},
+};
+constexpr Column<CauseRow> kCauseEnergyColumns[] = {
+    {"energy_kwh", "facility energy of the cause's wasted GPU-time, kWh (as `wasted_energy_kwh` of `summary.csv`)",
+     [](const CauseRow& r) { return Cell::real(r.power->wasted_kwh(static_cast<WasteCause>(r.cause)), 1); }},
+};
+
+// wasted_by_cause.csv: wasted GPU-hours by cause, one row per cause, every cause listed.
+class WasteSink final : public Sink {
+ public:
+  bool wants_facts() const override { return false; }
+  explicit WasteSink(const SinkSettings& s)
+      : path_(s.out_dir / "wasted_by_cause.csv"), capture_(s.capture), renames_(s.renames), power_(s.power) {}
+  void finish(const RunRecord& run) override {
+    CsvWriter csv(path_, capture_, renames_);
+    write_names<CauseRow>(csv, kCauseColumns);
+    if (power_) write_names<CauseRow>(csv, kCauseEnergyColumns);
+    csv.end_row();
+    for (std::size_t c = 0; c < kWasteCauseCount; ++c) {
+      const CauseRow row{c, run, power_};
+      write_cells<CauseRow>(csv, kCauseColumns, row);
+      if (power_) write_cells<CauseRow>(csv, kCauseEnergyColumns, row);
+      csv.end_row();
+    }
+    csv.commit();
+  }
+
+ private:
+  std::filesystem::path path_;
+  TableCapture* capture_;
+  DeferredRenames* renames_;
+  const PowerMeter* power_;
+};
+
+}  // namespace
+
+std::unique_ptr<Sink> make_waste_sink(const SinkSettings& settings) { return std::make_unique<WasteSink>(settings); }
+
+std::vector<FileColumns> waste_columns() {
+  return {{"wasted_by_cause.csv",
+           {group_doc<CauseRow>(kCauseColumns), group_doc<CauseRow>(kCauseEnergyColumns, kWithPower)}}};
+}
+
+}  // namespace acme
