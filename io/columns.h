@@ -95,6 +95,18 @@ void write_cells(CsvWriter& csv, std::span<const Column<Row>> columns, const Row
   for (const Column<Row>& c : columns) c.cell(row).write(csv);
 }
 
+// A whole file of one table: its header, then a row per element of `rows`; the caller commits.
+template <class Row>
+void write_table(CsvWriter& csv, std::span<const Column<Row>> columns, std::span<const Row> rows) {
+  write_names<Row>(csv, columns);
+  csv.end_row();
+  csv.expect_rows(rows.size());
+  for (const Row& row : rows) {
+    write_cells<Row>(csv, columns, row);
+    csv.end_row();
+  }
+}
+
 // write_cells of a constexpr table, each column's call made where it is known, and inlined: for
 // the rows of a million jobs.
 template <const auto& Columns, class Row>

@@ -82,12 +82,7 @@ class EvaluationsSink final : public Sink {
     if (!run.evaluations) return;
     const std::vector<EvaluationRow> rows = evaluation_rows(run);
     CsvWriter csv(path_, capture_, renames_);
-    write_names<EvaluationRow>(csv, kEvaluationColumns);
-    csv.end_row();
-    for (const EvaluationRow& row : rows) {
-      write_cells<EvaluationRow>(csv, kEvaluationColumns, row);
-      csv.end_row();
-    }
+    write_table<EvaluationRow>(csv, kEvaluationColumns, rows);
     csv.commit();
   }
 

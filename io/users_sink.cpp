@@ -44,13 +44,7 @@ class UsersSink final : public Sink {
   void finish(const RunRecord& run) override {
     const std::vector<UserStats> users = user_stats(run);
     CsvWriter csv(path_, capture_, renames_);
-    write_names<UserStats>(csv, kUserColumns);
-    csv.end_row();
-    csv.expect_rows(users.size());
-    for (const UserStats& u : users) {
-      write_cells<UserStats>(csv, kUserColumns, u);
-      csv.end_row();
-    }
+    write_table<UserStats>(csv, kUserColumns, users);
     csv.commit();
   }
 

@@ -44,12 +44,7 @@ constexpr Column<PointRow> kPointColumns[] = {
 void write_calibration(const CalibrationReport& rep, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir / "data");
   CsvWriter table(dir / "calibration.csv");
-  write_names<CalibrationRow>(table, kStatisticColumns);
-  table.end_row();
-  for (const CalibrationRow& r : rep.rows) {
-    write_cells<CalibrationRow>(table, kStatisticColumns, r);
-    table.end_row();
-  }
+  write_table<CalibrationRow>(table, kStatisticColumns, rep.rows);
   table.commit();
   for (std::string_view figure : {"duration", "gpu_demand"}) {
     CsvWriter data(dir / "data" / (std::string(figure == "duration" ? "duration_cdf" : "gpu_demand") + ".csv"));
