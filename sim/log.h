@@ -1,20 +1,25 @@
-// Logging for people (progress, warnings); results come only from sinks. The one home of spdlog.
+// Logging for people (progress, warnings); results come only from sinks. spdlog lives only in
+// log.cpp: a caller's line is checked against its arguments at compile time (fmt/core.h), and
+// formatted by the compiled fmt library, after the level check, only when it is printed.
 #pragma once
 
-#include <spdlog/spdlog.h>
-
-#include <utility>
+#include <fmt/core.h>
 
 namespace acme::log {
 
 // Sends log lines to stderr; `verbose` adds debug lines. Call once, from main.
 void init(bool verbose);
 
+enum class Level { debug, info, warn };
+
+// Formats and writes one line to spdlog's default logger, if its level lets `level` through.
+void write(Level level, fmt::string_view format, fmt::format_args args);
+
 template <class... A>
-void info(spdlog::format_string_t<A...> f, A&&... a) { spdlog::info(f, std::forward<A>(a)...); }
+void info(fmt::format_string<A...> f, A&&... a) { write(Level::info, f, fmt::make_format_args(a...)); }
 template <class... A>
-void warn(spdlog::format_string_t<A...> f, A&&... a) { spdlog::warn(f, std::forward<A>(a)...); }
+void warn(fmt::format_string<A...> f, A&&... a) { write(Level::warn, f, fmt::make_format_args(a...)); }
 template <class... A>
-void debug(spdlog::format_string_t<A...> f, A&&... a) { spdlog::debug(f, std::forward<A>(a)...); }
+void debug(fmt::format_string<A...> f, A&&... a) { write(Level::debug, f, fmt::make_format_args(a...)); }
 
 }  // namespace acme::log
