@@ -84,7 +84,7 @@ class CsvWriter {
   CsvWriter& plain_text(std::string_view s) {
     if (table_) return captured_text(s);
     char* out = room(s.size());
-    std::memcpy(out, s.data(), s.size());
+    if (!s.empty()) std::memcpy(out, s.data(), s.size());  // an empty view's data() may be null
     return end_cell(out + s.size());
   }
   CsvWriter& integer(std::int64_t v) {
