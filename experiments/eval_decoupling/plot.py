@@ -14,6 +14,7 @@ from matplotlib.patches import Patch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import plot_style  # noqa: E402
+import readme_table  # noqa: E402
 
 plot_style.apply()
 raw, here = Path(sys.argv[1]), Path(sys.argv[2])
@@ -105,10 +106,7 @@ for r in cl.itertuples():
                  f"{r.batch_makespan_p90_s:,.0f} s | {r.eval_makespan_mean_s:,.0f} s | {r.other_queue_mean_s:,.1f} s | "
                  f"{metric} | {r.eval_gpu_hours:,.0f} | {r.gpu_util_pct:.2f}% | {r.wasted_failed_job_gpu_h:,.0f} | "
                  f"{r.wasted_eval_idle_gpu_h:,.0f} | {r.wasted_launch_gpu_h:,.0f} | {r.wasted_gpu_h:,.0f} GPU-h |")
-start, end = "<!-- cluster table: plot.py -->", "<!-- end of cluster table -->"
-readme = here / "README.md"
-head, rest = readme.read_text().split(start, 1)
-readme.write_text(head + start + "\n" + "\n".join(lines) + "\n" + end + rest.split(end, 1)[1])
+readme_table.replace_table(here / "README.md", "cluster", "plot.py", lines)
 
 wall = pd.read_csv(raw / "wall.csv")
 rt = wall.pivot(index="scope", columns="mode", values="wall_s").reset_index()

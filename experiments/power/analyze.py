@@ -18,6 +18,7 @@ import pandas as pd  # noqa: E402
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import plot_style  # noqa: E402
+import readme_table  # noqa: E402
 
 runs, out, cap_kw = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), float(sys.argv[3])
 MEASURED = json.loads((ROOT / "workloads/data/acme_workload.json").read_text())["utilization_measured"]["stats"]
@@ -78,10 +79,7 @@ def cap():
 
 
 def replace_table(name, lines):
-    readme = out / "README.md"
-    start, end = f"<!-- {name} table: analyze.py -->", f"<!-- end of {name} table -->"
-    head, rest = readme.read_text().split(start, 1)
-    readme.write_text(head + start + "\n" + "\n".join(lines) + "\n" + end + rest.split(end, 1)[1])
+    readme_table.replace_table(out / "README.md", name, "analyze.py", lines)
 
 
 fid, pol, cp = fidelity(), policies(), cap()

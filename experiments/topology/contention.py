@@ -15,6 +15,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
 import plot_style  # noqa: E402
+import readme_table  # noqa: E402
 
 runs, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 RUNS = [  # (folder, study, what differs)
@@ -83,10 +84,7 @@ lines += [f"| {STUDY[r.study]} | {r.variant} | {r.large_queue_mean_s:.0f} | {r.l
           f"{r.multi_node_slowdown_mean:.2f} | {cell(r.uplink_mean_load, 2)} | {cell(r.uplink_peak_load, 2)} | "
           f"{cell(r.hours_uplink_over_capacity_pct, 1)} | {r.gpu_util_pct:.1f} | {r.jobs_failed} |"
           for r in data.itertuples()]
-start, end = "<!-- contention table: contention.py -->", "<!-- end of contention table -->"
-readme = out / "README.md"
-head, rest = readme.read_text().split(start, 1)
-readme.write_text(head + start + "\n" + "\n".join(lines) + "\n" + end + rest.split(end, 1)[1])
+readme_table.replace_table(out / "README.md", "contention", "contention.py", lines)
 
 plot_style.apply()
 fig, axes = plt.subplots(1, 3, figsize=plot_style.figsize(3))

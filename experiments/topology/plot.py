@@ -17,6 +17,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
 import plot_style  # noqa: E402
+import readme_table  # noqa: E402
 
 runs, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 
@@ -70,10 +71,7 @@ with open(out / "results.md", "w") as md:
 
 
 def replace_table(name, lines):
-    readme = out / "README.md"
-    start, end = f"<!-- {name} table: plot.py -->", f"<!-- end of {name} table -->"
-    head, rest = readme.read_text().split(start, 1)
-    readme.write_text(head + start + "\n" + "\n".join(lines) + "\n" + end + rest.split(end, 1)[1])
+    readme_table.replace_table(out / "README.md", name, "plot.py", lines)
 
 
 ORDER = {"seren": 0, "kalos": 1, "fifo": 0, "quota": 1, "first_fit": 0, "best_fit": 1, "topology": 2}
