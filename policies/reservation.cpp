@@ -55,7 +55,15 @@ ShadowPlanner::Reservation ShadowPlanner::reserve(const SchedulingPass& pass, Jo
   } reset{free_, touched_};
   const Cluster::NodeRange open = c.nodes_open_to(r);
   std::int64_t fitting = c.count_nodes_with_room(gpus, cpus, r.node_num, open);  // nodes with room for a share
-  std::int64_t free_gpus = c.free_gpus();
+  // GPUs free on the nodes open to the head: a job kept to another part of the cluster (the
+  // nodes reserved for pretraining, or the rest) neither takes them nor frees them.
+  std::int64_t free_gpus = 0;
+  if (open.first == 0 && open.last == c.node_count()) {
+    free_gpus = c.free_gpus();
+  } else {
+    for (std::int32_t n = open.first; n < open.last; ++n)
+      if (!c.is_down(n) && !c.is_cordoned(n)) free_gpus += c.free_gpus_on(n);
+  }
   Reservation res;
   // The running jobs by (expected end, job), only as far as the walk goes.
   for (auto next = by_end_.begin(); next != by_end_.end() && fitting < r.node_num; ++next) {
@@ -69,8 +77,8 @@ ShadowPlanner::Reservation ShadowPlanner::reserve(const SchedulingPass& pass, Jo
       if (free_[static_cast<std::size_t>(s.node)].first < 0) touched_.push_back(s.node);
       free_[static_cast<std::size_t>(s.node)] = before;
       fitting += !was && before.first >= gpus && before.second >= cpus;
+      free_gpus += s.gpus;
     }
-    free_gpus += pass.request(job).gpu_num;
     res.shadow = end;
   }
   if (fitting < r.node_num) return Reservation{Time::max(), 0, true};  // protect the head

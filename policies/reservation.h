@@ -2,7 +2,9 @@
 //
 // A ShadowPlanner follows the running jobs' expected ends (by the users' estimates, never true run
 // times) and answers, for a blocked job, its shadow time: the earliest time at which enough nodes
-// will have room for it, and the GPUs free then beyond what it needs. A later job may start now
+// will have room for it, and the GPUs free then, on the nodes open to it (capacity.reserved_*),
+// beyond what it needs: GPUs of a part of the cluster it may not use are no one's spare. A later
+// job may start now
 // without delaying it if it ends (by its estimate) before the shadow time or takes only spare GPUs.
 // A job without an estimate never ends before the shadow time.
 //
@@ -25,7 +27,7 @@ class ShadowPlanner {
  public:
   struct Reservation {
     Time shadow = Time::max();
-    std::int64_t spare_gpus = 0;  // GPUs free at the shadow time beyond what the head needs
+    std::int64_t spare_gpus = 0;  // GPUs free at the shadow time, on the head's nodes, beyond its need
     bool no_room = false;         // no estimate frees room for the head: the shadow time is now
   };
 
