@@ -4,12 +4,12 @@
 // times) and answers, for a blocked job, its shadow time: the earliest time at which enough nodes
 // will have room for it, and the GPUs free then, on the nodes open to it (capacity.reserved_*),
 // beyond what it needs: GPUs of a part of the cluster it may not use are no one's spare. A later
-// job may start now
-// without delaying it if it ends (by its estimate) before the shadow time or takes only spare GPUs.
-// A job without an estimate never ends before the shadow time.
+// job may start now without delaying it if it ends (by its estimate) before the shadow time or
+// takes only spare GPUs. A job without an estimate never ends before the shadow time.
 //
 // Cost: reservation() is O(k) for the k running jobs it walks by expected end (the running jobs
-// are kept in that order), cached until the head, the running jobs or the cluster's room change.
+// are kept in that order), plus O(n) for the n nodes open to the head when they are not the whole
+// cluster; cached until the head, the running jobs or the cluster's room change.
 // started() and stopped() are O(log r) over the r running jobs.
 #pragma once
 
