@@ -29,7 +29,7 @@ ShadowPlanner::Reservation ShadowPlanner::reservation(const SchedulingPass& pass
     cached_changes_ = running_changes_;
     cached_room_ = room;
   }
-  if (cached_->no_room) return Reservation{pass.now(), 0};
+  if (cached_->no_room) return Reservation{pass.now(), 0, false, cached_->open};
   return *cached_;
 }
 
@@ -81,7 +81,8 @@ ShadowPlanner::Reservation ShadowPlanner::reserve(const SchedulingPass& pass, Jo
     }
     res.shadow = end;
   }
-  if (fitting < r.node_num) return Reservation{Time::max(), 0, true};  // protect the head
+  res.open = open;
+  if (fitting < r.node_num) return Reservation{Time::max(), 0, true, open};  // protect the head
   res.spare_gpus = free_gpus - r.gpu_num;
   return res;
 }
