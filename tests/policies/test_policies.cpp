@@ -203,6 +203,16 @@ TEST_CASE("Reserved nodes take only their job types, the others the rest unless 
   CHECK(replay_golden("reserved.csv", cluster, "greedy", ReplayMode::Policy) == golden_expected("reserved.spill.expected"));
 }
 
+TEST_CASE("Backfill past a blocked job counts the spare GPUs of its own nodes, and jobs kept apart never delay it",
+          "[golden]") {
+  ClusterSpec cluster = small_cluster(3);
+  cluster.reserved_nodes = 1;
+  cluster.reserved_types = 1u << static_cast<unsigned>(JobType::Pretrain);
+  const std::vector<std::string> exact = {"estimate.factor=1", "estimate.sigma=0"};
+  CHECK(replay_golden("reserved_backfill.csv", cluster, "backfill", ReplayMode::Policy, exact) ==
+        golden_expected("reserved_backfill.backfill.expected"));
+}
+
 TEST_CASE("A launch latency holds the GPUs, delays the start and counts in the queueing delay", "[golden]") {
   CHECK(replay_golden("acme_limits.csv", small_cluster(2), "acme", ReplayMode::Policy,
                       {"policy.user_gpu_limit.Eval=2", "launch.gpu_median_s=5"}) ==
