@@ -7,6 +7,8 @@
 #include <limits>
 #include <tuple>
 
+#include <fmt/core.h>
+
 #include "io/csv.h"
 #include "sim/log.h"
 #include "sim/prefault.h"
@@ -42,7 +44,7 @@ void add_users(UserTable& users, int count) {
     char buf[8];
     std::snprintf(buf, sizeof buf, "u%04zx", id);
     user = buf;
-    if (count > 60000) user = "u" + std::to_string(u);  // more users than ids
+    if (count > 60000) user = fmt::format("u{}", u);  // more users than ids
     users.intern(user);
   }
 }
