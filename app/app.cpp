@@ -14,6 +14,7 @@
 #include "policies/registry.h"
 #include "app/make_simulation.h"
 #include "app/plugin_keys.h"
+#include "app/wall_clock.h"
 #include "io/captured_table.h"
 #include "io/csv.h"
 #include "io/config.h"
@@ -50,20 +51,14 @@ unsigned usable_cores() {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
 // Steps the simulation to the end, drawing a progress line on stderr if asked.
 void run_with_progress(Simulation& sim, std::size_t jobs, bool show) {
-  const auto t0 = Clock::now();
+  const auto t0 = WallClock::now();
   auto last = t0;
   bool drawn = false;
   for (std::uint64_t steps = 1; sim.step(); ++steps) {
     if (!show || steps % 8192 != 0) continue;
-    const auto now = Clock::now();
+    const auto now = WallClock::now();
     if (now - last < std::chrono::milliseconds(200)) continue;
     last = now;
     drawn = true;
@@ -96,7 +91,7 @@ struct RunWorkload {
 
 // `whole`: loaded whole even if the run could take its jobs as they come.
 RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluster, const RunPlugins& plugins,
-                              Clock::time_point t0, bool whole = false) {
+                              WallClock::time_point t0, bool whole = false) {
   RunWorkload w;
   if (!whole && takes_jobs_as_they_come(config, plugins)) w.feed = open_workload(config, cluster, w.workload);
   if (w.feed && is_trace(w.workload)) {  // what it held is logged at the end (run_command)
@@ -123,7 +118,7 @@ void log_recorded_scheduler(const RunConfig& config) {
 // execute_run on the run's workload, opened here: taken as the replay goes if it can be, and
 // loaded whole and run again (from plugins built anew: the first replay's policy has moved on) if
 // its feed finds it cannot go on in release order.
-RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, Clock::time_point t0, RunWorkload& w,
+RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, WallClock::time_point t0, RunWorkload& w,
                        const std::filesystem::path& out_dir, bool progress, Sink* observer = nullptr,
                        TableCapture* capture = nullptr) {
   log_recorded_scheduler(config);
@@ -209,7 +204,7 @@ std::vector<std::string_view> files_of(const std::vector<std::string>& names) {
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, const Workload& workload_in,
                       const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more,
                       Sink* observer, TableCapture* capture, RunPlugins* plugins) {
-  const auto t1 = Clock::now();  // the run's set-up (a million jobs' state) counts
+  const auto t1 = WallClock::now();  // the run's set-up (a million jobs' state) counts
   const std::unique_ptr<PreparedRun> run =
       plugins ? make_simulation(config, cluster_file, workload_in, std::move(*plugins))
               : make_simulation(config, cluster_file, workload_in);
@@ -266,7 +261,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   const std::size_t too_large = rejected[static_cast<std::size_t>(RejectReason::NodesExceedCluster)];
   if (const auto unlike = trace_unlike_cluster(workload.source, workload.schema, cluster, too_large)) log::warn("{}", *unlike);
 
-  const auto t2 = Clock::now();
+  const auto t2 = WallClock::now();
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),
                          report.conservation, sim.window_gpu_seconds(),
                          run->evaluations ? &*run->evaluations : nullptr, sim.first_launches()};
@@ -282,7 +277,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
 }
 
 CapturedRun run_captured(const RunConfig& config) {
-  const auto t0 = Clock::now();
+  const auto t0 = WallClock::now();
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
   RunWorkload w;
   CapturedRun out;
@@ -291,7 +286,7 @@ CapturedRun run_captured(const RunConfig& config) {
 }
 
 int run_command(const RunArgs& args) {
-  const auto t0 = Clock::now();
+  const auto t0 = WallClock::now();
   RunConfig config = load_run_config(args.config, args.overrides);
   config.threads = args.threads > 0 ? args.threads : usable_cores();
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
@@ -382,12 +377,12 @@ int gen_command(const GenArgs& args) {
     config.policy_name = args.policy;
     config.policy_params.clear();
   }
-  const auto t0 = Clock::now();
+  const auto t0 = WallClock::now();
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
   const SyntheticModel model = on_cluster(load_synthetic_model(config.workload_model), cluster.total_gpus());
   // Start and end times are those of a replay on the cluster, so the trace is self-consistent:
   // the jobs are replayed as they are drawn, unless the policy reads estimates (made first).
-  const auto t_run = Clock::now();
+  const auto t_run = WallClock::now();
   SyntheticStream stream(model, *from, *to, args.load, args.seed, cluster.gpus_per_node);
   Workload w = stream.start();
   RunPlugins plugins = build_plugins(config, cluster);

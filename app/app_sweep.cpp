@@ -17,13 +17,10 @@
 #include "sim/log.h"
 #include "app/process_group.h"
 #include "app/sweep.h"
+#include "app/wall_clock.h"
 
 namespace acme {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Worker threads for one process: the cores it may run on if it was given a share of the machine
 // (taskset, Slurm's cpusets, mpirun's binding), else the machine's cores over its processes.
@@ -56,7 +53,7 @@ std::vector<std::size_t> runs_of_this_process(const SweepArgs& args, const Sweep
 }
 
 int merge_command(const SweepArgs& args, const Sweep& sweep) {
-  const auto t0 = Clock::now();
+  const auto t0 = WallClock::now();
   const MergeResult merged = merge_sweep(sweep, args.out_dir);
   log::info("{} runs ok, {} failed, {} missing; merged in {:.3f} s; {}", merged.ok, merged.failed, merged.missing,
             seconds_since(t0), (std::filesystem::path(args.out_dir) / "summary.csv").string());
@@ -64,7 +61,7 @@ int merge_command(const SweepArgs& args, const Sweep& sweep) {
 }
 
 int run_sweep_command(const SweepArgs& args, ProcessGroup& group) {
-  const auto t0 = Clock::now();
+  const auto t0 = WallClock::now();
   Sweep sweep = load_sweep(args.file);
   if (!args.cache)
     for (SweepRun& run : sweep.runs) run.config.cache_params.push_back(yaml_override("cache.enabled=false"));
@@ -91,7 +88,7 @@ int run_sweep_command(const SweepArgs& args, ProcessGroup& group) {
     log::info("shard {}/{}: {} runs ok, {} failed, in {:.2f} s", args.shard->first, args.shard->second, ran.finished,
               ran.failed, ran.seconds);
   } else if (group.rank() == 0) {
-    const auto t_merge = Clock::now();
+    const auto t_merge = WallClock::now();
     const MergeResult merged = merge_sweep(sweep, out);
     log::info("{} runs ok, {} failed, {} missing; expanded and checked in {:.3f} s, ran in {:.2f} s, merged in "
               "{:.3f} s; {}",

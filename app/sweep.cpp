@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "app/app.h"
+#include "app/wall_clock.h"
 #include "io/csv.h"
 #include "io/csv_table.h"
 #include "sim/error.h"
@@ -27,10 +28,6 @@ namespace acme {
 namespace fs = std::filesystem;
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // ---- Running --------------------------------------------------------------------------------
 
@@ -56,7 +53,7 @@ std::string format_duration(double s) {
 // Runs done, failed and the time left, on one stderr line; failures as lines of their own.
 class ProgressBar {
  public:
-  ProgressBar(std::size_t total, bool draw) : total_(total), draw_(draw), t0_(Clock::now()) {}
+  ProgressBar(std::size_t total, bool draw) : total_(total), draw_(draw), t0_(WallClock::now()) {}
 
   void run_ended(const SweepRun& run, const std::optional<std::string>& error) {
     std::lock_guard lock(mu_);
@@ -66,7 +63,7 @@ class ProgressBar {
       clear();
       log::warn("run {} ({}) failed: {}", run.index, run.id, *error);
     }
-    const auto now = Clock::now();
+    const auto now = WallClock::now();
     if (draw_ && (done_ == total_ || now - last_ > std::chrono::milliseconds(100))) {
       last_ = now;
       const double elapsed = seconds_since(t0_);
@@ -92,7 +89,7 @@ class ProgressBar {
   std::mutex mu_;
   std::size_t total_, done_ = 0, failed_ = 0;
   bool draw_, drawn_ = false;
-  Clock::time_point t0_, last_{};
+  WallClock::time_point t0_, last_{};
 };
 
 // Workloads loaded on first use and dropped after their last run; the runs of one workload are
@@ -277,7 +274,7 @@ std::vector<std::size_t> share_of(const Sweep& sweep, std::span<const std::size_
 
 RunnerResult run_sweep_runs(const Sweep& sweep, std::span<const std::size_t> todo, const fs::path& out_dir,
                             const RunnerOptions& options) {
-  const auto t0 = Clock::now();
+  const auto t0 = WallClock::now();
   const std::vector<std::size_t> order = grouped(sweep, todo);
   fs::create_directories(out_dir / "runs");
   WorkloadCache cache(sweep, order);
