@@ -21,10 +21,10 @@ struct EvaluationRow {
   OptionalTime submit, end;
 };
 
-constexpr std::string_view kJobs =
+constexpr std::string_view kJobCounts =
     "its jobs in this run (decoupled: the packed job, its metric job, the trials not packed), and how many ended "
     "COMPLETED";
-constexpr std::string_view kTimes = "first submission, last end, and `end_s - submit_s`";
+constexpr std::string_view kSpan = "first submission, last end, and `end_s - submit_s`";
 constexpr std::string_view kSums = "summed over its jobs";
 
 constexpr Column<EvaluationRow> kEvaluationColumns[] = {
@@ -34,11 +34,11 @@ constexpr Column<EvaluationRow> kEvaluationColumns[] = {
      [](const EvaluationRow& r) { return Cell::text(r.first_name); }},
     {"trials", "Eval jobs of the workload it groups (one per dataset)",
      [](const EvaluationRow& r) { return Cell::integer(r.trials); }},
-    {"jobs", kJobs, [](const EvaluationRow& r) { return Cell::integer(r.jobs); }},
-    {"jobs_completed", kJobs, [](const EvaluationRow& r) { return Cell::integer(r.completed); }},
-    {"submit_s", kTimes, [](const EvaluationRow& r) { return Cell::integer(r.submit->sec()); }},
-    {"end_s", kTimes, [](const EvaluationRow& r) { return r.end ? Cell::integer(r.end->sec()) : Cell::blank(); }},
-    {"makespan_s", kTimes,
+    {"jobs", kJobCounts, [](const EvaluationRow& r) { return Cell::integer(r.jobs); }},
+    {"jobs_completed", kJobCounts, [](const EvaluationRow& r) { return Cell::integer(r.completed); }},
+    {"submit_s", kSpan, [](const EvaluationRow& r) { return Cell::integer(r.submit->sec()); }},
+    {"end_s", kSpan, [](const EvaluationRow& r) { return r.end ? Cell::integer(r.end->sec()) : Cell::blank(); }},
+    {"makespan_s", kSpan,
      [](const EvaluationRow& r) { return r.end ? Cell::integer((*r.end - *r.submit).sec()) : Cell::blank(); }},
     {"gpu_seconds", kSums, [](const EvaluationRow& r) { return Cell::integer(r.gpu_seconds); }},
     {"wasted_gpu_seconds", kSums, [](const EvaluationRow& r) { return Cell::integer(r.wasted); }},
