@@ -5,21 +5,19 @@
 #   (ii)  builds build-sanitize/ (GCC with AddressSanitizer and UndefinedBehaviorSanitizer, -O1 -g,
 #         warnings as errors; only what ctest runs: no benchmarks, no Python module, no
 #         experiment programs) and runs the same tests there: any sanitizer report fails its test;
-#   (iii) runs each libFuzzer target for 20 s (scripts/fuzz.sh, build-fuzz/);
-#   (iv)  with --tsan or --all only (its build of every library under ThreadSanitizer would take CI
-#         past its 30 minutes): builds build-tsan/ with only the tests of the threads that read the
-#         trace, map the cache, read ahead and write the outputs, and runs them.
-# Usage: scripts/test.sh [--fast | --sanitize | --fuzz | --tsan | --all]   (only i, ii, iii, iv; all four)
+#   (iii) builds build-tsan/ (ThreadSanitizer) with only the tests of the threads that read the
+#         trace, map the cache, read ahead and write the outputs, and runs them;
+#   (iv)  runs each libFuzzer target for 20 s (scripts/fuzz.sh, build-fuzz/).
+# Usage: scripts/test.sh [--fast | --sanitize | --tsan | --fuzz]   (none: all four; one: only i, ii, iii or iv)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
-  "") stages=(normal sanitize fuzz) ;;
-  --all) stages=(normal sanitize fuzz tsan) ;;
+  ""|--all) stages=(normal sanitize tsan fuzz) ;;
   --fast) stages=(normal) ;;
   --sanitize) stages=(sanitize) ;;
   --tsan) stages=(tsan) ;;
   --fuzz) stages=(fuzz) ;;
-  *) echo "usage: scripts/test.sh [--fast | --sanitize | --fuzz | --tsan | --all]" >&2; exit 2 ;;
+  *) echo "usage: scripts/test.sh [--fast | --sanitize | --tsan | --fuzz]" >&2; exit 2 ;;
 esac
 
 normal() {
