@@ -8,6 +8,10 @@
 // (where it is listed: by order, then by name) and a static `kKind` naming the plugin kind in
 // errors. Nothing else names a plugin: the commands, the validator and the tests go through
 // Registry<Entry>::table().
+//
+// The kinds: policies (policies/registry.h) and model features (io/feature_registry.h) register
+// from their own files; outputs (SinkEntry, sim/sink.h) in io/sink_registry.cpp and workload
+// sources (workloads/registry.h) in workloads/registry.cpp, whose libraries are not linked whole.
 #pragma once
 
 #include <algorithm>
