@@ -147,7 +147,7 @@ struct RunRecord {
   Conservation conservation;
   std::array<std::int64_t, kJobTypeCount> window_gpu_seconds{};  // see Simulation
   const EvaluationIndex* evaluations = nullptr;  // when the run grouped its evaluations
-  FirstLaunches launches{};  // each job's first launch latency (none without a launch model)
+  FirstLaunches launches{};  // each job's first launch latency (none without a launch latency)
 };
 
 // How long a started job launched before its first start (its first launch latency, or less if

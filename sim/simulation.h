@@ -163,7 +163,7 @@ class Simulation {
   // its recorded start in a recorded replay.
   Time release_time(std::size_t job) const { return timed_release(workload_, replay_, static_cast<JobId>(job)); }
   // Asks the feed for jobs while fewer than kFedAhead are known and not yet released, until the
-  // feed has no more: a head start for what works ahead on them (LaunchAhead).
+  // feed has no more: a head start for what works ahead on them (a feature such as the launch latency, drawn ahead).
   static constexpr std::size_t kFedAhead = 8192;
   void keep_fed();
   // Takes in the jobs the feed appended, from `first` on.

@@ -75,6 +75,7 @@ TEST_CASE("A feature registered by one line is listed, configured, hooked and re
   CHECK(counts.made == 1);
   CHECK(counts.begun == 1);
   CHECK(counts.placed > 100);
+  CHECK(counts.jobs_added > 0);  // the synthetic jobs are drawn as the replay goes (a feed)
   CHECK(on == off);  // a delay of 0 changes no job
   // Its keys are recorded with the run's others: columns of summary.csv, keys of run.json.
   const std::string summary = read_file(dir / "on" / "summary.csv");
