@@ -242,7 +242,6 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   for (auto& s : sinks) sim.add_sink(*s);
   if (observer) sim.add_sink(*observer);
   if (more) sim.set_feed(more->feed, more->workload);
-  if (threads_of(config) > 1) sim.draw_launches_ahead();
   run_with_progress(sim, workload.size() + (more ? more->feed.expected_jobs() : 0), progress);
   if (more) more->feed.finish();
   report.simulate_s = seconds_since(t1);

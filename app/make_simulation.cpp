@@ -12,7 +12,7 @@
 #include "sim/error.h"
 #include "sim/log.h"
 #include "io/failure_keys.h"
-#include "io/launch_keys.h"
+#include "io/feature_registry.h"
 #include "io/capacity_keys.h"
 #include "io/network_keys.h"
 #include "io/power_keys.h"
@@ -74,11 +74,18 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   network_params.check_all_used();
   if (network.slowdown) p.network.emplace(cluster, network);
 
-  Params launch_params("launch", config.launch_params);
-  p.launch = read_launch_model(launch_params);
-  launch_params.check_all_used();
-  // A recorded start already includes the launch.
-  if (!p.launch->enabled() || config.replay == ReplayMode::Recorded) p.launch.reset();
+  std::vector<std::pair<std::string, std::string>> feature_keys;  // of the features that are on
+  const FeatureSetup setup{config.replay, config.seed, config.threads > 0 ? config.threads : usable_cores(), &cluster,
+                           config.metrics_interval};
+  for (const FeatureEntry& e : feature_table()) {
+    const auto given = config.feature_params.find(e.name);
+    Params params(std::string(e.name), given == config.feature_params.end() ? std::vector<YamlValue>{} : given->second);
+    std::unique_ptr<Feature> feature = e.make(params, setup);
+    params.check_all_used();
+    if (!feature) continue;  // off: its keys are not listed, so the outputs stay as they were without it
+    p.features.push_back(std::move(feature));
+    feature_keys.insert(feature_keys.end(), params.resolved().begin(), params.resolved().end());
+  }
 
   Params failure_params("failures", config.failure_params);
   p.failures.emplace(load_failure_model(failure_params, default_failure_table()));
@@ -101,9 +108,7 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
       // stay as they were before it existed.
       if (network.contention || (kv.first != "network.contention" && kv.first != "network.faults"))
         p.described.push_back(kv);
-  // Listed only when on, so that the outputs of a run without it stay as they were.
-  if (p.launch)
-    for (const auto& kv : launch_params.resolved()) p.described.push_back(kv);
+  p.described.insert(p.described.end(), feature_keys.begin(), feature_keys.end());
   // Listed only when on, so that the outputs of a run without failures stay as they were.
   if (p.failures)
     for (const auto& kv : failure_params.resolved()) p.described.push_back(kv);
@@ -138,7 +143,6 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   run->evaluations = std::move(eval.index);
   run->network = std::move(plugins.network);
   run->failures = std::move(plugins.failures);
-  run->launch = std::move(plugins.launch);
   run->capacity = std::move(plugins.capacity);
   run->power = std::move(plugins.power);
   run->cluster = cluster;
@@ -155,7 +159,7 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   sim.set_placement(config.placement);
   if (run->network) sim.set_network(&*run->network, config.metrics_interval);
   if (run->failures) sim.set_failures(&*run->failures);
-  if (run->launch) sim.set_launch(&*run->launch);
+  for (auto& feature : plugins.features) sim.add_feature(std::move(feature));
   sim.set_capacity(&run->capacity);
   if (run->power) sim.set_power(&*run->power, config.metrics_interval);
   sim.set_idle_share(JobType::Eval, eval.idle_share);

@@ -28,7 +28,6 @@ struct PreparedRun {
   std::optional<EvaluationIndex> evaluations;  // the run's evaluations, when the evaluations output is on
   std::optional<NetworkModel> network;         // set when network.slowdown is on
   std::optional<FailureModel> failures;        // set when failures.enabled is on
-  std::optional<LaunchModel> launch;           // set when a launch latency is given
   CapacitySettings capacity;                   // capacity.*
   std::optional<PowerModel> power;             // set when power.enabled is on
   ClusterSpec cluster;                         // the cluster file's, with the nodes capacity adds
@@ -44,15 +43,16 @@ struct PreparedRun {
 };
 
 // A run's plugins, built once from its configuration before its workload is read, each from its
-// own keys (which it checks): the policy, the launch, failure, network, capacity and power models,
-// and every key with the value in force. What needs the workload (the evaluation rewrite and
+// own keys (which it checks): the policy, the model features that are on (each registered
+// feature, io/feature_registry.h), the failure, network, capacity and power models, and every key
+// with the value in force. What needs the workload (the evaluation rewrite and
 // index, the estimates) make_simulation adds. A run's plugins serve one Simulation: a run replayed
 // again builds them again.
 struct RunPlugins {
   std::unique_ptr<Policy> policy;
   std::optional<NetworkModel> network;  // set when network.slowdown is on
   std::optional<FailureModel> failures;
-  std::optional<LaunchModel> launch;  // set when a launch latency is given
+  std::vector<std::unique_ptr<Feature>> features;  // the registered features that are on (io/feature_registry.h)
   CapacitySettings capacity;
   std::optional<PowerModel> power;  // set when power.enabled is on
   std::vector<std::pair<std::string, std::string>> described;

@@ -3,7 +3,7 @@
 #include "policies/registry.h"
 #include "app/make_simulation.h"
 #include "io/failure_keys.h"
-#include "io/launch_keys.h"
+#include "io/feature_registry.h"
 #include "io/capacity_keys.h"
 #include "io/network_keys.h"
 #include "io/power_keys.h"
@@ -32,9 +32,11 @@ std::vector<KeySection> plugin_key_sections() {
   Params network("network", {});
   read_network_settings(network, true);
   out.push_back({"network", "Network model (network.*): how placement slows multi-node jobs", network.docs()});
-  Params launch("launch", {});
-  read_launch_model(launch);
-  out.push_back({"launch", "Launch latency (launch.*): from placement to start, GPUs held", launch.docs()});
+  for (const FeatureEntry& e : feature_table()) {  // the model features, as registered
+    Params keys(std::string(e.name), {});
+    e.make(keys, FeatureSetup{});
+    out.push_back({std::string(e.name), std::string(e.title), keys.docs()});
+  }
   Params eval("eval", {});
   apply_evaluation(Workload{}, false, false, eval, ClusterSpec{}, "");
   out.push_back({"eval", "Evaluation (eval: coupled | decoupled, eval.*)", eval.docs()});

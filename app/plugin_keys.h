@@ -19,7 +19,8 @@ struct KeySection {
 
 // The policies' keys, one section a registered policy (its title: "name  description").
 std::vector<KeySection> policy_key_sections();
-// Every other plugin: estimates, the network model, the launch latency, evaluation, failures.
+// Every other plugin: estimates, the network model, the model features (io/feature_registry.h),
+// evaluation, failures, power, capacity, the trace cache.
 std::vector<KeySection> plugin_key_sections();
 // The plugin keys as `acmesim run --help` prints them after the run configuration's own.
 std::string plugin_keys_help();

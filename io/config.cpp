@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "io/csv.h"
+#include "io/feature_registry.h"
 #include "sim/sink.h"
 
 namespace acme {
@@ -203,7 +204,7 @@ RunConfig make_run_config(const std::vector<YamlValue>& given) {
     if (v.key().rfind("policy.", 0) == 0 && v.key() != "policy.name") c.policy_params.push_back(v);
     else if (v.key().rfind("estimate.", 0) == 0) c.estimate_params.push_back(v);
     else if (v.key().rfind("network.", 0) == 0) c.network_params.push_back(v);
-    else if (v.key().rfind("launch.", 0) == 0) c.launch_params.push_back(v);
+    else if (const FeatureEntry* f = feature_of_key(v.key())) c.feature_params[std::string(f->name)].push_back(v);
     else if (v.key().rfind("eval.", 0) == 0) c.eval_params.push_back(v);
     else if (v.key().rfind("failures.", 0) == 0) c.failure_params.push_back(v);
     else if (v.key().rfind("capacity.", 0) == 0) c.capacity_params.push_back(v);

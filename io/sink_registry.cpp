@@ -3,39 +3,66 @@
 #include <string>
 #include <utility>
 
+#include "io/registry.h"
 #include "io/sinks.h"
 #include "sim/error.h"
 
 namespace acme {
 namespace {
 
-constexpr SinkEntry kSinks[] = {
-    {"jobs", "jobs.csv: one row per job (request, state, times, queuing delay, GPU-seconds)", {"jobs.csv"},
-     make_jobs_sink},
+// Each output registers as every plugin does (io/registry.h); here rather than in its sink's own
+// file, so that acmesim_io needs no whole-archive link.
+const Registrar<SinkEntry> kJobs({"jobs",
+                                  "jobs.csv: one row per job (request, state, times, queuing delay, GPU-seconds)",
+                                  {"jobs.csv"},
+                                  make_jobs_sink,
+                                  10});
+const Registrar<SinkEntry> kTimeseries(
     {"timeseries",
      "timeseries.csv: cluster state per interval (allocated GPUs, running and pending jobs); with network "
      "contention also links.csv, the load of each link tier per interval",
-     {"timeseries.csv", "links.csv"}, make_timeseries_sink},
-    {"summary", "summary.csv and summary_by_type.csv: run statistics with every configuration key",
-     {"summary.csv", "summary_by_type.csv"}, make_summary_sink},
-    {"waste", "wasted_by_cause.csv: wasted GPU-hours by cause (failed jobs, preemption, idle evaluation GPUs)",
-     {"wasted_by_cause.csv"}, make_waste_sink},
-    {"run_json", "run.json: resolved configuration, version, workload provenance, conservation figures", {"run.json"},
-     make_run_json_sink},
-    {"evaluations", "evaluations.csv: one row per evaluation (a checkpoint's batch of Eval jobs): makespan, GPU-seconds",
-     {"evaluations.csv"}, make_evaluations_sink},
-    {"users", "users.csv: one row per user: jobs, GPU-hours, queuing delay, slowdown, waits over an hour",
-     {"users.csv"}, make_users_sink},
-    {"console", "a summary table per job type on standard output", {}, make_console_sink},
-};
+     {"timeseries.csv", "links.csv"},
+     make_timeseries_sink,
+     20});
+const Registrar<SinkEntry> kSummary({"summary",
+                                     "summary.csv and summary_by_type.csv: run statistics with every configuration key",
+                                     {"summary.csv", "summary_by_type.csv"},
+                                     make_summary_sink,
+                                     30});
+const Registrar<SinkEntry> kWaste(
+    {"waste",
+     "wasted_by_cause.csv: wasted GPU-hours by cause (failed jobs, preemption, idle evaluation GPUs)",
+     {"wasted_by_cause.csv"},
+     make_waste_sink,
+     40});
+const Registrar<SinkEntry> kRunJson(
+    {"run_json",
+     "run.json: resolved configuration, version, workload provenance, conservation figures",
+     {"run.json"},
+     make_run_json_sink,
+     50});
+const Registrar<SinkEntry> kEvaluations(
+    {"evaluations",
+     "evaluations.csv: one row per evaluation (a checkpoint's batch of Eval jobs): makespan, GPU-seconds",
+     {"evaluations.csv"},
+     make_evaluations_sink,
+     60});
+const Registrar<SinkEntry> kUsers(
+    {"users",
+     "users.csv: one row per user: jobs, GPU-hours, queuing delay, slowdown, waits over an hour",
+     {"users.csv"},
+     make_users_sink,
+     70});
+const Registrar<SinkEntry> kConsole(
+    {"console", "a summary table per job type on standard output", {}, make_console_sink, 80});
 
 }  // namespace
 
-std::span<const SinkEntry> sink_table() { return kSinks; }
+std::span<const SinkEntry> sink_table() { return Registry<SinkEntry>::table(); }
 
 std::unique_ptr<Sink> make_sink(std::string_view name, const SinkSettings& settings) {
   std::string valid;
-  for (const SinkEntry& e : kSinks) {
+  for (const SinkEntry& e : sink_table()) {
     if (e.name == name) return e.make(settings);
     valid += (valid.empty() ? "" : ", ") + std::string(e.name);
   }

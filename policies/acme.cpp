@@ -12,7 +12,7 @@
 //  - The backfill scheduler, at multiples of backfill_interval_s while a job is blocked: up to
 //    backfill_depth jobs behind it start if they fit and do not delay it (EASY, by estimates).
 // The launch latency from placement to start is the platform's, not the policy's (launch.* keys,
-// sim/launch.h), and so are the nodes reserved for pretraining (capacity.reserved_*, held by the
+// features/launch.h), and so are the nodes reserved for pretraining (capacity.reserved_*, held by the
 // cluster's placement); configs/seren.yaml and kalos.yaml set Acme's.
 // A limit never makes a job unrunnable: a job larger than a limit starts when nothing else
 // holds any of it.

@@ -9,28 +9,6 @@
 
 namespace acme {
 namespace {
-
-// Built on first use, so that registrars in any file may run first.
-std::vector<PolicyEntry>& entries() {
-  static std::vector<PolicyEntry> table;
-  return table;
-}
-
-}  // namespace
-
-PolicyRegistrar::PolicyRegistrar(const PolicyEntry& entry) {
-  std::vector<PolicyEntry>& table = entries();
-  for (const PolicyEntry& e : table)
-    if (e.name == entry.name) throw std::logic_error("policy '" + std::string(entry.name) + "' registered twice");
-  const auto at = std::find_if(table.begin(), table.end(), [&](const PolicyEntry& e) {
-    return e.order != entry.order ? entry.order < e.order : entry.name < e.name;
-  });
-  table.insert(at, entry);
-}
-
-std::span<const PolicyEntry> policy_table() { return entries(); }
-
-namespace {
 std::vector<std::pair<std::string, PolicyResolver>>& resolvers() {
   static std::vector<std::pair<std::string, PolicyResolver>> table;
   return table;

@@ -1,12 +1,13 @@
 // The one registry of scheduling policies.
 //
-// A policy is one file, policies/<name>.cpp, that registers itself at namespace scope:
+// A policy is one file, policies/<name>.cpp, that registers itself at namespace scope, the way
+// every plugin does (io/registry.h):
 //
 //   const PolicyRegistrar kRegistered({"fifo", "one-line description", make_fifo, 10});
 //
-// plus its line in the acmesim_policies source list of CMakeLists.txt (the library is linked
-// whole, so that no registrar is dropped by the linker). Nothing else names it: `acmesim list`,
-// make_policy and every test over every policy (tests/policies/) go through policy_table().
+// plus its line in the acmesim_policies source list of CMakeLists.txt. Nothing else names it:
+// `acmesim list`, make_policy and every test over every policy (tests/policies/) go through
+// policy_table().
 #pragma once
 
 #include <memory>
@@ -14,6 +15,7 @@
 #include <string_view>
 
 #include "io/params.h"
+#include "io/registry.h"
 #include "sim/policy.h"
 
 namespace acme {
@@ -24,18 +26,13 @@ struct PolicyEntry {
   // Reads the policy's keys (policy.<key>) from `params`, with their defaults.
   std::unique_ptr<Policy> (*make)(Params& params);
   int order = 1000;  // where the policy is listed: by order, then by name
+  static constexpr std::string_view kKind = "policy";
 };
 
-// Adds `entry` to the table; meant for a namespace-scope object in the policy's own file.
-// Throws std::logic_error (so the program stops before main) on a name registered twice.
-class PolicyRegistrar {
- public:
-  explicit PolicyRegistrar(const PolicyEntry& entry);
-};
+using PolicyRegistrar = Registrar<PolicyEntry>;
 
-// Every registered policy, by order then name; the same whatever order the files were linked.
-// Complete once main() runs (registration happens during static initialization).
-std::span<const PolicyEntry> policy_table();
+// Every registered policy, by order then name.
+inline std::span<const PolicyEntry> policy_table() { return Registry<PolicyEntry>::table(); }
 
 // Policies named "<prefix>:<rest>" are made by a resolver instead of the table: the Python module
 // registers "python" (policy.name: python:module.Class) when it is imported. The resolver takes

@@ -13,7 +13,6 @@
 #include "sim/cluster.h"
 #include "sim/cluster_spec.h"
 #include "sim/job.h"
-#include "sim/launch.h"
 #include "sim/time.h"
 
 namespace acme {
@@ -32,7 +31,7 @@ enum class WasteCause : std::uint8_t {
   CheckpointStall,  // GPUs stalled while a checkpoint was saved (sim/failures.h)
   RecoveryHold,     // GPUs a failed job kept while its failure was detected and diagnosed
   Restart,          // a run after a failure reloading its checkpoint before it computes again
-  Launch,           // GPUs held from placement until the job starts (sim/launch.h)
+  Launch,           // GPUs held from placement until the job starts (features/launch.h)
 };
 inline constexpr std::size_t kWasteCauseCount = 8;
 inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames = {
@@ -120,6 +119,24 @@ struct EvaluationIndex {
   std::vector<std::uint32_t> trials;  // [evaluation]: trials (datasets) it evaluates
 };
 
+// Where each job's first launch latency comes from: the launch feature (features/launch.h).
+class FirstLaunchSource {
+ public:
+  // The latency of the first start of `job`, whose key (Workload::keys) is `job_key`. O(1).
+  virtual Time first(JobId job, std::uint64_t job_key, const JobRequest& r) const = 0;
+
+ protected:
+  ~FirstLaunchSource() = default;
+};
+
+// Each job's first launch latency, as the run drew it; none without a launch latency.
+struct FirstLaunches {
+  const FirstLaunchSource* source = nullptr;
+  Time of(JobId job, std::uint64_t job_key, const JobRequest& r) const {
+    return source ? source->first(job, job_key, r) : Time{};
+  }
+};
+
 // Everything a sink may report once the run is over.
 struct RunRecord {
   const Workload& workload;
@@ -130,7 +147,7 @@ struct RunRecord {
   Conservation conservation;
   std::array<std::int64_t, kJobTypeCount> window_gpu_seconds{};  // see Simulation
   const EvaluationIndex* evaluations = nullptr;  // when the run grouped its evaluations
-  FirstLaunches launches{};  // each job's first launch latency (none without a launch model)
+  FirstLaunches launches{};  // each job's first launch latency (none without a launch latency)
 };
 
 // How long a started job launched before its first start (its first launch latency, or less if

@@ -42,7 +42,7 @@ class SchedulingPass {
   virtual Time expected_end(JobId job) const = 0;
 
   // Starts the job now if it fits, placed by the run's placement strategy; returns whether it
-  // started. With a launch latency (sim/launch.h) it holds its resources from now but starts
+  // started. With a launch latency (features/launch.h) it holds its resources from now but starts
   // later. REQUIRES: is_pending(job).
   virtual bool try_start(JobId job) = 0;
   // Asks for a scheduling pass at `t` even if nothing happens then (a backfill cycle). A policy

@@ -140,6 +140,7 @@ bool Simulation::step() {
   const std::optional<Time> t = next_time();
   if (!t) return false;
   now_ = *t;
+  if (!began_) begin_features();
   if (!changes_scheduled_ && (sharing_ || capacity_)) schedule_changes();
   if (meter_ && now_.sec() >= meter_->next_row_s()) meter_->advance(now_, level_);  // its rows are read mid-run
   if (sharing_) sharing_->advance(now_);
@@ -192,10 +193,6 @@ bool Simulation::step() {
   if (sharing_ && done()) sharing_->close(now_);
   if (!ended_sinks_.empty()) note_ended_prefix();
   return true;
-}
-
-void Simulation::draw_launches_ahead() {
-  if (launch_) launch_ahead_ = std::make_unique<LaunchAhead>(*launch_, workload_, growth_, feed_ ? status_.capacity() : workload_.size());
 }
 
 void Simulation::note_ended_prefix() {
@@ -280,9 +277,8 @@ bool Simulation::try_start(JobId job) {
   if (in_restarted_[job]) kept = &restarted_.find(job)->second;
   Run run = kept ? *kept : run_of(job);  // changes are written back to `kept`; else run_of implies them
   CurrentRun& cur = current_[slot];
-  const Time launch = !launch_                         ? Time{}
-                      : run.starts == 0 && launch_ahead_ ? launch_ahead_->first(job, request)
-                                                         : launch_->draw(workload_.keys[job], run.starts, request);
+  Time launch;  // from placement to start: what the features add
+  for (Feature* f : on_placed_) launch += f->placed(job, workload_.keys[job], run.starts, request);
   if (!retimed_.empty()) retimed_.erase(job);
   if (!o.start) o.start = now_ + launch;
   cur.started = now_;

@@ -31,9 +31,10 @@
 //    FailureModel::holds_gpus, a failed job keeps its resources but those on the failed node
 //    through the recovery delay (recovery_hold; a node failure under them ends the hold at once);
 //    a run after a failure first spends FailureModel::restart() reloading (restart).
-//  - With a launch model (set_launch), a started job holds its resources from then on but starts
-//    (JobOutcome::start, and queue_s, as traces record it) when its launch latency is over; the
-//    launch's GPU-time is wasted (launch).
+//  - With model features (add_feature, sim/feature.h) that delay a start (the launch latency,
+//    features/launch.h), a started job holds its resources from then on but starts
+//    (JobOutcome::start, and queue_s, as traces record it) when the delay is over; that GPU-time
+//    is wasted (launch).
 //  - A policy may ask for a pass at a later time (EventKind::Wake): its backfill cycle.
 //  - With a network model (set_network), a multi-node job runs slower by its slowdown. With
 //    contention on, that comes from its route over the topology graph and the links it shares
@@ -60,7 +61,7 @@
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
 #include "sim/failures.h"
-#include "sim/launch.h"
+#include "sim/feature.h"
 #include "sim/link_sharing.h"
 #include "sim/network.h"
 #include "sim/outcome.h"
@@ -98,12 +99,9 @@ class Simulation {
   // for another (Workload::after), no estimates. Throws std::logic_error otherwise, or when the
   // feed appends a job released before the last one.
   void set_feed(JobFeed& feed, Workload& workload);
-  // The launch latency of every start (default: none). Not owned; must outlive the Simulation.
-  // Set before the first step.
-  void set_launch(const LaunchModel* launch) { launch_ = launch; }
-  // With a launch model, the latencies of the jobs' first starts are drawn ahead on a thread of
-  // their own (LaunchAhead): the same values. Call after set_launch and set_feed, before the first step.
-  void draw_launches_ahead();
+  // A model feature of the run (sim/feature.h), owned from now; its hooks are called in the order
+  // the features were added. Add before the first step.
+  void add_feature(std::unique_ptr<Feature> feature);
   // Power and energy (sim/power.h; default: none), kept per `interval` for the time series. Not
   // owned; must outlive the Simulation. Set before the first step.
   void set_power(const PowerModel* model, Time interval = Time::hours(1));
@@ -140,7 +138,7 @@ class Simulation {
   const LinkSharing* link_sharing() const { return sharing_.get(); }
   const std::vector<JobOutcome>& outcomes() const { return outcomes_; }
   // Each job's first launch latency (queue_parts of sim/outcome.h); stays after free_run_state.
-  FirstLaunches first_launches() const { return {launch_, launch_ahead_.get()}; }
+  FirstLaunches first_launches() const { return {first_launches_}; }
   const std::array<std::int64_t, kWasteCauseCount>& wasted_by_cause() const { return wasted_; }
 
   // GPU-seconds held inside the workload's window [window_from, window_to), by job type; an
@@ -165,7 +163,7 @@ class Simulation {
   // its recorded start in a recorded replay.
   Time release_time(std::size_t job) const { return timed_release(workload_, replay_, static_cast<JobId>(job)); }
   // Asks the feed for jobs while fewer than kFedAhead are known and not yet released, until the
-  // feed has no more: a head start for what works ahead on them (LaunchAhead).
+  // feed has no more: a head start for what works ahead on them (a feature such as the launch latency, drawn ahead).
   static constexpr std::size_t kFedAhead = 8192;
   void keep_fed();
   // Takes in the jobs the feed appended, from `first` on.
@@ -311,7 +309,6 @@ class Simulation {
     Time end_at;         // when it now ends: its JobEnd event, unless its failure strikes first
   };
   std::unordered_map<JobId, Progress> retimed_;
-  const LaunchModel* launch_ = nullptr;
   std::array<double, kJobTypeCount> idle_share_{};
   const FailureModel* failures_ = nullptr;
   std::uint64_t failures_injected_ = 0;
@@ -401,7 +398,13 @@ class Simulation {
   Time now_;
   Time last_change_;
   std::int64_t allocated_integral_ = 0;
-  std::unique_ptr<LaunchAhead> launch_ahead_;  // last: its thread reads the workload and growth_
+  // The run's model features (sim/feature.h), and those of each hook. Last: a feature's thread
+  // may read the workload and growth_, so they go first.
+  std::vector<std::unique_ptr<Feature>> features_;
+  std::vector<Feature*> on_placed_, on_jobs_added_;
+  const FirstLaunchSource* first_launches_ = nullptr;  // a feature's, if one gives them
+  bool began_ = false;                                 // the features' begin() was called
+  void begin_features();
 };
 
 }  // namespace acme

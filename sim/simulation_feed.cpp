@@ -43,7 +43,7 @@ void Simulation::keep_fed() {
       }
       admit(first);
     }
-    if (launch_ahead_) launch_ahead_->more();
+    for (Feature* f : on_jobs_added_) f->jobs_added();
   }
 }
 

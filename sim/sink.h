@@ -79,9 +79,12 @@ struct SinkEntry {
   std::string_view description;
   std::array<std::string_view, 2> files;  // the files it writes (empty entries: none)
   std::unique_ptr<Sink> (*make)(const SinkSettings&);
+  int order = 1000;  // output order: by order, then by name
+  static constexpr std::string_view kKind = "output";
 };
 
-// The registry table, in output order.
+// The registry table (Registry<SinkEntry> of io/registry.h, filled in io/sink_registry.cpp), in
+// output order.
 std::span<const SinkEntry> sink_table();
 
 // REQUIRES: `name` is in sink_table(); otherwise InputError listing the valid names.

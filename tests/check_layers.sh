@@ -4,14 +4,15 @@
 set -uo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
-# layer      may include                          library (CMakeLists.txt)
+# layer      may include                                     library (CMakeLists.txt)
 read -r -d '' table <<'EOF'
-sim          sim                                  acmesim_sim
-io           sim io                               acmesim_io
-policies     sim io policies                      acmesim_policies
-workloads    sim io workloads                     acmesim_workloads
-app          sim io policies workloads app        acmesim_app
-python       sim io policies workloads app python -
+sim          sim                                             acmesim_sim
+io           sim io                                          acmesim_io
+policies     sim io policies                                 acmesim_policies
+features     sim io features                                 acmesim_features
+workloads    sim io workloads                                acmesim_workloads
+app          sim io policies features workloads app          acmesim_app
+python       sim io policies features workloads app python   -
 EOF
 # Third-party homes: the only folder (or file) that may include each library.
 read -r -d '' homes <<'EOF'
@@ -34,7 +35,7 @@ done <<<"$table"
 while read -r lib home; do
   while read -r f; do
     [[ "$f" == "$home"* ]] || breach "$f includes <$lib>, which only $home may"
-  done < <(grep -rl "#include <$lib" sim io policies workloads app python)
+  done < <(grep -rl "#include <$lib" sim io policies features workloads app python)
 done <<<"$homes"
 
 # CMake: each library's sources come from its own folder, and it links no layer its row omits.
@@ -50,7 +51,7 @@ while read -r layer rest; do
   [ -n "$srcs" ] || breach "CMakeLists.txt: no add_library($library ...) with sources"
   for s in $srcs; do [[ "$s" =~ ^$layer/[a-z_]+\.cpp$ ]] || breach "CMakeLists.txt: $s is in $library"; done
   links=$(block target_link_libraries "$library")
-  for other in sim io policies workloads app; do
+  for other in sim io policies features workloads app; do
     [[ " $rest " == *" $other "* ]] && continue
     [[ " $links " != *" acmesim_$other "* ]] || breach "CMakeLists.txt: $library links acmesim_$other"
   done

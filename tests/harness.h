@@ -13,9 +13,9 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "features/launch.h"
 #include "policies/registry.h"
 #include "sim/error.h"
-#include "io/launch_keys.h"
 #include "sim/simulation.h"
 #include "sim/sink.h"
 #include "workloads/acme_trace_reader.h"
@@ -103,7 +103,7 @@ inline std::vector<std::string> replay_golden(const std::string& trace, const Cl
   Params launch_params("launch", launch_values);
   const LaunchModel launch = read_launch_model(launch_params);
   Simulation sim(w, cluster, make_policy(policy, policy_params), mode, make_estimates(w, estimate_params, 1));
-  if (launch.enabled()) sim.set_launch(&launch);
+  if (launch.enabled()) sim.add_feature(launch_feature(launch, false));
   if (sink) sim.add_sink(*sink);
   sim.run();
   const Conservation c = sim.check_conservation();

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "io/registry.h"
 #include "sim/error.h"
 #include "workloads/acme_trace_reader.h"
 #include "workloads/synthetic.h"
@@ -99,25 +100,26 @@ std::unique_ptr<JobFeed> open_synthetic(const RunConfig& c, const ClusterSpec& c
   return feed;
 }
 
-constexpr WorkloadSourceEntry kSources[] = {
+// Each source registers as every plugin does (io/registry.h).
+const Registrar<WorkloadSourceEntry> kAcmeTrace(
     {"acmetrace", "an AcmeTrace CSV (workload.trace), trace_seren.csv or trace_kalos.csv schema, "
                   "rows selected by submit time in [workload.from, workload.to)",
-     load_trace, StreamedTrace::open},
+     load_trace, StreamedTrace::open, 10});
+const Registrar<WorkloadSourceEntry> kSynthetic(
     {"synthetic", "jobs drawn in-process from a model of the published statistics (workload.model), "
                   "arrival rate x workload.load, seeded by seed; drawn on a second thread as the replay goes "
                   "(first, in full, for eval: decoupled or a policy that reads estimates)",
-     load_synthetic, open_synthetic},
-};
+     load_synthetic, open_synthetic, 20});
 
 }  // namespace
 
-std::span<const WorkloadSourceEntry> workload_source_table() { return kSources; }
+std::span<const WorkloadSourceEntry> workload_source_table() { return Registry<WorkloadSourceEntry>::table(); }
 
 namespace {
 
 const WorkloadSourceEntry& source_of(const RunConfig& config) {
   std::string valid;
-  for (const WorkloadSourceEntry& e : kSources) {
+  for (const WorkloadSourceEntry& e : workload_source_table()) {
     if (e.name == config.workload_source) return e;
     valid += (valid.empty() ? "" : ", ") + std::string(e.name);
   }

@@ -1,4 +1,5 @@
-// The one table of workload sources: where a run's jobs come from (workload.source).
+// The one table of workload sources: where a run's jobs come from (workload.source); each
+// registers as every plugin does (io/registry.h), in workloads/registry.cpp.
 #pragma once
 
 #include <memory>
@@ -20,6 +21,8 @@ struct WorkloadSourceEntry {
   // For a source that can draw its jobs as the replay goes (else null): makes `w` the workload's
   // start (no jobs yet) and returns the feed of its jobs.
   std::unique_ptr<JobFeed> (*open)(const RunConfig& config, const ClusterSpec& cluster, Workload& w);
+  int order = 1000;  // where it is listed: by order, then by name
+  static constexpr std::string_view kKind = "workload source";
 };
 
 std::span<const WorkloadSourceEntry> workload_source_table();

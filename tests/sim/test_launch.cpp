@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "sim/launch.h"
+#include "features/launch.h"
 
 namespace acme::test {
 
-// The draws of sim/launch.h by hand: sigma 0 gives the median exactly; CPU jobs use their own
+// The draws of features/launch.h by hand: sigma 0 gives the median exactly; CPU jobs use their own
 // median and floor; the same (job, start) gives the same draw.
 TEST_CASE("Launch latency: the median of each kind, keyed draws", "[launch]") {
   LaunchModel m;

@@ -1,0 +1,52 @@
+// The launch latency, a model feature (sim/feature.h) in one module: the time from a job's
+// placement to its start (Slurm's prolog; a pod's creation and image pull), during which the job
+// holds its resources. A property of the cluster's platform, the same under every policy. Its
+// keys are launch.* (read_launch_model); it is on when a median is above 0, never in a recorded
+// replay (its recorded starts include it). Hooks: placed (the latency of each start) and
+// jobs_added; it gives the outputs each job's first latency (FirstLaunches: queue_s split into
+// wait_s and launch_s). With more than one thread, the first starts' latencies are drawn ahead on
+// a thread of its own: the same values.
+//
+// Each (re)start of a job draws its latency from its own generator keyed by (seed, the job's
+// identity, start): its key (job_key, from its job_id or generated id), not its row, so every
+// policy, rerun, row order and window of the trace sees the same draws for the same job. The
+// latency of a job of each kind (GPU or CPU job) is a floor (the fixed steps: a prolog, a pod's
+// creation) plus a spread, log-normal with sigma around (median - floor) and cut at max_s by
+// drawing again: no draw exceeds max_s. Rounded to whole seconds. The defaults (medians 0) mean
+// no latency.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "io/params.h"
+#include "sim/feature.h"
+#include "sim/job.h"
+#include "sim/time.h"
+
+namespace acme {
+
+struct LaunchModel {
+  double gpu_median_s = 0;  // median latency of a GPU job, seconds; >= 0
+  double cpu_median_s = 0;  // of a CPU-only job
+  double gpu_floor_s = 0;   // least latency of a GPU job, <= its median
+  double cpu_floor_s = 0;   // of a CPU-only job
+  double sigma = 0;         // log-normal sigma of the spread above the floor; 0: always the median
+  double max_s = 600;       // no latency exceeds this, >= the medians
+  std::uint64_t seed = 1;
+
+  bool enabled() const { return gpu_median_s > 0 || cpu_median_s > 0; }
+  // The latency of start number `start` (0 for its first) of the job whose key (job_key,
+  // Workload::keys) is `job_key`. O(1).
+  Time draw(std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const;
+};
+
+// Reads launch.gpu_median_s, launch.cpu_median_s, the floors, launch.sigma, launch.max_s and
+// launch.seed, with defaults.
+LaunchModel read_launch_model(Params& params);
+
+// The feature of `model` (enabled()); `draw_ahead`: the first starts' latencies are drawn on a
+// thread of its own from the run's beginning.
+std::unique_ptr<Feature> launch_feature(const LaunchModel& model, bool draw_ahead);
+
+}  // namespace acme

@@ -1,0 +1,100 @@
+// TEST ONLY: a model feature in a file of its own, as a newcomer would add one (features/README.md),
+// built into the test binary and nothing else: its one registration line below is all it takes
+// for `acmesim list`, the run configuration, the run builder and the outputs to know it. It
+// counts the hooks the Simulation calls (sim/feature.h) and delays each start by probe.delay_s.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <memory>
+
+#include "harness.h"
+#include "app/app.h"
+#include "app/plugin_keys.h"
+#include "io/feature_registry.h"
+
+namespace acme::test {
+namespace {
+
+struct ProbeCounts {
+  int made = 0, begun = 0, placed = 0, jobs_added = 0;
+};
+ProbeCounts counts;
+
+class ProbeFeature final : public Feature {
+ public:
+  explicit ProbeFeature(Time delay) : delay_(delay) {}
+  unsigned hooks() const override { return kPlaced | kJobsAdded; }
+  void begin(const FeatureRun&) override { ++counts.begun; }
+  Time placed(JobId, std::uint64_t, std::uint32_t, const JobRequest&) override {
+    ++counts.placed;
+    return delay_;
+  }
+  void jobs_added() override { ++counts.jobs_added; }
+
+ private:
+  Time delay_;
+};
+
+std::unique_ptr<Feature> make_probe(Params& params, const FeatureSetup&) {
+  const bool on = params.flag("enabled", false, "TEST ONLY: count the hooks");
+  const double delay = params.number("delay_s", 0, 0, 3600, "TEST ONLY: seconds added to each start's delay");
+  if (!on) return nullptr;
+  ++counts.made;
+  return std::make_unique<ProbeFeature>(Time::seconds(static_cast<std::int64_t>(delay)));
+}
+
+const FeatureRegistrar kProbe({"probe", "TEST ONLY: counts the hooks of the loop (probe.*)", make_probe});
+
+// One day of Kalos under fifo into `dir`, with `settings` over it; returns jobs.csv.
+std::string run_kalos_day(const std::filesystem::path& dir, std::vector<std::string> settings) {
+  RunArgs args;
+  args.config = (source_dir() / "configs/kalos.yaml").string();
+  args.overrides = {"policy.name=fifo", "workload.from=2023-06-01", "workload.to=2023-06-02",
+                    "outputs=jobs,summary,run_json"};
+  args.overrides.insert(args.overrides.end(), settings.begin(), settings.end());
+  args.out_dir = dir.string();
+  args.progress = false;
+  REQUIRE(run_command(args) == 0);
+  return read_file(dir / "jobs.csv");
+}
+
+}  // namespace
+
+TEST_CASE("A feature registered by one line is listed, configured, hooked and recorded", "[feature]") {
+  bool listed = false;
+  for (const KeySection& s : plugin_key_sections()) listed |= s.name == "probe" && s.keys.size() == 2;
+  CHECK(listed);
+
+  const auto dir = temp_dir("probe-feature");
+  counts = {};
+  const std::string off = run_kalos_day(dir / "off", {});
+  CHECK(counts.made == 0);  // off: not made, so not in the run's list of features
+  CHECK(read_file(dir / "off" / "summary.csv").find("probe.") == std::string::npos);
+
+  const std::string on = run_kalos_day(dir / "on", {"probe.enabled=true"});
+  CHECK(counts.made == 1);
+  CHECK(counts.begun == 1);
+  CHECK(counts.placed > 100);
+  CHECK(counts.jobs_added > 0);  // the synthetic jobs are drawn as the replay goes (a feed)
+  CHECK(on == off);  // a delay of 0 changes no job
+  // Its keys are recorded with the run's others: columns of summary.csv, keys of run.json.
+  const std::string summary = read_file(dir / "on" / "summary.csv");
+  CHECK(summary.find("probe.enabled") != std::string::npos);
+  CHECK(summary.find("probe.delay_s") != std::string::npos);
+  CHECK(read_file(dir / "on" / "run.json").find("\"probe.enabled\"") != std::string::npos);
+
+  // A delay adds to every start: the jobs start later than without it.
+  counts = {};
+  const std::string delayed = run_kalos_day(dir / "delayed", {"probe.enabled=true", "probe.delay_s=60"});
+  CHECK(counts.placed > 100);
+  CHECK(delayed != off);
+  // A key the feature does not have is refused like any plugin's.
+  RunArgs bad;
+  bad.config = (source_dir() / "configs/kalos.yaml").string();
+  bad.overrides = {"probe.nosuch=1"};
+  bad.out_dir = (dir / "bad").string();
+  bad.progress = false;
+  CHECK_THROWS_WITH(run_command(bad), Catch::Contains("probe.nosuch"));
+}
+
+}  // namespace acme::test
