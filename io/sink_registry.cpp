@@ -12,48 +12,48 @@ namespace {
 
 // Each output registers as every plugin does (io/registry.h); here rather than in its sink's own
 // file, so that acmesim_io needs no whole-archive link.
-const Registrar<SinkEntry> kJobs({"jobs",
+const Registrar<SinkEntry> kJobsSink({"jobs",
                                   "jobs.csv: one row per job (request, state, times, queuing delay, GPU-seconds)",
                                   {"jobs.csv"},
                                   make_jobs_sink,
                                   10});
-const Registrar<SinkEntry> kTimeseries(
+const Registrar<SinkEntry> kTimeseriesSink(
     {"timeseries",
      "timeseries.csv: cluster state per interval (allocated GPUs, running and pending jobs); with network "
      "contention also links.csv, the load of each link tier per interval",
      {"timeseries.csv", "links.csv"},
      make_timeseries_sink,
      20});
-const Registrar<SinkEntry> kSummary({"summary",
+const Registrar<SinkEntry> kSummarySink({"summary",
                                      "summary.csv and summary_by_type.csv: run statistics with every configuration key",
                                      {"summary.csv", "summary_by_type.csv"},
                                      make_summary_sink,
                                      30});
-const Registrar<SinkEntry> kWaste(
+const Registrar<SinkEntry> kWasteSink(
     {"waste",
      "wasted_by_cause.csv: wasted GPU-hours by cause (failed jobs, preemption, idle evaluation GPUs)",
      {"wasted_by_cause.csv"},
      make_waste_sink,
      40});
-const Registrar<SinkEntry> kRunJson(
+const Registrar<SinkEntry> kRunJsonSink(
     {"run_json",
      "run.json: resolved configuration, version, workload provenance, conservation figures",
      {"run.json"},
      make_run_json_sink,
      50});
-const Registrar<SinkEntry> kEvaluations(
+const Registrar<SinkEntry> kEvaluationsSink(
     {"evaluations",
      "evaluations.csv: one row per evaluation (a checkpoint's batch of Eval jobs): makespan, GPU-seconds",
      {"evaluations.csv"},
      make_evaluations_sink,
      60});
-const Registrar<SinkEntry> kUsers(
+const Registrar<SinkEntry> kUsersSink(
     {"users",
      "users.csv: one row per user: jobs, GPU-hours, queuing delay, slowdown, waits over an hour",
      {"users.csv"},
      make_users_sink,
      70});
-const Registrar<SinkEntry> kConsole(
+const Registrar<SinkEntry> kConsoleSink(
     {"console", "a summary table per job type on standard output", {}, make_console_sink, 80});
 
 }  // namespace

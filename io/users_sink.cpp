@@ -12,7 +12,7 @@
 namespace acme {
 namespace {
 
-constexpr std::string_view kQueue =
+constexpr std::string_view kUserQueue =
     "queuing delay (start - submit) of the user's GPU jobs that started: mean, and nearest-rank 95th percentile (as "
     "`summary.csv`'s); blank when none started";
 
@@ -24,9 +24,9 @@ constexpr Column<UserStats> kUserColumns[] = {
      [](const UserStats& u) { return Cell::integer(static_cast<std::int64_t>(u.gpu_jobs)); }},
     {"gpu_hours", "GPU-hours held by the user's jobs (as `gpu_hours` of `summary.csv`)",
      [](const UserStats& u) { return Cell::real(static_cast<double>(u.gpu_seconds) / 3600.0, 3); }},
-    {"queue_mean_s", kQueue,
+    {"queue_mean_s", kUserQueue,
      [](const UserStats& u) { return u.queue_mean_s ? Cell::real(*u.queue_mean_s, 3) : Cell::blank(); }},
-    {"queue_p95_s", kQueue,
+    {"queue_p95_s", kUserQueue,
      [](const UserStats& u) { return u.queue_mean_s ? Cell::integer(*u.queue_p95_s) : Cell::blank(); }},
     {"slowdown_mean", "mean slowdown of the user's started GPU jobs whose run is not 0; blank when there is none",
      [](const UserStats& u) { return u.slowdown_mean ? Cell::real(*u.slowdown_mean, 3) : Cell::blank(); }},
