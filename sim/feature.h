@@ -1,7 +1,7 @@
 // The model-feature contract: a part of the model a run may have or not (a launch latency; later
 // power, failures, the network, capacity changes), in one module of its own under features/.
 //
-// A feature owns its state and reads its own keys (features/registry.h registers it; its factory
+// A feature owns its state and reads its own keys (io/feature_registry.h registers it; its factory
 // returns none when the feature is off). The Simulation owns the features of its run
 // (Simulation::add_feature) and calls, of each, only the hooks its hooks() names, in the order the
 // features were added; a feature that is off is not in the list and costs nothing, and a hook no
