@@ -2,10 +2,9 @@
 # Cost against queue depth: every registered policy replays traces of a second generator
 # (scripts/depth_trace.py, not `acmesim gen`: another type and size mix, jobs up to a quarter of the
 # cluster, bursts of up to 2,000 jobs in a second) at offered loads 0.5, 1.0 and 1.5 on Seren's
-# shipped configuration, configs/seren.yaml as it is when run (now 223 nodes reserved for pretraining
-# and debugging, 63 left to every other job; the committed depth.csv, of 2026-11-28, ran with 210
-# reserved for pretraining alone, 76 left, and its queues ran to tens of thousands), with every
-# output and with the summary only, each run alternated with FIFO's on the same trace and outputs.
+# shipped configuration, configs/seren.yaml as it is when run (223 nodes reserved for pretraining
+# and debugging, 63 left to every other job, when the committed depth.csv ran on 2026-12-02), with
+# every output and with the summary only, each run alternated with FIFO's on the same trace and outputs.
 # Writes experiments/performance/depth.csv:
 #   trace,schema,load,jobs,policy,outputs,runs,wall_s_median,fifo_s_median,ratio,pending_mean,
 #   pending_peak,date,machine
