@@ -49,6 +49,8 @@ unsigned usable_cores() {
   return online;
 }
 
+unsigned threads_of(const RunConfig& config) { return config.threads > 0 ? config.threads : usable_cores(); }
+
 namespace {
 
 // Steps the simulation to the end, drawing a progress line on stderr if asked.
@@ -135,8 +137,6 @@ RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, Wall
   w = open_run_workload(config, cluster, plugins, t0, true);
   return execute_run(config, cluster, w.workload, out_dir, progress, std::nullopt, observer, capture, &plugins);
 }
-
-unsigned threads_of(const RunConfig& config) { return config.threads > 0 ? config.threads : usable_cores(); }
 
 // Finishes every sink: with `threads` > 1, jobs.csv (the largest output, about half of the time
 // the outputs take) on a thread of its own while this one finishes the others in order. An error

@@ -22,6 +22,9 @@ struct RunPlugins;  // app/make_simulation.h
 // The cores this process may run on (taskset, cpusets), at most the machine's.
 unsigned usable_cores();
 
+// The threads a run may use: config.threads, or usable_cores() when it is 0.
+unsigned threads_of(const RunConfig& config);
+
 // One run from start to end, with the pieces a sweep may share passed in: simulates `workload`
 // (which it does not change) on `cluster` under config's policy and writes config's outputs to
 // `out_dir`, after removing every output an earlier run left there (so that a killed run leaves no
