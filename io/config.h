@@ -42,7 +42,7 @@ struct RunConfig {
   PlacementStrategy placement = PlacementStrategy::FirstFit;
   std::uint64_t seed = 1;
   Time metrics_interval = Time::hours(1);
-  std::string outputs = "jobs,timeseries,summary,waste,run_json,evaluations,users,console";
+  std::string outputs = "jobs,timeseries,summary,waste,run_json,evaluations,users,training,console";
   bool eval_decoupled = false;           // eval: coupled (as traced) or decoupled (workloads/evaluation.h)
 
   // Values under policy.* (but policy.name), estimate.* and network.*, read by the policy, the

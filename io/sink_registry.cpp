@@ -53,6 +53,13 @@ const Registrar<SinkEntry> kUsersSink(
      {"users.csv"},
      make_users_sink,
      70});
+const Registrar<SinkEntry> kTrainingSink(
+    {"training",
+     "training.csv and training_summary.csv, with failures on: where each training job's time went (training, "
+     "checkpoints, lost work, recovery and restart phases) and the effective training time",
+     {"training.csv", "training_summary.csv"},
+     make_training_sink,
+     75});
 const Registrar<SinkEntry> kConsoleSink(
     {"console", "a summary table per job type on standard output", {}, make_console_sink, 80});
 
@@ -72,7 +79,7 @@ std::unique_ptr<Sink> make_sink(std::string_view name, const SinkSettings& setti
 std::vector<FileColumns> output_columns() {
   std::vector<FileColumns> all;
   for (auto* of_sink : {jobs_columns, timeseries_columns, summary_columns, waste_columns, evaluations_columns,
-                        users_columns})
+                        users_columns, training_columns})
     for (FileColumns& f : of_sink()) all.push_back(std::move(f));
   return all;
 }

@@ -6,6 +6,7 @@
 //   run.json             io/run_json_sink.cpp
 //   evaluations.csv      io/evaluations_sink.cpp
 //   users.csv            io/users_sink.cpp
+//   training.csv         io/training_sink.cpp (and training_summary.csv; with failures on only)
 //   standard output      io/console_sink.cpp
 // The jobs.csv and summary sinks handle ended jobs on a thread of their own (io/ended_jobs_thread.h).
 #pragma once
@@ -26,12 +27,14 @@ std::unique_ptr<Sink> make_waste_sink(const SinkSettings& settings);
 std::unique_ptr<Sink> make_run_json_sink(const SinkSettings& settings);
 std::unique_ptr<Sink> make_evaluations_sink(const SinkSettings& settings);
 std::unique_ptr<Sink> make_users_sink(const SinkSettings& settings);
+std::unique_ptr<Sink> make_training_sink(const SinkSettings& settings);
 std::unique_ptr<Sink> make_console_sink(const SinkSettings& settings);
 
 // The conditions of columns written only with a model feature on (ColumnGroupDoc::when).
 inline constexpr std::string_view kWithPower = "with `power.enabled` only";
 inline constexpr std::string_view kWithContention = "with `network.contention` only";
 inline constexpr std::string_view kWithCapacity = "with `capacity.events` only";
+inline constexpr std::string_view kWithFailures = "with `failures.enabled` only";
 
 // The files each sink writes, with their columns, each beside its sink.
 std::vector<FileColumns> jobs_columns();
@@ -40,6 +43,7 @@ std::vector<FileColumns> summary_columns();     // and summary_by_type.csv
 std::vector<FileColumns> waste_columns();
 std::vector<FileColumns> evaluations_columns();
 std::vector<FileColumns> users_columns();
+std::vector<FileColumns> training_columns();  // and training_summary.csv
 // Every CSV file of every sink, with its columns, in the order of sink_table() (run.json and the
 // console have none).
 std::vector<FileColumns> output_columns();

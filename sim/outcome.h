@@ -137,6 +137,8 @@ struct FirstLaunches {
   }
 };
 
+class TrainingLedger;
+
 // Everything a sink may report once the run is over.
 struct RunRecord {
   const Workload& workload;
@@ -148,6 +150,7 @@ struct RunRecord {
   std::array<std::int64_t, kJobTypeCount> window_gpu_seconds{};  // see Simulation
   const EvaluationIndex* evaluations = nullptr;  // when the run grouped its evaluations
   FirstLaunches launches{};  // each job's first launch latency (none without a launch latency)
+  const TrainingLedger* training = nullptr;  // where training jobs' time went (with failures on)
 };
 
 // How long a started job launched before its first start (its first launch latency, or less if

@@ -68,7 +68,7 @@ TEST_CASE("Bad values name the key and say what is expected", "[config]") {
   CHECK(config_error(path, {"seed=-1"}).find("--set: seed: must be between 0 and") == 0);
   CHECK(config_error(path, {"metrics.interval_s=0"}).find("--set: metrics.interval_s: must be between 1") == 0);
   CHECK(config_error(path, {"outputs=jobs,plots"}) ==
-        "--set: outputs: unknown output 'plots' (valid: jobs, timeseries, summary, waste, run_json, evaluations, users, console)");
+        "--set: outputs: unknown output 'plots' (valid: jobs, timeseries, summary, waste, run_json, evaluations, users, training, console)");
   CHECK(config_error(path, {"workload.to=2023-02-01"}) == "--set: workload.to: must be later than workload.from");
   CHECK(config_error(path, {"nonsense"}) == "--set: expected key=value, got 'nonsense'");
   CHECK(config_error("/no/such.yaml") == "/no/such.yaml: no such file");

@@ -1,0 +1,145 @@
+// Checkpoints through storage, saves that are safe only once written, restores from each level,
+// and the training ledger (sim/checkpoints.h, sim/training.h), worked out by hand.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "harness.h"
+#include "sim/failure_fixtures.h"
+
+namespace acme::test {
+namespace {
+
+std::int64_t wasted(const Simulation& sim, WasteCause cause) { return sim.wasted_by_cause()[static_cast<std::size_t>(cause)]; }
+
+// Every second of a training job's span is one part of its ledger (sim/training.h).
+std::int64_t parts(const TrainingTimes& t) {
+  return t.launch + t.stall + t.lost + t.detect + t.diagnose + t.wait + t.comm_init + t.load + t.warmup;
+}
+
+}  // namespace
+
+TEST_CASE("A checkpoint of 530B parameters at 12 bytes each takes 42 min through 20 Gb/s", "[checkpoints]") {
+  FailureModel m = model({"failures.save_time_s=0", "failures.model_params=530e9", "failures.bytes_per_param=12"});
+  ClusterSpec c;
+  c.storage_gbps = 20.0 / c.top_switches();  // the storage links carry 20 Gb/s in all, narrower than 128 nodes' NICs
+  m.use_cluster(c);
+  const JobRequest big{Time{}, 1024, 128, 1024, JobType::Pretrain, 0};
+  CHECK(m.checkpoints().size_gb(big) == Approx(6360));          // 530e9 x 12 bytes
+  CHECK(m.checkpoints().write(big) == Time::seconds(2544));     // 6,360 GB x 8 / 20 Gb/s: 42.4 min
+  CHECK(m.checkpoints().stall(big) == Time::seconds(2544));     // sync: the whole write
+  FailureModel async = model({"failures.save_time_s=0", "failures.model_params=530e9", "failures.checkpoint_mode=async"});
+  async.use_cluster(c);
+  CHECK(async.checkpoints().stall(big) == Time::seconds(44));   // 2,544 / 58 = 43.9: the copy to host memory
+  CHECK(async.checkpoints().persist_lag(big, true) == Time::seconds(2544));  // safe once written
+}
+
+TEST_CASE("Restores read from host memory only when the job's nodes survived, under multilevel", "[checkpoints]") {
+  // 16 GPUs on 2 nodes, 25 GB a GPU: 400 GB = 3,200 Gb; the shared file system through the two
+  // nodes' NICs (2 x 200 Gb/s) in 8 s; host memory at 1,600 Gb/s a node in 1 s.
+  const JobRequest job{Time{}, 16, 2, 32, JobType::Pretrain, 0};
+  const std::vector<std::string> keys{"failures.save_time_s=0", "failures.checkpoint_gb_per_gpu=25",
+                                      "failures.host_gbps=1600", "failures.load_s=0", "failures.comm_init_s=10",
+                                      "failures.warmup_s=20"};
+  std::vector<std::string> multilevel = keys;
+  multilevel.push_back("failures.checkpoint_mode=multilevel");
+  const CheckpointModel m = model(multilevel).checkpoints();
+  using Restore = CheckpointModel::Restore;
+  CHECK(m.restart(job, Restore::Host).load == Time::seconds(1));
+  CHECK(m.restart(job, Restore::Storage).load == Time::seconds(8));
+  CHECK(m.restart(job, Restore::None).load == Time{});  // a job that saves nothing loads nothing
+  CHECK(m.restart(job, Restore::Storage).total() == Time::seconds(38));
+  CHECK(m.persist_lag(job, true) == Time{});                // in host memory, safe at once
+  CHECK(m.persist_lag(job, false) == Time::seconds(8));     // a node lost: only once written
+  const CheckpointModel sync = model(keys).checkpoints();
+  CHECK(sync.persist_lag(job, false) == Time{});            // sync: safe when its stall (the write) ends
+  CHECK(model({"failures.load_s=210"}).checkpoints().restart(job, Restore::Host).load == Time::seconds(210));
+}
+
+TEST_CASE("A failure during an asynchronous write loses back to the save before", "[checkpoints]") {
+  // Saves every 1,000 s of compute, writes of 100 s; async stalls 100 / 58 -> 2 s, so the cycle
+  // is 1,002 s and save k is safe at k x 1,002 + 100. A 64-GPU Pretrain job of 100,000 s: find
+  // one whose first run fails inside a background write (after at least one save).
+  const FailureModel m = model({"failures.checkpoint_interval_s=1000", "failures.save_time_s=100",
+                                "failures.checkpoint_mode=async", "failures.repair_s=500"});
+  const Time wall = Time::seconds(100000 + 99 * 2);
+  const auto [job, draw] = first_id(m, 64, wall, [](JobId, const auto& d) {
+    return d && d->after.sec() >= 1002 && d->after.sec() % 1002 < 100;
+  });
+  Workload w = only_job(job, JobType::Pretrain, 64, 8, 100000);
+  Simulation sim(w, small_cluster(10), make_policy("fifo"), ReplayMode::Policy);
+  sim.set_failures(&m);
+  sim.run_until(draw->after);
+  REQUIRE(sim.failures_injected() == 1);
+  const std::int64_t t = draw->after.sec(), saves = t / 1002;  // saves whose stall had ended
+  const std::int64_t compute = t - 2 * saves;                   // no partial stall: t % 1002 < 100
+  // The last save was still being written: the job keeps saves - 1 of them (sync would keep all).
+  CHECK(wasted(sim, WasteCause::FailureLost) == 64 * (compute - (saves - 1) * 1000));
+  CHECK(wasted(sim, WasteCause::CheckpointStall) == 64 * 2 * saves);
+  const TrainingTimes* ledger = sim.training()->find(job);
+  REQUIRE(ledger);
+  CHECK(ledger->lost == compute - (saves - 1) * 1000);
+  sim.run();
+  sim.check_conservation();
+}
+
+TEST_CASE("A multilevel job restores from host memory after a failure that takes no node, else from storage",
+          "[checkpoints]") {
+  const std::vector<std::string> keys{"failures.checkpoint_interval_s=1000", "failures.save_time_s=0",
+                                      "failures.checkpoint_gb_per_gpu=25", "failures.host_gbps=1600",
+                                      "failures.load_s=0", "failures.comm_init_s=10", "failures.warmup_s=20",
+                                      "failures.checkpoint_mode=multilevel", "failures.repair_s=500"};
+  const FailureModel m = model(keys);
+  const Time run = Time::seconds(20000);
+  for (const bool hardware : {false, true}) {
+    INFO((hardware ? "a failure that takes a node" : "a failure of the job alone"));
+    // The first 16-GPU job (2 nodes) whose first run (its wall: 19 saves of 1 s) fails that way
+    // after a save, and whose second is clear.
+    const auto [job, d] = first_id(m, 16, run + Time::seconds(19), [&](JobId j, const auto& d) {
+      return d && d->takes_hardware() == hardware && d->after.sec() > 1001 && !m.draw(key(j), 1, 16, run + run);
+    });
+    Workload w = only_job(job, JobType::Pretrain, 16, 2, run.sec());
+    Simulation sim(w, small_cluster(4), make_policy("fifo"), ReplayMode::Policy);
+    sim.set_failures(&m);
+    sim.run();
+    sim.check_conservation();
+    const TrainingTimes* ledger = sim.training()->find(job);
+    REQUIRE(ledger);
+    CHECK(sim.outcomes()[job].failures == 1);
+    CHECK(ledger->comm_init == 10);
+    CHECK(ledger->load == (hardware ? 8 : 1));  // 3,200 Gb through 400 Gb/s of NICs, or 3,200 Gb/s of host memory
+    CHECK(ledger->warmup == 20);
+    // Saves stall 1 s (the 8-s write / 58) every 1,000 s; the cycle is 1,001 s. Host memory keeps
+    // every save whose stall had ended; a lost node loses the one still being written (8 s).
+    const std::int64_t t = d->after.sec(), saves = t / 1001;
+    const std::int64_t safe = hardware ? std::min(saves, (t - 8) / 1001) : saves;
+    CHECK(ledger->lost == t - saves - std::max<std::int64_t>(0, t - saves * 1001 - 1000) - safe * 1000);
+  }
+}
+
+TEST_CASE("A training job's span splits exactly into training kept and the ledger's parts", "[checkpoints]") {
+  // Often-failing jobs on a small cluster, every one a Pretrain job that checkpoints: no network
+  // slowdown and no preemption, so nothing is left over.
+  const FailureModel m = model({"failures.table=" + (source_dir() / "tests/data/failures_often.yaml").string(),
+                                "failures.comm_init_s=30", "failures.load_s=0", "failures.warmup_s=60",
+                                "failures.checkpoint_gb_per_gpu=25", "failures.checkpoint_mode=async"});
+  Workload w = one_job(JobType::Pretrain, 8, 1, 50000, 12);
+  for (std::size_t i = 0; i < w.size(); ++i) w.requests[i].submit = Time::seconds(static_cast<std::int64_t>(i) * 600);
+  Simulation sim(w, small_cluster(4), make_policy("fifo"), ReplayMode::Policy);
+  sim.set_failures(&m);
+  sim.run();
+  sim.check_conservation();
+  REQUIRE(sim.failures_injected() > 5);
+  std::int64_t lost = 0;
+  for (const JobId job : sim.training()->jobs()) {
+    const JobOutcome& o = sim.outcomes()[job];
+    if (o.state != JobState::Completed) continue;  // a job failures stopped for good ends FAILED
+    const TrainingTimes& t = *sim.training()->find(job);
+    INFO("job " << job);
+    CHECK((*o.end - *o.start).sec() == w.profiles[job].run.sec() + parts(t));
+    lost += t.lost * 8;
+  }
+  CHECK(lost <= wasted(sim, WasteCause::FailureLost));
+}
+
+}  // namespace acme::test
