@@ -162,8 +162,8 @@ CheckpointSettings read_checkpoint_settings(Params& params, const TableFile& t, 
   c.bytes_per_param = params.number("bytes_per_param", t.bytes_per_param, 0, 1e3,
                                     "checkpoint bytes per parameter, with model_params (default: the table file's)");
   c.host_gbps = params.number("host_gbps", t.host_gbps, 1e-3, 1e9,
-                              "a node's copy between GPU and host memory, Gb/s: multilevel restores from host memory "
-                              "(default: the table file's)");
+                              "a GPU's copy to and from host memory, Gb/s: the async stall with save_time_s 0, and "
+                              "multilevel's restore from host memory (default: the table file's)");
   c.comm_init_s = params.number("comm_init_s", t.comm_init, 0, 1e9,
                                 "restart phase 1: seconds setting up the communicators (default: the table file's)");
   c.load_s = params.number("load_s", t.load, 0, 1e9,

@@ -31,9 +31,8 @@ Time CheckpointModel::write(const JobRequest& r) const {
 
 Time CheckpointModel::stall(const JobRequest& r) const {
   if (s_.mode == CheckpointMode::Sync) return write(r);
-  // The copy to host memory, from the unrounded write.
-  const double write_s = s_.save_s > 0 ? s_.save_s : size_gb(r) * 8.0 / std::min(r.node_num * node_gbps_, storage_gbps_);
-  return whole_seconds(write_s / s_.async_speedup);
+  if (s_.save_s > 0) return whole_seconds(s_.save_s / s_.async_speedup);
+  return transfer(size_gb(r), r.gpu_num * s_.host_gbps);  // the copy to host memory
 }
 
 Time CheckpointModel::persist_lag(const JobRequest& r, bool nodes_survive) const {
@@ -44,7 +43,7 @@ Time CheckpointModel::persist_lag(const JobRequest& r, bool nodes_survive) const
 RestartPhases CheckpointModel::restart(const JobRequest& r, Restore from) const {
   Time load = whole_seconds(s_.load_s);
   if (!(s_.load_s > 0)) {
-    const double gbps = from == Restore::Host ? std::max(1, r.node_num) * s_.host_gbps
+    const double gbps = from == Restore::Host ? std::max(1, r.gpu_num) * s_.host_gbps
                                               : std::min(r.node_num * node_gbps_, storage_gbps_);
     load = from == Restore::None ? Time{} : transfer(size_gb(r), gbps);
   }

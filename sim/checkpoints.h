@@ -13,8 +13,11 @@
 //
 // Modes, for a save every `interval` of compute:
 //  - Sync: training stops for the whole write; the save is safe when it ends.
-//  - Async: training stops for the copy to host memory (the write / async_speedup), and the
+//  - Async: training stops for the copy to host memory (the checkpoint over the job's GPUs' links
+//    to host memory, host_gbps each; with save_time_s given, save_time_s / async_speedup), and the
 //    write goes on in the background: a failure before it ends loses back to the previous save.
+//    Sync over async is then the host links over the storage path: 8x for a job on one node of
+//    8 GPUs and a 200 Gb/s NIC, more once the storage links bind (Acme measured 3.6-58.7x).
 //  - MultiLevel (lazy multi-level: host memory, local SSD, shared file system): stalls as Async;
 //    the copy in host memory is safe at once from a failure that takes none of the job's nodes
 //    down (a process or framework failure, the nodes keep their memory and SSDs), and the job
@@ -47,7 +50,7 @@ struct CheckpointSettings {
   double model_params = 0;     // parameters of every checkpointing job; 0: from gb_per_gpu
   double bytes_per_param = 12;
   double async_speedup = 1;    // the write over the copy to host memory
-  double host_gbps = 200;      // a node's copy between GPUs and host memory, Gb/s
+  double host_gbps = 200;      // a GPU's copy to and from host memory, Gb/s
   double comm_init_s = 0, load_s = 0, warmup_s = 0;  // restart phases; load_s 0: size / bandwidth
 };
 
@@ -71,7 +74,7 @@ class CheckpointModel {
   // One write of `r`'s checkpoint to the shared file system: save_s, or the size over the
   // narrower of the job's NICs and the storage links; whole seconds, at least 1 if anything.
   Time write(const JobRequest& r) const;
-  // How long one save stalls training: the write (Sync), or the write / async_speedup.
+  // How long one save stalls training: the write (Sync), or the copy to host memory.
   Time stall(const JobRequest& r) const;
   // From the end of a save's stall until it is safe: 0 (Sync), else the background write; a
   // MultiLevel save is safe at once when `nodes_survive` (the failure took none of the job's nodes).

@@ -75,7 +75,7 @@ TEST_CASE("The failure table gives per-GPU hazards to infrastructure reasons and
   CHECK(m.checkpoints().stall(big) == Time::seconds(300));
   CHECK(model({"failures.checkpoint_mode=async"}).checkpoints().stall(big) == Time::seconds(5));  // 300 / 58
   // From the checkpoint's size: 16 GPUs x 25 GB = 3,200 Gb through 2 nodes' NICs of 200 Gb/s
-  // (the 8 storage links carry 3,200 Gb/s): 8 s; async 8 / 58 s, at least 1 s.
+  // (the 8 storage links carry 3,200 Gb/s): 8 s; async: the copy to host memory, 16 GPUs x 200 Gb/s, 1 s.
   FailureModel derived = model({"failures.save_time_s=0", "failures.checkpoint_gb_per_gpu=25"});
   CHECK(derived.checkpoints().stall(big) == Time::seconds(8));
   ClusterSpec narrow;
