@@ -114,7 +114,7 @@ std::optional<FailureDraw> FailureModel::draw(std::uint64_t job_key, std::uint32
     if (!(rng.uniform() < chance)) continue;
     struck = true;
     // An exponential time, truncated to the run's horizon, by inverse CDF.
-    const double mean = r.ttf_mean_s;
+    const double mean = r.ttf_mean_s > 0 || r.per_gpu_rate <= 0 ? r.ttf_mean_s : 1.0 / (r.per_gpu_rate * gpus);
     const double v = rng.uniform();
     const double t = h / mean > 700 ? -mean * std::log1p(-v) : -mean * std::log1p(-v * -std::expm1(-h / mean));
     if (t < best) {

@@ -14,7 +14,9 @@
 //                           jobs).
 // A reason that strikes does so after an exponential time of mean avg_ttf_r x ttf_fit_r,
 // truncated to the horizon (the table's means are those of runs that did fail: the hazard is not
-// constant over a run; failures come early). The run fails at the earliest. rate_fit_r and
+// constant over a run; failures come early); an infrastructure reason of avg_ttf 0 has a constant
+// hazard instead, its time exponential of mean 1 / (G x lambda_r), truncated (a table of rates
+// only, as configs/failures/llama3.yaml). The run fails at the earliest. rate_fit_r and
 // ttf_fit_r (the table file's fit.<reason>) are fitted so that injected into the population the
 // table was measured on, each reason's count and mean time to failure are the table's
 // (experiments/failures/validate.cpp --fit).
@@ -22,12 +24,16 @@
 // few instructions unless it fails. Draws come from their own generator keyed by
 // (failures.seed, the job's identity, run number), the identity its key (job_key: its job_id or
 // generated id, not its row), so the same job's n-th run meets the same failure under every
-// policy, whatever order the policy starts jobs in, in any row order or window of its trace. A job that failures have stopped
-// kMaxFailures times (its own or its node's) draws no more failures of its own: a job that cannot
-// checkpoint and is expected to fail many times per run (a long run on many GPUs) would otherwise
-// restart forever, and the simulation would never end. A failure another job draws still stops it
-// when it takes down a node it runs on, so its count can pass kMaxFailures (each job draws at most
-// kMaxFailures, so the run still ends). Preemptions do not count.
+// policy, whatever order the policy starts jobs in, in any row order or window of its trace. A job
+// that failures have stopped kMaxFailures times in a row (its own or its node's) without keeping
+// any progress draws no more failures of its own: expected to fail before its first safe save, or
+// before its end when it saves nothing (a long run on many GPUs), it would otherwise restart
+// forever, and the simulation would never end. A job that keeps progress from its failures (its
+// saves) gets closer to its end at each, and draws up to kMaxFailuresInAll (a 10,000-GPU job
+// interrupted every 5 hours for four weeks of work meets about 160; one of 16,384 GPUs over 54
+// days, about 500), so that a job whose saves barely outpace its failures still ends. A failure
+// another job draws still stops a job when it takes down a node it runs on (each job draws at
+// most the caps, so the run still ends). Preemptions do not count.
 //
 // Checkpointing (job types in failures.checkpoint.<Type>, default Pretrain): every
 // checkpoint interval of compute the job saves, stalling it; a failed run resumes from its last
@@ -91,7 +97,8 @@ struct FailureDraw {
   bool per_run = false;  // drawn per run (framework, script, the table's per_run reasons)
 };
 
-inline constexpr std::int32_t kMaxFailures = 100;
+inline constexpr std::int32_t kMaxFailures = 100;        // in a row, none keeping progress
+inline constexpr std::int32_t kMaxFailuresInAll = 1000;  // of any job
 
 // The failure model's settings: the keys failures.* and the table file they name, as read by
 // io/failure_file.h (every field's meaning and default: configs/README.md, failures.*).

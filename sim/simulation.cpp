@@ -312,7 +312,7 @@ bool Simulation::try_start(JobId job) {
   const Time compute = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * cur.slowdown)));
   const Time wall = held_for(job, compute);
   if (meter_) start_power(job, compute, wall);
-  if (failures_ && failures_->enabled() && o.failures < kMaxFailures) {
+  if (failures_ && failures_->enabled() && run.barren < kMaxFailures && o.failures < kMaxFailuresInAll) {
     const std::optional<FailureDraw> f = failures_->draw(workload_.keys[job], run.starts - 1, request.gpu_num, wall);
     if (f) {
       if (run.starts > kStartsMask) throw std::logic_error("a job started more than 2^29 times");

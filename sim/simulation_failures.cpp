@@ -137,6 +137,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   waste(job, WasteCause::FailureLost, gpus * (s.compute - s.saved).sec());
   const auto kept = static_cast<std::int64_t>(work);
   r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
+  r.barren = kept > 0 ? 0 : static_cast<std::uint16_t>(std::min<int>(r.barren + 1, kMaxFailures));
   r.overhead_s = -1;  // its next start reloads
   const bool from_host = nodes_survive && failures_ && failures_->checkpoints().mode() == CheckpointMode::MultiLevel;
   r.restore = from_host ? CheckpointModel::Restore::Host : CheckpointModel::Restore::Storage;
