@@ -89,6 +89,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   Run& r = restarted(job);
   CurrentRun& c = current(job);
   const RunSplit s = split(job, now_ - c.started);
+  if (!on_paced_.empty()) stop_pace(job, s.compute, s.saved);
   const double work = work_done(job, s.saved);
   if (sharing_) leave_network(job);
   if (!retimed_.empty()) retimed_.erase(job);
