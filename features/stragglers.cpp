@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <unordered_map>
+#include <vector>
 
 #include "io/feature_registry.h"
 
@@ -17,12 +18,19 @@ double StragglerModel::mean_episode_s() const {
 
 double StragglerModel::rate() const { return -std::log1p(-prevalence) / mean_episode_s(); }
 
-StragglerStream::StragglerStream(const StragglerModel& m, std::uint64_t job_key, std::uint32_t start, int nodes)
-    : m_(&m), rng_(mix64(mix64(m.seed ^ 0x5354524147ULL) ^ job_key) ^ start),
-      gap_mean_(1.0 / (m.rate() * std::max(nodes, 1))) {
+StragglerRates::StragglerRates(const StragglerModel& m)
+    : in_progress(-std::log1p(-m.prevalence)), node_gap_s(1.0 / m.rate()) {
+  for (int n = 0; n <= kNodesHeld; ++n) none[n] = std::exp(-in_progress * n);
+}
+
+StragglerStream::StragglerStream(const StragglerModel& m, const StragglerRates& rates, std::uint64_t job_key,
+                                 std::uint32_t start, int nodes)
+    : m_(&m), rng_(mix64(mix64(m.seed ^ 0x5354524147ULL) ^ job_key) ^ start) {
+  nodes = std::max(nodes, 1);
+  gap_mean_ = rates.node_gap_s / nodes;
   // Episodes in progress at the start: Poisson with mean n lambda E[d] = -n ln(1 - prevalence).
-  const double mean = -std::log1p(-m.prevalence) * std::max(nodes, 1);
-  const double none = std::exp(-mean);
+  const double mean = rates.in_progress * nodes;
+  const double none = rates.none_of(nodes);
   if (const double u = rng_.uniform(); u >= none) {  // at least one: how many, by the Poisson's CDF
     double p = none, cdf = none;
     int k = 0;
@@ -117,25 +125,31 @@ class LostSeconds final : public JobSlownessSource {
 
 class StragglerFeature final : public Feature {
  public:
-  explicit StragglerFeature(const StragglerModel& model) : model_(model) {}
+  explicit StragglerFeature(const StragglerModel& model) : model_(model), rates_(model_) {}
   unsigned hooks() const override { return kPaced; }
   std::uint32_t waste_causes() const override { return cause_bit(WasteCause::Straggler); }
 
   Pace run_started(JobId, std::uint64_t job_key, std::uint32_t start, const JobRequest& r, Time now) override {
     if (!model_.applies(r)) return {};
     // Kept only from its first change on: most runs end before one.
-    return pace_of(model_, StragglerStream(model_, job_key, start, r.node_num), 0.0, now);
+    return pace_of(model_, StragglerStream(model_, rates_, job_key, start, r.node_num), 0.0, now);
   }
   Pace paced(JobId job, std::uint64_t job_key, std::uint32_t start, Time started, Time now) override {
     auto it = runs_.find(job);
-    if (it == runs_.end() || it->second.start != start)
-      it = runs_.insert_or_assign(job, Running{StragglerStream(model_, job_key, start, nodes_of(job)), start}).first;
+    if (it == runs_.end() || it->second.start != start) {
+      it = runs_.insert_or_assign(job, Running{StragglerStream(model_, rates_, job_key, start, nodes_of(job)), start}).first;
+      if (job >= kept_.size()) kept_.resize(std::max<std::size_t>(job + 1, kept_.size() * 2));
+      kept_[job] = true;
+    }
     const auto t = static_cast<double>((now - started).sec());
     it->second.stream.advance(t);
     return pace_of(model_, it->second.stream, t, started);
   }
   void run_stopped(JobId job, double lost_s) override {
-    if (!runs_.empty()) runs_.erase(job);
+    if (job < kept_.size() && kept_[job]) {
+      runs_.erase(job);
+      kept_[job] = false;
+    }
     if (lost_s > 0) lost_.add(job, lost_s);
   }
   const JobSlownessSource* slowness() const override { return &lost_; }
@@ -148,8 +162,10 @@ class StragglerFeature final : public Feature {
     std::uint32_t start;
   };
   const StragglerModel model_;
+  const StragglerRates rates_;
   const Workload* workload_ = nullptr;
   std::unordered_map<JobId, Running> runs_;  // runs past their first change
+  std::vector<bool> kept_;                   // [job]: in runs_
   LostSeconds lost_;
 };
 

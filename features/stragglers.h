@@ -41,6 +41,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 
@@ -67,11 +68,26 @@ struct StragglerModel {
   double factor() const { return 1.0 + slowdown; }
 };
 
+// What every run's draws use, computed once: a node's episodes in progress on average
+// (-ln(1 - prevalence)), the mean gap between its episodes' starts, and for runs of up to
+// kNodesHeld nodes the chance that none of theirs is in progress at a run's start.
+struct StragglerRates {
+  static constexpr int kNodesHeld = 64;
+  explicit StragglerRates(const StragglerModel& m);
+  double in_progress;  // per node
+  double node_gap_s;   // 1 / lambda
+  double none[kNodesHeld + 1];
+  double none_of(int nodes) const { return nodes <= kNodesHeld ? none[nodes] : std::exp(-in_progress * nodes); }
+};
+
 // The episodes of one run on `nodes` nodes, drawn by (seed, job_key, start), as seconds since the
 // run's placement. Not slow past `slow_until`; the next episode starts at `next_start`.
 class StragglerStream {
  public:
-  StragglerStream(const StragglerModel& m, std::uint64_t job_key, std::uint32_t start, int nodes);
+  StragglerStream(const StragglerModel& m, const StragglerRates& rates, std::uint64_t job_key, std::uint32_t start,
+                  int nodes);
+  StragglerStream(const StragglerModel& m, std::uint64_t job_key, std::uint32_t start, int nodes)
+      : StragglerStream(m, StragglerRates(m), job_key, start, nodes) {}
   // Takes in the episodes started by `t` (seconds since the run's placement; not decreasing).
   void advance(double t);
   // After advance(t): whether the run is slow at t, and when that changes next (> t).
