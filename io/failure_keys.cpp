@@ -18,8 +18,9 @@ namespace {
 struct TableFile {
   std::string recovery_prefix;  // "recovery.<failures.recovery>."
   double gpus = 0, utilization = 0, days = 0, jobs = 0;
-  double repair = 0, restart = 0, interval = 0, save = 0, speedup = 1, checkpoint_gb_per_gpu = 0;
-  double detect = 0, diagnose = 0;
+  double repair = 0, interval = 0, save = 0, speedup = 1, checkpoint_gb_per_gpu = 0, bytes_per_param = 12;
+  double host_gbps = 200, comm_init = 0, load = 0, warmup = 0;
+  double detect = 0, diagnose = 0;  // minutes
   std::vector<FailureReason> reasons;
   std::vector<std::pair<double, double>> population;
   std::vector<std::string> per_run;  // infrastructure reasons drawn per run, not per GPU
@@ -72,7 +73,7 @@ TableKey number_key(std::string_view key, double min, double max) {
 }
 
 std::span<const TableKey> table_keys() {
-  static const std::array<TableKey, 18> kKeys = {{
+  static const std::array<TableKey, 22> kKeys = {{
       {"infrastructure", [](TableFile& t, const YamlValue& v, const std::string& name) {
          add_reason(t, v, FailureCategory::Infrastructure, name); }, TableKey::Head},
       {"framework", [](TableFile& t, const YamlValue& v, const std::string& name) {
@@ -97,11 +98,15 @@ std::span<const TableKey> table_keys() {
          if (v.key() == t.recovery_prefix + "detection_min") t.detect = minutes;
          else if (v.key() == t.recovery_prefix + "diagnosis_min") t.diagnose = minutes; }},
       number_key<&TableFile::repair>("repair_s", 0, 1e9),
-      number_key<&TableFile::restart>("restart_s", 0, 1e9),
+      number_key<&TableFile::comm_init>("comm_init_s", 0, 1e9),
+      number_key<&TableFile::load>("load_s", 0, 1e9),
+      number_key<&TableFile::warmup>("warmup_s", 0, 1e9),
       number_key<&TableFile::interval>("checkpoint_interval_s", 0, 1e9),
       number_key<&TableFile::save>("save_time_s", 0, 1e9),
       number_key<&TableFile::checkpoint_gb_per_gpu>("checkpoint_gb_per_gpu", 0, 1e6),
       number_key<&TableFile::speedup>("async_speedup", 1, 1e6),
+      number_key<&TableFile::bytes_per_param>("bytes_per_param", 0, 1e3),
+      number_key<&TableFile::host_gbps>("host_gbps", 1e-3, 1e9),
   }};
   return kKeys;
 }
@@ -140,6 +145,35 @@ TableFile read_table(const std::string& table, const std::string& recovery) {
   return t;
 }
 
+CheckpointSettings read_checkpoint_settings(Params& params, const TableFile& t, const std::string& mode) {
+  CheckpointSettings c;
+  c.mode = mode == "sync" ? CheckpointMode::Sync : mode == "async" ? CheckpointMode::Async : CheckpointMode::MultiLevel;
+  c.async_speedup = t.speedup;
+  c.interval_s = params.number("checkpoint_interval_s", t.interval, 0, 1e9,
+                               "seconds of compute between two checkpoints, 0: none (default: the table file's)");
+  c.save_s = params.number("save_time_s", t.save, 0, 1e9,
+                           "seconds of one checkpoint write to shared storage; 0: checkpoint size / the job's storage "
+                           "bandwidth (default: the table file's)");
+  c.gb_per_gpu = params.number("checkpoint_gb_per_gpu", t.checkpoint_gb_per_gpu, 0, 1e6,
+                               "checkpoint GB per GPU of a job, without model_params (default: the table file's)");
+  c.model_params = params.number("model_params", 0, 0, 1e15,
+                                 "parameters of every checkpointing job (checkpoint: model_params x bytes_per_param); "
+                                 "0: from checkpoint_gb_per_gpu");
+  c.bytes_per_param = params.number("bytes_per_param", t.bytes_per_param, 0, 1e3,
+                                    "checkpoint bytes per parameter, with model_params (default: the table file's)");
+  c.host_gbps = params.number("host_gbps", t.host_gbps, 1e-3, 1e9,
+                              "a node's copy between GPU and host memory, Gb/s: multilevel restores from host memory "
+                              "(default: the table file's)");
+  c.comm_init_s = params.number("comm_init_s", t.comm_init, 0, 1e9,
+                                "restart phase 1: seconds setting up the communicators (default: the table file's)");
+  c.load_s = params.number("load_s", t.load, 0, 1e9,
+                           "restart phase 2: seconds loading the checkpoint; 0: its size through the job's storage "
+                           "bandwidth (host memory for multilevel when its nodes survived) (default: the table file's)");
+  c.warmup_s = params.number("warmup_s", t.warmup, 0, 1e9,
+                             "restart phase 3: seconds until the job trains at full speed again (default: the table file's)");
+  return c;
+}
+
 }  // namespace
 
 FailureSettings read_failure_settings(Params& params, const std::string& default_table) {
@@ -151,8 +185,10 @@ FailureSettings read_failure_settings(Params& params, const std::string& default
   if (table.empty()) table = default_table;
   const std::string recovery = params.choice("recovery", "manual", {"manual", "automatic"},
                                              "detection and diagnosis before a failed job may restart");
-  const std::string mode = params.choice("checkpoint_mode", "sync", {"sync", "async"},
-                                         "sync saves stall the job save_time_s; async save_time_s / async_speedup");
+  const std::string mode = params.choice("checkpoint_mode", "sync", {"sync", "async", "multilevel"},
+                                         "sync saves stall the whole write; async the copy to host memory, the write "
+                                         "going on behind; multilevel as async, and the copy in host memory survives "
+                                         "failures that take none of the job's nodes");
   s.hold_gpus = params.flag("hold_gpus", true,
                             "a failed job keeps its GPUs (but those of a failed node) while it is detected and diagnosed");
   s.recorded_failed_complete =
@@ -174,19 +210,13 @@ FailureSettings read_failure_settings(Params& params, const std::string& default
   s.population = std::move(t.population);
   s.exposure_gpu_seconds = t.gpus * t.utilization * t.days * 86400.0;
   s.exposure_jobs = t.jobs;
-  s.recovery_min = t.detect + t.diagnose;
+  s.detect_s = params.number("detect_s", t.detect * 60.0, 0, 1e9,
+                             "seconds until a failure is detected (default: the table file's, failures.recovery)");
+  s.diagnose_s = params.number("diagnose_s", t.diagnose * 60.0, 0, 1e9,
+                               "seconds diagnosing a detected failure (default: the table file's, failures.recovery)");
   s.repair_s = params.number("repair_s", t.repair, 0, 1e9,
                              "seconds an infrastructure failure keeps its node down (default: the table file's)");
-  s.checkpoint_interval_s = params.number("checkpoint_interval_s", t.interval, 0, 1e9,
-                                          "seconds of compute between two checkpoints, 0: none (default: the table file's)");
-  s.save_time_s = params.number("save_time_s", t.save, 0, 1e9,
-                                "seconds of one synchronous checkpoint save; 0: checkpoint size / storage bandwidth "
-                                "(default: the table file's)");
-  s.checkpoint_gb_per_gpu = params.number("checkpoint_gb_per_gpu", t.checkpoint_gb_per_gpu, 0, 1e6,
-                                          "save_time_s 0: checkpoint GB per GPU of a job (default: the table file's)");
-  s.restart_s = params.number("restart_s", t.restart, 0, 1e9,
-                              "seconds a run after a failure spends reloading before it computes (default: the table file's)");
-  s.stall_factor = mode == "sync" ? 1.0 : 1.0 / t.speedup;
+  s.checkpoint = read_checkpoint_settings(params, t, mode);
   return s;
 }
 

@@ -67,28 +67,10 @@ FailureModel::FailureModel(FailureSettings s)
       }
     per_run_none_at_least_[b] = none;
   }
-  checkpoint_gb_per_gpu_ = s.checkpoint_gb_per_gpu;
-  recovery_ = Time::seconds(std::llround(s.recovery_min * 60.0));
-  restart_ = Time::seconds(std::llround(s.restart_s));
+  detect_ = Time::seconds(std::llround(s.detect_s));
+  diagnose_ = Time::seconds(std::llround(s.diagnose_s));
   repair_ = Time::seconds(std::llround(s.repair_s));
-  interval_ = Time::seconds(std::llround(s.checkpoint_interval_s));
-  save_s_ = s.save_time_s;
-  stall_factor_ = s.stall_factor;
-}
-
-void FailureModel::use_cluster(const ClusterSpec& cluster) {
-  node_gbps_ = cluster.nics_per_node * cluster.nic_gbps;
-  storage_gbps_ = cluster.top_switches() * cluster.storage_gbps;
-}
-
-Time FailureModel::checkpoint_stall(const JobRequest& r) const {
-  double save = save_s_;
-  if (!(save > 0)) {  // the job's checkpoint through the narrower of its NICs and the storage links
-    const double gbps = std::min(r.node_num * node_gbps_, storage_gbps_);
-    save = checkpoint_gb_per_gpu_ * r.gpu_num * 8.0 / gbps;
-  }
-  const double stall = save * stall_factor_;
-  return Time::seconds(stall > 0 ? std::max<std::int64_t>(1, std::llround(stall)) : 0);
+  checkpoint_ = CheckpointModel(s.checkpoint);
 }
 
 double FailureModel::strike_probability(const FailureReason& r, std::int32_t gpus, double horizon_s) {

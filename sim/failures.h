@@ -29,9 +29,9 @@
 // when it takes down a node it runs on, so its count can pass kMaxFailures (each job draws at most
 // kMaxFailures, so the run still ends). Preemptions do not count.
 //
-// Checkpointing (job types in failures.checkpoint_types, default Pretrain): every
-// checkpoint_interval_s of compute the job saves, stalling save_time_s (sync) or
-// save_time_s / async_speedup (async); a failed run resumes from its last completed save.
+// Checkpointing (job types in failures.checkpoint.<Type>, default Pretrain): every
+// checkpoint interval of compute the job saves, stalling it; a failed run resumes from its last
+// save that was safe when it struck, after the restart phases (sim/checkpoints.h).
 #pragma once
 
 #include <algorithm>
@@ -42,8 +42,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/job.h"
+#include "sim/checkpoints.h"
 #include "sim/cluster_spec.h"
+#include "sim/job.h"
 #include "sim/time.h"
 
 namespace acme {
@@ -107,10 +108,9 @@ struct FailureSettings {
   std::vector<std::pair<double, double>> population;  // exposure.gpu_demand: (GPUs, jobs)
   double exposure_gpu_seconds = 0;         // GPUs x utilization x days x 86400; > 0 if enabled
   double exposure_jobs = 0;                // > 0 if enabled
-  double recovery_min = 0;                 // detection + diagnosis, minutes
-  double repair_s = 0, restart_s = 0, checkpoint_interval_s = 0, save_time_s = 0;
-  double checkpoint_gb_per_gpu = 0;
-  double stall_factor = 1;                 // sync: 1; async: 1 / async_speedup
+  double detect_s = 0, diagnose_s = 0;     // the recovery delay's two phases
+  double repair_s = 0;
+  CheckpointSettings checkpoint;           // saves and the restart phases
 };
 
 class FailureModel {
@@ -130,23 +130,25 @@ class FailureModel {
   const std::vector<FailureReason>& reasons() const { return reasons_; }
   // exposure.gpu_demand: the (GPUs, jobs) the per-run reasons were fitted to; empty if not given.
   const std::vector<std::pair<double, double>>& population() const { return population_; }
-  Time recovery_delay() const { return recovery_; }  // detection + diagnosis
+  // A failure's detection and diagnosis, one after the other: the recovery delay.
+  Time detection() const { return detect_; }
+  Time diagnosis() const { return diagnose_; }
+  Time recovery_delay() const { return detect_ + diagnose_; }
   // failures.hold_gpus: a failed job keeps its resources (but those on a node that failed)
   // while it is detected and diagnosed, idle (waste cause recovery_hold).
   bool holds_gpus() const { return hold_gpus_; }
-  // Seconds a run after a failure spends reloading its checkpoint and restarting before it
-  // computes again (waste cause restart).
-  Time restart() const { return restart_; }
   Time repair() const { return repair_; }            // an infrastructure failure's node downtime
   // Compute between two saves for jobs of type `t`; zero: that type does not checkpoint.
-  Time checkpoint_interval(JobType t) const { return checkpoints_[static_cast<std::size_t>(t)] ? interval_ : Time{}; }
-  // The stall of one save of `r`'s checkpoint, by the checkpoint mode: save_time_s, or with
-  // save_time_s 0 the checkpoint (checkpoint_gb_per_gpu x GPUs) over the narrower of the job's
-  // NICs and the cluster's storage links (use_cluster; default: a ClusterSpec's defaults), in
-  // whole seconds, at least 1 when there is anything to save.
-  Time checkpoint_stall(const JobRequest& r) const;
+  Time checkpoint_interval(JobType t) const {
+    return checkpoints_[static_cast<std::size_t>(t)] ? checkpoint_.interval() : Time{};
+  }
+  // Whether jobs of type `t` checkpoint (failures.checkpoint.<Type>, whatever the interval): the
+  // training jobs whose time the Simulation's training ledger follows.
+  bool trains(JobType t) const { return checkpoints_[static_cast<std::size_t>(t)]; }
+  // Saves, their safety and the restart phases (sim/checkpoints.h).
+  const CheckpointModel& checkpoints() const { return checkpoint_; }
   // Takes the NIC and storage bandwidths from the cluster's topology.
-  void use_cluster(const ClusterSpec& cluster);
+  void use_cluster(const ClusterSpec& cluster) { checkpoint_.use_cluster(cluster); }
   // failures.recorded_failed: complete. The table's rates count every failure of the traced
   // cluster, and the trace's FAILED jobs are those failures: injecting into a trace as well
   // counts them twice, unless the recorded ones are turned into completions.
@@ -165,10 +167,8 @@ class FailureModel {
   std::array<double, 32> per_run_none_at_least_{};
   static double strike_probability(const FailureReason& r, std::int32_t gpus, double horizon_s);
   std::uint64_t run_key(std::uint64_t job_key, std::uint32_t run) const;  // seeds the draws of one run
-  Time recovery_, repair_, interval_, restart_;
-  double save_s_ = 0, stall_factor_ = 1, checkpoint_gb_per_gpu_ = 0;
-  double node_gbps_ = ClusterSpec{}.nics_per_node * ClusterSpec{}.nic_gbps;
-  double storage_gbps_ = ClusterSpec{}.spines * ClusterSpec{}.storage_gbps;
+  Time detect_, diagnose_, repair_;
+  CheckpointModel checkpoint_;
   std::array<bool, kJobTypeCount> checkpoints_{};
 };
 

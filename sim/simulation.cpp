@@ -277,7 +277,13 @@ bool Simulation::try_start(JobId job) {
   --pending_;
   JobOutcome& o = outcomes_[job];
   Run* kept = nullptr;  // its entry, if it was stopped before (a pointer stays valid as the map grows)
-  if (in_restarted_[job]) kept = &restarted_.find(job)->second;
+  if (in_restarted_[job]) {
+    kept = &restarted_.find(job)->second;
+    if (TrainingTimes* t = ledger(job)) {  // placed again: its wait is over
+      t->wait += (now_ - training_->since(job)).sec();
+      training_->forget_since(job);
+    }
+  }
   Run run = kept ? *kept : run_of(job);  // changes are written back to `kept`; else run_of implies them
   CurrentRun& cur = current_[slot];
   Time launch;  // from placement to start: what the features add
@@ -302,7 +308,12 @@ bool Simulation::try_start(JobId job) {
   emit(FactKind::Started, job);
   // A job of zero run time ends at this instant too, in a step of its own right after this one:
   // ending it inside the pass would tell the policy it stopped before it heard that it started.
-  run.overhead_s = run.overhead_s < 0 && failures_ ? static_cast<std::int32_t>(failures_->restart().sec()) : 0;
+  if (run.overhead_s < 0 && failures_) {  // after a failure: the restart phases first
+    const CheckpointModel::Restore from = checkpoint_interval(job) > Time{} ? run.restore : CheckpointModel::Restore::None;
+    run.overhead_s = static_cast<std::int32_t>(failures_->checkpoints().restart(request, from).total().sec());
+  } else {
+    run.overhead_s = 0;
+  }
   if (kept) kept->overhead_s = run.overhead_s;
   cur.fails_after_s = -1;
   const Time compute = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * cur.slowdown)));
@@ -356,6 +367,8 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
   const Time held = now_ - current(job).started;
   const RunSplit s = split(job, held);
   if (!on_paced_.empty()) stop_pace(job, s.compute, how == SchedulingPass::Preempt::Kill ? Time{} : s.compute);
+  note_training_run(job, s, Time{});
+  if (training_ && ledger(job)) training_->since(job) = now_;  // queued again
   waste(job, WasteCause::Launch, std::int64_t{workload_.requests[job].gpu_num} * s.launch.sec());
   if (how == SchedulingPass::Preempt::Kill) {
     waste(job, WasteCause::Preemption, std::int64_t{workload_.requests[job].gpu_num} * (held - s.launch).sec());
@@ -392,6 +405,7 @@ void Simulation::finish(JobId job) {
   JobOutcome& o = outcomes_[job];
   const RunSplit s = split(job, now_ - current(job).started);
   if (!on_paced_.empty()) stop_pace(job, s.compute, s.compute);
+  note_training_run(job, s, Time{});
   if (const auto it = retimed_.find(job); it != retimed_.end()) {  // its mean rate over the run
     const double work = work_done(job, s.compute);
     if (work > 0) o.slowdown = static_cast<float>(static_cast<double>(s.compute.sec()) / work);
@@ -418,6 +432,13 @@ void Simulation::finish(JobId job) {
 }
 
 void Simulation::requeue(JobId job) {
+  if (TrainingTimes* t = ledger(job)) {  // its recovery is over (or cut short): detection, then diagnosis
+    Time& since = training_->since(job);
+    const Time detect = std::min(now_ - since, failures_->detection());
+    t->detect += detect.sec();
+    t->diagnose += (now_ - since - detect).sec();
+    since = now_;  // queued again from now
+  }
   Placement released;
   if (holds(job)) {
     released.swap(held_[slot_[job]]);

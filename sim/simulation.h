@@ -69,6 +69,7 @@
 #include "sim/power.h"
 #include "sim/sink.h"
 #include "sim/topology.h"
+#include "sim/training.h"
 
 namespace acme {
 
@@ -118,7 +119,10 @@ class Simulation {
   void set_failures(const FailureModel* failures) {
     failures_ = failures;
     node_up_at_.assign(static_cast<std::size_t>(cluster_.node_count()), Time{});
+    if (failures_ && failures_->enabled()) training_ = std::make_unique<TrainingLedger>();
   }
+  // Where the time of each training job went (sim/training.h): with failures on, else null.
+  const TrainingLedger* training() const { return training_.get(); }
   // Failures injected so far, and the nodes they took down.
   std::uint64_t failures_injected() const { return failures_injected_; }
   std::uint64_t nodes_failed() const { return nodes_failed_; }
@@ -211,7 +215,12 @@ class Simulation {
   struct RunSplit {
     Time launch, overhead, stall, compute, saved;
   };
-  RunSplit split(JobId job, Time held) const;
+  // A save is counted in `saved` once it is safe, `persist_lag` after its stall ends.
+  RunSplit split(JobId job, Time held, Time persist_lag = {}) const;
+  // The training ledger of a job of a type that checkpoints (null for others, or without failures).
+  TrainingTimes* ledger(JobId job);
+  // A run of a training job stopped (ended, preempted or failed) split as `s`, `lost` of its compute lost.
+  void note_training_run(JobId job, const RunSplit& s, Time lost);
   void waste(JobId job, WasteCause cause, std::int64_t gpu_seconds);
   // Contention: a started multi-node job's route joins the shared links; a stopped one's leaves.
   // Either retimes the jobs whose starvation changed.
@@ -313,6 +322,7 @@ class Simulation {
   std::unordered_map<JobId, Progress> retimed_;
   std::array<double, kJobTypeCount> idle_share_{};
   const FailureModel* failures_ = nullptr;
+  std::unique_ptr<TrainingLedger> training_;  // with failures on
   std::uint64_t failures_injected_ = 0;
   std::uint64_t nodes_failed_ = 0;
   std::vector<Time> node_up_at_;  // [node]: when its repair ends (a node may go down again meanwhile)
@@ -352,6 +362,7 @@ class Simulation {
     // Restart overhead at the start of the current run, seconds; -1 from a failure to the next
     // start (which then reloads).
     std::int32_t overhead_s = 0;
+    CheckpointModel::Restore restore = CheckpointModel::Restore::Storage;  // where that reload reads
   };
   // The job's Run: its entry in restarted_, else the whole run time still to do, one start once
   // it has started (outcomes_[job].start), no restart overhead.
@@ -386,6 +397,8 @@ class Simulation {
   // Checkpointing of the job's runs: compute between saves (zero: none) and the stall per save.
   Time checkpoint_interval(JobId job) const;
   Time checkpoint_stall(JobId job) const;
+  // The restart phases of the job's current run, after a failure (zero otherwise).
+  RestartPhases restart_phases(JobId job) const;
   std::unordered_map<JobId, Run> restarted_;  // jobs stopped at least once
   std::vector<bool> in_restarted_;            // [job]: has an entry there (a bit, not a lookup, a job)
   std::vector<CurrentRun> current_;  // [slot]

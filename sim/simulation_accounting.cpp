@@ -54,7 +54,7 @@ void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
   wasted_[static_cast<std::size_t>(cause)] += gpu_seconds;
 }
 
-Simulation::RunSplit Simulation::split(JobId job, Time held) const {
+Simulation::RunSplit Simulation::split(JobId job, Time held, Time persist_lag) const {
   const Time launch = std::min(held, Time::seconds(current(job).launch_s));
   held = held - launch;
   const Time overhead = std::min(held, Time::seconds(std::max(run_of(job).overhead_s, 0)));
@@ -66,7 +66,9 @@ Simulation::RunSplit Simulation::split(JobId job, Time held) const {
   const std::int64_t saves = held.sec() / cycle;
   const std::int64_t partial = std::max<std::int64_t>(0, held.sec() - saves * cycle - interval.sec());
   const Time stall = Time::seconds(saves * per_save.sec() + partial);
-  return {launch, overhead, stall, held - stall, Time::seconds(saves * interval.sec())};
+  // Save k (from 1) ends its stall at k x cycle and is safe persist_lag later.
+  const std::int64_t safe = std::clamp<std::int64_t>((held.sec() - persist_lag.sec()) / cycle, 0, saves);
+  return {launch, overhead, stall, held - stall, Time::seconds(safe * interval.sec())};
 }
 
 Time Simulation::held_for(JobId job, Time compute) const {

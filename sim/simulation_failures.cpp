@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 namespace acme {
 
@@ -13,7 +14,36 @@ Time Simulation::checkpoint_interval(JobId job) const {
 }
 
 Time Simulation::checkpoint_stall(JobId job) const {
-  return failures_ ? failures_->checkpoint_stall(workload_.requests[job]) : Time{};
+  return failures_ ? failures_->checkpoints().stall(workload_.requests[job]) : Time{};
+}
+
+RestartPhases Simulation::restart_phases(JobId job) const {
+  if (!failures_ || !in_restarted_[job]) return {};
+  const Run& r = restarted_.find(job)->second;
+  if (r.overhead_s <= 0) return {};
+  const CheckpointModel::Restore from = checkpoint_interval(job) > Time{} ? r.restore : CheckpointModel::Restore::None;
+  return failures_->checkpoints().restart(workload_.requests[job], from);
+}
+
+TrainingTimes* Simulation::ledger(JobId job) {
+  if (!training_ || !failures_->trains(workload_.requests[job].type)) return nullptr;
+  return &training_->of(job);
+}
+
+void Simulation::note_training_run(JobId job, const RunSplit& s, Time lost) {
+  TrainingTimes* t = ledger(job);
+  if (!t) return;
+  if (run_of(job).starts > 1) t->launch += s.launch.sec();  // the first launch comes before the first start
+  t->stall += s.stall.sec();
+  t->lost += lost.sec();
+  // The restart overhead spent, phase by phase in order (a run may stop inside one).
+  const RestartPhases p = restart_phases(job);
+  Time left = s.overhead;
+  for (auto [phase, into] : {std::pair{p.comm_init, &t->comm_init}, {p.load, &t->load}, {p.warmup, &t->warmup}}) {
+    const Time spent = std::min(left, phase);
+    *into += spent.sec();
+    left = left - spent;
+  }
 }
 
 Simulation::Struck Simulation::struck(JobId job, FailureDomain domain) const {
@@ -88,13 +118,20 @@ void Simulation::take_nodes_down(const std::vector<int>& down, std::optional<Tim
 void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   Run& r = restarted(job);
   CurrentRun& c = current(job);
-  const RunSplit s = split(job, now_ - c.started);
+  // Its saves are safe once written, or at once in host memory when its nodes all survive.
+  const bool nodes_survive = std::none_of(placement_of(job).begin(), placement_of(job).end(), [&](const NodeShare& n) {
+    return std::binary_search(down.begin(), down.end(), n.node);
+  });
+  const JobRequest& request = workload_.requests[job];
+  // (Without a failure model, a network fault stops it: it saves nothing.)
+  const RunSplit s = split(job, now_ - c.started, failures_ ? failures_->checkpoints().persist_lag(request, nodes_survive) : Time{});
   if (!on_paced_.empty()) stop_pace(job, s.compute, s.saved);
+  note_training_run(job, s, s.compute - s.saved);
   const double work = work_done(job, s.saved);
   if (sharing_) leave_network(job);
   if (!retimed_.empty()) retimed_.erase(job);
   account_run(job);
-  const std::int64_t gpus = workload_.requests[job].gpu_num;
+  const std::int64_t gpus = request.gpu_num;
   waste(job, WasteCause::Launch, gpus * s.launch.sec());
   waste(job, WasteCause::Restart, gpus * s.overhead.sec());
   waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
@@ -102,7 +139,10 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   const auto kept = static_cast<std::int64_t>(work);
   r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
   r.overhead_s = -1;  // its next start reloads
+  const bool from_host = nodes_survive && failures_ && failures_->checkpoints().mode() == CheckpointMode::MultiLevel;
+  r.restore = from_host ? CheckpointModel::Restore::Host : CheckpointModel::Restore::Storage;
   c.started = now_;   // the recovery starts (read only while it holds its slot)
+  if (training_ && ledger(job)) training_->since(job) = now_;
   JobOutcome::count(outcomes_[job].failures);
   ++failures_injected_;
   status_[job] = Status::Recovering;

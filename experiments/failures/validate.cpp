@@ -92,7 +92,9 @@ FailureModel make_model(const std::string& table, int seed) {
   std::vector<YamlValue> v{yaml_override("failures.enabled=true"),
                            yaml_override("failures.seed=" + std::to_string(seed)),
                            yaml_override("failures.checkpoint.Pretrain=0"),
-                           yaml_override("failures.restart_s=0")};
+                           yaml_override("failures.comm_init_s=0"),  // no job checkpoints: nothing to load
+                           yaml_override("failures.load_s=0"),
+                           yaml_override("failures.warmup_s=0")};
   Params p("failures", v);
   FailureModel m = load_failure_model(p, table);
   p.check_all_used();

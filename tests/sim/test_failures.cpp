@@ -124,18 +124,18 @@ TEST_CASE("The failure table gives per-GPU hazards to infrastructure reasons and
   CHECK(m.checkpoint_interval(JobType::Pretrain) == Time::seconds(10800));
   CHECK(m.checkpoint_interval(JobType::Eval) == Time{});
   const JobRequest big{Time{}, 16, 2, 32, JobType::Pretrain, 0};
-  CHECK(m.checkpoint_stall(big) == Time::seconds(300));
-  CHECK(model({"failures.checkpoint_mode=async"}).checkpoint_stall(big) == Time::seconds(5));  // 300 / 58
+  CHECK(m.checkpoints().stall(big) == Time::seconds(300));
+  CHECK(model({"failures.checkpoint_mode=async"}).checkpoints().stall(big) == Time::seconds(5));  // 300 / 58
   // From the checkpoint's size: 16 GPUs x 25 GB = 3,200 Gb through 2 nodes' NICs of 200 Gb/s
   // (the 8 storage links carry 3,200 Gb/s): 8 s; async 8 / 58 s, at least 1 s.
   FailureModel derived = model({"failures.save_time_s=0", "failures.checkpoint_gb_per_gpu=25"});
-  CHECK(derived.checkpoint_stall(big) == Time::seconds(8));
+  CHECK(derived.checkpoints().stall(big) == Time::seconds(8));
   ClusterSpec narrow;
   narrow.storage_gbps = 25;  // 8 links of 25 Gb/s: 200 Gb/s, narrower than the NICs
   derived.use_cluster(narrow);
-  CHECK(derived.checkpoint_stall(big) == Time::seconds(16));
+  CHECK(derived.checkpoints().stall(big) == Time::seconds(16));
   CHECK(model({"failures.save_time_s=0", "failures.checkpoint_gb_per_gpu=25", "failures.checkpoint_mode=async"})
-            .checkpoint_stall(big) == Time::seconds(1));
+            .checkpoints().stall(big) == Time::seconds(1));
 }
 
 TEST_CASE("Per-run reasons strike as often as the table counts them, however short the run", "[failures]") {
@@ -342,7 +342,8 @@ TEST_CASE("A failed job holds its GPUs while diagnosed, then restarts after relo
   // that takes no node; its second run is clear. Manual recovery: 90 min, held; restart 200 s.
   const Time run = Time::seconds(20000);
   for (const bool hold : {true, false}) {
-    const FailureModel m = model({"failures.restart_s=200", std::string("failures.hold_gpus=") + (hold ? "true" : "false")});
+    const FailureModel m = model({"failures.comm_init_s=50", "failures.load_s=50", "failures.warmup_s=100",
+                                  std::string("failures.hold_gpus=") + (hold ? "true" : "false")});
     const auto [job, d] = first_id(m, 8, run, [&](JobId j, const auto& d) {
       return d && !d->takes_hardware() && !m.draw(key(j), 1, 8, run + Time::seconds(200));
     });

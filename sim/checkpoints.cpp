@@ -1,0 +1,54 @@
+#include "sim/checkpoints.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace acme {
+namespace {
+
+Time whole_seconds(double s) { return Time::seconds(s > 0 ? std::max<std::int64_t>(1, std::llround(s)) : 0); }
+
+}  // namespace
+
+CheckpointModel::CheckpointModel(const CheckpointSettings& s)
+    : s_(s), interval_(Time::seconds(std::llround(s.interval_s))) {}
+
+void CheckpointModel::use_cluster(const ClusterSpec& cluster) {
+  node_gbps_ = cluster.nics_per_node * cluster.nic_gbps;
+  storage_gbps_ = cluster.top_switches() * cluster.storage_gbps;
+}
+
+double CheckpointModel::size_gb(const JobRequest& r) const {
+  return s_.model_params > 0 ? s_.model_params * s_.bytes_per_param / 1e9 : s_.gb_per_gpu * r.gpu_num;
+}
+
+Time CheckpointModel::transfer(double gb, double gbps) const { return whole_seconds(gb * 8.0 / gbps); }
+
+Time CheckpointModel::write(const JobRequest& r) const {
+  if (s_.save_s > 0) return whole_seconds(s_.save_s);
+  return transfer(size_gb(r), std::min(r.node_num * node_gbps_, storage_gbps_));
+}
+
+Time CheckpointModel::stall(const JobRequest& r) const {
+  if (s_.mode == CheckpointMode::Sync) return write(r);
+  // The copy to host memory, from the unrounded write.
+  const double write_s = s_.save_s > 0 ? s_.save_s : size_gb(r) * 8.0 / std::min(r.node_num * node_gbps_, storage_gbps_);
+  return whole_seconds(write_s / s_.async_speedup);
+}
+
+Time CheckpointModel::persist_lag(const JobRequest& r, bool nodes_survive) const {
+  if (s_.mode == CheckpointMode::Sync || (s_.mode == CheckpointMode::MultiLevel && nodes_survive)) return {};
+  return write(r);
+}
+
+RestartPhases CheckpointModel::restart(const JobRequest& r, Restore from) const {
+  Time load = whole_seconds(s_.load_s);
+  if (!(s_.load_s > 0)) {
+    const double gbps = from == Restore::Host ? std::max(1, r.node_num) * s_.host_gbps
+                                              : std::min(r.node_num * node_gbps_, storage_gbps_);
+    load = from == Restore::None ? Time{} : transfer(size_gb(r), gbps);
+  }
+  return {whole_seconds(s_.comm_init_s), load, whole_seconds(s_.warmup_s)};
+}
+
+}  // namespace acme

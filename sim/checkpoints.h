@@ -1,0 +1,93 @@
+// Checkpoints and restarts of a job's runs: how long a save stalls the job, when a save is safe
+// from a failure, and the phases a run after a failure goes through before it computes again.
+// The keys failures.checkpoint_*, save_time_s, model_params, restart phases ... (configs/README.md;
+// the defaults in configs/failures/acme.yaml, each with its source or called an assumption).
+//
+// A checkpoint's size: model_params x bytes_per_param when the run gives a model size (traces give
+// none), else checkpoint_gb_per_gpu x the job's GPUs (a mapping from GPUs to parameters, ASSUMED:
+// configs/failures/acme.yaml says which). A write to the shared file system goes through the
+// narrower of the job's storage path (its nodes' NICs) and the cluster's storage links
+// (ClusterSpec: top switches x storage_gbps), or takes save_time_s when that is given. Not
+// modelled: concurrent checkpoints sharing the file system's bandwidth (each job's write sees the
+// whole of it).
+//
+// Modes, for a save every `interval` of compute:
+//  - Sync: training stops for the whole write; the save is safe when it ends.
+//  - Async: training stops for the copy to host memory (the write / async_speedup), and the
+//    write goes on in the background: a failure before it ends loses back to the previous save.
+//  - MultiLevel (lazy multi-level: host memory, local SSD, shared file system): stalls as Async;
+//    the copy in host memory is safe at once from a failure that takes none of the job's nodes
+//    down (a process or framework failure, the nodes keep their memory and SSDs), and the job
+//    restores from it at host speed; a failure that takes a node down loses host memory and SSD
+//    alike (the failure domains of sim/failures.h take a whole node), so it restores from the
+//    shared file system as Async. The SSD level therefore never changes an outcome here: it is
+//    not told apart.
+//
+// A run after a failure first goes through the restart phases: communicator initialisation, the
+// checkpoint load (load_s, or the checkpoint read through the job's storage path, from host
+// memory when it survived), and warm-up. Detection and diagnosis come before (the recovery
+// delay, FailureModel), and waiting to be placed again is the scheduler's.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/cluster_spec.h"
+#include "sim/job.h"
+#include "sim/time.h"
+
+namespace acme {
+
+enum class CheckpointMode : std::uint8_t { Sync, Async, MultiLevel };
+
+struct CheckpointSettings {
+  CheckpointMode mode = CheckpointMode::Sync;
+  double interval_s = 0;       // compute between two saves; 0: none
+  double save_s = 0;           // one write to shared storage, seconds; 0: size / bandwidth
+  double gb_per_gpu = 0;       // checkpoint GB per GPU, without a model size
+  double model_params = 0;     // parameters of every checkpointing job; 0: from gb_per_gpu
+  double bytes_per_param = 12;
+  double async_speedup = 1;    // the write over the copy to host memory
+  double host_gbps = 200;      // a node's copy between GPUs and host memory, Gb/s
+  double comm_init_s = 0, load_s = 0, warmup_s = 0;  // restart phases; load_s 0: size / bandwidth
+};
+
+// A run's restart phases, seconds, in the order they happen.
+struct RestartPhases {
+  Time comm_init, load, warmup;
+  Time total() const { return comm_init + load + warmup; }
+};
+
+class CheckpointModel {
+ public:
+  CheckpointModel() = default;
+  explicit CheckpointModel(const CheckpointSettings& s);
+  // Takes the NIC and storage bandwidths from the cluster (default: a ClusterSpec's defaults).
+  void use_cluster(const ClusterSpec& cluster);
+
+  CheckpointMode mode() const { return s_.mode; }
+  Time interval() const { return interval_; }
+  // The checkpoint of `r`, GB.
+  double size_gb(const JobRequest& r) const;
+  // One write of `r`'s checkpoint to the shared file system: save_s, or the size over the
+  // narrower of the job's NICs and the storage links; whole seconds, at least 1 if anything.
+  Time write(const JobRequest& r) const;
+  // How long one save stalls training: the write (Sync), or the write / async_speedup.
+  Time stall(const JobRequest& r) const;
+  // From the end of a save's stall until it is safe: 0 (Sync), else the background write; a
+  // MultiLevel save is safe at once when `nodes_survive` (the failure took none of the job's nodes).
+  Time persist_lag(const JobRequest& r, bool nodes_survive) const;
+  // Where a run after a failure loads its checkpoint from: nowhere (the job saves none, it starts
+  // over), the shared file system, or host memory (MultiLevel, its nodes survived).
+  enum class Restore : std::uint8_t { None, Storage, Host };
+  // The phases of a run after a failure.
+  RestartPhases restart(const JobRequest& r, Restore from) const;
+
+ private:
+  CheckpointSettings s_;
+  Time interval_;
+  double node_gbps_ = ClusterSpec{}.nics_per_node * ClusterSpec{}.nic_gbps;
+  double storage_gbps_ = ClusterSpec{}.spines * ClusterSpec{}.storage_gbps;
+  Time transfer(double gb, double gbps) const;  // whole seconds, at least 1 if anything
+};
+
+}  // namespace acme
