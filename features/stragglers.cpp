@@ -175,7 +175,7 @@ std::unique_ptr<Feature> make_stragglers(Params& params, const FeatureSetup& set
   return straggler_feature(model);
 }
 
-const FeatureRegistrar kRegistered(
+const FeatureRegistrar kStragglers(
     {"stragglers", "Slow nodes (stragglers.*): a run computes slower while one of its nodes is slow", make_stragglers, 20});
 
 }  // namespace

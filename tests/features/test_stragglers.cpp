@@ -39,9 +39,9 @@ class FixedEpisode final : public Feature {
   double factor_;
 };
 
-std::int64_t at(const OptionalTime& t) { return (*t - kGoldenBase).sec(); }
+std::int64_t since_base(const OptionalTime& t) { return (*t - kGoldenBase).sec(); }
 
-StragglerModel model(double prevalence) {
+StragglerModel straggler_model(double prevalence) {
   StragglerModel m;
   m.enabled = true;
   m.prevalence = prevalence;
@@ -65,8 +65,8 @@ TEST_CASE("Stragglers: a 2-node job slow from 100 s to 300 s ends at 1,019 s and
   sim.run();
   const Conservation c = sim.check_conservation();
   const JobOutcome& o = sim.outcomes()[0];
-  CHECK(at(o.start) == 0);
-  CHECK(at(o.end) == 1019);
+  CHECK(since_base(o.start) == 0);
+  CHECK(since_base(o.end) == 1019);
   CHECK(o.gpu_seconds == 16 * 1019);
   CHECK(o.wasted_gpu_seconds == 291);
   CHECK(c.wasted_by_cause[static_cast<std::size_t>(WasteCause::Straggler)] == 291);
@@ -96,7 +96,7 @@ TEST_CASE("Stragglers: the slowness multiplies the network's slowdown", "[stragg
   const Conservation c = sim.check_conservation();
   const JobOutcome& o = sim.outcomes()[0];
   CHECK(o.leaves_spanned == 2);
-  CHECK(at(o.end) == 1219);
+  CHECK(since_base(o.end) == 1219);
   CHECK(c.wasted_by_cause[static_cast<std::size_t>(WasteCause::Straggler)] == 291);
 }
 
@@ -109,17 +109,17 @@ TEST_CASE("Stragglers: a run that ends before its episode is unchanged, one slow
   sim.run();
   sim.check_conservation();
   // Job 1: 50 s of work at half speed: 100 s, inside the episode. Its slowness cost 50 s x 8.
-  CHECK(at(sim.outcomes()[0].end) == 100);
+  CHECK(since_base(sim.outcomes()[0].end) == 100);
   CHECK(sim.outcomes()[0].wasted_gpu_seconds == 400);
   // Job 2: 55 s of work by 110 s; the other 945 s at full speed: ends at 1,055 s; lost 55 s x 8.
-  CHECK(at(sim.outcomes()[1].end) == 1055);
+  CHECK(since_base(sim.outcomes()[1].end) == 1055);
   CHECK(sim.outcomes()[1].wasted_gpu_seconds == 440);
 }
 
 // The real model: a job on a healthy node runs as without the feature; a job whose draws make it
 // slow runs longer by what its episodes say.
 TEST_CASE("Stragglers: a 1-node job whose node stays healthy is unchanged, the slow ones end later", "[stragglers]") {
-  const StragglerModel m = model(0.05);
+  const StragglerModel m = straggler_model(0.05);
   std::vector<std::tuple<int, int, int, int>> jobs;
   for (int i = 0; i < 400; ++i) jobs.push_back({1, 8, i, 2000});
   const Workload w = trace_of(jobs, "Pretrain");
@@ -151,7 +151,7 @@ TEST_CASE("Stragglers: a 1-node job whose node stays healthy is unchanged, the s
 // Every draw is keyed by (seed, the job's identity, run number): the same jobs under another
 // policy and in the reverse row order meet the same episodes and end at the same times.
 TEST_CASE("Stragglers: the same job meets the same episodes under any policy and row order", "[stragglers]") {
-  const StragglerModel m = model(0.2);
+  const StragglerModel m = straggler_model(0.2);
   std::vector<std::tuple<int, int, int, int>> jobs;
   for (int i = 0; i < 300; ++i) jobs.push_back({1 + i % 3, 8 * (1 + i % 3), 10 * i, 3000 + 37 * i});
   auto ends = [&](bool reversed, const std::string& policy) {
@@ -180,7 +180,7 @@ TEST_CASE("Stragglers: the same job meets the same episodes under any policy and
     sim.check_conservation();
     std::map<std::string, std::pair<std::int64_t, std::int64_t>> out;
     for (JobId j = 0; j < w.size(); ++j)
-      out[std::string(w.names[j])] = {at(sim.outcomes()[j].end), sim.outcomes()[j].wasted_gpu_seconds};
+      out[std::string(w.names[j])] = {since_base(sim.outcomes()[j].end), sim.outcomes()[j].wasted_gpu_seconds};
     return out;
   };
   const auto forward = ends(false, "fifo");
@@ -195,7 +195,7 @@ TEST_CASE("Stragglers: the same job meets the same episodes under any policy and
 // 1 - (1 - p)^8 of 8-node runs); over a million episodes of one node, it is slow that share of
 // the time (by Little's law for its overlapping episodes), within 2%.
 TEST_CASE("Stragglers: the long-run share of slow nodes is the prevalence", "[stragglers]") {
-  const StragglerModel m = model(0.005);
+  const StragglerModel m = straggler_model(0.005);
   int slow1 = 0, slow8 = 0;
   for (std::uint64_t k = 0; k < 1'000'000; ++k) {
     slow1 += StragglerStream(m, k, 0, 1).slow(0);
