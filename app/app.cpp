@@ -263,7 +263,8 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   const auto t2 = WallClock::now();
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),
                          report.conservation, sim.window_gpu_seconds(),
-                         run->evaluations ? &*run->evaluations : nullptr, sim.first_launches(), sim.training()};
+                         run->evaluations ? &*run->evaluations : nullptr, sim.first_launches(), sim.training(),
+                         sim.job_slowness()};
   if (capture) {
     finish_captured(sink_names, sinks, record, *capture, threads_of(config));
   } else {

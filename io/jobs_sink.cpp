@@ -26,6 +26,7 @@ struct JobRow {
   Time submit;
   QueueParts queue;  // when it started
   const PowerMeter* power;
+  JobSlowness slowness;
 };
 
 constexpr std::string_view kAsInTrace = "as in the trace (synthetic jobs: numbered)";
@@ -91,6 +92,13 @@ constexpr Column<JobRow> kJobPowerColumns[] = {
      [](const JobRow& j) { return Cell::real(j.power->job_kwh(j.id), 3); }},
 };
 
+constexpr Column<JobRow> kJobStragglerColumns[] = {
+    {"straggler_s",
+     "compute seconds its runs lost to slow nodes (`features/stragglers.h`): over each slow stretch, its length x "
+     "(1 - 1/(1 + `stragglers.slowdown`)); after a failure only the part its checkpoint kept",
+     [](const JobRow& j) { return Cell::real(j.slowness.of(j.id), 1); }},
+};
+
 // jobs.csv: one row per job, in workload order. With SinkSettings::threads above 1, a thread of
 // its own writes (or captures) the rows of the ended jobs while the run goes on.
 class JobsSink final : public Sink {
@@ -105,30 +113,32 @@ class JobsSink final : public Sink {
 
   void finish(const RunRecord& run) override {
     written_ = writer_.stop();
-    if (!csv_) start(run.workload.size());
+    if (!csv_) start(run.workload.size(), run.slowness.on());
     for (; written_ < run.workload.size(); ++written_)
-      row(run.workload, run.outcomes, run.replay, run.launches, written_);
+      row(run.workload, run.outcomes, run.replay, run.launches, run.slowness, written_);
     csv_->commit();
   }
 
  private:
-  void start(std::size_t expected_rows) {
+  void start(std::size_t expected_rows, bool slowness) {
     csv_.emplace(path_, capture_, renames_);
     write_names<JobRow>(*csv_, kJobColumns);
     if (power_) write_names<JobRow>(*csv_, kJobPowerColumns);
+    if (slowness) write_names<JobRow>(*csv_, kJobStragglerColumns);
     csv_->end_row();
     csv_->expect_rows(expected_rows);
   }
 
   void row(const Workload& w, const std::vector<JobOutcome>& outcomes, ReplayMode replay,
-           const FirstLaunches& launches, std::size_t i) {
+           const FirstLaunches& launches, const JobSlowness& slowness, std::size_t i) {
     const auto id = static_cast<JobId>(i);
     const JobOutcome& o = outcomes[i];
     const Time submit = submitted(w, outcomes, id);
     const JobRow j{w, outcomes, replay, id, w.requests[i], o, submit,
-                   o.start ? queue_parts(launches, w, id, submit, *o.start) : QueueParts{}, power_};
+                   o.start ? queue_parts(launches, w, id, submit, *o.start) : QueueParts{}, power_, slowness};
     write_cells<kJobColumns>(*csv_, j);
     if (power_) write_cells<kJobPowerColumns>(*csv_, j);
+    if (slowness.on()) write_cells<kJobStragglerColumns>(*csv_, j);
     csv_->end_row();
   }
 
@@ -140,8 +150,8 @@ class JobsSink final : public Sink {
   std::optional<CsvWriter> csv_;
   std::size_t written_ = 0;
   EndedJobsThread writer_{[this](const EndedJobs& e, std::size_t begin, std::size_t end) {
-    if (!csv_) start(e.expected_jobs);
-    for (std::size_t i = begin; i < end; ++i) row(e.workload, e.outcomes, e.replay, e.launches, i);
+    if (!csv_) start(e.expected_jobs, e.slowness.on());
+    for (std::size_t i = begin; i < end; ++i) row(e.workload, e.outcomes, e.replay, e.launches, e.slowness, i);
   }};
 };
 
@@ -150,7 +160,8 @@ class JobsSink final : public Sink {
 std::unique_ptr<Sink> make_jobs_sink(const SinkSettings& settings) { return std::make_unique<JobsSink>(settings); }
 
 std::vector<FileColumns> jobs_columns() {
-  return {{"jobs.csv", {group_doc<JobRow>(kJobColumns), group_doc<JobRow>(kJobPowerColumns, kWithPower)}}};
+  return {{"jobs.csv", {group_doc<JobRow>(kJobColumns), group_doc<JobRow>(kJobPowerColumns, kWithPower),
+                        group_doc<JobRow>(kJobStragglerColumns, kWithStragglers)}}};
 }
 
 }  // namespace acme

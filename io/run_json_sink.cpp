@@ -35,7 +35,7 @@ class RunJsonSink final : public Sink {
                          {"wasted_gpu_seconds_by_cause", [&] {
                             nlohmann::ordered_json w;
                             for (std::size_t c = 0; c < kWasteCauseCount; ++c)
-                              w[std::string(kWasteCauseNames[c])] = run.conservation.wasted_by_cause[c];
+                              if (run.conservation.listed(c)) w[std::string(kWasteCauseNames[c])] = run.conservation.wasted_by_cause[c];
                             return w;
                           }()},
                          {"ok", true}};

@@ -51,7 +51,7 @@ constexpr Column<TrainingRow> kTrainingColumns[] = {
     {"comm_init_s", "restart phase: setting up communicators (`failures.comm_init_s`)", seconds<&TrainingTimes::comm_init>},
     {"load_s", "restart phase: loading the checkpoint (`failures.load_s`)", seconds<&TrainingTimes::load>},
     {"warmup_s", "restart phase: warming up (`failures.warmup_s`)", seconds<&TrainingTimes::warmup>},
-    {"other_s", "the rest: running below full speed (network slowdown, power cap) and work lost to preemption",
+    {"other_s", "the rest: running below full speed (network slowdown, power cap, slow components) and work lost to preemption",
      [](const TrainingRow& r) { return Cell::integer(r.other()); }},
     {"effective", "effective training time: `trained_s` / `span_s` (MegaScale's and Llama 3's ratio)",
      [](const TrainingRow& r) {

@@ -18,7 +18,7 @@ struct CauseRow {
 };
 
 constexpr Column<CauseRow> kCauseColumns[] = {
-    {"cause", "the cause: every one has its row, each described below", [](const CauseRow& r) { return Cell::text(kWasteCauseNames[r.cause]); }},
+    {"cause", "the cause: each has its row (a model feature's only in runs with it), described below", [](const CauseRow& r) { return Cell::text(kWasteCauseNames[r.cause]); }},
     {"gpu_hours", "wasted GPU-hours of the cause",
      [](const CauseRow& r) {
        return Cell::real(static_cast<double>(r.run.conservation.wasted_by_cause[r.cause]) / 3600.0);
@@ -29,7 +29,8 @@ constexpr Column<CauseRow> kCauseEnergyColumns[] = {
      [](const CauseRow& r) { return Cell::real(r.power->wasted_kwh(static_cast<WasteCause>(r.cause)), 1); }},
 };
 
-// wasted_by_cause.csv: wasted GPU-hours by cause, one row per cause, every cause listed.
+// wasted_by_cause.csv: wasted GPU-hours by cause, one row per cause: every cause of the core, and
+// those of the run's model features (Conservation::causes_listed).
 class WasteSink final : public Sink {
  public:
   bool wants_facts() const override { return false; }
@@ -41,6 +42,7 @@ class WasteSink final : public Sink {
     if (power_) write_names<CauseRow>(csv, kCauseEnergyColumns);
     csv.end_row();
     for (std::size_t c = 0; c < kWasteCauseCount; ++c) {
+      if (!run.conservation.listed(c)) continue;
       const CauseRow row{c, run, power_};
       write_cells<CauseRow>(csv, kCauseColumns, row);
       if (power_) write_cells<CauseRow>(csv, kCauseEnergyColumns, row);

@@ -31,6 +31,7 @@ enum class EventKind : std::uint8_t {
   Wake = 6,          // a pass the policy asked for (SchedulingPass::wake_at); nothing else happens
   NetworkChange = 7,  // a network fault starts (tag 1) or ends (tag 0); `job` holds the fault index
   CapacityChange = 8,  // a capacity event starts (tag 1) or ends (tag 0); `job` holds its index
+  PaceChange = 9,      // a running job's pace changes (Feature::kPaced); tag as JobEnd's
 };
 
 struct Event {

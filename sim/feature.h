@@ -15,9 +15,26 @@
 //    run's time before it computes). The sum over the features is the run's delay.
 //  - jobs_added() [kJobsAdded]: a feed (Simulation::set_feed) appended jobs to the workload (also
 //    before begin: set_feed takes in the first jobs).
+//  - run_started(job, key, start, request, now) [kPaced]: run number `start` of the job was placed
+//    now: returns its Pace from now (the factor its rate is divided by, >= 1, and when that
+//    changes next; Time::max(): never). The core multiplies the features' factors with the network's
+//    slowdown and the power cap's clock (the rates multiply), and at `next` (if the run is still
+//    on then and could still be computing) calls
+//  - paced(job, key, start, started, now) [kPaced]: the Pace from now of run number `start`, placed
+//    at `started`, with its next change; called at a change the feature asked for. The core
+//    retimes the job (Simulation::retime: its end moves, the work done is kept) and charges the
+//    slowness: a factor f over c compute seconds costs c x (1 - 1/f) of the job's GPU-seconds,
+//    wasted with the causes of waste_causes() (the first of them).
+//  - run_stopped(job, lost_s) [kPaced]: the run stopped (ended, preempted, failed); `lost_s`: the
+//    compute seconds its slowness cost that the job kept (after a failure, the part before its
+//    last checkpoint, in proportion), for the feature's per-job outputs.
 //
-// And one thing the outputs read (not a hook): first_launches(), each job's first launch
-// latency, which splits queue_s into wait_s and launch_s (sim/outcome.h); none from most features.
+// And what the outputs read (not hooks): first_launches(), each job's first launch latency, which
+// splits queue_s into wait_s and launch_s (sim/outcome.h), none from most features; slowness(),
+// each job's compute seconds lost to slowness (jobs.csv's straggler_s, only when one gives it); and
+// waste_causes(), the causes of wasted GPU-time a feature adds (bits of WasteCause): the outputs
+// list those only in runs with a feature that names them, so a run without it writes what it
+// wrote before the cause existed (Conservation::causes_listed).
 //
 // A hook runs on the simulation's thread, inside a step; it must not throw except for a bug
 // (std::logic_error) and must draw nothing from a shared generator: every draw is keyed by the
@@ -44,7 +61,12 @@ struct FeatureRun {
 class Feature {
  public:
   // The hooks a feature has, as bits of hooks().
-  enum Hook : unsigned { kPlaced = 1u << 0, kJobsAdded = 1u << 1 };
+  enum Hook : unsigned { kPlaced = 1u << 0, kJobsAdded = 1u << 1, kPaced = 1u << 2 };
+  // A run's pace: its rate is divided by `factor` from now until `next`.
+  struct Pace {
+    double factor = 1.0;
+    Time next = Time::max();
+  };
 
   virtual ~Feature() = default;
   // Which of the hooks above the Simulation calls (begin is called for every feature).
@@ -53,9 +75,21 @@ class Feature {
   virtual void begin(const FeatureRun&) {}
   virtual Time placed(JobId, std::uint64_t /*job_key*/, std::uint32_t /*start*/, const JobRequest&) { return {}; }
   virtual void jobs_added() {}
+  virtual Pace run_started(JobId, std::uint64_t /*job_key*/, std::uint32_t /*start*/, const JobRequest&, Time /*now*/) {
+    return {};
+  }
+  virtual Pace paced(JobId, std::uint64_t /*job_key*/, std::uint32_t /*start*/, Time /*started*/, Time /*now*/) {
+    return {};
+  }
+  virtual void run_stopped(JobId, double /*lost_s*/) {}
 
   // Each job's first launch latency for the outputs, valid while the feature lives; null: none.
   virtual const FirstLaunchSource* first_launches() const { return nullptr; }
+  // Each job's compute seconds lost to slowness for the outputs (jobs.csv's straggler_s), valid
+  // while the feature lives; null: none.
+  virtual const JobSlownessSource* slowness() const { return nullptr; }
+  // The causes of waste the feature adds to the outputs, as bits 1 << WasteCause; none from most.
+  virtual std::uint32_t waste_causes() const { return 0; }
 };
 
 }  // namespace acme

@@ -32,10 +32,16 @@ enum class WasteCause : std::uint8_t {
   RecoveryHold,     // GPUs a failed job kept while its failure was detected and diagnosed
   Restart,          // a run after a failure reloading its checkpoint before it computes again
   Launch,           // GPUs held from placement until the job starts (features/launch.h)
+  Straggler,        // a run computing slower while one of its nodes is slow (features/stragglers.h)
 };
-inline constexpr std::size_t kWasteCauseCount = 8;
+inline constexpr std::size_t kWasteCauseCount = 9;
 inline constexpr std::array<std::string_view, kWasteCauseCount> kWasteCauseNames = {
-    "failed_job", "preemption", "eval_idle", "failure_lost", "checkpoint_stall", "recovery_hold", "restart", "launch"};
+    "failed_job", "preemption", "eval_idle", "failure_lost", "checkpoint_stall", "recovery_hold", "restart", "launch",
+    "straggler"};
+// The causes every run's outputs list (bits 1 << WasteCause): those before the model features
+// that add their own (Feature::waste_causes) and are listed only in runs with such a feature.
+inline constexpr std::uint32_t kCoreWasteCauses = (1u << 8) - 1;
+inline constexpr std::uint32_t cause_bit(WasteCause c) { return 1u << static_cast<unsigned>(c); }
 
 struct JobOutcome {  // 48 bytes: a million of them are kept
   OptionalTime start;          // first start (after its launch); none if it never started
@@ -109,6 +115,8 @@ struct Conservation {
   std::int64_t job_gpu_seconds = 0;       // summed over jobs
   std::int64_t integral_gpu_seconds = 0;  // integral of allocated GPUs over time
   std::array<std::int64_t, kWasteCauseCount> wasted_by_cause{};  // GPU-seconds
+  std::uint32_t causes_listed = kCoreWasteCauses;  // the causes the outputs list: the core's and the features'
+  bool listed(std::size_t cause) const { return (causes_listed >> cause) & 1u; }
 };
 
 // Which evaluation (one checkpoint's batch of Eval jobs, workloads/evaluation.h) each job belongs
@@ -137,6 +145,24 @@ struct FirstLaunches {
   }
 };
 
+// Where each job's compute seconds lost to slow components come from: a model feature that
+// paces runs (features/stragglers.h). Read by jobs.csv's writer, perhaps on a thread of its own,
+// for jobs that have ended.
+class JobSlownessSource {
+ public:
+  virtual double lost_s(JobId job) const = 0;
+
+ protected:
+  ~JobSlownessSource() = default;
+};
+
+// Each job's compute seconds lost to slowness; none (no column) without such a feature.
+struct JobSlowness {
+  const JobSlownessSource* source = nullptr;
+  bool on() const { return source != nullptr; }
+  double of(JobId job) const { return source ? source->lost_s(job) : 0.0; }
+};
+
 class TrainingLedger;
 
 // Everything a sink may report once the run is over.
@@ -151,6 +177,7 @@ struct RunRecord {
   const EvaluationIndex* evaluations = nullptr;  // when the run grouped its evaluations
   FirstLaunches launches{};  // each job's first launch latency (none without a launch latency)
   const TrainingLedger* training = nullptr;  // where training jobs' time went (with failures on)
+  JobSlowness slowness{};    // each job's seconds lost to slow components (none without stragglers)
 };
 
 // How long a started job launched before its first start (its first launch latency, or less if

@@ -170,6 +170,9 @@ bool Simulation::step() {
       case EventKind::Wake: break;  // the pass below is what was asked for
       case EventKind::NetworkChange: change_network(e.job, e.tag == 1); break;
       case EventKind::CapacityChange: change_capacity(e.job, e.tag == 1); break;
+      case EventKind::PaceChange:
+        if (status_[e.job] == Status::Running && e.tag == run_of(e.job).starts) change_pace(e.job);
+        break;
     }
   }
   // Every job released now, those the feed has yet to append included.
@@ -201,7 +204,7 @@ void Simulation::note_ended_prefix() {
   if (p == ended_prefix_) return;
   ended_prefix_ = p;
   const EndedJobs ended{workload_, outcomes_, replay_, p, growth_, std::max(workload_.size(), status_.capacity()),
-                        first_launches()};
+                        first_launches(), job_slowness()};
   for (Sink* s : ended_sinks_) s->on_ended(ended);
 }
 
@@ -298,6 +301,10 @@ bool Simulation::try_start(JobId job) {
   o.slowdown = static_cast<float>(cur.slowdown);
   change_allocated(request.type, request.gpu_num);
   if (sharing_ && request.node_num > 1) join_network(job);
+  if (!on_paced_.empty()) {
+    start_pace(job, run.starts - 1);
+    o.slowdown = static_cast<float>(cur.slowdown);
+  }
   emit(FactKind::Started, job);
   // A job of zero run time ends at this instant too, in a step of its own right after this one:
   // ending it inside the pass would tell the policy it stopped before it heard that it started.
@@ -312,6 +319,7 @@ bool Simulation::try_start(JobId job) {
   const Time compute = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * cur.slowdown)));
   const Time wall = held_for(job, compute);
   if (meter_) start_power(job, compute, wall);
+  if (!on_paced_.empty()) queue_pace(job, now_ + wall);
   if (failures_ && failures_->enabled() && run.barren < kMaxFailures && o.failures < kMaxFailuresInAll) {
     const std::optional<FailureDraw> f = failures_->draw(workload_.keys[job], run.starts - 1, request.gpu_num, wall);
     if (f) {
@@ -358,6 +366,7 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
   Run& r = restarted(job);
   const Time held = now_ - current(job).started;
   const RunSplit s = split(job, held);
+  if (!on_paced_.empty()) stop_pace(job, s.compute, how == SchedulingPass::Preempt::Kill ? Time{} : s.compute);
   note_training_run(job, s, Time{});
   if (training_ && ledger(job)) training_->since(job) = now_;  // queued again
   waste(job, WasteCause::Launch, std::int64_t{workload_.requests[job].gpu_num} * s.launch.sec());
@@ -395,6 +404,7 @@ void Simulation::finish(JobId job) {
   stop_run(job);
   JobOutcome& o = outcomes_[job];
   const RunSplit s = split(job, now_ - current(job).started);
+  if (!on_paced_.empty()) stop_pace(job, s.compute, s.compute);
   note_training_run(job, s, Time{});
   if (const auto it = retimed_.find(job); it != retimed_.end()) {  // its mean rate over the run
     const double work = work_done(job, s.compute);

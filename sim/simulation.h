@@ -35,6 +35,10 @@
 //    features/launch.h), a started job holds its resources from then on but starts
 //    (JobOutcome::start, and queue_s, as traces record it) when the delay is over; that GPU-time
 //    is wasted (launch).
+//  - With model features that pace runs (Feature::kPaced: slow nodes, features/stragglers.h), a
+//    run's rate is also divided by their factor, which changes at the times they give
+//    (EventKind::PaceChange): the job is retimed as under contention (its end moves, the work done
+//    is kept), and the compute its slowness cost is wasted (straggler) when the run stops.
 //  - A policy may ask for a pass at a later time (EventKind::Wake): its backfill cycle.
 //  - With a network model (set_network), a multi-node job runs slower by its slowdown. With
 //    contention on, that comes from its route over the topology graph and the links it shares
@@ -143,6 +147,8 @@ class Simulation {
   const std::vector<JobOutcome>& outcomes() const { return outcomes_; }
   // Each job's first launch latency (queue_parts of sim/outcome.h); stays after free_run_state.
   FirstLaunches first_launches() const { return {first_launches_}; }
+  // Each job's compute seconds lost to slow components (a feature's; none without); stays too.
+  JobSlowness job_slowness() const { return {slowness_}; }
   const std::array<std::int64_t, kWasteCauseCount>& wasted_by_cause() const { return wasted_; }
 
   // GPU-seconds held inside the workload's window [window_from, window_to), by job type; an
@@ -386,6 +392,13 @@ class Simulation {
     std::int32_t launch_s = 0;  // from placement until it runs (SchedulingPass::try_start)
     std::int32_t fails_after_s = -1;  // when its drawn failure strikes, after `started`; -1: none
     RunPower power;                   // with the power model
+    // With features that pace runs (Feature::kPaced): the product of their factors now, the
+    // compute seconds of the run at its last change, the compute seconds its slowness cost so far,
+    // and the next change not yet in the event queue (Time::max(): none, or queued).
+    double pace = 1.0;
+    Time pace_mark;
+    double pace_lost = 0;
+    Time pace_next = Time::max();
   };
   // Checkpointing of the job's runs: compute between saves (zero: none) and the stall per save.
   Time checkpoint_interval(JobId job) const;
@@ -416,8 +429,21 @@ class Simulation {
   // The run's model features (sim/feature.h), and those of each hook. Last: a feature's thread
   // may read the workload and growth_, so they go first.
   std::vector<std::unique_ptr<Feature>> features_;
-  std::vector<Feature*> on_placed_, on_jobs_added_;
+  std::vector<Feature*> on_placed_, on_jobs_added_, on_paced_;
+  std::uint32_t causes_listed_ = kCoreWasteCauses;  // the core's causes of waste and the features'
+  WasteCause pace_cause_ = WasteCause::Straggler;    // what the slowness of a paced run wastes
+  // Paced runs (sim/simulation_pace.cpp): a run starts with the features' pace (its wall not yet
+  // drawn), its pace changes (EventKind::PaceChange), and it stops having kept `kept` compute
+  // seconds of its run (its slowness charged in proportion).
+  void start_pace(JobId job, std::uint32_t start);
+  void change_pace(JobId job);
+  void stop_pace(JobId job, Time compute, Time kept);
+  // Queues the run's next pace change if it comes before `end` (its end as planned now).
+  void queue_pace(JobId job, Time end);
+  // The slowdown of a running job now: the network's, the power cap's and the features' pace.
+  double slowdown_now(JobId job) const { return network_slowdown(job) / clock_ * current(job).pace; }
   const FirstLaunchSource* first_launches_ = nullptr;  // a feature's, if one gives them
+  const JobSlownessSource* slowness_ = nullptr;        // a feature's, if one gives them
   bool began_ = false;                                 // the features' begin() was called
   void begin_features();
 };

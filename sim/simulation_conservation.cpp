@@ -26,6 +26,7 @@ Conservation Simulation::check_conservation() const {
   c.ended = ended_;
   c.integral_gpu_seconds = allocated_integral_;
   c.wasted_by_cause = wasted_;
+  c.causes_listed = causes_listed_;
   std::int64_t wasted_jobs = 0;
   for (std::size_t i = 0; i < status_.size(); ++i) {
     wasted_jobs += outcomes_[i].wasted_gpu_seconds;

@@ -125,6 +125,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   const JobRequest& request = workload_.requests[job];
   // (Without a failure model, a network fault stops it: it saves nothing.)
   const RunSplit s = split(job, now_ - c.started, failures_ ? failures_->checkpoints().persist_lag(request, nodes_survive) : Time{});
+  if (!on_paced_.empty()) stop_pace(job, s.compute, s.saved);
   note_training_run(job, s, s.compute - s.saved);
   const double work = work_done(job, s.saved);
   if (sharing_) leave_network(job);

@@ -68,7 +68,7 @@ void Simulation::retime_changed() {
   std::sort(jobs.begin(), jobs.end());
   jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
   for (JobId job : jobs)
-    if (status_[job] == Status::Running) retime(job, network_slowdown(job) / clock_);
+    if (status_[job] == Status::Running) retime(job, slowdown_now(job));
   jobs.clear();
   changed_.swap(jobs);  // keeps the capacity
 }
@@ -86,6 +86,7 @@ void Simulation::retime(JobId job, double slowdown) {
   // Less a microsecond: the work summed over rate changes may miss the whole by a rounding error.
   const auto more = static_cast<std::int64_t>(std::ceil(left * slowdown - 1e-6));
   p.end_at = std::max(now_, c.started + held_for(job, compute + Time::seconds(std::max<std::int64_t>(more, 0))));
+  if (c.pace_next != Time::max()) queue_pace(job, p.end_at);  // a pace change it now reaches
   if (c.fails_after_s >= 0 && c.started + Time::seconds(c.fails_after_s) <= p.end_at) return;  // it fails first
   events_.push(p.end_at, EventKind::JobEnd, job, r.starts);
 }

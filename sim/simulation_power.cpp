@@ -46,7 +46,7 @@ void Simulation::note_power_level() {
   clock_ = l.clock;
   for (std::size_t slot = 0; slot < held_.size(); ++slot) {
     const JobId job = held_by_[slot];
-    if (slot_[job] == slot && status_[job] == Status::Running) retime(job, network_slowdown(job) / clock_);
+    if (slot_[job] == slot && status_[job] == Status::Running) retime(job, slowdown_now(job));
   }
 }
 

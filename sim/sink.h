@@ -30,6 +30,7 @@ struct EndedJobs {
   std::shared_mutex& growth;
   std::size_t expected_jobs;  // about how many jobs the run will have in all (to size buffers)
   FirstLaunches launches;     // each job's first launch latency
+  JobSlowness slowness{};     // each job's seconds lost to slow components
 };
 
 class Sink {

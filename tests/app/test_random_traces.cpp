@@ -3,7 +3,7 @@
 // second, loads from 0.3 to 3, zero-length and week-long jobs, CPU-only jobs, empty and quoted
 // fields), each read from its file and replayed under every registered policy (a test-only one
 // such as tests/policies/newcomer_policy.cpp included) and the recorded replay, with the launch
-// latency, failures, power and contention off and then all on. Every run must:
+// latency, failures, power, contention and slow nodes off and then all on. Every run must:
 //  - keep every invariant of tests/policies/auditor.h: conservation, no over-allocation, one
 //    terminal fact per job, no job that fits the cluster REJECTED (but by a policy's own limit);
 //  - give every job the same outcome for a shuffled copy of the file, ties kept as the
@@ -46,7 +46,8 @@ std::vector<std::vector<std::string>> variants(std::uint64_t seed) {
       "launch.gpu_median_s=20", "launch.cpu_median_s=3", "launch.sigma=1.5", "failures.enabled=true",
       "failures.table=" + (source_dir() / "tests/data/failures_often.yaml").string(),
       "failures.seed=" + std::to_string(seed), "power.enabled=true", "network.slowdown=true",
-      "network.contention=true"};
+      "network.contention=true", "stragglers.enabled=true", "stragglers.prevalence=0.05",
+      "stragglers.seed=" + std::to_string(seed)};
   std::vector<std::vector<std::string>> out;
   for (int on = 0; on < 2; ++on)
     for (std::vector<std::string> v : policies) {

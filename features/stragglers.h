@@ -1,0 +1,119 @@
+// Slow nodes (stragglers), a model feature (sim/feature.h) in one module: a node that computes
+// slower for an episode, and a synchronous job that runs at the pace of its slowest member. Its
+// keys are stragglers.* (read_straggler_model); off unless stragglers.enabled, never in a recorded
+// replay (recorded run times already include the slowness the jobs met). Hooks: kPaced (a run's
+// pace at its start and at each change; the core retimes it: its end moves, the work done is
+// kept). Waste cause `straggler`; per job, the compute seconds lost to slowness (jobs.csv's
+// `straggler_s` when on).
+//
+// The model, per node (defaults from ../shared/data/training_at_scale.md):
+//  - `prevalence` (0.005): the long-run share of nodes slow at any time (MegaScale §5.1, "about
+//    0.5%" of machines substantially slower).
+//  - `slowdown` (0.10): a slow node computes 1 + slowdown times slower (MegaScale §6.3, about 10%
+//    longer forward pass).
+//  - an episode lasts a log-uniform time between `min_episode_s` (30) and `max_episode_s` (36,000):
+//    FALCON's "tens of seconds to nearly 10 hours"; the log-uniform shape is an ASSUMPTION.
+//  - episodes start as a Poisson process of rate lambda = -ln(1 - prevalence) / E[duration] and may
+//    overlap (an M/G/inf process): the number in progress is Poisson with mean lambda E[duration]
+//    (Little's law), so a node is slow (one or more in progress) a share 1 - exp(-lambda E[d]) =
+//    prevalence of the time, exactly. A run finds each of its nodes in that steady state at its
+//    start: episodes in progress Poisson, each with the residual of a length-biased duration
+//    (for a log-uniform duration, length-biased is uniform between the bounds; the residual a
+//    uniform share of it).
+//  - a run on n nodes sees the union of its nodes' episodes (episodes at rate n lambda); it runs
+//    at 1 / (1 + slowdown) of its rate whenever at least one of its nodes is slow (a synchronous
+//    job waits for its slowest member each step), else at full rate. The factor multiplies the
+//    network model's slowdown and the power cap's clock.
+//  - it applies to GPU jobs of at least `min_nodes` nodes (default 1: a slow machine slows any job
+//    on it); CPU-only jobs are never slowed.
+//
+// Each run's episodes are drawn from its own generator keyed by (seed, the job's identity
+// job_key, run number), never its row or the physical nodes it got: the same job meets the same
+// episodes under every policy, row order and thread count. Hence two jobs on one node do not
+// share its episodes, and a node does not stay slow from one job to the next (each run draws its
+// nodes' state afresh from the steady state): a simplification the identity keying requires.
+//
+// Not yet calibrated: with these defaults a 1,250-node job is slow 99.8% of the time and loses
+// 9.1% of its GPU-time, where MegaScale's eviction of its slow hosts gave back about 0.7% of MFU
+// (features/README.md): for big jobs a slowdown of about 0.007 matches MegaScale.
+//
+// Left out: only whole nodes are modelled, not single GPUs or links apart (a slow GPU or a slow
+// link slows a synchronous job the same way: through the same factor here, or, for a link,
+// through the network model's rate, which the factor multiplies); no slowdown distribution (every
+// episode the same `slowdown`); no correlation between nodes (a slow switch slowing its leaf);
+// no detection or eviction (issue 42's item 2: every episode is tolerated).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+
+#include "io/params.h"
+#include "sim/feature.h"
+#include "sim/random.h"
+
+namespace acme {
+
+struct StragglerModel {
+  bool enabled = false;
+  double prevalence = 0.005;     // long-run share of nodes slow, in [0, 1)
+  double slowdown = 0.10;        // a slow node computes 1 + slowdown times slower
+  double min_episode_s = 30;     // episode durations, log-uniform between these
+  double max_episode_s = 36000;
+  int min_nodes = 1;             // GPU jobs of at least this many nodes are slowed
+  std::uint64_t seed = 1;
+
+  bool on() const { return enabled && prevalence > 0 && slowdown > 0; }
+  bool applies(const JobRequest& r) const { return r.gpu_num > 0 && std::max<int>(r.node_num, 1) >= min_nodes; }
+  double mean_episode_s() const;
+  // Episodes a node starts per second.
+  double rate() const;
+  double factor() const { return 1.0 + slowdown; }
+};
+
+// What every run's draws use, computed once: a node's episodes in progress on average
+// (-ln(1 - prevalence)), the mean gap between its episodes' starts, and for runs of up to
+// kNodesHeld nodes the chance that none of theirs is in progress at a run's start.
+struct StragglerRates {
+  static constexpr int kNodesHeld = 64;
+  explicit StragglerRates(const StragglerModel& m);
+  double in_progress;  // per node
+  double node_gap_s;   // 1 / lambda
+  double none[kNodesHeld + 1];
+  double none_of(int nodes) const { return nodes <= kNodesHeld ? none[nodes] : std::exp(-in_progress * nodes); }
+};
+
+// The episodes of one run on `nodes` nodes, drawn by (seed, job_key, start), as seconds since the
+// run's placement. Not slow past `slow_until`; the next episode starts at `next_start`.
+class StragglerStream {
+ public:
+  StragglerStream(const StragglerModel& m, const StragglerRates& rates, std::uint64_t job_key, std::uint32_t start,
+                  int nodes);
+  StragglerStream(const StragglerModel& m, std::uint64_t job_key, std::uint32_t start, int nodes)
+      : StragglerStream(m, StragglerRates(m), job_key, start, nodes) {}
+  // Takes in the episodes started by `t` (seconds since the run's placement; not decreasing).
+  void advance(double t);
+  // After advance(t): whether the run is slow at t, and when that changes next (> t).
+  bool slow(double t) const { return t < slow_until_; }
+  double next_change(double t) const { return slow(t) ? slow_until_ : next_start_; }
+
+ private:
+  double duration();
+  // Takes in the episodes that start while the run is slow: they only make it slow for longer.
+  void absorb();
+  const StragglerModel* m_;
+  Rng rng_;
+  double gap_mean_;          // mean seconds between its episodes' starts
+  double slow_until_ = 0;    // end of the episodes taken in
+  double next_start_;        // start of the next episode
+};
+
+// Reads stragglers.enabled, stragglers.prevalence, stragglers.slowdown, the episode bounds,
+// stragglers.min_nodes and stragglers.seed, with defaults.
+StragglerModel read_straggler_model(Params& params);
+
+// The feature of `model` (on()).
+std::unique_ptr<Feature> straggler_feature(const StragglerModel& model);
+
+}  // namespace acme

@@ -1,0 +1,74 @@
+// The Simulation (sim/simulation.h): runs paced by model features (Feature::kPaced, sim/feature.h),
+// such as slow nodes (features/stragglers.h). A run's rate is its network slowdown, the power
+// cap's clock and the features' pace multiplied; when the pace changes the run is retimed as the
+// network's contention retimes it (its end moves, the work done is kept), and the compute its
+// slowness cost is charged when the run stops.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/simulation.h"
+
+namespace acme {
+
+void Simulation::start_pace(JobId job, std::uint32_t start) {
+  CurrentRun& c = current(job);
+  c.pace = 1.0;
+  c.pace_mark = Time{};
+  c.pace_lost = 0;
+  c.pace_next = Time::max();
+  for (Feature* f : on_paced_) {
+    const Feature::Pace p = f->run_started(job, workload_.keys[job], start, workload_.requests[job], now_);
+    c.pace *= p.factor;
+    c.pace_next = std::min(c.pace_next, p.next);
+  }
+  if (c.pace_next <= now_) throw std::logic_error("a feature's pace changes again at the instant it started");
+  c.slowdown *= c.pace;
+}
+
+void Simulation::queue_pace(JobId job, Time end) {
+  CurrentRun& c = current(job);
+  if (c.pace_next > end) return;  // the run ends first (a later retime may queue it)
+  events_.push(c.pace_next, EventKind::PaceChange, job, run_of(job).starts);
+  c.pace_next = Time::max();
+}
+
+void Simulation::change_pace(JobId job) {
+  CurrentRun& c = current(job);
+  const std::uint32_t start = run_of(job).starts - 1;
+  const Time compute = split(job, now_ - c.started).compute;
+  if (c.pace > 1.0) c.pace_lost += static_cast<double>((compute - c.pace_mark).sec()) * (1.0 - 1.0 / c.pace);
+  c.pace_mark = compute;
+  double pace = 1.0;
+  Time next = Time::max();
+  for (Feature* f : on_paced_) {
+    const Feature::Pace p = f->paced(job, workload_.keys[job], start, c.started, now_);
+    pace *= p.factor;
+    next = std::min(next, p.next);
+  }
+  if (next <= now_) throw std::logic_error("a feature's pace changes again at the instant it changed");
+  c.pace = pace;
+  c.pace_next = next;
+  retime(job, slowdown_now(job));  // queues the next change if the run's new end comes after it
+  if (c.pace_next == Time::max()) return;
+  // Its rate did not change (retime did nothing): its end is where it was.
+  const auto it = retimed_.find(job);
+  const Time end = it != retimed_.end() ? it->second.end_at
+                                        : c.started + held_for(job, Time::seconds(static_cast<std::int64_t>(std::ceil(
+                                                                    static_cast<double>(run_of(job).remaining.sec()) * c.slowdown))));
+  queue_pace(job, end);
+}
+
+void Simulation::stop_pace(JobId job, Time compute, Time kept) {
+  CurrentRun& c = current(job);
+  if (c.pace > 1.0) c.pace_lost += static_cast<double>((compute - c.pace_mark).sec()) * (1.0 - 1.0 / c.pace);
+  double lost = c.pace_lost;
+  if (kept < compute) lost = compute > Time{} ? lost * static_cast<double>(kept.sec()) / static_cast<double>(compute.sec()) : 0.0;
+  if (lost > 0) waste(job, pace_cause_, std::llround(static_cast<double>(workload_.requests[job].gpu_num) * lost));
+  for (Feature* f : on_paced_) f->run_stopped(job, lost);
+  c.pace = 1.0;
+  c.pace_lost = 0;
+  c.pace_next = Time::max();
+}
+
+}  // namespace acme
