@@ -261,10 +261,11 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   if (const auto unlike = trace_unlike_cluster(workload.source, workload.schema, cluster, too_large)) log::warn("{}", *unlike);
 
   const auto t2 = WallClock::now();
+  const JobReports reports = sim.job_reports();
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),
                          report.conservation, sim.window_gpu_seconds(),
-                         run->evaluations ? &*run->evaluations : nullptr, sim.first_launches(), sim.training(),
-                         sim.job_slowness()};
+                         run->evaluations ? &*run->evaluations : nullptr, reports.launches, reports.training,
+                         reports.slowness};
   if (capture) {
     finish_captured(sink_names, sinks, record, *capture, threads_of(config));
   } else {

@@ -165,6 +165,13 @@ struct JobSlowness {
 
 class TrainingLedger;
 
+// What the outputs read of a run's jobs beside their outcomes (Simulation::job_reports).
+struct JobReports {
+  FirstLaunches launches;  // each job's first launch latency (queue_parts below)
+  JobSlowness slowness;    // each job's compute seconds lost to slow components (a feature's; none without)
+  const TrainingLedger* training = nullptr;  // where training jobs' time went (sim/training.h; with failures on)
+};
+
 // Everything a sink may report once the run is over.
 struct RunRecord {
   const Workload& workload;

@@ -204,7 +204,7 @@ void Simulation::note_ended_prefix() {
   if (p == ended_prefix_) return;
   ended_prefix_ = p;
   const EndedJobs ended{workload_, outcomes_, replay_, p, growth_, std::max(workload_.size(), status_.capacity()),
-                        first_launches(), job_slowness()};
+                        {first_launches_}, {slowness_}};
   for (Sink* s : ended_sinks_) s->on_ended(ended);
 }
 
@@ -308,12 +308,8 @@ bool Simulation::try_start(JobId job) {
   emit(FactKind::Started, job);
   // A job of zero run time ends at this instant too, in a step of its own right after this one:
   // ending it inside the pass would tell the policy it stopped before it heard that it started.
-  if (run.overhead_s < 0 && failures_) {  // after a failure: the restart phases first
-    const CheckpointModel::Restore from = checkpoint_interval(job) > Time{} ? run.restore : CheckpointModel::Restore::None;
-    run.overhead_s = static_cast<std::int32_t>(failures_->checkpoints().restart(request, from).total().sec());
-  } else {
-    run.overhead_s = 0;
-  }
+  // After a failure, the restart phases first.
+  run.overhead_s = run.overhead_s < 0 && failures_ ? static_cast<std::int32_t>(restart_of(job, run).total().sec()) : 0;
   if (kept) kept->overhead_s = run.overhead_s;
   cur.fails_after_s = -1;
   const Time compute = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * cur.slowdown)));

@@ -125,8 +125,6 @@ class Simulation {
     node_up_at_.assign(static_cast<std::size_t>(cluster_.node_count()), Time{});
     if (failures_ && failures_->enabled()) training_ = std::make_unique<TrainingLedger>();
   }
-  // Where the time of each training job went (sim/training.h): with failures on, else null.
-  const TrainingLedger* training() const { return training_.get(); }
   // Failures injected so far, and the nodes they took down.
   std::uint64_t failures_injected() const { return failures_injected_; }
   std::uint64_t nodes_failed() const { return nodes_failed_; }
@@ -145,10 +143,8 @@ class Simulation {
   // The link loads (null without contention); their rows are complete once done().
   const LinkSharing* link_sharing() const { return sharing_.get(); }
   const std::vector<JobOutcome>& outcomes() const { return outcomes_; }
-  // Each job's first launch latency (queue_parts of sim/outcome.h); stays after free_run_state.
-  FirstLaunches first_launches() const { return {first_launches_}; }
-  // Each job's compute seconds lost to slow components (a feature's; none without); stays too.
-  JobSlowness job_slowness() const { return {slowness_}; }
+  // What the outputs read of the jobs beside their outcomes; stays after free_run_state.
+  JobReports job_reports() const { return {{first_launches_}, {slowness_}, training_.get()}; }
   const std::array<std::int64_t, kWasteCauseCount>& wasted_by_cause() const { return wasted_; }
 
   // GPU-seconds held inside the workload's window [window_from, window_to), by job type; an
@@ -403,6 +399,8 @@ class Simulation {
   // Checkpointing of the job's runs: compute between saves (zero: none) and the stall per save.
   Time checkpoint_interval(JobId job) const;
   Time checkpoint_stall(JobId job) const;
+  // The restart phases of a run after a failure of the job, whose runs are `run`.
+  RestartPhases restart_of(JobId job, const Run& run) const;
   // The restart phases of the job's current run, after a failure (zero otherwise).
   RestartPhases restart_phases(JobId job) const;
   std::unordered_map<JobId, Run> restarted_;  // jobs stopped at least once

@@ -17,12 +17,15 @@ Time Simulation::checkpoint_stall(JobId job) const {
   return failures_ ? failures_->checkpoints().stall(workload_.requests[job]) : Time{};
 }
 
+RestartPhases Simulation::restart_of(JobId job, const Run& run) const {
+  const CheckpointModel::Restore from = checkpoint_interval(job) > Time{} ? run.restore : CheckpointModel::Restore::None;
+  return failures_->checkpoints().restart(workload_.requests[job], from);
+}
+
 RestartPhases Simulation::restart_phases(JobId job) const {
   if (!failures_ || !in_restarted_[job]) return {};
   const Run& r = restarted_.find(job)->second;
-  if (r.overhead_s <= 0) return {};
-  const CheckpointModel::Restore from = checkpoint_interval(job) > Time{} ? r.restore : CheckpointModel::Restore::None;
-  return failures_->checkpoints().restart(workload_.requests[job], from);
+  return r.overhead_s > 0 ? restart_of(job, r) : RestartPhases{};
 }
 
 TrainingTimes* Simulation::ledger(JobId job) {

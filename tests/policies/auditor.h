@@ -193,7 +193,7 @@ inline std::vector<std::string> audit(const RunConfig& config, const ClusterSpec
     expect(o.end.has_value() && a.end && *o.end == *a.end, "outcome end differs from its terminal fact");
     // The outcome's start is after the first launch: the Started fact's time plus its latency.
     expect(o.start.has_value() == a.first_start.has_value() &&
-               (!a.first_start || *o.start == *a.first_start || (sim.first_launches().source && *o.start > *a.first_start)),
+               (!a.first_start || *o.start == *a.first_start || (sim.job_reports().launches.source && *o.start > *a.first_start)),
            "outcome start differs from its first Started fact");
     expect(o.gpu_seconds == a.gpu_seconds, "outcome GPU-seconds differ from its runs");
     expect(o.preemptions + o.failures == a.stops, "stops differ from Preempted facts");

@@ -75,7 +75,7 @@ TEST_CASE("A failure during an asynchronous write loses back to the save before"
   // The last save was still being written: the job keeps saves - 1 of them (sync would keep all).
   CHECK(wasted(sim, WasteCause::FailureLost) == 64 * (compute - (saves - 1) * 1000));
   CHECK(wasted(sim, WasteCause::CheckpointStall) == 64 * 2 * saves);
-  const TrainingTimes* ledger = sim.training()->find(job);
+  const TrainingTimes* ledger = sim.job_reports().training->find(job);
   REQUIRE(ledger);
   CHECK(ledger->lost == compute - (saves - 1) * 1000);
   sim.run();
@@ -101,7 +101,7 @@ TEST_CASE("A multilevel job restores from host memory after a failure that takes
     sim.set_failures(&m);
     sim.run();
     sim.check_conservation();
-    const TrainingTimes* ledger = sim.training()->find(job);
+    const TrainingTimes* ledger = sim.job_reports().training->find(job);
     REQUIRE(ledger);
     CHECK(sim.outcomes()[job].failures == 1);
     CHECK(ledger->comm_init == 10);
@@ -129,10 +129,10 @@ TEST_CASE("A training job's span splits exactly into training kept and the ledge
   sim.check_conservation();
   REQUIRE(sim.failures_injected() > 5);
   std::int64_t lost = 0;
-  for (const JobId job : sim.training()->jobs()) {
+  for (const JobId job : sim.job_reports().training->jobs()) {
     const JobOutcome& o = sim.outcomes()[job];
     if (o.state != JobState::Completed) continue;  // a job failures stopped for good ends FAILED
-    const TrainingTimes& t = *sim.training()->find(job);
+    const TrainingTimes& t = *sim.job_reports().training->find(job);
     INFO("job " << job);
     CHECK((*o.end - *o.start).sec() == w.profiles[job].run.sec() + parts(t));
     lost += t.lost * 8;
