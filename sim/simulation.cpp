@@ -364,7 +364,7 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
   const RunSplit s = split(job, held);
   if (!on_paced_.empty()) stop_pace(job, s.compute, how == SchedulingPass::Preempt::Kill ? Time{} : s.compute);
   note_training_run(job, s, Time{});
-  if (training_ && ledger(job)) training_->since(job) = now_;  // queued again
+  if (ledger(job)) training_->since(job) = now_;  // queued again
   waste(job, WasteCause::Launch, std::int64_t{workload_.requests[job].gpu_num} * s.launch.sec());
   if (how == SchedulingPass::Preempt::Kill) {
     waste(job, WasteCause::Preemption, std::int64_t{workload_.requests[job].gpu_num} * (held - s.launch).sec());
@@ -425,35 +425,6 @@ void Simulation::finish(JobId job) {
   emit(FactKind::Ended, job);
   free_slot(job);
   policy_->on_stopped(job);
-}
-
-void Simulation::requeue(JobId job) {
-  if (TrainingTimes* t = ledger(job)) {  // its recovery is over (or cut short): detection, then diagnosis
-    Time& since = training_->since(job);
-    const Time detect = std::min(now_ - since, failures_->detection());
-    t->detect += detect.sec();
-    t->diagnose += (now_ - since - detect).sec();
-    since = now_;  // queued again from now
-  }
-  Placement released;
-  if (holds(job)) {
-    released.swap(held_[slot_[job]]);
-    const std::int64_t gpus = give_back(job, released);
-    const Time hold = now_ - current(job).started;
-    if (meter_) {
-      meter_->charge(job, gpus, hold, power_->settings().held_w);
-      meter_->note_held_gpu_time(static_cast<double>(gpus * meter_->window_seconds(now_ - hold, now_)));
-      allocated_w_ -= static_cast<double>(gpus) * power_->settings().held_w;
-    }
-    outcomes_[job].add_run_time(hold);
-    outcomes_[job].gpu_seconds += gpus * hold.sec();
-    waste(job, WasteCause::RecoveryHold, gpus * hold.sec());
-    free_slot(job);
-  }
-  status_[job] = Status::Pending;
-  ++pending_;
-  emit(FactKind::Requeued, job, &released);
-  policy_->on_queued(job, workload_.requests[job]);
 }
 
 void Simulation::withdraw(JobId job) {

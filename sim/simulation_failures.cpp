@@ -146,7 +146,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   const bool from_host = nodes_survive && failures_ && failures_->checkpoints().mode() == CheckpointMode::MultiLevel;
   r.restore = from_host ? CheckpointModel::Restore::Host : CheckpointModel::Restore::Storage;
   c.started = now_;   // the recovery starts (read only while it holds its slot)
-  if (training_ && ledger(job)) training_->since(job) = now_;
+  if (ledger(job)) training_->since(job) = now_;
   JobOutcome::count(outcomes_[job].failures);
   ++failures_injected_;
   status_[job] = Status::Recovering;
@@ -167,6 +167,35 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   if (held.empty()) free_slot(job);
   policy_->on_stopped(job);
   events_.push(now_ + (failures_ ? failures_->recovery_delay() : Time{}), EventKind::Recovered, job, r.starts);
+}
+
+void Simulation::requeue(JobId job) {
+  if (TrainingTimes* t = ledger(job)) {  // its recovery is over (or cut short): detection, then diagnosis
+    Time& since = training_->since(job);
+    const Time detect = std::min(now_ - since, failures_->detection());
+    t->detect += detect.sec();
+    t->diagnose += (now_ - since - detect).sec();
+    since = now_;  // queued again from now
+  }
+  Placement released;
+  if (holds(job)) {
+    released.swap(held_[slot_[job]]);
+    const std::int64_t gpus = give_back(job, released);
+    const Time hold = now_ - current(job).started;
+    if (meter_) {
+      meter_->charge(job, gpus, hold, power_->settings().held_w);
+      meter_->note_held_gpu_time(static_cast<double>(gpus * meter_->window_seconds(now_ - hold, now_)));
+      allocated_w_ -= static_cast<double>(gpus) * power_->settings().held_w;
+    }
+    outcomes_[job].add_run_time(hold);
+    outcomes_[job].gpu_seconds += gpus * hold.sec();
+    waste(job, WasteCause::RecoveryHold, gpus * hold.sec());
+    free_slot(job);
+  }
+  status_[job] = Status::Pending;
+  ++pending_;
+  emit(FactKind::Requeued, job, &released);
+  policy_->on_queued(job, workload_.requests[job]);
 }
 
 }  // namespace acme

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <utility>
@@ -66,6 +68,30 @@ inline Workload only_job(JobId job, JobType type, std::int32_t gpus, std::int32_
   Workload w = one_job(type, gpus, nodes, run_s, static_cast<int>(job) + 1);
   for (std::size_t i = 0; i < w.size(); ++i) w.requests[i].submit = Time::seconds(i == job ? 0 : 1'000'000'000);
   return w;
+}
+
+// The test table with NodeFailure taking down `domain` (repairs of 500 s), written into `dir`.
+inline FailureModel node_failure_model(const std::filesystem::path& dir, const std::string& domain) {
+  const std::string table = (dir / (domain + ".yaml")).string();
+  std::ofstream(table) << read_file(source_dir() / "tests/data/failures_often.yaml") << "takes_down:\n  NodeFailure: "
+                       << domain << "\n";
+  return model({"failures.table=" + table, "failures.repair_s=500"});
+}
+
+// For the domain tests: A, the first id whose first 16-GPU run of `run` fails with NodeFailure,
+// that failure, and B, the next id whose 8-GPU run meets nothing.
+struct NodeFailureJobs {
+  JobId a;
+  FailureDraw failure;
+  JobId b;
+};
+inline NodeFailureJobs node_failure_jobs(const FailureModel& m, Time run) {
+  const auto [a, d] = first_id(m, 16, run, [&](JobId, const auto& d) {
+    return d && m.reasons()[d->reason].name == "NodeFailure";
+  });
+  JobId b = a + 1;
+  while (m.draw(key(b), 0, 8, run)) ++b;
+  return {a, *d, b};
 }
 
 }  // namespace acme::test

@@ -11,33 +11,6 @@
 #include "io/failure_keys.h"
 
 namespace acme::test {
-namespace {
-
-// The test table with NodeFailure taking down `domain` (repairs of 500 s), written into `dir`.
-FailureModel node_failure_model(const std::filesystem::path& dir, const std::string& domain) {
-  const std::string table = (dir / (domain + ".yaml")).string();
-  std::ofstream(table) << read_file(source_dir() / "tests/data/failures_often.yaml") << "takes_down:\n  NodeFailure: "
-                       << domain << "\n";
-  return model({"failures.table=" + table, "failures.repair_s=500"});
-}
-
-// For the domain tests: A, the first id whose first 16-GPU run of `run` fails with NodeFailure,
-// that failure, and B, the next id whose 8-GPU run meets nothing.
-struct NodeFailureJobs {
-  JobId a;
-  FailureDraw failure;
-  JobId b;
-};
-NodeFailureJobs node_failure_jobs(const FailureModel& m, Time run) {
-  const auto [a, d] = first_id(m, 16, run, [&](JobId, const auto& d) {
-    return d && m.reasons()[d->reason].name == "NodeFailure";
-  });
-  JobId b = a + 1;
-  while (m.draw(key(b), 0, 8, run)) ++b;
-  return {a, *d, b};
-}
-
-}  // namespace
 
 TEST_CASE("The failure table gives per-GPU hazards to infrastructure reasons and per-run odds to the rest",
           "[failures]") {
