@@ -29,10 +29,15 @@ Time CheckpointModel::write(const JobRequest& r) const {
   return transfer(size_gb(r), std::min(r.node_num * node_gbps_, storage_gbps_));
 }
 
+double CheckpointModel::copy_to_host_s(const JobRequest& r) const {
+  if (s_.save_s > 0) return s_.save_s / s_.async_speedup;
+  return size_gb(r) * 8.0 / (std::max(1, r.gpu_num) * s_.host_gbps);
+}
+
 Time CheckpointModel::stall(const JobRequest& r) const {
   if (s_.mode == CheckpointMode::Sync) return write(r);
-  if (s_.save_s > 0) return whole_seconds(s_.save_s / s_.async_speedup);
-  return transfer(size_gb(r), r.gpu_num * s_.host_gbps);  // the copy to host memory
+  const double hidden = s_.mode == CheckpointMode::MultiLevel ? s_.lazy_overlap_s : 0;
+  return whole_seconds(copy_to_host_s(r) - hidden);
 }
 
 Time CheckpointModel::persist_lag(const JobRequest& r, bool nodes_survive) const {

@@ -18,8 +18,11 @@
 //    write goes on in the background: a failure before it ends loses back to the previous save.
 //    Sync over async is then the host links over the storage path: 8x for a job on one node of
 //    8 GPUs and a 200 Gb/s NIC, more once the storage links bind (Acme measured 3.6-58.7x).
-//  - MultiLevel (lazy multi-level: host memory, local SSD, shared file system): stalls as Async;
-//    the copy in host memory is safe at once from a failure that takes none of the job's nodes
+//  - MultiLevel (lazy multi-level: host memory, local SSD, shared file system): the copy to host
+//    memory is lazy (DataStates-LLM): it overlaps the forward and backward passes of the next
+//    iteration, which leave the state it copies unchanged, so training stalls only for the part of
+//    the copy longer than they are (lazy_overlap_s; 0: stalls as Async). The copy in host memory
+//    is safe at once from a failure that takes none of the job's nodes
 //    down (a process or framework failure, the nodes keep their memory and SSDs), and the job
 //    restores from it at host speed; a failure that takes a node down loses host memory and SSD
 //    alike (the failure domains of sim/failures.h take a whole node), so it restores from the
@@ -51,6 +54,7 @@ struct CheckpointSettings {
   double bytes_per_param = 12;
   double async_speedup = 1;    // the write over the copy to host memory
   double host_gbps = 200;      // a GPU's copy to and from host memory, Gb/s
+  double lazy_overlap_s = 0;   // MultiLevel: seconds of an iteration's passes the host copy hides behind
   double comm_init_s = 0, load_s = 0, warmup_s = 0;  // restart phases; load_s 0: size / bandwidth
 };
 
@@ -74,7 +78,8 @@ class CheckpointModel {
   // One write of `r`'s checkpoint to the shared file system: save_s, or the size over the
   // narrower of the job's NICs and the storage links; whole seconds, at least 1 if anything.
   Time write(const JobRequest& r) const;
-  // How long one save stalls training: the write (Sync), or the copy to host memory.
+  // How long one save stalls training: the write (Sync), the copy to host memory (Async), or the
+  // part of that copy longer than lazy_overlap_s (MultiLevel).
   Time stall(const JobRequest& r) const;
   // From the end of a save's stall until it is safe: 0 (Sync), else the background write; a
   // MultiLevel save is safe at once when `nodes_survive` (the failure took none of the job's nodes).
@@ -91,6 +96,7 @@ class CheckpointModel {
   double node_gbps_ = ClusterSpec{}.nics_per_node * ClusterSpec{}.nic_gbps;
   double storage_gbps_ = ClusterSpec{}.spines * ClusterSpec{}.storage_gbps;
   Time transfer(double gb, double gbps) const;  // whole seconds, at least 1 if anything
+  double copy_to_host_s(const JobRequest& r) const;  // seconds, not rounded
 };
 
 }  // namespace acme
