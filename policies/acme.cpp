@@ -192,7 +192,7 @@ class AcmePolicy final : public Policy {
 
   void enqueue(const SchedulingPass& pass, const QueueEntry& e) {
     const JobRequest& r = pass.request(e.job);
-    queues_[r.gpu_num > 0].insert(pass, e, limits_.tag_of(r));
+    queues_[r.gpu_num > 0].insert(pass, e, limits_.tag_of(r), pass.estimate(e.job));
   }
   void hold(std::size_t limit, const JobRequest& r, const QueueEntry& e) {
     held_back_[limit][r.gpu_num].insert(e);
@@ -235,6 +235,7 @@ class AcmePolicy final : public Policy {
     const Cluster& cluster = pass.cluster();
     const std::size_t head_rank = queue.rank(head);
     std::optional<ShadowPlanner::Reservation> res;
+    Time shorter;             // with res: the estimates that end before its shadow time
     std::size_t started = 0;  // by this walk: out of the queue, but counted
     queue.walk(
         head,
@@ -254,12 +255,19 @@ class AcmePolicy final : public Policy {
           }
           if (counted_before + 1 > depth_) return Step::Stop;
           if (!cluster.fits_now(r)) return Step::Leave;
-          if (!res) res = planner_.reservation(pass, head.job);
-          if (!ShadowPlanner::may_backfill(pass, j, *res) || !start(pass, j)) return Step::Keep;
+          if (!res) {
+            res = planner_.reservation(pass, head.job);
+            shorter = res->shadow - pass.now();
+          }
+          // Not allowed: neither are the jobs of its group with longer estimates (its shape and
+          // limits decide the rest, and room only shrinks in a pass).
+          if (!ShadowPlanner::may_backfill(pass, j, *res)) return Step::Shorter;
+          if (!start(pass, j)) return Step::Keep;
           ShadowPlanner::backfilled(pass, j, *res);
           ++started;
           return limits_.tag_of(r) != 0 ? Step::Retake : Step::Take;
-        });
+        },
+        shorter);
   }
 
   bool start(SchedulingPass& pass, JobId j) {

@@ -52,7 +52,7 @@ class BackfillPolicy final : public Policy {
     arrived_.clear();
     for (JobId j : gate_.arrivals()) {
       arrived_.push_back({by_priority_ ? ranking_.key(pass, j) : 0.0, pass.request(j).submit, j});
-      queue_.insert(pass, arrived_.back());
+      queue_.insert(pass, arrived_.back(), 0, pass.estimate(j));
     }
     gate_.arrivals().clear();
     bool same_head = gate_.arrivals_only();
@@ -72,19 +72,26 @@ class BackfillPolicy final : public Policy {
     // (no more room, the same reservation, time later): only the arrivals are looked at. Else
     // every job of the window whose shape fits.
     std::optional<ShadowPlanner::Reservation> res;  // made when the first candidate with room turns up
+    Time shorter;  // with res: the estimates that end before its shadow time
+    using Step = ShapedQueue::Step;
     const auto try_backfill = [&](JobId j) {
-      if (!res) res = planner_.reservation(pass, head.job);
-      if (!ShadowPlanner::may_backfill(pass, j, *res) || !pass.try_start(j)) return false;
+      if (!res) {
+        res = planner_.reservation(pass, head.job);
+        shorter = res->shadow - pass.now();
+      }
+      // Not allowed: neither are the jobs of its shape with longer estimates (room only shrinks).
+      if (!ShadowPlanner::may_backfill(pass, j, *res)) return Step::Shorter;
+      if (!pass.try_start(j)) return Step::Keep;
       ShadowPlanner::backfilled(pass, j, *res);
       started(pass, j);
-      return true;
+      return Step::Take;
     };
     const QueueEntry* end = queue_.nth(depth_ + 1);
-    if (!same_head) return queue_.visit_fitting(pass, head, end, try_backfill);
+    if (!same_head) return queue_.visit_fitting(pass, head, end, try_backfill, shorter);
     std::sort(arrived_.begin(), arrived_.end());
     for (const QueueEntry& e : arrived_) {
       if (end && !(e < *end)) break;
-      if (head < e && cluster.fits_now(pass.request(e.job)) && try_backfill(e.job))
+      if (head < e && cluster.fits_now(pass.request(e.job)) && try_backfill(e.job) == Step::Take)
         queue_.erase(e.job);
     }
   }

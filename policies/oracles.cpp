@@ -61,9 +61,9 @@ class ShortestFirst final : public Policy {
     // fit are not looked at).
     const QueueEntry blocked = queue_.front();
     queue_.visit_fitting(pass, blocked, queue_.nth(depth_), [&](JobId j) {
-      if (!pass.try_start(j)) return false;
+      if (!pass.try_start(j)) return ShapedQueue::Step::Keep;
       record_start(pass, queue_.entry_of(j));
-      return true;
+      return ShapedQueue::Step::Take;
     });
   }
 

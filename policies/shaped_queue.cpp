@@ -6,16 +6,17 @@
 
 namespace acme {
 
-void ShapedQueue::insert(const SchedulingPass& pass, const QueueEntry& e, std::uint64_t tag) {
+void ShapedQueue::insert(const SchedulingPass& pass, const QueueEntry& e, std::uint64_t tag, Time estimate) {
   const auto group = groups_.try_emplace({Shape::of(pass.cluster(), pass.request(e.job)), tag}).first;
-  group->second.jobs.insert(e);
+  if (estimate <= Time{}) estimate = Time::max();  // none given
+  group->second.jobs.insert({e, estimate});
   ranked_.insert(e);
   if (e.job >= place_of_.size()) place_of_.resize(std::max<std::size_t>(e.job + 1, 2 * place_of_.size()), 0);
   if (free_places_.empty()) {
-    places_.push_back({e, group});
+    places_.push_back({e, estimate, group});
     place_of_[e.job] = static_cast<std::uint32_t>(places_.size());
   } else {
-    places_[free_places_.back()] = {e, group};
+    places_[free_places_.back()] = {e, estimate, group};
     place_of_[e.job] = free_places_.back() + 1;
     free_places_.pop_back();
   }
@@ -25,41 +26,69 @@ void ShapedQueue::insert(const SchedulingPass& pass, const QueueEntry& e, std::u
 void ShapedQueue::erase(JobId job) {
   const std::uint32_t p = place_of(job);
   if (p == 0) return;
-  const auto [e, group] = places_[p - 1];
+  const auto [e, estimate, group] = places_[p - 1];
   place_of_[job] = 0;
   free_places_.push_back(p - 1);
   ranked_.erase(e);
   if (!withdrawn_.empty()) withdrawn_.erase(e);
-  group->second.jobs.erase(e);
+  group->second.jobs.erase({e, estimate});
   // Inside a walk an empty group stays until the walk ends: the walk may still hold it.
   if (group->second.jobs.empty() && !group->second.followed) groups_.erase(group);
 }
 
+ShapedQueue::Members::const_iterator ShapedQueue::next_in(const Members& jobs, const QueueEntry& from, bool shorter,
+                                                          Time bound) {
+  if (!shorter) return jobs.upper_bound({from, Time{}});
+  // Down the tree: the first member after `from` in a subtree whose smallest estimate is in bound.
+  const auto end = jobs.node_end();
+  const auto first = [&](auto self, Members::node_const_iterator n) -> Members::const_iterator {
+    if (n == end || bound < n.get_metadata()) return jobs.end();
+    if (!(from < (**n).entry)) return self(self, n.get_r_child());
+    if (const auto left = self(self, n.get_l_child()); left != jobs.end()) return left;
+    if (!(bound < (**n).estimate)) return *n;
+    return self(self, n.get_r_child());
+  };
+  return first(first, jobs.node_begin());
+}
+
 void ShapedQueue::walk(const QueueEntry& after, const std::function<bool(JobId)>& wanted,
-                       const std::function<Step(JobId)>& visit) {
+                       const std::function<Step(JobId)>& visit, const Time& shorter) {
   struct Head {
     QueueEntry entry;
     GroupMap::iterator group;  // where it came from: a group, or (withdrawn) the withdrawn jobs
     bool withdrawn;
+    std::uint32_t epoch;       // the group's when pushed
   };
   const auto later = [](const Head& a, const Head& b) { return b.entry < a.entry; };
   std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
+  // Follows the group from its first job after `from` (of those in bound, if shorter).
+  const auto push_next = [&](GroupMap::iterator group, const QueueEntry& from) {
+    Group& g = group->second;
+    if (const auto next = next_in(g.jobs, from, g.shorter, shorter); next != g.jobs.end()) {
+      heads.push({next->entry, group, false, g.epoch});
+    } else {
+      g.followed = false;
+    }
+  };
   const auto follow = [&](GroupMap::iterator group, const QueueEntry& from) {
-    const auto first = group->second.jobs.upper_bound(from);
-    if (first == group->second.jobs.end() || !wanted(first->job)) return;
+    group->second.shorter = false;
+    const auto first = group->second.jobs.upper_bound({from, Time{}});
+    if (first == group->second.jobs.end() || !wanted(first->entry.job)) return;
     group->second.followed = true;
-    heads.push({*first, group, false});
+    heads.push({first->entry, group, false, group->second.epoch});
   };
   const auto next_withdrawn = [&](const QueueEntry& from) {
-    if (const auto w = withdrawn_.upper_bound(from); w != withdrawn_.end()) heads.push({*w, groups_.end(), true});
+    if (const auto w = withdrawn_.upper_bound(from); w != withdrawn_.end()) heads.push({*w, groups_.end(), true, 0});
   };
   for (auto group = groups_.begin(); group != groups_.end(); ++group) follow(group, after);
   next_withdrawn(after);
   while (!heads.empty()) {
     const Head head = heads.top();
     heads.pop();
+    if (!head.withdrawn && head.epoch != head.group->second.epoch) continue;  // followed again since
     // A job taken through its other way in (as withdrawn, or from its group) is passed over.
-    const bool there = head.withdrawn ? withdrawn_.count(head.entry) > 0 : head.group->second.jobs.count(head.entry) > 0;
+    const bool there = head.withdrawn ? withdrawn_.count(head.entry) > 0
+                                      : head.group->second.jobs.find({head.entry, Time{}}) != head.group->second.jobs.end();
     const Step step = there ? visit(head.entry.job) : Step::Keep;
     if (step == Step::Stop) break;
     if (step == Step::Take || step == Step::Retake) erase(head.entry.job);
@@ -67,23 +96,31 @@ void ShapedQueue::walk(const QueueEntry& after, const std::function<bool(JobId)>
       next_withdrawn(head.entry);
     } else if (step == Step::Leave) {
       head.group->second.followed = false;
-    } else if (const auto next = head.group->second.jobs.upper_bound(head.entry); next != head.group->second.jobs.end()) {
-      heads.push({*next, head.group, false});
     } else {
-      head.group->second.followed = false;
+      head.group->second.shorter = head.group->second.shorter || step == Step::Shorter;
+      push_next(head.group, head.entry);
     }
-    if (step == Step::Retake)
-      for (auto group = groups_.begin(); group != groups_.end(); ++group)
-        if (!group->second.followed) follow(group, head.entry);
+    if (step != Step::Retake) continue;
+    for (auto group = groups_.begin(); group != groups_.end(); ++group) {
+      Group& g = group->second;
+      if (!g.followed) {
+        follow(group, head.entry);
+      } else if (g.shorter) {  // in full again, from here: its head in the heap is passed over
+        g.shorter = false;
+        ++g.epoch;
+        push_next(group, head.entry);
+      }
+    }
   }
   for (auto group = groups_.begin(); group != groups_.end();) {
     group->second.followed = false;
+    group->second.shorter = false;
     group = group->second.jobs.empty() ? groups_.erase(group) : std::next(group);
   }
 }
 
 void ShapedQueue::visit_fitting(const SchedulingPass& pass, const QueueEntry& after, const QueueEntry* before,
-                                const std::function<bool(JobId)>& start) {
+                                const std::function<Step(JobId)>& start, const Time& shorter) {
   const bool bounded = before != nullptr;
   const QueueEntry last = bounded ? *before : QueueEntry{};
   const Cluster& cluster = pass.cluster();
@@ -93,8 +130,9 @@ void ShapedQueue::visit_fitting(const SchedulingPass& pass, const QueueEntry& af
         if (bounded && !(entry_of(j) < last)) return Step::Stop;
         if (!pass.is_pending(j)) return Step::Take;
         if (!cluster.fits_now(pass.request(j))) return Step::Leave;  // nor will the rest of its shape
-        return start(j) ? Step::Take : Step::Keep;
-      });
+        return start(j);
+      },
+      shorter);
 }
 
 }  // namespace acme

@@ -12,12 +12,20 @@
 // policy takes it out: withdrawn() marks it, and walk() visits every marked job on its way, whatever
 // its group. A policy whose windows do not count withdrawn jobs erase()s them instead.
 //
+// A job may be queued with a run-time estimate, and a walk told to follow a group only through the
+// jobs whose estimate is at most a bound (Step::Shorter: backfill's jobs that may start only if
+// they end before the reservation); the jobs it passes over are not visited. Each group keeps the
+// smallest estimate of every subtree, so the next such job is found in O(log^2 q) whatever the
+// number passed over.
+//
 // Cost: insert, erase, rank, nth O(log q); walk O(g) over the g groups queued, plus O(log q) per
-// job visited, plus O(g) each time the policy asks for the groups to be looked at again.
+// job visited (O(log^2 q) following Shorter), plus O(g) each time the policy asks for the groups
+// to be looked at again.
 #pragma once
 
 #include <ext/pb_ds/assoc_container.hpp>
 #include <ext/pb_ds/tree_policy.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -27,6 +35,7 @@
 
 #include "policies/common.h"
 #include "policies/shape.h"
+#include "sim/time.h"
 
 namespace acme {
 
@@ -37,6 +46,8 @@ class ShapedQueue {
   const QueueEntry& front() const { return *ranked_.begin(); }
   // The queued job's entry. REQUIRES: it is queued.
   const QueueEntry& entry_of(JobId job) const { return places_[place_of(job) - 1].entry; }
+  // The estimate it was queued with. REQUIRES: it is queued.
+  Time estimate_of(JobId job) const { return places_[place_of(job) - 1].estimate; }
   // How many queued jobs come before `e` in the order.
   std::size_t rank(const QueueEntry& e) const { return ranked_.order_of_key(e); }
   // The entry n places after the front; nullptr if the queue is shorter.
@@ -46,8 +57,9 @@ class ShapedQueue {
   }
 
   // Queues the job of `e` (marked withdrawn if it already left: the core may withdraw a job
-  // before the policy's next pass admits it). REQUIRES: the job is not queued.
-  void insert(const SchedulingPass& pass, const QueueEntry& e, std::uint64_t tag = 0);
+  // before the policy's next pass admits it), with its run-time estimate (none: Time::max(), a
+  // job a Shorter walk always passes over). REQUIRES: the job is not queued.
+  void insert(const SchedulingPass& pass, const QueueEntry& e, std::uint64_t tag = 0, Time estimate = Time::max());
   // Takes the job out of the queue, if it is queued.
   void erase(JobId job);
   // The queued job left the queue without starting: it keeps its place until erased (see above).
@@ -59,34 +71,63 @@ class ShapedQueue {
     while (!empty() && !pass.is_pending(front().job)) erase(front().job);
   }
 
-  // What a walk's visit tells it: go on with the job's group (Keep); leave the group (Leave); the
-  // job leaves the queue, the walk takes it out (Take), and asks `wanted` again for every group it
-  // is not following, from the job on (Retake: the policy's state changed, as its limits after a
-  // start); end the walk (Stop).
-  enum class Step : std::uint8_t { Keep, Leave, Take, Retake, Stop };
+  // What a walk's visit tells it: go on with the job's group (Keep); go on with it only through
+  // its jobs whose estimate is at most `shorter` (Shorter: a visit of the others would change
+  // nothing and Keep, while the walk lasts); leave the group (Leave); the job leaves the queue, the
+  // walk takes it out (Take), and asks `wanted` again for every group it is not following, from the
+  // job on, and follows every group again in full (Retake: the policy's state changed, as its
+  // limits after a start); end the walk (Stop).
+  enum class Step : std::uint8_t { Keep, Shorter, Leave, Take, Retake, Stop };
   // Visits, in queue order, the jobs after `after` of the groups `wanted` accepts (asked with each
   // group's first job after `after`, and again after a Retake) and every withdrawn job, calling
   // visit(job) for each. A withdrawn job may be visited twice (from its group and as withdrawn)
-  // unless the first visit takes it.
+  // unless the first visit takes it. `shorter` is read when a visit returns Shorter.
   void walk(const QueueEntry& after, const std::function<bool(JobId)>& wanted,
-            const std::function<Step(JobId)>& visit);
+            const std::function<Step(JobId)>& visit, const Time& shorter = kNoBound);
+  static constexpr Time kNoBound = Time::max();
 
   // backfill's and sjf's walk: the jobs after `after` and before `before` (nullptr: to the end)
-  // whose shape fits now; start(job) returns whether it started the job, which then leaves the
-  // queue. Withdrawn jobs of the window are taken out.
+  // whose shape fits now; start(job) returns Take if it started the job, which then leaves the
+  // queue, else Keep, or Shorter with `shorter` set. Withdrawn jobs of the window are taken out.
   void visit_fitting(const SchedulingPass& pass, const QueueEntry& after, const QueueEntry* before,
-                     const std::function<bool(JobId)>& start);
+                     const std::function<Step(JobId)>& start, const Time& shorter = kNoBound);
 
  private:
   using Ranked = __gnu_pbds::tree<QueueEntry, __gnu_pbds::null_type, std::less<QueueEntry>, __gnu_pbds::rb_tree_tag,
                                   __gnu_pbds::tree_order_statistics_node_update>;
-  struct Group {
-    std::set<QueueEntry> jobs;
-    bool followed = false;  // by the walk under way
+  // A group's job: its entry and estimate (Time::max() for none), ordered by the entry.
+  struct Member {
+    QueueEntry entry;
+    Time estimate;
+    bool operator<(const Member& o) const { return entry < o.entry; }
   };
+  // Keeps the smallest estimate of each subtree (pb_ds's node-update contract).
+  template <class NodeConstIt, class NodeIt, class Less, class Alloc>
+  struct ShortestBelow {
+    using metadata_type = Time;
+    void operator()(NodeIt it, NodeConstIt end) const {
+      Time least = (**it).estimate;
+      if (const NodeIt l = it.get_l_child(); l != end) least = std::min(least, l.get_metadata());
+      if (const NodeIt r = it.get_r_child(); r != end) least = std::min(least, r.get_metadata());
+      const_cast<Time&>(it.get_metadata()) = least;
+    }
+    virtual NodeConstIt node_begin() const = 0;
+    virtual NodeConstIt node_end() const = 0;
+    virtual ~ShortestBelow() = default;
+  };
+  using Members = __gnu_pbds::tree<Member, __gnu_pbds::null_type, std::less<Member>, __gnu_pbds::rb_tree_tag, ShortestBelow>;
+  struct Group {
+    Members jobs;
+    bool followed = false;  // by the walk under way
+    bool shorter = false;   // only through its jobs of estimates up to the walk's bound
+    std::uint32_t epoch = 0;  // of the head the walk follows it by; older heads are passed over
+  };
+  // The group's first job after `from`: any, or (shorter) one whose estimate is at most `bound`.
+  static Members::const_iterator next_in(const Members& jobs, const QueueEntry& from, bool shorter, Time bound);
   using GroupMap = std::map<std::pair<Shape, std::uint64_t>, Group>;
   struct Place {
     QueueEntry entry;
+    Time estimate;
     GroupMap::iterator group;
   };
   Ranked ranked_;                    // every queued job, in order, with ranks
