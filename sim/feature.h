@@ -25,6 +25,13 @@
 //    retimes the job (Simulation::retime: its end moves, the work done is kept) and charges the
 //    slowness: a factor f over c compute seconds costs c x (1 - 1/f) of the job's GPU-seconds,
 //    wasted with the causes of waste_causes() (the first of them).
+//    A Pace may also ask the core to stop the run now (`stop`, from paced() only): Evict, the
+//    run stops as a failure that takes none of the cluster's nodes down (it keeps the compute
+//    its last safe checkpoint covers, the rest is wasted with the pace's cause; no recovery
+//    delay: the feature's own delay came first) and the job gives back its nodes and is queued;
+//    Replace, the same stop but the job keeps its placement (spares took the place of the nodes
+//    out) and its next run starts at once. Either way that run pays the restart phases
+//    (sim/checkpoints.h) as after a failure (features/stragglers.h: eviction of slow nodes).
 //  - run_stopped(job, lost_s) [kPaced]: the run stopped (ended, preempted, failed); `lost_s`: the
 //    compute seconds its slowness cost that the job kept (after a failure, the part before its
 //    last checkpoint, in proportion), for the feature's per-job outputs.
@@ -62,10 +69,12 @@ class Feature {
  public:
   // The hooks a feature has, as bits of hooks().
   enum Hook : unsigned { kPlaced = 1u << 0, kJobsAdded = 1u << 1, kPaced = 1u << 2 };
-  // A run's pace: its rate is divided by `factor` from now until `next`.
+  // A run's pace: its rate is divided by `factor` from now until `next`; or the run stops now.
+  enum class Stop : std::uint8_t { None, Evict, Replace };
   struct Pace {
     double factor = 1.0;
     Time next = Time::max();
+    Stop stop = Stop::None;
   };
 
   virtual ~Feature() = default;

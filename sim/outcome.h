@@ -151,6 +151,9 @@ struct FirstLaunches {
 class JobSlownessSource {
  public:
   virtual double lost_s(JobId job) const = 0;
+  // Whether its slow nodes are evicted (stragglers.mitigation: evict), and each job's evictions.
+  virtual bool evicts() const { return false; }
+  virtual std::uint32_t evictions(JobId) const { return 0; }
 
  protected:
   ~JobSlownessSource() = default;
@@ -161,6 +164,7 @@ struct JobSlowness {
   const JobSlownessSource* source = nullptr;
   bool on() const { return source != nullptr; }
   double of(JobId job) const { return source ? source->lost_s(job) : 0.0; }
+  bool evicts() const { return source && source->evicts(); }  // jobs.csv's `evictions` column
 };
 
 class TrainingLedger;
