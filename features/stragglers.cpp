@@ -118,7 +118,7 @@ Time at(Time started, double offset) { return started + Time::seconds(static_cas
 // With eviction, a slow run's next change is also when it has been slow for detect_s.
 Feature::Pace pace_of(const StragglerModel& m, const StragglerStream& s, double t, Time started) {
   double next = s.next_change(t);
-  if (m.evict && s.slow(t)) next = std::min(next, s.slow_from() + m.detect_s);
+  if (m.evict && s.slow(t) && s.slow_from() + m.detect_s > t) next = std::min(next, s.slow_from() + m.detect_s);
   return {s.slow(t) ? m.factor() : 1.0, next < kNever ? at(started, next) : Time::max()};
 }
 
@@ -172,7 +172,7 @@ class StragglerFeature final : public Feature {
     // Kept only from its first change on: most runs end before one.
     return pace_of(model_, StragglerStream(model_, rates_, job_key, start, r.node_num, clean(job)), 0.0, now);
   }
-  Pace paced(JobId job, std::uint64_t job_key, std::uint32_t start, Time started, Time now) override {
+  Pace paced(JobId job, std::uint64_t job_key, std::uint32_t start, Time started, Time now, bool may_stop) override {
     auto it = runs_.find(job);
     if (it == runs_.end() || it->second.start != start) {
       const StragglerStream stream(model_, rates_, job_key, start, nodes_of(job), clean(job));
@@ -183,7 +183,8 @@ class StragglerFeature final : public Feature {
     const auto t = static_cast<double>((now - started).sec());
     StragglerStream& stream = it->second.stream;
     stream.advance(t);
-    if (model_.evict && stream.slow(t) && t >= stream.slow_from() + model_.detect_s) return evict(job, stream, t, started, now);
+    if (may_stop && model_.evict && stream.slow(t) && t >= stream.slow_from() + model_.detect_s)
+      return evict(job, stream, t, started, now);
     return pace_of(model_, stream, t, started);
   }
   void run_stopped(JobId job, double lost_s) override {

@@ -362,7 +362,7 @@ class Simulation {
     // start (which then reloads).
     std::int32_t overhead_s = 0;
     CheckpointModel::Restore restore = CheckpointModel::Restore::Storage;  // where that reload reads
-    // Failures in a row that kept no progress (sim/failures.h, kMaxFailures).
+    // Failures and evictions in a row that kept no progress (sim/failures.h, kMaxFailures).
     std::uint16_t barren = 0;
   };
   // The job's Run: its entry in restarted_, else the whole run time still to do, one start once

@@ -43,8 +43,9 @@ void Simulation::change_pace(JobId job) {
   double pace = 1.0;
   Time next = Time::max();
   Feature::Stop stop = Feature::Stop::None;
+  const bool may_stop = run_of(job).barren < kMaxFailures;
   for (Feature* f : on_paced_) {
-    const Feature::Pace p = f->paced(job, workload_.keys[job], start, c.started, now_);
+    const Feature::Pace p = f->paced(job, workload_.keys[job], start, c.started, now_, may_stop);
     pace *= p.factor;
     next = std::min(next, p.next);
     stop = std::max(stop, p.stop);
@@ -85,6 +86,7 @@ void Simulation::evict(JobId job, bool replace) {
   waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
   waste(job, pace_cause_, gpus * (s.compute - s.saved).sec());
   r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
+  r.barren = kept > 0 ? 0 : static_cast<std::uint16_t>(std::min<int>(r.barren + 1, kMaxFailures));
   r.overhead_s = -1;  // its next start reloads, from the shared file system
   r.restore = CheckpointModel::Restore::Storage;
   emit(FactKind::Preempted, job);  // its resources given back (and, replaced, taken again at once)

@@ -105,6 +105,19 @@ TEST_CASE("Evict: a 2-node job slow from its start is evicted at 600 s and waits
   }
 }
 
+// Without checkpoints an eviction keeps nothing: a 2-node job of 100,000 s on nodes that turn slow
+// every ~4,200 s (two nodes at 30%, episodes of 3,000 s) is evicted 100 times in a row
+// (kMaxFailures), then tolerates its slow nodes and ends.
+TEST_CASE("Evict: a job whose evictions keep nothing is evicted at most 100 times in a row, then ends", "[stragglers][evict]") {
+  const Workload w = one_job(JobType::Pretrain, 16, 2, 100000);
+  Simulation sim(w, small_cluster(2), make_policy("fifo"), ReplayMode::Policy);
+  sim.add_feature(straggler_feature(evicting(0)));
+  sim.run();
+  sim.check_conservation();
+  CHECK(sim.outcomes()[0].state == JobState::Completed);
+  CHECK(sim.job_reports().slowness.source->evictions(0) == kMaxFailures);
+}
+
 // Tolerated (the default), the same job is never stopped: it runs slow for its episode.
 TEST_CASE("Evict: tolerated, the same draws never stop a run and no evictions column is written", "[stragglers][evict]") {
   StragglerModel m = evicting(0);
