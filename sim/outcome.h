@@ -94,6 +94,8 @@ inline Time submitted(const Workload& w, const std::vector<JobOutcome>& outcomes
 
 // Failed: an injected failure stopped the job; it recovers (detection, diagnosis) and is queued
 // again with Requeued. While it recovers it may keep some of its resources (sim/failures.h).
+// Preempted: also a run stopped to evict its slow nodes (Feature::Stop), queued again, or, with
+// spares, Started again at once on the same resources.
 enum class FactKind : std::uint8_t { Queued, Started, Ended, Withdrawn, Rejected, Preempted, Failed, Requeued };
 
 // One thing that happened, as the core tells sinks. `request` stays valid for the run;

@@ -35,10 +35,10 @@
 //    features/launch.h), a started job holds its resources from then on but starts
 //    (JobOutcome::start, and queue_s, as traces record it) when the delay is over; that GPU-time
 //    is wasted (launch).
-//  - With model features that pace runs (Feature::kPaced: slow nodes, features/stragglers.h), a
-//    run's rate is also divided by their factor, which changes at the times they give
-//    (EventKind::PaceChange): the job is retimed as under contention (its end moves, the work done
-//    is kept), and the compute its slowness cost is wasted (straggler) when the run stops.
+//  - With features that pace runs (Feature::kPaced: slow nodes, features/stragglers.h), a run's rate
+//    is also divided by their factor, changed at the times they give (EventKind::PaceChange): the
+//    job is retimed as under contention, its slowness wasted (straggler) when the run stops; one may
+//    stop the run (evict: from its last checkpoint, queued again or at once on its placement).
 //  - A policy may ask for a pass at a later time (EventKind::Wake): its backfill cycle.
 //  - With a network model (set_network), a multi-node job runs slower by its slowdown. With
 //    contention on, that comes from its route over the topology graph and the links it shares
