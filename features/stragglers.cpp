@@ -4,6 +4,8 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <functional>
+#include <queue>
 #include <unordered_map>
 #include <vector>
 
@@ -24,14 +26,14 @@ StragglerRates::StragglerRates(const StragglerModel& m)
 }
 
 StragglerStream::StragglerStream(const StragglerModel& m, const StragglerRates& rates, std::uint64_t job_key,
-                                 std::uint32_t start, int nodes)
+                                 std::uint32_t start, int nodes, bool clean)
     : m_(&m), rng_(mix64(mix64(m.seed ^ 0x5354524147ULL) ^ job_key) ^ start) {
   nodes = std::max(nodes, 1);
   gap_mean_ = rates.node_gap_s / nodes;
   // Episodes in progress at the start: Poisson with mean n lambda E[d] = -n ln(1 - prevalence).
   const double mean = rates.in_progress * nodes;
   const double none = rates.none_of(nodes);
-  if (const double u = rng_.uniform(); u >= none) {  // at least one: how many, by the Poisson's CDF
+  if (const double u = rng_.uniform(); u >= none && !clean) {  // at least one: how many, by the Poisson's CDF
     double p = none, cdf = none;
     int k = 0;
     do {
@@ -41,7 +43,9 @@ StragglerStream::StragglerStream(const StragglerModel& m, const StragglerRates& 
     } while (cdf <= u && k < 100000);
     for (int i = 0; i < k; ++i) {  // each: the residual of a length-biased duration
       const double biased = m.min_episode_s + (m.max_episode_s - m.min_episode_s) * rng_.uniform();
-      slow_until_ = std::max(slow_until_, biased * rng_.uniform());
+      const double end = biased * rng_.uniform();
+      slow_until_ = std::max(slow_until_, end);
+      took(end);
     }
   }
   next_start_ = rng_.exponential(gap_mean_);
@@ -54,17 +58,30 @@ double StragglerStream::duration() {
 
 void StragglerStream::absorb() {
   while (next_start_ < slow_until_) {
-    slow_until_ = std::max(slow_until_, next_start_ + duration());
+    const double end = next_start_ + duration();
+    slow_until_ = std::max(slow_until_, end);
+    took(end);
     next_start_ += rng_.exponential(gap_mean_);
   }
 }
 
 void StragglerStream::advance(double t) {
   while (next_start_ <= t) {
-    slow_until_ = std::max(slow_until_, next_start_ + duration());
+    if (next_start_ >= slow_until_) slow_from_ = next_start_;  // a new slow stretch
+    const double end = next_start_ + duration();
+    slow_until_ = std::max(slow_until_, end);
+    took(end);
     next_start_ += rng_.exponential(gap_mean_);
     absorb();
   }
+  if (m_->evict) std::erase_if(ends_, [t](double end) { return end <= t; });
+}
+
+std::vector<double> StragglerStream::in_progress(double t) const {
+  std::vector<double> out;
+  for (double end : ends_)
+    if (end > t) out.push_back(end);
+  return out;
 }
 
 StragglerModel read_straggler_model(Params& params) {
@@ -80,6 +97,14 @@ StragglerModel read_straggler_model(Params& params) {
                                   "longest slow episode, seconds (FALCON: nearly 10 hours)");
   m.min_nodes = static_cast<int>(params.number("min_nodes", 1, 1, 1.0e6, "GPU jobs of at least this many nodes are slowed"));
   m.seed = static_cast<std::uint64_t>(params.number("seed", 1, 0, 9.0e15, "seed of the slow episodes' draws"));
+  m.evict = params.choice("mitigation", "tolerate", {"tolerate", "evict"},
+                          "tolerate: a run stays slow; evict: slow for detect_s without a break, its slow nodes are "
+                          "evicted (the run stops, resumes from its last checkpoint)") == "evict";
+  m.detect_s = params.number("detect_s", 600, 1, 1.0e8,
+                             "evict: seconds slow before the eviction (MegaScale §6.3: detection and diagnosis under 10 min)");
+  m.spares = static_cast<int>(params.number("spares", 0, 0, 1.0e6,
+                                            "evict: spare nodes: enough free, they replace the evicted nodes and the "
+                                            "job restarts at once; else it waits for the scheduler"));
   return m;
 }
 
@@ -88,10 +113,13 @@ namespace {
 // Offsets past this are never: a run longer than 30,000 years.
 constexpr double kNever = 1.0e12;
 
+Time at(Time started, double offset) { return started + Time::seconds(static_cast<std::int64_t>(std::ceil(offset))); }
+
+// With eviction, a slow run's next change is also when it has been slow for detect_s.
 Feature::Pace pace_of(const StragglerModel& m, const StragglerStream& s, double t, Time started) {
-  const double next = s.next_change(t);
-  return {s.slow(t) ? m.factor() : 1.0,
-          next < kNever ? started + Time::seconds(static_cast<std::int64_t>(std::ceil(next))) : Time::max()};
+  double next = s.next_change(t);
+  if (m.evict && s.slow(t) && s.slow_from() + m.detect_s > t) next = std::min(next, s.slow_from() + m.detect_s);
+  return {s.slow(t) ? m.factor() : 1.0, next < kNever ? at(started, next) : Time::max()};
 }
 
 // Each job's compute seconds lost to slowness, written on the simulation's thread as its runs
@@ -99,11 +127,24 @@ Feature::Pace pace_of(const StragglerModel& m, const StragglerStream& s, double 
 // never move, made for the first job of a chunk that lost any.
 class LostSeconds final : public JobSlownessSource {
  public:
+  explicit LostSeconds(bool evicts) : evicts_(evicts) {}
   ~LostSeconds() {
-    for (auto& c : chunks_) delete[] c.load(std::memory_order_relaxed);
+    for (auto* chunks : {&lost_, &evictions_})
+      for (auto& c : *chunks) delete[] c.load(std::memory_order_relaxed);
   }
-  void add(JobId job, double s) {
-    auto& chunk = chunks_.at(job >> kShift);
+  void add(JobId job, double s) { add(lost_, job, s); }
+  void evicted(JobId job) { add(evictions_, job, 1.0); }
+  double lost_s(JobId job) const override { return read(lost_, job); }
+  bool evicts() const override { return evicts_; }
+  std::uint32_t evictions(JobId job) const override { return static_cast<std::uint32_t>(read(evictions_, job)); }
+
+ private:
+  static constexpr unsigned kShift = 16;
+  static constexpr JobId kMask = (JobId{1} << kShift) - 1;
+  static constexpr std::size_t kChunks = (std::size_t{1} << 32) >> kShift;
+  using Chunks = std::array<std::atomic<float*>, kChunks>;
+  static void add(Chunks& chunks, JobId job, double s) {
+    auto& chunk = chunks.at(job >> kShift);
     float* c = chunk.load(std::memory_order_relaxed);
     if (!c) {
       c = new float[std::size_t{1} << kShift]();
@@ -111,39 +152,40 @@ class LostSeconds final : public JobSlownessSource {
     }
     c[job & kMask] += static_cast<float>(s);
   }
-  double lost_s(JobId job) const override {
-    const float* c = (job >> kShift) < chunks_.size() ? chunks_[job >> kShift].load(std::memory_order_acquire) : nullptr;
+  static double read(const Chunks& chunks, JobId job) {
+    const float* c = (job >> kShift) < chunks.size() ? chunks[job >> kShift].load(std::memory_order_acquire) : nullptr;
     return c ? c[job & kMask] : 0.0;
   }
-
- private:
-  static constexpr unsigned kShift = 16;
-  static constexpr JobId kMask = (JobId{1} << kShift) - 1;
-  static constexpr std::size_t kChunks = (std::size_t{1} << 32) >> kShift;
-  std::array<std::atomic<float*>, kChunks> chunks_{};
+  Chunks lost_{};
+  Chunks evictions_{};  // counts (exact in a float up to 2^24)
+  bool evicts_;
 };
 
 class StragglerFeature final : public Feature {
  public:
-  explicit StragglerFeature(const StragglerModel& model) : model_(model), rates_(model_) {}
+  explicit StragglerFeature(const StragglerModel& model) : model_(model), rates_(model_), lost_(model.evict) {}
   unsigned hooks() const override { return kPaced; }
   std::uint32_t waste_causes() const override { return cause_bit(WasteCause::Straggler); }
 
-  Pace run_started(JobId, std::uint64_t job_key, std::uint32_t start, const JobRequest& r, Time now) override {
+  Pace run_started(JobId job, std::uint64_t job_key, std::uint32_t start, const JobRequest& r, Time now) override {
     if (!model_.applies(r)) return {};
     // Kept only from its first change on: most runs end before one.
-    return pace_of(model_, StragglerStream(model_, rates_, job_key, start, r.node_num), 0.0, now);
+    return pace_of(model_, StragglerStream(model_, rates_, job_key, start, r.node_num, clean(job)), 0.0, now);
   }
-  Pace paced(JobId job, std::uint64_t job_key, std::uint32_t start, Time started, Time now) override {
+  Pace paced(JobId job, std::uint64_t job_key, std::uint32_t start, Time started, Time now, bool may_stop) override {
     auto it = runs_.find(job);
     if (it == runs_.end() || it->second.start != start) {
-      it = runs_.insert_or_assign(job, Running{StragglerStream(model_, rates_, job_key, start, nodes_of(job)), start}).first;
+      const StragglerStream stream(model_, rates_, job_key, start, nodes_of(job), clean(job));
+      it = runs_.insert_or_assign(job, Running{stream, start}).first;
       if (job >= kept_.size()) kept_.resize(std::max<std::size_t>(job + 1, kept_.size() * 2));
       kept_[job] = true;
     }
     const auto t = static_cast<double>((now - started).sec());
-    it->second.stream.advance(t);
-    return pace_of(model_, it->second.stream, t, started);
+    StragglerStream& stream = it->second.stream;
+    stream.advance(t);
+    if (may_stop && model_.evict && stream.slow(t) && t >= stream.slow_from() + model_.detect_s)
+      return evict(job, stream, t, started, now);
+    return pace_of(model_, stream, t, started);
   }
   void run_stopped(JobId job, double lost_s) override {
     if (job < kept_.size() && kept_[job]) {
@@ -157,6 +199,23 @@ class StragglerFeature final : public Feature {
 
  private:
   int nodes_of(JobId job) const { return workload_->requests[job].node_num; }
+  // Its runs after its first eviction start on nodes none of which is slow.
+  bool clean(JobId job) const { return model_.evict && lost_.evictions(job) > 0; }
+  // The run's slow nodes (one per episode in progress) are out: spares take their place if
+  // enough are free (each back when its node's episode ends), else the job waits to be placed.
+  Pace evict(JobId job, const StragglerStream& stream, double t, Time started, Time now) {
+    while (!back_.empty() && back_.top() <= now) {
+      ++spares_free_;
+      back_.pop();
+    }
+    lost_.evicted(job);
+    const std::vector<double> out = stream.in_progress(t);
+    if (out.empty() || static_cast<std::size_t>(spares_free_) < out.size()) return {1.0, Time::max(), Stop::Evict};
+    spares_free_ -= static_cast<int>(out.size());
+    for (double end : out)
+      if (end < kNever) back_.push(at(started, end));
+    return {1.0, Time::max(), Stop::Replace};
+  }
   struct Running {
     StragglerStream stream;
     std::uint32_t start;
@@ -167,6 +226,8 @@ class StragglerFeature final : public Feature {
   std::unordered_map<JobId, Running> runs_;  // runs past their first change
   std::vector<bool> kept_;                   // [job]: in runs_
   LostSeconds lost_;
+  int spares_free_ = model_.spares;
+  std::priority_queue<Time, std::vector<Time>, std::greater<>> back_;  // when spares in use come back
 };
 
 std::unique_ptr<Feature> make_stragglers(Params& params, const FeatureSetup& setup) {

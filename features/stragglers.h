@@ -33,6 +33,24 @@
 // share its episodes, and a node does not stay slow from one job to the next (each run draws its
 // nodes' state afresh from the steady state): a simplification the identity keying requires.
 //
+// Mitigation (`mitigation`): `tolerate` (default: every episode runs its course) or `evict`. With
+// evict, a run slow for `detect_s` (600: MegaScale §6.3, detection and diagnosis under 10 min)
+// without a break is stopped through its Pace (Feature::Stop): the core stops it as a failure that
+// takes no node down (it keeps the compute its last safe checkpoint covers; the rest is wasted as
+// `straggler`, the training ledger's `lost`; no recovery delay: detect_s was it) and its next run
+// pays the restart phases. Every node slow at that instant is out (the stream keeps its episodes'
+// ends: one node per episode in progress): the job's later runs draw no episode in progress at
+// their start (the nodes it gets are not slow then; new episodes start on them at the usual rate),
+// an ASSUMPTION for the nodes the scheduler gives it (MegaScale screens nodes before a restart).
+// With `spares` (0) free for every node out, they take their place: the job keeps its placement
+// and runs again at once (Stop::Replace), each spare back in the pool when the episode of the node
+// it replaced ends (a node healthy again is a spare); too few free, none is used: the job gives
+// back its nodes and is queued (Stop::Evict). The pool is shared by all jobs, in event order.
+// jobs.csv's `evictions` counts each job's. A job whose stops (evictions and failures) kept no
+// progress kMaxFailures (100) times in a row is no longer evicted (sim/failures.h): a job that
+// saves no checkpoint still ends. Not modelled: evicting only some of the slow nodes, a
+// detection that misses, the slow node kept out of other jobs' draws.
+//
 // Not yet calibrated: with these defaults a 1,250-node job is slow 99.8% of the time and loses
 // 9.1% of its GPU-time, where MegaScale's eviction of its slow hosts gave back about 0.7% of MFU
 // (features/README.md): for big jobs a slowdown of about 0.007 matches MegaScale.
@@ -41,13 +59,14 @@
 // link slows a synchronous job the same way: through the same factor here, or, for a link,
 // through the network model's rate, which the factor multiplies); no slowdown distribution (every
 // episode the same `slowdown`); no correlation between nodes (a slow switch slowing its leaf);
-// no detection or eviction (issue 42's item 2: every episode is tolerated).
+// eviction only as above.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "io/params.h"
 #include "sim/feature.h"
@@ -63,6 +82,9 @@ struct StragglerModel {
   double max_episode_s = 36000;
   int min_nodes = 1;             // GPU jobs of at least this many nodes are slowed
   std::uint64_t seed = 1;
+  bool evict = false;            // mitigation: evict (true) or tolerate
+  double detect_s = 600;         // evict: slow this long without a break, the run's slow nodes are evicted
+  int spares = 0;                // evict: spare nodes that replace evicted ones at once
 
   bool on() const { return enabled && prevalence > 0 && slowdown > 0; }
   bool applies(const JobRequest& r) const { return r.gpu_num > 0 && std::max<int>(r.node_num, 1) >= min_nodes; }
@@ -88,15 +110,20 @@ struct StragglerRates {
 // run's placement. Not slow past `slow_until`; the next episode starts at `next_start`.
 class StragglerStream {
  public:
+  // `clean`: none of its nodes slow at its start (a run after an eviction), else the steady state.
   StragglerStream(const StragglerModel& m, const StragglerRates& rates, std::uint64_t job_key, std::uint32_t start,
-                  int nodes);
-  StragglerStream(const StragglerModel& m, std::uint64_t job_key, std::uint32_t start, int nodes)
-      : StragglerStream(m, StragglerRates(m), job_key, start, nodes) {}
+                  int nodes, bool clean = false);
+  StragglerStream(const StragglerModel& m, std::uint64_t job_key, std::uint32_t start, int nodes, bool clean = false)
+      : StragglerStream(m, StragglerRates(m), job_key, start, nodes, clean) {}
   // Takes in the episodes started by `t` (seconds since the run's placement; not decreasing).
   void advance(double t);
   // After advance(t): whether the run is slow at t, and when that changes next (> t).
   bool slow(double t) const { return t < slow_until_; }
   double next_change(double t) const { return slow(t) ? slow_until_ : next_start_; }
+  // While slow: when its current slow stretch (episodes without a break) began, 0 if at its start.
+  double slow_from() const { return slow_from_; }
+  // With m.evict: the ends of the episodes in progress at t (its slow nodes: one per episode).
+  std::vector<double> in_progress(double t) const;
 
  private:
   double duration();
@@ -107,10 +134,15 @@ class StragglerStream {
   double gap_mean_;          // mean seconds between its episodes' starts
   double slow_until_ = 0;    // end of the episodes taken in
   double next_start_;        // start of the next episode
+  double slow_from_ = 0;     // start of the slow stretch that ends at slow_until_
+  std::vector<double> ends_;  // with m.evict: the ends of the episodes taken in
+  void took(double end) {
+    if (m_->evict) ends_.push_back(end);
+  }
 };
 
 // Reads stragglers.enabled, stragglers.prevalence, stragglers.slowdown, the episode bounds,
-// stragglers.min_nodes and stragglers.seed, with defaults.
+// stragglers.min_nodes, stragglers.seed, stragglers.mitigation, detect_s and spares, with defaults.
 StragglerModel read_straggler_model(Params& params);
 
 // The feature of `model` (on()).

@@ -99,6 +99,12 @@ constexpr Column<JobRow> kJobStragglerColumns[] = {
      [](const JobRow& j) { return Cell::real(j.slowness.of(j.id), 1); }},
 };
 
+constexpr Column<JobRow> kJobEvictionColumns[] = {
+    {"evictions",
+     "runs of the job stopped to evict their slow nodes (`features/stragglers.h`, `stragglers.mitigation: evict`)",
+     [](const JobRow& j) { return Cell::integer(j.slowness.source->evictions(j.id)); }},
+};
+
 // jobs.csv: one row per job, in workload order. With SinkSettings::threads above 1, a thread of
 // its own writes (or captures) the rows of the ended jobs while the run goes on.
 class JobsSink final : public Sink {
@@ -113,18 +119,19 @@ class JobsSink final : public Sink {
 
   void finish(const RunRecord& run) override {
     written_ = writer_.stop();
-    if (!csv_) start(run.workload.size(), run.slowness.on());
+    if (!csv_) start(run.workload.size(), run.slowness);
     for (; written_ < run.workload.size(); ++written_)
       row(run.workload, run.outcomes, run.replay, run.launches, run.slowness, written_);
     csv_->commit();
   }
 
  private:
-  void start(std::size_t expected_rows, bool slowness) {
+  void start(std::size_t expected_rows, const JobSlowness& slowness) {
     csv_.emplace(path_, capture_, renames_);
     write_names<JobRow>(*csv_, kJobColumns);
     if (power_) write_names<JobRow>(*csv_, kJobPowerColumns);
-    if (slowness) write_names<JobRow>(*csv_, kJobStragglerColumns);
+    if (slowness.on()) write_names<JobRow>(*csv_, kJobStragglerColumns);
+    if (slowness.evicts()) write_names<JobRow>(*csv_, kJobEvictionColumns);
     csv_->end_row();
     csv_->expect_rows(expected_rows);
   }
@@ -139,6 +146,7 @@ class JobsSink final : public Sink {
     write_cells<kJobColumns>(*csv_, j);
     if (power_) write_cells<kJobPowerColumns>(*csv_, j);
     if (slowness.on()) write_cells<kJobStragglerColumns>(*csv_, j);
+    if (slowness.evicts()) write_cells<kJobEvictionColumns>(*csv_, j);
     csv_->end_row();
   }
 
@@ -150,7 +158,7 @@ class JobsSink final : public Sink {
   std::optional<CsvWriter> csv_;
   std::size_t written_ = 0;
   EndedJobsThread writer_{[this](const EndedJobs& e, std::size_t begin, std::size_t end) {
-    if (!csv_) start(e.expected_jobs, e.slowness.on());
+    if (!csv_) start(e.expected_jobs, e.slowness);
     for (std::size_t i = begin; i < end; ++i) row(e.workload, e.outcomes, e.replay, e.launches, e.slowness, i);
   }};
 };
@@ -161,7 +169,8 @@ std::unique_ptr<Sink> make_jobs_sink(const SinkSettings& settings) { return std:
 
 std::vector<FileColumns> jobs_columns() {
   return {{"jobs.csv", {group_doc<JobRow>(kJobColumns), group_doc<JobRow>(kJobPowerColumns, kWithPower),
-                        group_doc<JobRow>(kJobStragglerColumns, kWithStragglers)}}};
+                        group_doc<JobRow>(kJobStragglerColumns, kWithStragglers),
+                        group_doc<JobRow>(kJobEvictionColumns, kWithEviction)}}};
 }
 
 }  // namespace acme

@@ -36,6 +36,7 @@ inline constexpr std::string_view kWithContention = "with `network.contention` o
 inline constexpr std::string_view kWithCapacity = "with `capacity.events` only";
 inline constexpr std::string_view kWithFailures = "with `failures.enabled` only";
 inline constexpr std::string_view kWithStragglers = "with `stragglers.enabled` only";
+inline constexpr std::string_view kWithEviction = "with `stragglers.mitigation: evict` only";
 
 // The files each sink writes, with their columns, each beside its sink.
 std::vector<FileColumns> jobs_columns();

@@ -20,11 +20,20 @@
 //    changes next; Time::max(): never). The core multiplies the features' factors with the network's
 //    slowdown and the power cap's clock (the rates multiply), and at `next` (if the run is still
 //    on then and could still be computing) calls
-//  - paced(job, key, start, started, now) [kPaced]: the Pace from now of run number `start`, placed
-//    at `started`, with its next change; called at a change the feature asked for. The core
+//  - paced(job, key, start, started, now, may_stop) [kPaced]: the Pace from now of run number
+//    `start`, placed at `started`, with its next change; called at a change the feature asked for. The core
 //    retimes the job (Simulation::retime: its end moves, the work done is kept) and charges the
 //    slowness: a factor f over c compute seconds costs c x (1 - 1/f) of the job's GPU-seconds,
 //    wasted with the causes of waste_causes() (the first of them).
+//    A Pace may also ask the core to stop the run now (`stop`, from paced() only, and only when
+//    `may_stop`: false once stops and failures have kept no progress kMaxFailures times in a
+//    row, sim/failures.h, so that a job that can keep nothing still ends): Evict, the
+//    run stops as a failure that takes none of the cluster's nodes down (it keeps the compute
+//    its last safe checkpoint covers, the rest is wasted with the pace's cause; no recovery
+//    delay: the feature's own delay came first) and the job gives back its nodes and is queued;
+//    Replace, the same stop but the job keeps its placement (spares took the place of the nodes
+//    out) and its next run starts at once. Either way that run pays the restart phases
+//    (sim/checkpoints.h) as after a failure (features/stragglers.h: eviction of slow nodes).
 //  - run_stopped(job, lost_s) [kPaced]: the run stopped (ended, preempted, failed); `lost_s`: the
 //    compute seconds its slowness cost that the job kept (after a failure, the part before its
 //    last checkpoint, in proportion), for the feature's per-job outputs.
@@ -62,10 +71,12 @@ class Feature {
  public:
   // The hooks a feature has, as bits of hooks().
   enum Hook : unsigned { kPlaced = 1u << 0, kJobsAdded = 1u << 1, kPaced = 1u << 2 };
-  // A run's pace: its rate is divided by `factor` from now until `next`.
+  // A run's pace: its rate is divided by `factor` from now until `next`; or the run stops now.
+  enum class Stop : std::uint8_t { None, Evict, Replace };
   struct Pace {
     double factor = 1.0;
     Time next = Time::max();
+    Stop stop = Stop::None;
   };
 
   virtual ~Feature() = default;
@@ -78,7 +89,8 @@ class Feature {
   virtual Pace run_started(JobId, std::uint64_t /*job_key*/, std::uint32_t /*start*/, const JobRequest&, Time /*now*/) {
     return {};
   }
-  virtual Pace paced(JobId, std::uint64_t /*job_key*/, std::uint32_t /*start*/, Time /*started*/, Time /*now*/) {
+  virtual Pace paced(JobId, std::uint64_t /*job_key*/, std::uint32_t /*start*/, Time /*started*/, Time /*now*/,
+                     bool /*may_stop*/) {
     return {};
   }
   virtual void run_stopped(JobId, double /*lost_s*/) {}

@@ -94,6 +94,8 @@ inline Time submitted(const Workload& w, const std::vector<JobOutcome>& outcomes
 
 // Failed: an injected failure stopped the job; it recovers (detection, diagnosis) and is queued
 // again with Requeued. While it recovers it may keep some of its resources (sim/failures.h).
+// Preempted: also a run stopped to evict its slow nodes (Feature::Stop), queued again, or, with
+// spares, Started again at once on the same resources.
 enum class FactKind : std::uint8_t { Queued, Started, Ended, Withdrawn, Rejected, Preempted, Failed, Requeued };
 
 // One thing that happened, as the core tells sinks. `request` stays valid for the run;
@@ -151,6 +153,9 @@ struct FirstLaunches {
 class JobSlownessSource {
  public:
   virtual double lost_s(JobId job) const = 0;
+  // Whether its slow nodes are evicted (stragglers.mitigation: evict), and each job's evictions.
+  virtual bool evicts() const { return false; }
+  virtual std::uint32_t evictions(JobId) const { return 0; }
 
  protected:
   ~JobSlownessSource() = default;
@@ -161,6 +166,7 @@ struct JobSlowness {
   const JobSlownessSource* source = nullptr;
   bool on() const { return source != nullptr; }
   double of(JobId job) const { return source ? source->lost_s(job) : 0.0; }
+  bool evicts() const { return source && source->evicts(); }  // jobs.csv's `evictions` column
 };
 
 class TrainingLedger;

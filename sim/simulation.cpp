@@ -273,19 +273,24 @@ bool Simulation::try_start(JobId job) {
   }
   held_[slot].swap(scratch_);
   slot_[job] = slot;
-  status_[job] = Status::Running;
   --pending_;
-  JobOutcome& o = outcomes_[job];
-  Run* kept = nullptr;  // its entry, if it was stopped before (a pointer stays valid as the map grows)
-  if (in_restarted_[job]) {
-    kept = &restarted_.find(job)->second;
-    if (TrainingTimes* t = ledger(job)) {  // placed again: its wait is over
-      t->wait += (now_ - training_->since(job)).sec();
-      training_->forget_since(job);
-    }
+  if (TrainingTimes* t = in_restarted_[job] ? ledger(job) : nullptr) {  // placed again: its wait is over
+    t->wait += (now_ - training_->since(job)).sec();
+    training_->forget_since(job);
   }
+  change_allocated(request.type, request.gpu_num);
+  start_run(job);
+  return true;
+}
+
+void Simulation::start_run(JobId job) {
+  const JobRequest& request = workload_.requests[job];
+  status_[job] = Status::Running;
+  JobOutcome& o = outcomes_[job];
+  // Its entry, if it was stopped before (a pointer stays valid as the map grows).
+  Run* kept = in_restarted_[job] ? &restarted_.find(job)->second : nullptr;
   Run run = kept ? *kept : run_of(job);  // changes are written back to `kept`; else run_of implies them
-  CurrentRun& cur = current_[slot];
+  CurrentRun& cur = current(job);
   Time launch;  // from placement to start: what the features add
   for (Feature* f : on_placed_) launch += f->placed(job, workload_.keys[job], run.starts, request);
   if (!retimed_.empty()) retimed_.erase(job);
@@ -296,10 +301,9 @@ bool Simulation::try_start(JobId job) {
   if (kept) kept->starts = run.starts;
   // Held in 16 bits; no real job spans more than 32,767 leaf switches, and the slowdown model
   // saturates long before.
-  o.leaves_spanned = static_cast<std::int16_t>(std::min(cluster_.leaves_spanned(held_[slot]), 32767));
+  o.leaves_spanned = static_cast<std::int16_t>(std::min(cluster_.leaves_spanned(placement_of(job)), 32767));
   cur.slowdown = (network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0) / clock_;
   o.slowdown = static_cast<float>(cur.slowdown);
-  change_allocated(request.type, request.gpu_num);
   if (sharing_ && request.node_num > 1) join_network(job);
   if (!on_paced_.empty()) {
     start_pace(job, run.starts - 1);
@@ -323,11 +327,10 @@ bool Simulation::try_start(JobId job) {
       events_.push(now_ + f->after, EventKind::Failure, job,
                    run.starts | static_cast<std::uint32_t>(f->domain) << kDomainShift);
       cur.fails_after_s = static_cast<std::int32_t>(std::min<std::int64_t>(f->after.sec(), INT32_MAX));
-      return true;
+      return;
     }
   }
   events_.push(now_ + wall, EventKind::JobEnd, job, run.starts);
-  return true;
 }
 
 Simulation::Run Simulation::run_of(JobId job) const {

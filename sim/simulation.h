@@ -35,10 +35,10 @@
 //    features/launch.h), a started job holds its resources from then on but starts
 //    (JobOutcome::start, and queue_s, as traces record it) when the delay is over; that GPU-time
 //    is wasted (launch).
-//  - With model features that pace runs (Feature::kPaced: slow nodes, features/stragglers.h), a
-//    run's rate is also divided by their factor, which changes at the times they give
-//    (EventKind::PaceChange): the job is retimed as under contention (its end moves, the work done
-//    is kept), and the compute its slowness cost is wasted (straggler) when the run stops.
+//  - With features that pace runs (Feature::kPaced: slow nodes, features/stragglers.h), a run's rate
+//    is also divided by their factor, changed at the times they give (EventKind::PaceChange): the
+//    job is retimed as under contention, its slowness wasted (straggler) when the run stops; one may
+//    stop the run (evict: from its last checkpoint, queued again or at once on its placement).
 //  - A policy may ask for a pass at a later time (EventKind::Wake): its backfill cycle.
 //  - With a network model (set_network), a multi-node job runs slower by its slowdown. With
 //    contention on, that comes from its route over the topology graph and the links it shares
@@ -125,15 +125,12 @@ class Simulation {
     node_up_at_.assign(static_cast<std::size_t>(cluster_.node_count()), Time{});
     if (failures_ && failures_->enabled()) training_ = std::make_unique<TrainingLedger>();
   }
-  // Failures injected so far, and the nodes they took down.
-  std::uint64_t failures_injected() const { return failures_injected_; }
+  std::uint64_t failures_injected() const { return failures_injected_; }  // and the nodes they took down:
   std::uint64_t nodes_failed() const { return nodes_failed_; }
 
-  // Handles the next distinct timestamp; returns false (and does nothing) when no event is left.
-  bool step();
+  bool step();  // handles the next distinct timestamp; false (and does nothing) when no event is left
   void run();
-  // Steps while the next timestamp is <= t.
-  void run_until(Time t);
+  void run_until(Time t);  // steps while the next timestamp is <= t
 
   bool done() const { return events_.empty() && next_release_ >= timed_releases_; }
   Time now() const { return now_; }
@@ -180,6 +177,8 @@ class Simulation {
   void finish(JobId job);
   void withdraw(JobId job);
   bool try_start(JobId job);
+  // A run of the job starts now on its placement (just placed, or kept: Feature::Stop::Replace).
+  void start_run(JobId job);
   void wake_at(Time t);
   void preempt(JobId job, SchedulingPass::Preempt how);
   // Accounts the GPU-time of the current run of a running job and frees its resources.
@@ -363,7 +362,7 @@ class Simulation {
     // start (which then reloads).
     std::int32_t overhead_s = 0;
     CheckpointModel::Restore restore = CheckpointModel::Restore::Storage;  // where that reload reads
-    // Failures in a row that kept no progress (sim/failures.h, kMaxFailures).
+    // Failures and evictions in a row that kept no progress (sim/failures.h, kMaxFailures).
     std::uint16_t barren = 0;
   };
   // The job's Run: its entry in restarted_, else the whole run time still to do, one start once
@@ -438,6 +437,8 @@ class Simulation {
   void stop_pace(JobId job, Time compute, Time kept);
   // Queues the run's next pace change if it comes before `end` (its end as planned now).
   void queue_pace(JobId job, Time end);
+  // A feature stops the run (Feature::Stop, sim/feature.h): the job is queued, or runs again at once.
+  void evict(JobId job, bool replace);
   // The slowdown of a running job now: the network's, the power cap's and the features' pace.
   double slowdown_now(JobId job) const { return network_slowdown(job) / clock_ * current(job).pace; }
   const FirstLaunchSource* first_launches_ = nullptr;  // a feature's, if one gives them

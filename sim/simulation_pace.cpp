@@ -2,7 +2,8 @@
 // such as slow nodes (features/stragglers.h). A run's rate is its network slowdown, the power
 // cap's clock and the features' pace multiplied; when the pace changes the run is retimed as the
 // network's contention retimes it (its end moves, the work done is kept), and the compute its
-// slowness cost is charged when the run stops.
+// slowness cost is charged when the run stops. A feature may stop a run (Feature::Stop: a slow
+// node evicted): evict().
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -41,11 +42,15 @@ void Simulation::change_pace(JobId job) {
   c.pace_mark = compute;
   double pace = 1.0;
   Time next = Time::max();
+  Feature::Stop stop = Feature::Stop::None;
+  const bool may_stop = run_of(job).barren < kMaxFailures;
   for (Feature* f : on_paced_) {
-    const Feature::Pace p = f->paced(job, workload_.keys[job], start, c.started, now_);
+    const Feature::Pace p = f->paced(job, workload_.keys[job], start, c.started, now_, may_stop);
     pace *= p.factor;
     next = std::min(next, p.next);
+    stop = std::max(stop, p.stop);
   }
+  if (stop != Feature::Stop::None) return evict(job, stop == Feature::Stop::Replace);
   if (next <= now_) throw std::logic_error("a feature's pace changes again at the instant it changed");
   c.pace = pace;
   c.pace_next = next;
@@ -57,6 +62,41 @@ void Simulation::change_pace(JobId job) {
                                         : c.started + held_for(job, Time::seconds(static_cast<std::int64_t>(std::ceil(
                                                                     static_cast<double>(run_of(job).remaining.sec()) * c.slowdown))));
   queue_pace(job, end);
+}
+
+void Simulation::evict(JobId job, bool replace) {
+  Run& r = restarted(job);
+  CurrentRun& c = current(job);
+  const JobRequest& request = workload_.requests[job];
+  // Its saves are safe once written: the nodes that leave take their host memory's copy along.
+  const RunSplit s = split(job, now_ - c.started, failures_ ? failures_->checkpoints().persist_lag(request, false) : Time{});
+  stop_pace(job, s.compute, s.saved);
+  note_training_run(job, s, s.compute - s.saved);
+  const auto kept = static_cast<std::int64_t>(work_done(job, s.saved));
+  if (!retimed_.empty()) retimed_.erase(job);
+  if (replace) {  // it keeps its resources: only its run stops
+    if (sharing_) leave_network(job);
+    account_run(job);
+  } else {
+    stop_run(job);
+  }
+  const std::int64_t gpus = request.gpu_num;
+  waste(job, WasteCause::Launch, gpus * s.launch.sec());
+  waste(job, WasteCause::Restart, gpus * s.overhead.sec());
+  waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
+  waste(job, pace_cause_, gpus * (s.compute - s.saved).sec());
+  r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
+  r.barren = kept > 0 ? 0 : static_cast<std::uint16_t>(std::min<int>(r.barren + 1, kMaxFailures));
+  r.overhead_s = -1;  // its next start reloads, from the shared file system
+  r.restore = CheckpointModel::Restore::Storage;
+  emit(FactKind::Preempted, job);  // its resources given back (and, replaced, taken again at once)
+  if (replace) return start_run(job);
+  if (ledger(job)) training_->since(job) = now_;  // queued again
+  status_[job] = Status::Pending;
+  ++pending_;
+  free_slot(job);
+  policy_->on_stopped(job);
+  policy_->on_queued(job, request);
 }
 
 void Simulation::stop_pace(JobId job, Time compute, Time kept) {

@@ -4,7 +4,7 @@
 # model on Acme's Seren month.
 # Usage: experiments/training_at_scale/run.sh [BUILD_DIR]   (from anywhere; default build dir: build)
 # Writes sweep.csv, llama3.csv, acme.csv, stragglers.csv, breakdown.csv, checks.md and training_at_scale.png here; raw run
-# outputs go to out/training_at_scale/ (not committed). About 1 minute on two cores.
+# outputs go to out/training_at_scale/ (not committed). About 70 s on two cores.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

@@ -24,7 +24,7 @@ class FixedEpisode final : public Feature {
   Pace run_started(JobId, std::uint64_t, std::uint32_t, const JobRequest&, Time now) override {
     return pace(now, now);
   }
-  Pace paced(JobId, std::uint64_t, std::uint32_t, Time started, Time now) override { return pace(started, now); }
+  Pace paced(JobId, std::uint64_t, std::uint32_t, Time started, Time now, bool) override { return pace(started, now); }
   void run_stopped(JobId, double lost_s) override { lost += lost_s; }
   double lost = 0;
 
