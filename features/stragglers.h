@@ -46,9 +46,10 @@
 // and runs again at once (Stop::Replace), each spare back in the pool when the episode of the node
 // it replaced ends (a node healthy again is a spare); too few free, none is used: the job gives
 // back its nodes and is queued (Stop::Evict). The pool is shared by all jobs, in event order.
-// jobs.csv's `evictions` counts each job's. A job whose stops (evictions and failures) kept no
-// progress kMaxFailures (100) times in a row is no longer evicted (sim/failures.h): a job that
-// saves no checkpoint still ends. Not modelled: evicting only some of the slow nodes, a
+// jobs.csv's `evictions` counts each job's. Only jobs that save checkpoints are evicted (one that
+// saves none would start over: it tolerates, as without failures.enabled), and a job whose stops
+// (evictions and failures) kept no progress kMaxFailures (100) times in a row is no longer
+// evicted (sim/failures.h), so that it still ends. Not modelled: evicting only some of the slow nodes, a
 // detection that misses, the slow node kept out of other jobs' draws.
 //
 // Not yet calibrated: with these defaults a 1,250-node job is slow 99.8% of the time and loses

@@ -26,8 +26,9 @@
 //    slowness: a factor f over c compute seconds costs c x (1 - 1/f) of the job's GPU-seconds,
 //    wasted with the causes of waste_causes() (the first of them).
 //    A Pace may also ask the core to stop the run now (`stop`, from paced() only, and only when
-//    `may_stop`: false once stops and failures have kept no progress kMaxFailures times in a
-//    row, sim/failures.h, so that a job that can keep nothing still ends): Evict, the
+//    `may_stop`: false for a job that saves no checkpoints, which would start over, and once
+//    stops and failures have kept no progress kMaxFailures times in a row, sim/failures.h, so
+//    that a job that can keep nothing still ends): Evict, the
 //    run stops as a failure that takes none of the cluster's nodes down (it keeps the compute
 //    its last safe checkpoint covers, the rest is wasted with the pace's cause; no recovery
 //    delay: the feature's own delay came first) and the job gives back its nodes and is queued;

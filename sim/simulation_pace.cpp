@@ -43,7 +43,9 @@ void Simulation::change_pace(JobId job) {
   double pace = 1.0;
   Time next = Time::max();
   Feature::Stop stop = Feature::Stop::None;
-  const bool may_stop = run_of(job).barren < kMaxFailures;
+  // A job that saves no checkpoints is not stopped (it would start over: it tolerates), nor one
+  // whose stops kept nothing kMaxFailures times in a row.
+  const bool may_stop = run_of(job).barren < kMaxFailures && checkpoint_interval(job) > Time{};
   for (Feature* f : on_paced_) {
     const Feature::Pace p = f->paced(job, workload_.keys[job], start, c.started, now_, may_stop);
     pace *= p.factor;
