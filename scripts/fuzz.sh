@@ -5,9 +5,11 @@
 # build-fuzz/corpus/<target>/. An InputError is the readers' answer to bad input; a crash, a
 # sanitizer report, any other exception, a timeout or running out of memory is a finding: its
 # input is left in build-fuzz/artifacts/<target>/ and the script exits 1 once every target has run.
-# Usage: scripts/fuzz.sh [--keep] [seconds-per-target] [target...]   (default 20 s; targets:
-#        trace_reader run_config sweep). Each target runs on one core for the seconds given:
-#        `scripts/fuzz.sh 3600` gives every parser one CPU-hour.
+# Usage: scripts/fuzz.sh [--keep] [--cpu] [seconds-per-target] [target...]   (default 20 s;
+#        targets: trace_reader run_config sweep). Each target runs on one core for the seconds
+#        given, of wall time; with --cpu, of its own CPU time (it is stopped, SIGINT, once it has
+#        used them, however loaded the machine): `scripts/fuzz.sh --cpu 3600` gives every parser
+#        one CPU-hour, and several targets may then run at once (one command each).
 # --keep: after a target's run, the inputs of build-fuzz/corpus/<target>/ that reach code the
 # repository's corpus does not are minimized into tests/fuzz/corpus/<target>/ (libFuzzer -merge=1),
 # to be committed, so that CI's short runs start from what the long ones found.
@@ -18,8 +20,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 "$(dirname "$0")/setup.sh"
-keep=false
+keep=false cpu=false
 [ "${1:-}" != --keep ] || { keep=true; shift; }
+[ "${1:-}" != --cpu ] || { cpu=true; shift; }
 seconds=${1:-20}
 shift || true
 targets=("$@")
@@ -31,15 +34,32 @@ cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 
 # Inputs the size of a few trace rows or a configuration file; one input should take milliseconds.
 declare -A dictionary=([trace_reader]=trace_reader.dict [run_config]=yaml.dict [sweep]=yaml.dict)
+# One target's run: `seconds` of wall time, or with --cpu until its process has used `seconds` of
+# CPU time (polled every 2 s; SIGINT makes libFuzzer print its final stats and exit 72, its
+# interrupted code, which is then success).
+run_target() {
+  local fuzzer=(build-fuzz/tests/fuzz/fuzz_"$1" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+                -dict=tests/fuzz/"${dictionary[$1]}" -artifact_prefix="$3/" "$2" tests/fuzz/corpus/"$1")
+  $cpu || { "${fuzzer[@]}" -max_total_time="$seconds"; return; }
+  "${fuzzer[@]}" &
+  local pid=$! ticks stopped=false rc=0
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 2
+    ticks=$(awk '{print $14 + $15}' /proc/"$pid"/stat 2>/dev/null) || break
+    if [ "$ticks" -ge $((seconds * $(getconf CLK_TCK))) ]; then kill -INT "$pid"; stopped=true; break; fi
+  done
+  wait "$pid" || rc=$?
+  if $stopped && [ "$rc" -eq 72 ]; then rc=0; fi
+  echo "fuzz $1: $(( ${ticks:-0} / $(getconf CLK_TCK) )) CPU-s used"
+  return "$rc"
+}
 failed=()
 export TMPDIR="$PWD/build-fuzz/tmp"  # the targets' temporary files, and what a crash leaves of them
 for target in "${targets[@]}"; do
   corpus=build-fuzz/corpus/$target artifacts=build-fuzz/artifacts/$target log=build-fuzz/logs/$target.log
   mkdir -p "$corpus" "$artifacts" "$TMPDIR" build-fuzz/logs
-  if build-fuzz/tests/fuzz/fuzz_"$target" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-       -rss_limit_mb=2048 -print_final_stats=1 -dict=tests/fuzz/"${dictionary[$target]}" \
-       -artifact_prefix="$artifacts/" "$corpus" tests/fuzz/corpus/"$target" >"$log" 2>&1; then
-    echo "fuzz $target: $(grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' "$log" | tr '\n' ' ')"
+  if run_target "$target" "$corpus" "$artifacts" >"$log" 2>&1; then
+    echo "fuzz $target: $(grep -E '^stat::(number_of_executed_units|average_exec_per_sec)|CPU-s used' "$log" | tr '\n' ' ')"
     if $keep; then
       before=$(find tests/fuzz/corpus/"$target" -type f | wc -l)
       build-fuzz/tests/fuzz/fuzz_"$target" -merge=1 -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
