@@ -172,8 +172,7 @@ class Simulation {
   // Takes in the jobs the feed appended, from `first` on.
   void admit(std::size_t first);
   void release(JobId job);
-  // The user's name; empty for a workload built without a user table (tests).
-  std::string_view user_name(const JobRequest& r) const;
+  std::string_view user_name(const JobRequest& r) const;  // empty without a user table (tests)
   void finish(JobId job);
   void withdraw(JobId job);
   bool try_start(JobId job);
@@ -185,8 +184,7 @@ class Simulation {
   void stop_run(JobId job);
   void account_run(JobId job);                             // the GPU-time part of stop_run
   std::int64_t give_back(JobId job, const Placement& resources);  // the freeing part; its GPUs
-  // Ends the job for good and releases the jobs that wait for it.
-  void end_job(JobId job, JobState state);
+  void end_job(JobId job, JobState state);  // for good; releases the jobs that wait for it
   double idle_share(JobId job) const {
     const float own = workload_.profiles[job].idle_share;
     return own != 0.0f ? own : idle_share_[static_cast<std::size_t>(workload_.requests[job].type)];
@@ -216,6 +214,10 @@ class Simulation {
   };
   // A save is counted in `saved` once it is safe, `persist_lag` after its stall ends.
   RunSplit split(JobId job, Time held, Time persist_lag = {}) const;
+  // A run stopped short (a failure, an eviction), split as `s`, that kept `kept` s of work: its
+  // parts wasted (compute no safe save covers as `lost`); its next run reloads from `from`.
+  void charge_short_run(JobId job, const RunSplit& s, std::int64_t kept, WasteCause lost,
+                        CheckpointModel::Restore from);
   // The training ledger of a job of a type that checkpoints (null for others, or without failures).
   TrainingTimes* ledger(JobId job);
   // A run of a training job stopped (ended, preempted or failed) split as `s`, `lost` of its compute lost.
@@ -226,13 +228,11 @@ class Simulation {
   void join_network(JobId job);
   void leave_network(JobId job);
   void retime_changed();
-  // The job's rate changed now (network contention, the power cap): its end moves.
-  void retime(JobId job, double slowdown);
+  void retime(JobId job, double slowdown);  // its rate changed now (contention, the power cap): its end moves
   // A running job's slowdown before the power cap: the network model's for its placement (and,
   // with contention, its links now), 1 without one.
   double network_slowdown(JobId job) const;
-  // Full-speed seconds of work done by the current run when it had computed `compute`.
-  double work_done(JobId job, Time compute) const;
+  double work_done(JobId job, Time compute) const;  // full-speed s of work once the run computed `compute`
   // Seconds a run holds its resources to compute `compute`: its launch, restart overhead and
   // checkpoint stalls included.
   Time held_for(JobId job, Time compute) const;

@@ -130,21 +130,13 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   const RunSplit s = split(job, now_ - c.started, failures_ ? failures_->checkpoints().persist_lag(request, nodes_survive) : Time{});
   if (!on_paced_.empty()) stop_pace(job, s.compute, s.saved);
   note_training_run(job, s, s.compute - s.saved);
-  const double work = work_done(job, s.saved);
+  const auto kept = static_cast<std::int64_t>(work_done(job, s.saved));
   if (sharing_) leave_network(job);
   if (!retimed_.empty()) retimed_.erase(job);
   account_run(job);
-  const std::int64_t gpus = request.gpu_num;
-  waste(job, WasteCause::Launch, gpus * s.launch.sec());
-  waste(job, WasteCause::Restart, gpus * s.overhead.sec());
-  waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
-  waste(job, WasteCause::FailureLost, gpus * (s.compute - s.saved).sec());
-  const auto kept = static_cast<std::int64_t>(work);
-  r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
-  r.barren = kept > 0 ? 0 : static_cast<std::uint16_t>(std::min<int>(r.barren + 1, kMaxFailures));
-  r.overhead_s = -1;  // its next start reloads
   const bool from_host = nodes_survive && failures_ && failures_->checkpoints().mode() == CheckpointMode::MultiLevel;
-  r.restore = from_host ? CheckpointModel::Restore::Host : CheckpointModel::Restore::Storage;
+  charge_short_run(job, s, kept, WasteCause::FailureLost,
+                   from_host ? CheckpointModel::Restore::Host : CheckpointModel::Restore::Storage);
   c.started = now_;   // the recovery starts (read only while it holds its slot)
   if (ledger(job)) training_->since(job) = now_;
   JobOutcome::count(outcomes_[job].failures);
@@ -167,6 +159,20 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   if (held.empty()) free_slot(job);
   policy_->on_stopped(job);
   events_.push(now_ + (failures_ ? failures_->recovery_delay() : Time{}), EventKind::Recovered, job, r.starts);
+}
+
+void Simulation::charge_short_run(JobId job, const RunSplit& s, std::int64_t kept, WasteCause lost,
+                                  CheckpointModel::Restore from) {
+  const std::int64_t gpus = workload_.requests[job].gpu_num;
+  waste(job, WasteCause::Launch, gpus * s.launch.sec());
+  waste(job, WasteCause::Restart, gpus * s.overhead.sec());
+  waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
+  waste(job, lost, gpus * (s.compute - s.saved).sec());
+  Run& r = restarted(job);
+  r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
+  r.barren = kept > 0 ? 0 : static_cast<std::uint16_t>(std::min<int>(r.barren + 1, kMaxFailures));
+  r.overhead_s = -1;  // its next start reloads
+  r.restore = from;
 }
 
 void Simulation::requeue(JobId job) {

@@ -67,7 +67,6 @@ void Simulation::change_pace(JobId job) {
 }
 
 void Simulation::evict(JobId job, bool replace) {
-  Run& r = restarted(job);
   CurrentRun& c = current(job);
   const JobRequest& request = workload_.requests[job];
   // Its saves are safe once written: the nodes that leave take their host memory's copy along.
@@ -82,15 +81,7 @@ void Simulation::evict(JobId job, bool replace) {
   } else {
     stop_run(job);
   }
-  const std::int64_t gpus = request.gpu_num;
-  waste(job, WasteCause::Launch, gpus * s.launch.sec());
-  waste(job, WasteCause::Restart, gpus * s.overhead.sec());
-  waste(job, WasteCause::CheckpointStall, gpus * s.stall.sec());
-  waste(job, pace_cause_, gpus * (s.compute - s.saved).sec());
-  r.remaining = std::max(r.remaining - Time::seconds(kept), Time{});
-  r.barren = kept > 0 ? 0 : static_cast<std::uint16_t>(std::min<int>(r.barren + 1, kMaxFailures));
-  r.overhead_s = -1;  // its next start reloads, from the shared file system
-  r.restore = CheckpointModel::Restore::Storage;
+  charge_short_run(job, s, kept, pace_cause_, CheckpointModel::Restore::Storage);  // the nodes left took host memory
   emit(FactKind::Preempted, job);  // its resources given back (and, replaced, taken again at once)
   if (replace) return start_run(job);
   if (ledger(job)) training_->since(job) = now_;  // queued again
