@@ -42,15 +42,16 @@ run_target() {
                 -dict=tests/fuzz/"${dictionary[$1]}" -artifact_prefix="$3/" "$2" tests/fuzz/corpus/"$1")
   $cpu || { "${fuzzer[@]}" -max_total_time="$seconds"; return; }
   "${fuzzer[@]}" &
-  local pid=$! ticks stopped=false rc=0
+  local pid=$! ticks=0 now stopped=false rc=0
   while kill -0 "$pid" 2>/dev/null; do
     sleep 2
-    ticks=$(awk '{print $14 + $15}' /proc/"$pid"/stat 2>/dev/null) || break
+    now=$(awk '{print $14 + $15}' /proc/"$pid"/stat 2>/dev/null) || break  # gone: the last count stands
+    ticks=$now
     if [ "$ticks" -ge $((seconds * $(getconf CLK_TCK))) ]; then kill -INT "$pid"; stopped=true; break; fi
   done
   wait "$pid" || rc=$?
   if $stopped && [ "$rc" -eq 72 ]; then rc=0; fi
-  echo "fuzz $1: $(( ${ticks:-0} / $(getconf CLK_TCK) )) CPU-s used"
+  echo "fuzz $1: $(( ticks / $(getconf CLK_TCK) )) CPU-s used"
   return "$rc"
 }
 failed=()
