@@ -36,9 +36,12 @@ cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 declare -A dictionary=([trace_reader]=trace_reader.dict [run_config]=yaml.dict [sweep]=yaml.dict)
 # One target's run: `seconds` of wall time, or with --cpu until its process has used `seconds` of
 # CPU time (polled every 2 s; SIGINT makes libFuzzer print its final stats and exit 72, its
-# interrupted code, which is then success).
+# interrupted code, which is then success). libFuzzer's per-input timeout is wall time: 10 s, or
+# 60 s with --cpu, whose runs share a loaded machine (a slow input there is the load, not a hang).
 run_target() {
-  local fuzzer=(build-fuzz/tests/fuzz/fuzz_"$1" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+  local timeout=10
+  ! $cpu || timeout=60
+  local fuzzer=(build-fuzz/tests/fuzz/fuzz_"$1" -max_len=4096 -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1
                 -dict=tests/fuzz/"${dictionary[$1]}" -artifact_prefix="$3/" "$2" tests/fuzz/corpus/"$1")
   $cpu || { "${fuzzer[@]}" -max_total_time="$seconds"; return; }
   "${fuzzer[@]}" &
