@@ -168,6 +168,10 @@ CheckpointSettings read_checkpoint_settings(Params& params, const TableFile& t, 
   c.lazy_overlap_s = params.number("lazy_overlap_s", t.lazy_overlap, 0, 1e9,
                                    "multilevel: seconds of an iteration's forward and backward passes that the copy "
                                    "to host memory overlaps, stalling only for the rest (default: the table file's)");
+  c.shared_storage = params.flag("shared_storage", false,
+                                 "checkpoint writes share the storage links' bandwidth with the writes in flight "
+                                 "(each is scaled by capacity / demand, as network links are) instead of each "
+                                 "seeing the whole of it; a run's saves are then events");
   c.comm_init_s = params.number("comm_init_s", t.comm_init, 0, 1e9,
                                 "restart phase 1: seconds setting up the communicators (default: the table file's)");
   c.load_s = params.number("load_s", t.load, 0, 1e9,

@@ -26,7 +26,7 @@ Time CheckpointModel::transfer(double gb, double gbps) const { return whole_seco
 
 Time CheckpointModel::write(const JobRequest& r) const {
   if (s_.save_s > 0) return whole_seconds(s_.save_s);
-  return transfer(size_gb(r), std::min(r.node_num * node_gbps_, storage_gbps_));
+  return transfer(size_gb(r), path_gbps(r));
 }
 
 double CheckpointModel::copy_to_host_s(const JobRequest& r) const {
@@ -48,8 +48,7 @@ Time CheckpointModel::persist_lag(const JobRequest& r, bool nodes_survive) const
 RestartPhases CheckpointModel::restart(const JobRequest& r, Restore from) const {
   Time load = whole_seconds(s_.load_s);
   if (!(s_.load_s > 0)) {
-    const double gbps = from == Restore::Host ? std::max(1, r.gpu_num) * s_.host_gbps
-                                              : std::min(r.node_num * node_gbps_, storage_gbps_);
+    const double gbps = from == Restore::Host ? std::max(1, r.gpu_num) * s_.host_gbps : path_gbps(r);
     load = from == Restore::None ? Time{} : transfer(size_gb(r), gbps);
   }
   return {whole_seconds(s_.comm_init_s), load, whole_seconds(s_.warmup_s)};

@@ -7,9 +7,12 @@
 // none), else checkpoint_gb_per_gpu x the job's GPUs (a mapping from GPUs to parameters, ASSUMED:
 // configs/failures/acme.yaml says which). A write to the shared file system goes through the
 // narrower of the job's storage path (its nodes' NICs) and the cluster's storage links
-// (ClusterSpec: top switches x storage_gbps), or takes save_time_s when that is given. Not
-// modelled: concurrent checkpoints sharing the file system's bandwidth (each job's write sees the
-// whole of it).
+// (ClusterSpec: top switches x storage_gbps), or takes save_time_s when that is given. By
+// default each job's write sees the whole of that bandwidth. With shared_storage, the writes in
+// flight share the storage links (sim/storage_sharing.h): a run's saves are then events of the
+// Simulation (SaveClock, sim/run_state.h), a sync save stalls until its write ends, and an async one is safe
+// when its background write ends, however many others write at once; with save_time_s given, a
+// write moves what the job's path carries in save_time_s.
 //
 // Modes, for a save every `interval` of compute:
 //  - Sync: training stops for the whole write; the save is safe when it ends.
@@ -35,6 +38,7 @@
 // delay, FailureModel), and waiting to be placed again is the scheduler's.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "sim/cluster_spec.h"
@@ -56,6 +60,7 @@ struct CheckpointSettings {
   double host_gbps = 200;      // a GPU's copy to and from host memory, Gb/s
   double lazy_overlap_s = 0;   // MultiLevel: seconds of an iteration's passes the host copy hides behind
   double comm_init_s = 0, load_s = 0, warmup_s = 0;  // restart phases; load_s 0: size / bandwidth
+  bool shared_storage = false;  // writes share the storage links with those in flight
 };
 
 // A run's restart phases, seconds, in the order they happen.
@@ -78,6 +83,13 @@ class CheckpointModel {
   // One write of `r`'s checkpoint to the shared file system: save_s, or the size over the
   // narrower of the job's NICs and the storage links; whole seconds, at least 1 if anything.
   Time write(const JobRequest& r) const;
+  // With shared_storage: the bandwidth `r`'s writes ask for (the narrower of its NICs and the
+  // storage links), the storage links' in all, and the gigabytes one write moves (its checkpoint,
+  // or with save_s given what that bandwidth carries in save_s).
+  bool shared_storage() const { return s_.shared_storage; }
+  double path_gbps(const JobRequest& r) const { return std::min(r.node_num * node_gbps_, storage_gbps_); }
+  double storage_gbps() const { return storage_gbps_; }
+  double write_gb(const JobRequest& r) const { return s_.save_s > 0 ? s_.save_s * path_gbps(r) / 8.0 : size_gb(r); }
   // How long one save stalls training: the write (Sync), the copy to host memory (Async), or the
   // part of that copy longer than lazy_overlap_s (MultiLevel).
   Time stall(const JobRequest& r) const;

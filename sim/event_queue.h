@@ -32,6 +32,9 @@ enum class EventKind : std::uint8_t {
   NetworkChange = 7,  // a network fault starts (tag 1) or ends (tag 0); `job` holds the fault index
   CapacityChange = 8,  // a capacity event starts (tag 1) or ends (tag 0); `job` holds its index
   PaceChange = 9,      // a running job's pace changes (Feature::kPaced); tag as JobEnd's
+  SaveStart = 10,      // a run's checkpoint save starts (failures.shared_storage); tag as JobEnd's
+  CopyEnd = 11,        // an async save's copy to host memory ends, its write starts; tag as JobEnd's
+  TransferEnd = 12,    // a write to shared storage ends; `job` holds the transfer, tag its version
 };
 
 struct Event {

@@ -173,6 +173,13 @@ bool Simulation::step() {
       case EventKind::PaceChange:
         if (status_[e.job] == Status::Running && e.tag == run_of(e.job).starts) change_pace(e.job);
         break;
+      case EventKind::SaveStart:
+        if (status_[e.job] == Status::Running && e.tag == run_of(e.job).starts) begin_save(e.job);
+        break;
+      case EventKind::CopyEnd:
+        if (status_[e.job] == Status::Running && e.tag == run_of(e.job).starts) end_stall(e.job);
+        break;
+      case EventKind::TransferEnd: end_transfer(e.job, e.tag); break;
     }
   }
   // Every job released now, those the feed has yet to append included.
@@ -317,6 +324,7 @@ void Simulation::start_run(JobId job) {
   if (kept) kept->overhead_s = run.overhead_s;
   cur.fails_after_s = -1;
   const Time compute = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * cur.slowdown)));
+  if (storage_ && checkpoint_interval(job) > Time{}) start_saves(job);
   const Time wall = held_for(job, compute);
   if (meter_) start_power(job, compute, wall);
   if (!on_paced_.empty()) queue_pace(job, now_ + wall);
@@ -351,6 +359,7 @@ void Simulation::free_slot(JobId job) {
 
 void Simulation::stop_run(JobId job) {
   if (sharing_) leave_network(job);
+  if (storage_) leave_storage(job);
   cluster_.release(placement_of(job));
   if (capacity_) retire_drained(placement_of(job));  // all of it: the request's GPUs
   change_allocated(workload_.requests[job].type, -workload_.requests[job].gpu_num);
@@ -403,6 +412,7 @@ void Simulation::finish(JobId job) {
   stop_run(job);
   JobOutcome& o = outcomes_[job];
   const RunSplit s = split(job, now_ - current(job).started);
+  if (storage_) clocks_.erase(job);
   if (!on_paced_.empty()) stop_pace(job, s.compute, s.compute);
   note_training_run(job, s, Time{});
   if (const auto it = retimed_.find(job); it != retimed_.end()) {  // its mean rate over the run

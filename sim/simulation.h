@@ -71,7 +71,9 @@
 #include "sim/outcome.h"
 #include "sim/policy.h"
 #include "sim/power.h"
+#include "sim/run_state.h"
 #include "sim/sink.h"
+#include "sim/storage_sharing.h"
 #include "sim/topology.h"
 #include "sim/training.h"
 
@@ -124,6 +126,8 @@ class Simulation {
     failures_ = failures;
     node_up_at_.assign(static_cast<std::size_t>(cluster_.node_count()), Time{});
     if (failures_ && failures_->enabled()) training_ = std::make_unique<TrainingLedger>();
+    if (failures_ && failures_->enabled() && failures_->checkpoints().shared_storage())
+      storage_ = std::make_unique<StorageSharing>(failures_->checkpoints().storage_gbps());
   }
   std::uint64_t failures_injected() const { return failures_injected_; }  // and the nodes they took down:
   std::uint64_t nodes_failed() const { return nodes_failed_; }
@@ -229,6 +233,7 @@ class Simulation {
   void leave_network(JobId job);
   void retime_changed();
   void retime(JobId job, double slowdown);  // its rate changed now (contention, the power cap): its end moves
+  void move_end(JobId job, double slowdown);  // its end as things stand now, at `slowdown` from now
   // A running job's slowdown before the power cap: the network model's for its placement (and,
   // with contention, its links now), 1 without one.
   double network_slowdown(JobId job) const;
@@ -312,13 +317,20 @@ class Simulation {
   std::vector<LinkShare> route_;               // scratch
   std::vector<int> route_nodes_;               // scratch
   std::vector<JobId> changed_;                 // jobs whose starvation changed
-  // A run whose rate changed: the work done up to its last change and when it now ends.
-  struct Progress {
-    double work = 0;     // full-speed seconds computed up to compute_mark
-    Time compute_mark;   // compute seconds of the run at the last change
-    Time end_at;         // when it now ends: its JobEnd event, unless its failure strikes first
-  };
-  std::unordered_map<JobId, Progress> retimed_;
+  std::unordered_map<JobId, RunProgress> retimed_;  // runs whose rate changed
+  // Saves through shared storage (sim/simulation_saves.cpp): the writes in flight, where each
+  // checkpointing run is in its saves (kept until it starts again or ends), writes whose end moved.
+  std::unique_ptr<StorageSharing> storage_;
+  std::unordered_map<JobId, SaveClock> clocks_;
+  std::vector<StorageSharing::Moved> moved_;
+  const SaveClock* clock_of(JobId job) const;  // null without shared storage or saves
+  void start_saves(JobId job);  // a run starts: its first save comes an interval after its restart
+  void begin_save(JobId job);   // EventKind::SaveStart
+  void end_stall(JobId job);    // EventKind::CopyEnd, or a sync save's write ended
+  void end_transfer(std::uint32_t id, std::uint32_t version);  // EventKind::TransferEnd
+  void apply_moved();           // queues the ends of moved_ (and the runs of sync writes among them)
+  void leave_storage(JobId job);  // its run stopped: its writes are given up
+  Time stall_left(JobId job, const SaveClock& k) const;  // of the save it is stalled in
   std::array<double, kJobTypeCount> idle_share_{};
   const FailureModel* failures_ = nullptr;
   std::unique_ptr<TrainingLedger> training_;  // with failures on
@@ -352,49 +364,12 @@ class Simulation {
   Placement scratch_;                   // placement search buffer
   const Placement& placement_of(JobId job) const { return held_[slot_[job]]; }
   void free_slot(JobId job);
-  // What a job's runs carry from one to the next. Kept only for a job stopped at least once
-  // (preempted, or struck by a failure): for the others, most jobs, it is implied by the workload
-  // and the outcome (run_of), so that a million jobs that run once cost nothing here.
-  struct Run {
-    Time remaining;  // work still needed when the current (or next) run started, seconds at full speed
-    std::uint32_t starts = 0;  // runs started so far: tags this run's events, keys failure draws
-    // Restart overhead at the start of the current run, seconds; -1 from a failure to the next
-    // start (which then reloads).
-    std::int32_t overhead_s = 0;
-    CheckpointModel::Restore restore = CheckpointModel::Restore::Storage;  // where that reload reads
-    // Failures and evictions in a row that kept no progress (sim/failures.h, kMaxFailures).
-    std::uint16_t barren = 0;
-  };
+  using Run = RunCarry;
   // The job's Run: its entry in restarted_, else the whole run time still to do, one start once
   // it has started (outcomes_[job].start), no restart overhead.
   Run run_of(JobId job) const;
   // The job's entry in restarted_, made from run_of when it stops for the first time.
   Run& restarted(JobId job);
-  // The power of the current run (start_power, stop_power).
-  struct RunPower {
-    float run_share = 0;  // the share of the run its GPUs compute, as planned at its start
-    float job_w = 0;      // its GPUs' mean running power, W
-    // Seconds of the run inside the window as planned: its running GPU-time, counted at its start.
-    std::int32_t planned_s = 0;
-    // Per-GPU power of the run, held and running mixed, W.
-    double w(double held_w) const { return static_cast<float>(held_w + (job_w - held_w) * run_share); }
-  };
-  // The current run: kept per slot of held_, valid while the job holds its slot (running, or
-  // recovering while holding part of what it held), so that jobs not running cost nothing here.
-  struct CurrentRun {
-    Time started;    // start of the current run (of the recovery, once it failed)
-    double slowdown = 1.0;
-    std::int32_t launch_s = 0;  // from placement until it runs (SchedulingPass::try_start)
-    std::int32_t fails_after_s = -1;  // when its drawn failure strikes, after `started`; -1: none
-    RunPower power;                   // with the power model
-    // With features that pace runs (Feature::kPaced): the product of their factors now, the
-    // compute seconds of the run at its last change, the compute seconds its slowness cost so far,
-    // and the next change not yet in the event queue (Time::max(): none, or queued).
-    double pace = 1.0;
-    Time pace_mark;
-    double pace_lost = 0;
-    Time pace_next = Time::max();
-  };
   // Checkpointing of the job's runs: compute between saves (zero: none) and the stall per save.
   Time checkpoint_interval(JobId job) const;
   Time checkpoint_stall(JobId job) const;

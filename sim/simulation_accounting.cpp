@@ -61,6 +61,12 @@ Simulation::RunSplit Simulation::split(JobId job, Time held, Time persist_lag) c
   held = held - overhead;
   const Time interval = checkpoint_interval(job);
   if (interval <= Time{}) return {launch, overhead, Time{}, held, Time{}};
+  if (const SaveClock* k = clock_of(job)) {  // its saves as they went (held ends now)
+    Time compute = k->compute, stall = k->stall;
+    if (now_ > k->phase_start) (k->stalled ? stall : compute) += now_ - k->phase_start;
+    const std::uint32_t safe = persist_lag > Time{} ? k->written : k->stalled_out;
+    return {launch, overhead, stall, compute, Time::seconds(safe * interval.sec())};
+  }
   const Time per_save = checkpoint_stall(job);
   const std::int64_t cycle = interval.sec() + per_save.sec();
   const std::int64_t saves = held.sec() / cycle;
@@ -72,6 +78,13 @@ Simulation::RunSplit Simulation::split(JobId job, Time held, Time persist_lag) c
 }
 
 Time Simulation::held_for(JobId job, Time compute) const {
+  if (const SaveClock* k = clock_of(job)) {  // from now: what is left of a stall, the compute left, the saves left
+    const Time from = k->stalled ? now_ + stall_left(job, *k) : std::max(now_, k->phase_start);
+    const Time done = k->compute + (k->stalled ? Time{} : std::max(now_ - k->phase_start, Time{}));
+    const std::int64_t saves = compute > Time{} ? (compute.sec() - 1) / checkpoint_interval(job).sec() : 0;
+    const std::int64_t more = std::max<std::int64_t>(saves - k->begun, 0) * checkpoint_stall(job).sec();
+    return from + (compute - done) + Time::seconds(more) - current(job).started;
+  }
   Time wall = compute;
   if (const Time interval = checkpoint_interval(job); interval > Time{} && wall > Time{}) {
     const std::int64_t saves = (wall.sec() - 1) / interval.sec();  // none at the very end

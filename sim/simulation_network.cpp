@@ -74,10 +74,15 @@ void Simulation::retime_changed() {
 }
 
 void Simulation::retime(JobId job, double slowdown) {
+  if (slowdown != current(job).slowdown) move_end(job, slowdown);
+}
+
+void Simulation::move_end(JobId job, double slowdown) {
   const Run r = run_of(job);
   CurrentRun& c = current(job);
-  if (slowdown == c.slowdown) return;
-  Progress& p = retimed_[job];
+  const auto [it, fresh] = retimed_.try_emplace(job);
+  RunProgress& p = it->second;
+  const Time was = p.end_at;
   const Time compute = split(job, now_ - c.started).compute;
   p.work += static_cast<double>((compute - p.compute_mark).sec()) / c.slowdown;
   p.compute_mark = compute;
@@ -88,14 +93,14 @@ void Simulation::retime(JobId job, double slowdown) {
   p.end_at = std::max(now_, c.started + held_for(job, compute + Time::seconds(std::max<std::int64_t>(more, 0))));
   if (c.pace_next != Time::max()) queue_pace(job, p.end_at);  // a pace change it now reaches
   if (c.fails_after_s >= 0 && c.started + Time::seconds(c.fails_after_s) <= p.end_at) return;  // it fails first
-  events_.push(p.end_at, EventKind::JobEnd, job, r.starts);
+  if (fresh || p.end_at != was) events_.push(p.end_at, EventKind::JobEnd, job, r.starts);
 }
 
 double Simulation::work_done(JobId job, Time compute) const {
   const CurrentRun& r = current(job);
   const auto it = retimed_.empty() ? retimed_.end() : retimed_.find(job);
   if (it == retimed_.end()) return static_cast<double>(compute.sec()) / r.slowdown;
-  const Progress& p = it->second;
+  const RunProgress& p = it->second;
   if (compute >= p.compute_mark) return p.work + static_cast<double>((compute - p.compute_mark).sec()) / r.slowdown;
   // Within the earlier rates, whose history is not kept: in proportion.
   return p.compute_mark > Time{} ? p.work * static_cast<double>(compute.sec()) / static_cast<double>(p.compute_mark.sec())

@@ -77,6 +77,7 @@ void Simulation::evict(JobId job, bool replace) {
   if (!retimed_.empty()) retimed_.erase(job);
   if (replace) {  // it keeps its resources: only its run stops
     if (sharing_) leave_network(job);
+    if (storage_) leave_storage(job);
     account_run(job);
   } else {
     stop_run(job);

@@ -1,7 +1,8 @@
-"""Training at scale: tabulate the three sweeps of run.sh and plot the first.
+"""Training at scale: tabulate the five sweeps of run.sh and plot the first.
 Usage: /usr/bin/python3 analyze.py OUT_DIR HERE
-Reads OUT_DIR/{sweep,llama3,acme,stragglers}/ (acmesim sweep outputs); writes sweep.csv, llama3.csv, acme.csv,
-stragglers.csv, breakdown.csv, checks.md and training_at_scale.png into HERE, and README.md's three tables."""
+Reads OUT_DIR/{sweep,llama3,acme,stragglers,storage}/ (acmesim sweep outputs); writes sweep.csv, llama3.csv,
+acme.csv, stragglers.csv, storage.csv, breakdown.csv, checks.md and training_at_scale.png into HERE, and
+README.md's four tables."""
 import sys
 from pathlib import Path
 
@@ -83,6 +84,15 @@ slow.insert(slow.columns.get_loc("failures") + 1, "evictions",
             slow_runs.groupby(SLOW_KEYS, sort=False)["evictions"].mean().round(1).values)
 slow.to_csv(here / "stragglers.csv", index=False)
 named = {name: slow[slow.setting == name].iloc[0] for name in SLOW_NAMES.values()}
+# 5. Concurrent checkpoints (sweep_storage.yaml): N jobs of 1,024 GPUs, storage shared by the
+# writes in flight or each write seeing all of it; the checkpoint stall per job and the time lost.
+many = runs("storage")
+many["jobs"] = many["workload.trace"].str.extract(r"jobs(\d+)x", expand=False).astype(int)
+many["storage_GBps"] = many["cluster"].map(STORAGE)
+many = many.rename(columns={"failures.checkpoint_mode": "mode", "failures.shared_storage": "shared"})
+storage = by_setting(many, ["storage_GBps", "mode", "jobs", "shared"]).sort_values(["storage_GBps", "mode", "jobs", "shared"])
+storage.insert(4, "stall_h_per_job", (storage.stall_gpu_h / storage.jobs / 1024).round(2))
+storage.to_csv(here / "storage.csv", index=False)
 
 
 # Where the time goes (breakdown.csv): each part's share of the span, for three settings.
@@ -158,8 +168,16 @@ slow_rows = ["| setting | effective (min-max) | evictions a run | failures a run
 for _, r in slow.iterrows():
     slow_rows.append(f"| {r.setting} | {r.effective:.2%} ({r.effective_min:.2%}-{r.effective_max:.2%}) | "
                      f"{r.evictions:.1f} | {r.failures:.1f} |")
+storage_rows = ["| storage | mode | jobs of 1,024 GPUs | stall a job, h (each write alone) | stall a job, h (shared) | "
+                "effective (alone) | effective (shared) | lost GPU-h (alone) | lost GPU-h (shared) |",
+                "|---|---|---|---|---|---|---|---|---|"]
+for (gbps, mode, jobs), g in storage.groupby(["storage_GBps", "mode", "jobs"], sort=False):
+    alone, shared = g[g.shared == "false"].iloc[0], g[g.shared == "true"].iloc[0]
+    storage_rows.append(f"| {gbps:,} GB/s | {mode} | {jobs} | {alone.stall_h_per_job:.2f} | {shared.stall_h_per_job:.2f} | "
+                        f"{alone.effective:.2%} | {shared.effective:.2%} | {alone.lost_gpu_h:,.0f} | {shared.lost_gpu_h:,.0f} |")
 readme = (here / "README.md").read_text()
-for name, table in (("checks.md", lines), ("breakdown.csv", rows), ("stragglers.csv", slow_rows)):
+for name, table in (("checks.md", lines), ("breakdown.csv", rows), ("stragglers.csv", slow_rows),
+                    ("storage.csv", storage_rows)):
     head, tail = f"<!-- {name}: analyze.py -->\n", f"<!-- end of {name} -->\n"
     start, end = readme.index(head) + len(head), readme.index(tail)
     readme = readme[:start] + "\n".join(table) + "\n" + readme[end:]

@@ -1,0 +1,72 @@
+// What the Simulation (sim/simulation.h) keeps of a job's runs: what they carry from one to the
+// next, the current run's times and power, its progress once its rate changed, and where it is in
+// its checkpoint saves when they are events. Plain data; the Simulation's files give it meaning.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/checkpoints.h"
+#include "sim/time.h"
+
+namespace acme {
+
+// What a job's runs carry from one to the next. Kept only for a job stopped at least once
+// (preempted, or struck by a failure): for the others, most jobs, it is implied by the workload
+// and the outcome (Simulation::run_of), so that a million jobs that run once cost nothing here.
+struct RunCarry {
+  Time remaining;  // work still needed when the current (or next) run started, seconds at full speed
+  std::uint32_t starts = 0;  // runs started so far: tags this run's events, keys failure draws
+  // Restart overhead at the start of the current run, seconds; -1 from a failure to the next
+  // start (which then reloads).
+  std::int32_t overhead_s = 0;
+  CheckpointModel::Restore restore = CheckpointModel::Restore::Storage;  // where that reload reads
+  // Failures and evictions in a row that kept no progress (sim/failures.h, kMaxFailures).
+  std::uint16_t barren = 0;
+};
+
+// The power of the current run (start_power, stop_power).
+struct RunPower {
+  float run_share = 0;  // the share of the run its GPUs compute, as planned at its start
+  float job_w = 0;      // its GPUs' mean running power, W
+  // Seconds of the run inside the window as planned: its running GPU-time, counted at its start.
+  std::int32_t planned_s = 0;
+  // Per-GPU power of the run, held and running mixed, W.
+  double w(double held_w) const { return static_cast<float>(held_w + (job_w - held_w) * run_share); }
+};
+
+// The current run: kept per slot of held_, valid while the job holds its slot (running, or
+// recovering while holding part of what it held), so that jobs not running cost nothing here.
+struct CurrentRun {
+  Time started;    // start of the current run (of the recovery, once it failed)
+  double slowdown = 1.0;
+  std::int32_t launch_s = 0;  // from placement until it runs (SchedulingPass::try_start)
+  std::int32_t fails_after_s = -1;  // when its drawn failure strikes, after `started`; -1: none
+  RunPower power;                   // with the power model
+  // With features that pace runs (Feature::kPaced): the product of their factors now, the
+  // compute seconds of the run at its last change, the compute seconds its slowness cost so far,
+  // and the next change not yet in the event queue (Time::max(): none, or queued).
+  double pace = 1.0;
+  Time pace_mark;
+  double pace_lost = 0;
+  Time pace_next = Time::max();
+};
+
+// A run whose rate changed: the work done up to its last change and when it now ends.
+struct RunProgress {
+  double work = 0;     // full-speed seconds computed up to compute_mark
+  Time compute_mark;   // compute seconds of the run at the last change
+  Time end_at;         // when it now ends: its JobEnd event, unless its failure strikes first
+};
+
+// Where a run is in its saves when they are events (CheckpointSettings::shared_storage): it
+// computes for an interval, stalls for a save (its write, or its copy to host memory), computes
+// again. Times of the run before phase_start are summed in compute and stall.
+struct SaveClock {
+  Time phase_start;        // when the current phase began (the first: after launch and restart)
+  bool stalled = false;    // in a save's stall, else computing
+  Time compute, stall;     // before phase_start
+  std::uint32_t begun = 0, stalled_out = 0, written = 0;  // saves started, past their stall, written
+  std::int64_t write = -1;  // the transfer of a sync save being written (sim/storage_sharing.h), or -1
+};
+
+}  // namespace acme
