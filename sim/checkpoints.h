@@ -8,11 +8,12 @@
 // configs/failures/acme.yaml says which). A write to the shared file system goes through the
 // narrower of the job's storage path (its nodes' NICs) and the cluster's storage links
 // (ClusterSpec: top switches x storage_gbps), or takes save_time_s when that is given. By
-// default each job's write sees the whole of that bandwidth. With shared_storage, the writes in
-// flight share the storage links (sim/storage_sharing.h): a run's saves are then events of the
-// Simulation (SaveClock, sim/run_state.h), a sync save stalls until its write ends, and an async one is safe
-// when its background write ends, however many others write at once; with save_time_s given, a
-// write moves what the job's path carries in save_time_s.
+// default each job's write sees the whole of that bandwidth. With shared_storage, the writes and
+// reads in flight share the storage links (sim/storage_sharing.h): a run's saves are then events of the
+// Simulation (SaveClock, sim/run_state.h), a sync save stalls until its write ends, an async one
+// is safe when its background write ends, and a restore from storage (load_s 0) loads until its
+// read ends, however many others move data at once; with save_time_s given, a write moves what the
+// job's path carries in save_time_s.
 //
 // Modes, for a save every `interval` of compute:
 //  - Sync: training stops for the whole write; the save is safe when it ends.
@@ -89,6 +90,7 @@ class CheckpointModel {
   bool shared_storage() const { return s_.shared_storage; }
   double path_gbps(const JobRequest& r) const { return std::min(r.node_num * node_gbps_, storage_gbps_); }
   double storage_gbps() const { return storage_gbps_; }
+  bool load_from_size() const { return !(s_.load_s > 0); }  // a restore's load is its size over a bandwidth
   double write_gb(const JobRequest& r) const { return s_.save_s > 0 ? s_.save_s * path_gbps(r) / 8.0 : size_gb(r); }
   // How long one save stalls training: the write (Sync), the copy to host memory (Async), or the
   // part of that copy longer than lazy_overlap_s (MultiLevel).

@@ -58,15 +58,18 @@ struct RunProgress {
   Time end_at;         // when it now ends: its JobEnd event, unless its failure strikes first
 };
 
-// Where a run is in its saves when they are events (CheckpointSettings::shared_storage): it
-// computes for an interval, stalls for a save (its write, or its copy to host memory), computes
-// again. Times of the run before phase_start are summed in compute and stall.
+// Where a run is in its saves when they are events (CheckpointSettings::shared_storage): after a
+// failure it may first read its checkpoint from storage (loading), then it computes for an
+// interval, stalls for a save (its write, or its copy to host memory), computes again. Times of
+// the run before phase_start are summed in compute and stall.
 struct SaveClock {
-  Time phase_start;        // when the current phase began (the first: after launch and restart)
+  Time phase_start;        // when the current phase began (the first: after launch and restart; max while loading)
   bool stalled = false;    // in a save's stall, else computing
+  bool loading = false;    // its restore read is to come or in flight
   Time compute, stall;     // before phase_start
   std::uint32_t begun = 0, stalled_out = 0, written = 0;  // saves started, past their stall, written
-  std::int64_t write = -1;  // the transfer of a sync save being written (sim/storage_sharing.h), or -1
+  std::int64_t write = -1;  // its transfer the run waits for (a sync save's write, or its restore read), or -1
+  Time load_from = Time::max(), load_end = Time::max();  // its restore read: began, ended (max: not yet)
 };
 
 }  // namespace acme

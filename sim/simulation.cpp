@@ -412,9 +412,9 @@ void Simulation::finish(JobId job) {
   stop_run(job);
   JobOutcome& o = outcomes_[job];
   const RunSplit s = split(job, now_ - current(job).started);
-  if (storage_) clocks_.erase(job);
   if (!on_paced_.empty()) stop_pace(job, s.compute, s.compute);
   note_training_run(job, s, Time{});
+  if (storage_) clocks_.erase(job);
   if (const auto it = retimed_.find(job); it != retimed_.end()) {  // its mean rate over the run
     const double work = work_done(job, s.compute);
     if (work > 0) o.slowdown = static_cast<float>(static_cast<double>(s.compute.sec()) / work);

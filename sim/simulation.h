@@ -323,7 +323,11 @@ class Simulation {
   std::unique_ptr<StorageSharing> storage_;
   std::unordered_map<JobId, SaveClock> clocks_;
   std::vector<StorageSharing::Moved> moved_;
-  const SaveClock* clock_of(JobId job) const;  // null without shared storage or saves
+  const SaveClock* clock_of(JobId job) const {  // null without shared storage or saves (inline: split's hot path)
+    if (!storage_) return nullptr;
+    const auto it = clocks_.find(job);
+    return it == clocks_.end() ? nullptr : &it->second;
+  }
   void start_saves(JobId job);  // a run starts: its first save comes an interval after its restart
   void begin_save(JobId job);   // EventKind::SaveStart
   void end_stall(JobId job);    // EventKind::CopyEnd, or a sync save's write ended
@@ -331,6 +335,8 @@ class Simulation {
   void apply_moved();           // queues the ends of moved_ (and the runs of sync writes among them)
   void leave_storage(JobId job);  // its run stopped: its writes are given up
   Time stall_left(JobId job, const SaveClock& k) const;  // of the save it is stalled in
+  void end_load(JobId job);  // its restore read ended: warm-up, then it computes
+  Time compute_from(JobId job, const SaveClock& k) const;  // loading: when it will compute, as things stand
   std::array<double, kJobTypeCount> idle_share_{};
   const FailureModel* failures_ = nullptr;
   std::unique_ptr<TrainingLedger> training_;  // with failures on

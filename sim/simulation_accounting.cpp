@@ -57,11 +57,13 @@ void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
 Simulation::RunSplit Simulation::split(JobId job, Time held, Time persist_lag) const {
   const Time launch = std::min(held, Time::seconds(current(job).launch_s));
   held = held - launch;
+  const SaveClock* k = clock_of(job);
+  if (k && k->loading) return {launch, held, Time{}, Time{}, Time{}};  // still restarting: its read not done
   const Time overhead = std::min(held, Time::seconds(std::max(run_of(job).overhead_s, 0)));
   held = held - overhead;
   const Time interval = checkpoint_interval(job);
   if (interval <= Time{}) return {launch, overhead, Time{}, held, Time{}};
-  if (const SaveClock* k = clock_of(job)) {  // its saves as they went (held ends now)
+  if (k) {  // its saves as they went (held ends now)
     Time compute = k->compute, stall = k->stall;
     if (now_ > k->phase_start) (k->stalled ? stall : compute) += now_ - k->phase_start;
     const std::uint32_t safe = persist_lag > Time{} ? k->written : k->stalled_out;
@@ -79,8 +81,8 @@ Simulation::RunSplit Simulation::split(JobId job, Time held, Time persist_lag) c
 
 Time Simulation::held_for(JobId job, Time compute) const {
   if (const SaveClock* k = clock_of(job)) {  // from now: what is left of a stall, the compute left, the saves left
-    const Time from = k->stalled ? now_ + stall_left(job, *k) : std::max(now_, k->phase_start);
-    const Time done = k->compute + (k->stalled ? Time{} : std::max(now_ - k->phase_start, Time{}));
+    const Time from = k->loading ? compute_from(job, *k) : k->stalled ? now_ + stall_left(job, *k) : std::max(now_, k->phase_start);
+    const Time done = k->compute + (k->stalled || k->loading ? Time{} : std::max(now_ - k->phase_start, Time{}));
     const std::int64_t saves = compute > Time{} ? (compute.sec() - 1) / checkpoint_interval(job).sec() : 0;
     const std::int64_t more = std::max<std::int64_t>(saves - k->begun, 0) * checkpoint_stall(job).sec();
     return from + (compute - done) + Time::seconds(more) - current(job).started;

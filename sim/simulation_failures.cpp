@@ -25,7 +25,11 @@ RestartPhases Simulation::restart_of(JobId job, const Run& run) const {
 RestartPhases Simulation::restart_phases(JobId job) const {
   if (!failures_ || !in_restarted_[job]) return {};
   const Run& r = restarted_.find(job)->second;
-  return r.overhead_s > 0 ? restart_of(job, r) : RestartPhases{};
+  if (r.overhead_s <= 0) return {};
+  RestartPhases p = restart_of(job, r);
+  if (const SaveClock* k = clock_of(job); k && k->load_from != Time::max())  // its read as it went
+    p.load = std::min(k->load_end, now_) - k->load_from;
+  return p;
 }
 
 TrainingTimes* Simulation::ledger(JobId job) {

@@ -2,9 +2,10 @@
 // (failures.shared_storage). A checkpointing run's saves are then events: a save starts once the
 // run has computed an interval since the last (EventKind::SaveStart) and stalls it, for its write
 // (sync) or for its copy to host memory (async, multilevel: EventKind::CopyEnd, then the write
-// goes on behind while the run computes). Each write is a transfer of sim/storage_sharing.h that
-// ends when the shares of the transfers in flight say (EventKind::TransferEnd); a sync write whose
-// end moves moves the run's end. Without shared storage, split() and held_for() place the saves
+// goes on behind while the run computes). A run after a failure that reads its checkpoint from
+// storage first waits for that read (loading). Each write and read is a transfer of sim/storage_sharing.h that
+// ends when the shares of the transfers in flight say (EventKind::TransferEnd); a sync write or a
+// read whose end moves moves the run's end. Without shared storage, split() and held_for() place the saves
 // by arithmetic instead (sim/simulation_accounting.cpp), each write seeing the whole bandwidth.
 #include "sim/simulation.h"
 
@@ -12,29 +13,34 @@
 
 namespace acme {
 
-const SaveClock* Simulation::clock_of(JobId job) const {
-  if (!storage_) return nullptr;
-  const auto it = clocks_.find(job);
-  return it == clocks_.end() ? nullptr : &it->second;
-}
-
 void Simulation::start_saves(JobId job) {
-  const CurrentRun& c = current(job);
+  const Run run = run_of(job);
+  const Time launched = now_ + Time::seconds(current(job).launch_s);
   SaveClock& k = clocks_[job];
   k = SaveClock{};
-  k.phase_start = now_ + Time::seconds(c.launch_s) + Time::seconds(std::max(run_of(job).overhead_s, 0));
-  events_.push(k.phase_start + checkpoint_interval(job), EventKind::SaveStart, job, run_of(job).starts);
+  if (run.overhead_s > 0 && run.restore == CheckpointModel::Restore::Storage && failures_->checkpoints().load_from_size()) {
+    k.loading = true;  // its read starts once its communicators are set up (begin_save)
+    k.phase_start = Time::max();
+    return events_.push(launched + restart_of(job, run).comm_init, EventKind::SaveStart, job, run.starts);
+  }
+  k.phase_start = launched + Time::seconds(std::max(run.overhead_s, 0));
+  events_.push(k.phase_start + checkpoint_interval(job), EventKind::SaveStart, job, run.starts);
 }
 
 void Simulation::begin_save(JobId job) {
   SaveClock& k = clocks_.find(job)->second;
+  const CheckpointModel& model = failures_->checkpoints();
+  const JobRequest& r = workload_.requests[job];
+  if (k.loading) {  // the restore read
+    k.load_from = now_;
+    k.write = storage_->add(now_, job, 0, model.size_gb(r), model.path_gbps(r), moved_);
+    return apply_moved();
+  }
   k.compute += now_ - k.phase_start;
   k.phase_start = now_;
   k.stalled = true;
   ++k.begun;
-  const CheckpointModel& model = failures_->checkpoints();
   if (model.mode() == CheckpointMode::Sync) {
-    const JobRequest& r = workload_.requests[job];
     k.write = storage_->add(now_, job, k.begun, model.write_gb(r), model.path_gbps(r), moved_);
     return apply_moved();
   }
@@ -64,12 +70,24 @@ void Simulation::end_transfer(std::uint32_t id, std::uint32_t version) {
   SaveClock& k = clocks_.find(job)->second;
   k.written = std::max(k.written, storage_->what_of(id));
   storage_->remove(now_, id, moved_);
-  if (k.write == static_cast<std::int64_t>(id)) {  // a sync save: the run computes again
+  if (k.write == static_cast<std::int64_t>(id)) {  // the run computes again
     k.write = -1;
-    end_stall(job);
+    if (k.loading) end_load(job);
+    else end_stall(job);
     move_end(job, current(job).slowdown);
   }
   apply_moved();
+}
+
+void Simulation::end_load(JobId job) {
+  SaveClock& k = clocks_.find(job)->second;
+  Run& run = restarted(job);
+  const RestartPhases planned = restart_of(job, run);
+  k.loading = false;
+  k.load_end = now_;
+  run.overhead_s = static_cast<std::int32_t>((planned.comm_init + (now_ - k.load_from) + planned.warmup).sec());
+  k.phase_start = now_ + planned.warmup;
+  events_.push(k.phase_start + checkpoint_interval(job), EventKind::SaveStart, job, run.starts);
 }
 
 void Simulation::apply_moved() {
@@ -91,6 +109,13 @@ void Simulation::leave_storage(JobId job) {
 Time Simulation::stall_left(JobId job, const SaveClock& k) const {
   if (k.write >= 0) return storage_->end_of(static_cast<std::uint32_t>(k.write)) - now_;
   return std::max(k.phase_start + checkpoint_stall(job) - now_, Time{});  // the copy to host memory
+}
+
+Time Simulation::compute_from(JobId job, const SaveClock& k) const {
+  const RestartPhases planned = restart_of(job, run_of(job));
+  const Time read_end = k.write >= 0 ? storage_->end_of(static_cast<std::uint32_t>(k.write))
+                                     : current(job).started + Time::seconds(current(job).launch_s) + planned.comm_init + planned.load;
+  return std::max(read_end, now_) + planned.warmup;
 }
 
 }  // namespace acme

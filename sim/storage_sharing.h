@@ -1,11 +1,11 @@
-// Checkpoint writes and restores in flight to the shared file system (failures.shared_storage):
-// who is transferring now, how fast, and when each transfer ends.
+// Checkpoint writes and restore reads in flight between jobs and the shared file system
+// (failures.shared_storage): who is transferring now, how fast, and when each transfer ends.
 //
 // The rule is the network model's (sim/link_sharing.h, proportional sharing): a transfer asks for
 // its job's storage path (its nodes' NICs, at most the storage links); when the transfers in
 // flight ask for more than the storage links carry (ClusterSpec: top switches x storage_gbps), every
-// one is scaled by the same factor, capacity / demand. So forty jobs writing at once each take a
-// fortieth of what one alone would when the storage links bind, and a transfer's end moves
+// one is scaled by the same factor, capacity / demand. So forty jobs writing at once each get a
+// fortieth of the links when one alone would fill them, and a transfer's end moves
 // whenever another starts or ends. Ends are whole seconds: the remainder at the current rate,
 // rounded to the nearest second (at least 1), as a write alone (CheckpointModel::write).
 //

@@ -175,6 +175,12 @@ for (gbps, mode, jobs), g in storage.groupby(["storage_GBps", "mode", "jobs"], s
     alone, shared = g[g.shared == "false"].iloc[0], g[g.shared == "true"].iloc[0]
     storage_rows.append(f"| {gbps:,} GB/s | {mode} | {jobs} | {alone.stall_h_per_job:.2f} | {shared.stall_h_per_job:.2f} | "
                         f"{alone.effective:.2%} | {shared.effective:.2%} | {alone.lost_gpu_h:,.0f} | {shared.lost_gpu_h:,.0f} |")
+worst = {mode: storage[(storage.storage_GBps == 50) & (storage["mode"] == mode) & (storage.jobs == 48)]
+         .set_index("shared") for mode in ("sync", "async")}
+storage_rows += ["", f"48 jobs at 50 GB/s: a sync save stalls "
+                 f"{worst['sync'].stall_h_per_job['true'] / worst['sync'].stall_h_per_job['false'] - 1:.0%} longer "
+                 f"shared than alone; async saves lose "
+                 f"{worst['async'].lost_gpu_h['true'] / worst['async'].lost_gpu_h['false'] - 1:.1%} more work."]
 readme = (here / "README.md").read_text()
 for name, table in (("checks.md", lines), ("breakdown.csv", rows), ("stragglers.csv", slow_rows),
                     ("storage.csv", storage_rows)):

@@ -95,5 +95,47 @@ TEST_CASE("Shared storage: two jobs whose saves overlap share the storage links 
   }
 }
 
+// A restore shares the storage links too. The often-failing table, sync saves every 1,800 s of
+// compute, the same 250 GB checkpoint (10 s alone through 200 Gb/s of storage links). A (5,000 s
+// of work) fails at t_f, after its first save (1,800-1,810) and before its second, by a failure
+// of its own (no node down); it gives its GPUs back, is queued again after 60 + 40 s, starts at
+// once and sets up its communicators for 30 s: its restore read starts at t_r = t_f + 130. B
+// (2,000 s of work, no failure) is submitted at t_r - 1,800, so that its one save starts at t_r
+// too. By hand, shared: both move 2,000 Gb at 100 Gb/s and end at t_r + 20, so A's load and B's
+// stall are 20 s (10 alone); B ends at t_r + 200 + 20; A warms up 60 s, computes the 3,200 s left
+// with one save, alone, of 10 s: it ends at t_r + 20 + 60 + 3,200 + 10.
+TEST_CASE("Shared storage: a restore after a failure shares the storage links with a save", "[storage]") {
+  for (const std::string shared : {"true", "false"}) {
+    INFO("shared_storage " << shared);
+    FailureModel failures = model({"failures.table=" + (source_dir() / "tests/data/failures_often.yaml").string(),
+                                   "failures.checkpoint_mode=sync", "failures.save_time_s=0", "failures.load_s=0",
+                                   "failures.checkpoint_gb_per_gpu=31.25", "failures.comm_init_s=30",
+                                   "failures.warmup_s=60", "failures.detect_s=60", "failures.diagnose_s=40",
+                                   "failures.hold_gpus=false", "failures.shared_storage=" + shared});
+    ClusterSpec cluster = small_cluster(4);
+    cluster.storage_gbps = 100;
+    failures.use_cluster(cluster);
+    const auto [a, draw] = first_id(failures, 8, Time::seconds(5020), [&](JobId j, const auto& d) {
+      return d && !d->takes_hardware() && d->after.sec() > 1810 && d->after.sec() < 3600 &&
+             !failures.draw(key(j), 1, 8, Time::seconds(5000)) && !failures.draw(key(j + 1), 0, 8, Time::seconds(2010));
+    });
+    const std::int64_t t_r = draw->after.sec() + 130;
+    Workload w = one_job(JobType::Pretrain, 8, 1, 5000, static_cast<int>(a) + 2);
+    for (std::size_t i = 0; i < w.size(); ++i) w.requests[i].submit = Time::seconds(1'000'000'000);
+    w.requests[a].submit = Time::seconds(0);
+    w.requests[a + 1].submit = Time::seconds(t_r - 1800);
+    w.profiles[a + 1].run = Time::seconds(2000);
+    Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
+    sim.set_failures(&failures);
+    sim.run_until(Time::seconds(999'999'999));
+    const std::int64_t meet = shared == "true" ? 20 : 10;
+    CHECK(sim.outcomes()[a].failures == 1);
+    CHECK(sim.job_reports().training->find(a)->load == meet);
+    CHECK(sim.job_reports().training->find(a + 1)->stall == meet);
+    CHECK(sim.outcomes()[a + 1].end == Time::seconds(t_r + 200 + meet));
+    CHECK(sim.outcomes()[a].end == Time::seconds(t_r + meet + 60 + 3200 + 10));
+  }
+}
+
 }  // namespace
 }  // namespace acme::test
