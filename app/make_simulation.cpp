@@ -75,7 +75,7 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   if (network.slowdown) p.network.emplace(cluster, network);
 
   std::vector<std::pair<std::string, std::string>> feature_keys;  // of the features that are on
-  const FeatureSetup setup{config.replay, config.seed, threads_of(config), &cluster, config.metrics_interval};
+  const FeatureSetup setup{config.replay, config.seed, threads_of(config), &cluster, config.metrics_interval, &network};
   for (const FeatureEntry& e : feature_table()) {
     const auto given = config.feature_params.find(e.name);
     Params params(std::string(e.name), given == config.feature_params.end() ? std::vector<YamlValue>{} : given->second);

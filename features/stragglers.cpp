@@ -49,15 +49,15 @@ StragglerStream::StragglerStream(const StragglerModel& m, const StragglerRates& 
     }
   }
   next_start_ = rng_.exponential(gap_mean_);
-  absorb();
+  absorb(m.max_episode_s);
 }
 
 double StragglerStream::duration() {
   return m_->min_episode_s * std::pow(m_->max_episode_s / m_->min_episode_s, rng_.uniform());
 }
 
-void StragglerStream::absorb() {
-  while (next_start_ < slow_until_) {
+void StragglerStream::absorb(double limit) {
+  while (next_start_ < slow_until_ && next_start_ < limit) {
     const double end = next_start_ + duration();
     slow_until_ = std::max(slow_until_, end);
     took(end);
@@ -72,7 +72,7 @@ void StragglerStream::advance(double t) {
     slow_until_ = std::max(slow_until_, end);
     took(end);
     next_start_ += rng_.exponential(gap_mean_);
-    absorb();
+    absorb(t + m_->max_episode_s);
   }
   if (m_->evict) std::erase_if(ends_, [t](double end) { return end <= t; });
 }
@@ -87,8 +87,12 @@ std::vector<double> StragglerStream::in_progress(double t) const {
 StragglerModel read_straggler_model(Params& params) {
   StragglerModel m;
   m.enabled = params.flag("enabled", false, "slow nodes: a run computes 1 + slowdown times slower while one of its nodes is slow");
+  const std::string component = params.choice("component", "node", {"node", "gpu", "link"},
+                                              "what is slow for an episode: a node, a GPU (prevalence per GPU), or a "
+                                              "NIC's link (multi-node jobs; the job slows by 1 + comm_share x slowdown)");
+  m.component = component == "gpu" ? SlowComponent::Gpu : component == "link" ? SlowComponent::Link : SlowComponent::Node;
   m.prevalence = params.number("prevalence", 0.005, 0, 0.5,
-                               "long-run share of nodes slow at any time (MegaScale §5.1: about 0.5% of machines)");
+                               "long-run share of nodes (GPUs, links) slow at any time (MegaScale §5.1: about 0.5% of machines)");
   m.slowdown = params.number("slowdown", 0.10, 0, 10,
                              "a slow node computes 1 + slowdown times slower (MegaScale §6.3: about 10%)");
   m.min_episode_s = params.number("min_episode_s", 30, 1, 1.0e7,
@@ -116,10 +120,10 @@ constexpr double kNever = 1.0e12;
 Time at(Time started, double offset) { return started + Time::seconds(static_cast<std::int64_t>(std::ceil(offset))); }
 
 // With eviction, a slow run's next change is also when it has been slow for detect_s.
-Feature::Pace pace_of(const StragglerModel& m, const StragglerStream& s, double t, Time started) {
+Feature::Pace pace_of(const StragglerModel& m, JobType type, const StragglerStream& s, double t, Time started) {
   double next = s.next_change(t);
   if (m.evict && s.slow(t) && s.slow_from() + m.detect_s > t) next = std::min(next, s.slow_from() + m.detect_s);
-  return {s.slow(t) ? m.factor() : 1.0, next < kNever ? at(started, next) : Time::max()};
+  return {s.slow(t) ? m.factor(type) : 1.0, next < kNever ? at(started, next) : Time::max()};
 }
 
 // Each job's compute seconds lost to slowness, written on the simulation's thread as its runs
@@ -170,12 +174,12 @@ class StragglerFeature final : public Feature {
   Pace run_started(JobId job, std::uint64_t job_key, std::uint32_t start, const JobRequest& r, Time now) override {
     if (!model_.applies(r)) return {};
     // Kept only from its first change on: most runs end before one.
-    return pace_of(model_, StragglerStream(model_, rates_, job_key, start, r.node_num, clean(job)), 0.0, now);
+    return pace_of(model_, r.type, StragglerStream(model_, rates_, job_key, start, model_.members(r), clean(job)), 0.0, now);
   }
   Pace paced(JobId job, std::uint64_t job_key, std::uint32_t start, Time started, Time now, bool may_stop) override {
     auto it = runs_.find(job);
     if (it == runs_.end() || it->second.start != start) {
-      const StragglerStream stream(model_, rates_, job_key, start, nodes_of(job), clean(job));
+      const StragglerStream stream(model_, rates_, job_key, start, model_.members(request(job)), clean(job));
       it = runs_.insert_or_assign(job, Running{stream, start}).first;
       if (job >= kept_.size()) kept_.resize(std::max<std::size_t>(job + 1, kept_.size() * 2));
       kept_[job] = true;
@@ -185,7 +189,7 @@ class StragglerFeature final : public Feature {
     stream.advance(t);
     if (may_stop && model_.evict && stream.slow(t) && t >= stream.slow_from() + model_.detect_s)
       return evict(job, stream, t, started, now);
-    return pace_of(model_, stream, t, started);
+    return pace_of(model_, request(job).type, stream, t, started);
   }
   void run_stopped(JobId job, double lost_s) override {
     if (job < kept_.size() && kept_[job]) {
@@ -198,7 +202,7 @@ class StragglerFeature final : public Feature {
   void begin(const FeatureRun& run) override { workload_ = &run.workload; }
 
  private:
-  int nodes_of(JobId job) const { return workload_->requests[job].node_num; }
+  const JobRequest& request(JobId job) const { return workload_->requests[job]; }
   // Its runs after its first eviction start on nodes none of which is slow.
   bool clean(JobId job) const { return model_.evict && lost_.evictions(job) > 0; }
   // The run's slow nodes (one per episode in progress) are out: spares take their place if
@@ -231,7 +235,9 @@ class StragglerFeature final : public Feature {
 };
 
 std::unique_ptr<Feature> make_stragglers(Params& params, const FeatureSetup& setup) {
-  const StragglerModel model = read_straggler_model(params);
+  StragglerModel model = read_straggler_model(params);
+  if (setup.cluster) model.nics_per_node = setup.cluster->nics_per_node;
+  if (setup.network) model.comm_share = setup.network->comm_share;
   if (!model.on() || setup.replay == ReplayMode::Recorded) return nullptr;
   return straggler_feature(model);
 }

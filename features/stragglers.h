@@ -1,5 +1,5 @@
-// Slow nodes (stragglers), a model feature (sim/feature.h) in one module: a node that computes
-// slower for an episode, and a synchronous job that runs at the pace of its slowest member. Its
+// Slow nodes, GPUs and links (stragglers), a model feature (sim/feature.h) in one module: a node
+// (or a GPU, or a link) that runs slower for an episode, and a synchronous job that runs at the pace of its slowest member. Its
 // keys are stragglers.* (read_straggler_model); off unless stragglers.enabled, never in a recorded
 // replay (recorded run times already include the slowness the jobs met). Hooks: kPaced (a run's
 // pace at its start and at each change; the core retimes it: its end moves, the work done is
@@ -56,14 +56,21 @@
 // 9.1% of its GPU-time, where MegaScale's eviction of its slow hosts gave back about 0.7% of MFU
 // (features/README.md): for big jobs a slowdown of about 0.007 matches MegaScale.
 //
-// Left out: only whole nodes are modelled, not single GPUs or links apart (a slow GPU or a slow
-// link slows a synchronous job the same way: through the same factor here, or, for a link,
-// through the network model's rate, which the factor multiplies); no slowdown distribution (every
-// episode the same `slowdown`); no correlation between nodes (a slow switch slowing its leaf);
-// eviction only as above.
+// What is slow (`component`): `node` (the above), `gpu` (prevalence per GPU: a run sees the union
+// of its GPUs' episodes, and a slow GPU slows its synchronous job as a slow node does; evicted,
+// the node holding it goes) or `link` (prevalence per NIC link: only multi-node jobs, whose
+// traffic crosses them; a slow link carries 1 / (1 + slowdown) of its bandwidth, which the network
+// model turns into 1 + comm_share x slowdown for the job: network.comm_share of its type; evicted,
+// the node behind it goes). One component kind per run of the model.
+//
+// Left out: no slowdown distribution (every episode the same `slowdown`); no correlation between
+// components (a slow switch slowing its leaf); a slow link is not a lower capacity in the
+// contention model's link sharing (it slows only the jobs whose own NIC link it is); eviction only
+// as above.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -75,10 +82,14 @@
 
 namespace acme {
 
+// What is slow for an episode: a node, one GPU, or one network link (a NIC's link).
+enum class SlowComponent : std::uint8_t { Node, Gpu, Link };
+
 struct StragglerModel {
   bool enabled = false;
-  double prevalence = 0.005;     // long-run share of nodes slow, in [0, 1)
-  double slowdown = 0.10;        // a slow node computes 1 + slowdown times slower
+  SlowComponent component = SlowComponent::Node;
+  double prevalence = 0.005;     // long-run share of components slow, in [0, 1)
+  double slowdown = 0.10;        // a slow node or GPU computes, a slow link carries, 1 + slowdown times slower
   double min_episode_s = 30;     // episode durations, log-uniform between these
   double max_episode_s = 36000;
   int min_nodes = 1;             // GPU jobs of at least this many nodes are slowed
@@ -87,12 +98,31 @@ struct StragglerModel {
   double detect_s = 600;         // evict: slow this long without a break, the run's slow nodes are evicted
   int spares = 0;                // evict: spare nodes that replace evicted ones at once
 
+  int nics_per_node = 1;         // link: a node's links to the network (the cluster's)
+  // link: the share of each job type's time spent communicating (network.comm_share), which a
+  // slow link stretches.
+  std::array<double, kJobTypeCount> comm_share{};
+
   bool on() const { return enabled && prevalence > 0 && slowdown > 0; }
-  bool applies(const JobRequest& r) const { return r.gpu_num > 0 && std::max<int>(r.node_num, 1) >= min_nodes; }
+  // The run's components that may be slow: its nodes, its GPUs, or a multi-node job's NIC links.
+  int members(const JobRequest& r) const {
+    if (component == SlowComponent::Gpu) return r.gpu_num;
+    if (component == SlowComponent::Link) return r.node_num > 1 ? r.node_num * nics_per_node : 0;
+    return r.node_num;
+  }
+  bool applies(const JobRequest& r) const {
+    return r.gpu_num > 0 && std::max<int>(r.node_num, 1) >= min_nodes && members(r) > 0;
+  }
   double mean_episode_s() const;
   // Episodes a node starts per second.
   double rate() const;
-  double factor() const { return 1.0 + slowdown; }
+  // How much slower a job of type `t` runs while one of its members is slow: a synchronous job
+  // waits for its slowest GPU or node each step (1 + slowdown); a link carrying 1 / (1 +
+  // slowdown) of its bandwidth starves the job's traffic by 1 + slowdown, which by the network
+  // model's rule (sim/network.h) stretches its communication: 1 + comm_share x slowdown.
+  double factor(JobType t) const {
+    return component == SlowComponent::Link ? 1.0 + comm_share[static_cast<std::size_t>(t)] * slowdown : 1.0 + slowdown;
+  }
 };
 
 // What every run's draws use, computed once: a node's episodes in progress on average
@@ -128,8 +158,11 @@ class StragglerStream {
 
  private:
   double duration();
-  // Takes in the episodes that start while the run is slow: they only make it slow for longer.
-  void absorb();
+  // Takes in the episodes that start while the run is slow, up to `limit` seconds since its
+  // placement: they only make it slow for longer. Bounded, so that a run whose components are so
+  // many that it is never without a slow one (10,000 GPUs) takes them in as it goes, never all at
+  // once; its next change may then be one where it stays slow (the core finds its pace unchanged).
+  void absorb(double limit);
   const StragglerModel* m_;
   Rng rng_;
   double gap_mean_;          // mean seconds between its episodes' starts

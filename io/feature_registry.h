@@ -19,6 +19,7 @@
 #include "io/registry.h"
 #include "sim/cluster_spec.h"
 #include "sim/feature.h"
+#include "sim/network.h"
 #include "sim/outcome.h"
 
 namespace acme {
@@ -30,6 +31,7 @@ struct FeatureSetup {
   unsigned threads = 1;         // threads the run may use (more than one: a feature may work ahead)
   const ClusterSpec* cluster = nullptr;  // null when only its keys are listed
   Time interval = Time::hours(1);        // the time series' interval (metrics.interval_s)
+  const NetworkSettings* network = nullptr;  // the network model's keys (null when only listed)
 };
 
 struct FeatureEntry {

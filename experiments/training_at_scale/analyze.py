@@ -66,15 +66,20 @@ acme = by_setting(runs("acme").rename(columns={"failures.checkpoint_mode": "mode
                   ["mode", "recovery"])
 acme.to_csv(here / "acme.csv", index=False)
 # 4. Slow nodes: the eight settings of sweep_stragglers.yaml, each with its evictions per run (jobs.csv).
-SLOW_KEYS = ["stragglers.enabled", "stragglers.mitigation", "stragglers.slowdown", "stragglers.min_episode_s"]
-SLOW_NAMES = {("false", "tolerate", "0.10", "30"): "no slow nodes",
-              ("true", "tolerate", "0.10", "30"): "episodes 30 s-10 h, 10% slower, tolerated",
-              ("true", "evict", "0.10", "30"): "episodes 30 s-10 h, 10% slower, evicted after 10 min",
-              ("true", "tolerate", "0.10", "2592000"): "MegaScale hosts (slow all job), 10% slower, tolerated",
-              ("true", "evict", "0.10", "2592000"): "MegaScale hosts, 10% slower, evicted after 10 min (megascale.yaml)",
-              ("true", "tolerate", "0.007", "2592000"): "MegaScale hosts, 0.7% slower, tolerated",
-              ("true", "evict", "0.007", "2592000"): "MegaScale hosts, 0.7% slower, evicted after 10 min",
-              ("true", "tolerate", "0.0399", "30"): "FALCON's mitigation: episodes 30 s-10 h, 4% slower (falcon.yaml)"}
+SLOW_KEYS = ["stragglers.enabled", "stragglers.component", "stragglers.mitigation", "stragglers.slowdown",
+             "stragglers.min_episode_s"]
+SLOW_NAMES = {("false", "node", "tolerate", "0.10", "30"): "no slow nodes",
+              ("true", "node", "tolerate", "0.10", "30"): "episodes 30 s-10 h, 10% slower, tolerated",
+              ("true", "node", "evict", "0.10", "30"): "episodes 30 s-10 h, 10% slower, evicted after 10 min",
+              ("true", "node", "tolerate", "0.10", "2592000"): "MegaScale hosts (slow all job), 10% slower, tolerated",
+              ("true", "node", "evict", "0.10", "2592000"):
+                  "MegaScale hosts, 10% slower, evicted after 10 min (megascale.yaml)",
+              ("true", "node", "tolerate", "0.007", "2592000"): "MegaScale hosts, 0.7% slower, tolerated",
+              ("true", "node", "evict", "0.007", "2592000"): "MegaScale hosts, 0.7% slower, evicted after 10 min",
+              ("true", "node", "tolerate", "0.0399", "30"):
+                  "FALCON's mitigation: episodes 30 s-10 h, 4% slower (falcon.yaml)",
+              ("true", "gpu", "tolerate", "0.10", "30"): "slow GPUs (0.5% of GPUs), episodes 30 s-10 h, tolerated",
+              ("true", "link", "tolerate", "0.10", "30"): "slow NIC links (0.5% of links), episodes 30 s-10 h, tolerated"}
 slow_runs = runs("stragglers")
 slow_runs["evictions"] = [pd.read_csv(out / "stragglers" / "runs" / r / "jobs.csv").get("evictions", pd.Series([0])).sum()
                           for r in slow_runs["run_id"]]

@@ -219,6 +219,49 @@ TEST_CASE("Stragglers: the long-run share of slow nodes is the prevalence", "[st
   CHECK(covered / horizon == Approx(0.005).epsilon(0.02));
 }
 
+// What may be slow: a job's nodes, its GPUs, or a multi-node job's NIC links. A slow GPU or node
+// slows a synchronous job by 1 + slowdown; a slow link by 1 + comm_share x slowdown (Pretrain's
+// 0.4 by default: 1.04). 10,000 GPUs at 0.5% are never all healthy: the stream takes their
+// episodes in as it goes (before, its first draw looked for a break that never comes).
+TEST_CASE("Stragglers: slow GPUs and slow links, and a run that is never without a slow one", "[stragglers]") {
+  StragglerModel m = straggler_model(0.005);
+  m.nics_per_node = 4;
+  Params none("network", {});
+  m.comm_share = read_network_settings(none, true).comm_share;
+  JobRequest r;
+  r.type = JobType::Pretrain;
+  r.gpu_num = 16;
+  r.node_num = 2;
+  CHECK(m.members(r) == 2);
+  CHECK(m.factor(r.type) == Approx(1.1));
+  m.component = SlowComponent::Gpu;
+  CHECK(m.members(r) == 16);
+  CHECK(m.factor(r.type) == Approx(1.1));
+  m.component = SlowComponent::Link;
+  CHECK(m.members(r) == 8);
+  CHECK(m.factor(r.type) == Approx(1.0 + 0.1 * m.comm_share[static_cast<std::size_t>(JobType::Pretrain)]));
+  CHECK(m.factor(r.type) < 1.1);
+  r.node_num = 1;
+  r.gpu_num = 8;
+  CHECK_FALSE(m.applies(r));  // one node talks over NVLink only
+  m.component = SlowComponent::Gpu;
+  CHECK(m.applies(r));
+  // The long-run share holds per GPU: a run of 8 GPUs is slow at its start 1 - 0.995^8 of the time.
+  int slow8 = 0;
+  for (std::uint64_t k = 0; k < 200'000; ++k) slow8 += StragglerStream(m, k, 0, m.members(r)).slow(0);
+  CHECK(slow8 / 2e5 == Approx(1 - std::pow(0.995, 8)).margin(0.002));
+  StragglerStream dense(m, 7, 0, 10000);
+  double t = 0;
+  int changes = 0;
+  while (t < 30 * 86400.0) {  // a month: slow throughout, its changes a few per longest episode
+    dense.advance(t);
+    CHECK(dense.slow(t));
+    t = dense.next_change(t);
+    ++changes;
+  }
+  CHECK(changes < 30 * 86400 / 3600);
+}
+
 // Off (the default, or enabled: false) a run writes what it wrote before the feature existed; on,
 // the `straggler` cause and jobs.csv's `straggler_s` appear and the jobs' lost seconds add up to
 // the cause's GPU-time.
