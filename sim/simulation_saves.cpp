@@ -3,10 +3,11 @@
 // run has computed an interval since the last (EventKind::SaveStart) and stalls it, for its write
 // (sync) or for its copy to host memory (async, multilevel: EventKind::CopyEnd, then the write
 // goes on behind while the run computes). A run after a failure that reads its checkpoint from
-// storage first waits for that read (loading). Each write and read is a transfer of sim/storage_sharing.h that
-// ends when the shares of the transfers in flight say (EventKind::TransferEnd); a sync write or a
-// read whose end moves moves the run's end. Without shared storage, split() and held_for() place the saves
-// by arithmetic instead (sim/simulation_accounting.cpp), each write seeing the whole bandwidth.
+// storage first waits for that read (loading). Each write and read is a transfer of
+// sim/storage_sharing.h that ends when the shares of the transfers in flight say
+// (EventKind::TransferEnd); a sync write or a read whose end moves moves the run's end. Without
+// shared storage, split() and held_for() place the saves by arithmetic instead
+// (sim/simulation_accounting.cpp), each write seeing the whole bandwidth.
 #include "sim/simulation.h"
 
 #include <algorithm>
