@@ -13,6 +13,8 @@
 // of shapes that fit are looked at: policies/shaped_queue.h), plus the victims considered (srtf);
 // after a pass that started nothing, with no arrival, withdrawal, stop or freed room since, O(1).
 #include <cmath>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "policies/common.h"
@@ -37,7 +39,7 @@ class ShortestFirst final : public Policy {
   void on_stopped(JobId job) override {
     gate_.changed();
     if (auto it = running_.find(job); it != running_.end()) {
-      by_remaining_.erase({it->second.end, job});
+      by_remaining_.erase({it->second.end, it->second.submit, job});
       running_.erase(it);
     }
   }
@@ -79,8 +81,8 @@ class ShortestFirst final : public Policy {
   void record_start(const SchedulingPass& pass, QueueEntry e) {
     gate_.changed();
     const Time end = pass.now() + pass.oracle_remaining(e.job);
-    running_[e.job] = Running{pass.now(), end, Time::seconds(static_cast<std::int64_t>(e.key))};
-    by_remaining_.insert({end, e.job});
+    running_[e.job] = Running{pass.now(), end, Time::seconds(static_cast<std::int64_t>(e.key)), e.submit};
+    by_remaining_.insert({end, e.submit, e.job});
   }
 
   // Suspends running jobs with more work left than `j` (latest end first) to start it. Work runs
@@ -91,8 +93,8 @@ class ShortestFirst final : public Policy {
     const Time now = pass.now(), left = Time::seconds(static_cast<std::int64_t>(work));
     victims_.clear();
     const std::size_t budget = victim_budget(pass.request(j));
-    for (auto it = by_remaining_.rbegin(); it != by_remaining_.rend() && it->first > now + left && victims_.size() < budget; ++it)
-      if (running_.at(it->second).work_left(now) > left) victims_.push_back(it->second);
+    for (auto it = by_remaining_.rbegin(); it != by_remaining_.rend() && std::get<0>(*it) > now + left && victims_.size() < budget; ++it)
+      if (running_.at(std::get<2>(*it)).work_left(now) > left) victims_.push_back(std::get<2>(*it));
     const std::uint64_t room = pass.cluster().room_freed();
     if (failed_.job == j && failed_.room == room && failed_.victims == victims_) return false;
     if (start_by_preempting(pass, j, victims_, SchedulingPass::Preempt::Suspend)) return true;
@@ -102,7 +104,7 @@ class ShortestFirst final : public Policy {
 
   // A running job: its work left at full speed falls from `work` at `start` to none at `end`.
   struct Running {
-    Time start, end, work;
+    Time start, end, work, submit;
     Time work_left(Time now) const {
       if (now >= end) return Time{};
       const double share = static_cast<double>((end - now).sec()) / static_cast<double>((end - start).sec());
@@ -115,7 +117,8 @@ class ShortestFirst final : public Policy {
   PassGate gate_;
   ShapedQueue queue_;
   std::unordered_map<JobId, Running> running_;
-  std::set<std::pair<Time, JobId>> by_remaining_;  // running jobs by true end
+  // Running jobs by true end, then submit time (ties by the row only for same-second submissions).
+  std::set<std::tuple<Time, Time, JobId>> by_remaining_;
   std::vector<JobId> victims_;                     // start_by_suspending's, kept to reuse its memory
   struct FailedPlan {
     JobId job = 0;

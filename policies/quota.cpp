@@ -68,7 +68,7 @@ class QuotaPolicy final : public Policy {
     running_.erase(it);
     if (h.borrowed) {
       borrowed_ -= h.gpus;
-      borrowers_.erase({-static_cast<double>(h.start.sec()), h.start, job});
+      borrowers_.erase({-static_cast<double>(h.start.sec()), h.submit, job});
     } else {
       h.group->own -= h.gpus;
     }
@@ -95,10 +95,11 @@ class QuotaPolicy final : public Policy {
         }
         if (!started) break;
         g->queue.erase(g->queue.begin());
-        running_[job] = Held{g, gpus, pass.now(), borrowed};
+        const Time submit = pass.request(job).submit;
+        running_[job] = Held{g, gpus, pass.now(), submit, borrowed};
         if (borrowed) {
           borrowed_ += gpus;
-          borrowers_.insert({-static_cast<double>(pass.now().sec()), pass.now(), job});
+          borrowers_.insert({-static_cast<double>(pass.now().sec()), submit, job});
         } else {
           g->own += gpus;
         }
@@ -119,7 +120,7 @@ class QuotaPolicy final : public Policy {
   struct Held {
     Group* group;
     std::int64_t gpus;
-    Time start;
+    Time start, submit;
     bool borrowed;
   };
 
@@ -221,7 +222,7 @@ class QuotaPolicy final : public Policy {
   std::unordered_map<std::string, std::string> user_group_;
   std::vector<JobId> arrivals_;
   std::unordered_map<JobId, Held> running_;
-  JobQueue borrowers_;  // latest start first
+  JobQueue borrowers_;  // latest start first, then earliest submitted (not the row: any file order)
   std::int64_t borrowed_ = 0, unassigned_ = 0;
   std::int64_t most_lendable_ = 0;  // what lendable() gives when every lending group is idle
   bool sized_ = false;

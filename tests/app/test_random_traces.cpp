@@ -101,9 +101,11 @@ std::string first_problem(const std::string& text, const ClusterSpec& cluster, s
     } catch (const std::exception& e) {
       return what + "threw " + e.what();
     }
-    // KNOWN DEFECT, open: quota's reclaiming and srtf's suspensions choose among tied jobs by
-    // row (seeds 6, 8, 18, 21, 32, 34 of the first run), so their shuffled copies differ.
-    const bool row_order_ties = all[v][0] == "policy.name=quota" || all[v][0] == "policy.name=srtf";
+    // KNOWN DEFECT, open: srtf's suspensions with every feature on still depend on the row (seed 6
+    // of the first run: a running job ends 9,832 s apart in the shuffled copy), so its shuffled
+    // copies are not compared. quota's reclaiming no longer does (it chose among borrowers that
+    // started together by row; now by submit time).
+    const bool row_order_ties = all[v][0] == "policy.name=srtf";
     for (const auto& [id, row] : rows)
       if (!row_order_ties && shuffled.at(id) != row) return what + "job " + id + " is " + row + ", shuffled " + shuffled.at(id);
     if (v != seed % all.size()) continue;  // one variant a case: the files, on one thread and two
