@@ -341,18 +341,6 @@ void Simulation::start_run(JobId job) {
   events_.push(now_ + wall, EventKind::JobEnd, job, run.starts);
 }
 
-Simulation::Run Simulation::run_of(JobId job) const {
-  if (in_restarted_[job]) return restarted_.find(job)->second;
-  return {workload_.profiles[job].run, outcomes_[job].start ? 1u : 0u, 0};
-}
-
-Simulation::Run& Simulation::restarted(JobId job) {
-  if (in_restarted_[job]) return restarted_.find(job)->second;
-  const Run implied = run_of(job);
-  in_restarted_[job] = true;
-  return restarted_.emplace(job, implied).first->second;
-}
-
 void Simulation::free_slot(JobId job) {
   free_slots_.push_back(slot_[job]);
 }

@@ -54,6 +54,18 @@ void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
   wasted_[static_cast<std::size_t>(cause)] += gpu_seconds;
 }
 
+Simulation::Run Simulation::run_of(JobId job) const {
+  if (in_restarted_[job]) return restarted_.find(job)->second;
+  return {workload_.profiles[job].run, outcomes_[job].start ? 1u : 0u, 0};
+}
+
+Simulation::Run& Simulation::restarted(JobId job) {
+  if (in_restarted_[job]) return restarted_.find(job)->second;
+  const Run implied = run_of(job);
+  in_restarted_[job] = true;
+  return restarted_.emplace(job, implied).first->second;
+}
+
 Simulation::RunSplit Simulation::split(JobId job, Time held, Time persist_lag) const {
   const Time launch = std::min(held, Time::seconds(current(job).launch_s));
   held = held - launch;

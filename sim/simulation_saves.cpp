@@ -57,10 +57,10 @@ void Simulation::end_stall(JobId job) {
   k.stalled = false;
   ++k.stalled_out;
   events_.push(now_ + checkpoint_interval(job), EventKind::SaveStart, job, run_of(job).starts);
-  if (failures_->checkpoints().mode() == CheckpointMode::Sync) return;
+  const CheckpointModel& model = failures_->checkpoints();
+  if (model.mode() == CheckpointMode::Sync) return;
   // The write from host memory goes on behind the run.
   const JobRequest& r = workload_.requests[job];
-  const CheckpointModel& model = failures_->checkpoints();
   storage_->add(now_, job, k.begun, model.write_gb(r), model.path_gbps(r), moved_);
   apply_moved();
 }
