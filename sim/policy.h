@@ -1,7 +1,8 @@
 // The policy contract: policies decide, the core acts.
 //
 // The core tells a policy what happened (a job joined the queue, a pending job left it) and,
-// once per distinct timestamp after all events of that instant, asks it to schedule. The policy
+// once per distinct timestamp at which something happened, after all events of that instant,
+// asks it to schedule. The policy
 // sees requests only (never run times or fates) and answers by asking the core to start jobs.
 // The core checks each decision: starting a job that is not pending is a policy bug and throws
 // std::logic_error with a message that says so; a job that does not fit simply does not start.
@@ -69,7 +70,8 @@ class Policy {
   virtual void on_withdrawn(JobId) {}
   // A running job stopped (it ended, or was preempted: then on_queued follows).
   virtual void on_stopped(JobId) {}
-  // One pass: start what should start now.
+  // One pass: start what should start now. None at an instant of stale events only (the end
+  // a preempted run would have had): a policy that needs a pass then asks with wake_at.
   virtual void schedule(SchedulingPass& pass) = 0;
   // Whether this policy can never start the job on this cluster, whatever else runs or ends (the
   // quota policy: more GPUs than the job's group may ever hold). Such a job is rejected when it

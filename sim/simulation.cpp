@@ -147,51 +147,24 @@ bool Simulation::step() {
   allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
   last_change_ = now_;
 
-  while (!events_.empty() && events_.top().time == now_) {
-    const Event e = events_.pop();
-    switch (e.kind) {
-      case EventKind::JobEnd:
-        // A run that was preempted left its end event behind: the tag tells it apart.
-        if (status_[e.job] == Status::Running && e.tag == run_of(e.job).starts) {
-          const auto it = retimed_.empty() ? retimed_.end() : retimed_.find(e.job);
-          if (it == retimed_.end() || it->second.end_at == e.time) finish(e.job);
-        }
-        break;
-      case EventKind::QueueTimeout: withdraw(e.job); break;
-      case EventKind::Failure:
-        if (status_[e.job] == Status::Running && (e.tag & kStartsMask) == run_of(e.job).starts)
-          fail(e.job, static_cast<FailureDomain>(e.tag >> kDomainShift));
-        break;
-      case EventKind::NodeUp: maybe_bring_up(static_cast<int>(e.job)); break;
-      case EventKind::Recovered:  // of this recovery: an earlier one may have been cut short
-        if (status_[e.job] == Status::Recovering && e.tag == run_of(e.job).starts) requeue(e.job);
-        break;
-      case EventKind::Release: release(e.job); break;
-      case EventKind::Wake: break;  // the pass below is what was asked for
-      case EventKind::NetworkChange: change_network(e.job, e.tag == 1); break;
-      case EventKind::CapacityChange: change_capacity(e.job, e.tag == 1); break;
-      case EventKind::PaceChange:
-        if (status_[e.job] == Status::Running && e.tag == run_of(e.job).starts) change_pace(e.job);
-        break;
-      case EventKind::SaveStart:
-        if (status_[e.job] == Status::Running && e.tag == run_of(e.job).starts) begin_save(e.job);
-        break;
-      case EventKind::CopyEnd:
-        if (status_[e.job] == Status::Running && e.tag == run_of(e.job).starts) end_stall(e.job);
-        break;
-      case EventKind::TransferEnd: end_transfer(e.job, e.tag); break;
-    }
-  }
+  bool happened = false;  // an event that was still current, or a release
+  while (!events_.empty() && events_.top().time == now_) happened |= handle(events_.pop());
   // Every job released now, those the feed has yet to append included.
   for (;;) {
-    while (next_release_ < timed_releases_ && release_time(released(next_release_)) == now_)
+    while (next_release_ < timed_releases_ && release_time(released(next_release_)) == now_) {
       release(released(next_release_++));
+      happened = true;
+    }
     if (!feed_ || timed_releases_ - next_release_ >= kFedAhead) break;
     keep_fed();
   }
-
-  Pass pass(*this);
-  policy_->schedule(pass);
+  // No pass at an instant of stale events only: they are bookkeeping (an end moved again, a run
+  // stopped before its end), and how many there are may depend on the order of same-instant
+  // updates, which must not change the schedule.
+  if (happened) {
+    Pass pass(*this);
+    policy_->schedule(pass);
+  }
   if (capacity_) capacity_log_.note(now_, cluster_.gpus_in_service());
   if (meter_) {
     note_power_level();
@@ -203,6 +176,48 @@ bool Simulation::step() {
   if (sharing_ && done()) sharing_->close(now_);
   if (!ended_sinks_.empty()) note_ended_prefix();
   return true;
+}
+
+bool Simulation::handle(const Event& e) {
+  const auto current = [&](std::uint32_t starts) { return status_[e.job] == Status::Running && starts == run_of(e.job).starts; };
+  switch (e.kind) {
+    case EventKind::JobEnd: {
+      // A run that was preempted left its end event behind: the tag tells it apart.
+      if (!current(e.tag)) return false;
+      const auto it = retimed_.empty() ? retimed_.end() : retimed_.find(e.job);
+      if (it != retimed_.end() && it->second.end_at != e.time) return false;  // its end moved
+      finish(e.job);
+      return true;
+    }
+    case EventKind::QueueTimeout: return withdraw(e.job);
+    case EventKind::Failure:
+      if (!current(e.tag & kStartsMask)) return false;
+      fail(e.job, static_cast<FailureDomain>(e.tag >> kDomainShift));
+      return true;
+    case EventKind::NodeUp: maybe_bring_up(static_cast<int>(e.job)); return true;
+    case EventKind::Recovered:  // of this recovery: an earlier one may have been cut short
+      if (status_[e.job] != Status::Recovering || e.tag != run_of(e.job).starts) return false;
+      requeue(e.job);
+      return true;
+    case EventKind::Release: release(e.job); return true;
+    case EventKind::Wake: return true;  // the pass is what was asked for
+    case EventKind::NetworkChange: change_network(e.job, e.tag == 1); return true;
+    case EventKind::CapacityChange: change_capacity(e.job, e.tag == 1); return true;
+    case EventKind::PaceChange:
+      if (!current(e.tag)) return false;
+      change_pace(e.job);
+      return true;
+    case EventKind::SaveStart:
+      if (!current(e.tag)) return false;
+      begin_save(e.job);
+      return true;
+    case EventKind::CopyEnd:
+      if (!current(e.tag)) return false;
+      end_stall(e.job);
+      return true;
+    case EventKind::TransferEnd: return end_transfer(e.job, e.tag);
+  }
+  return false;
 }
 
 void Simulation::note_ended_prefix() {
@@ -226,31 +241,6 @@ void Simulation::run_until(Time t) {
 
 std::string_view Simulation::user_name(const JobRequest& r) const {
   return r.user < workload_.users.size() ? workload_.users[r.user] : std::string_view{};
-}
-
-void Simulation::release(JobId job) {
-  const JobRequest& r = workload_.requests[job];
-  const JobProfile& p = workload_.profiles[job];
-  JobOutcome& o = outcomes_[job];
-  o.reject = cluster_.never_fits(r);
-  if (o.reject == RejectReason::None && policy_->refuses(r, user_name(r), cluster_))
-    o.reject = RejectReason::PolicyLimit;
-  if (o.reject != RejectReason::None) {
-    end_job(job, JobState::Rejected);
-    emit(FactKind::Rejected, job);
-    return;
-  }
-  const bool held = replay_ == ReplayMode::Recorded && !p.recorded_start() && !workload_.waits(job);
-  status_[job] = held ? Status::Held : Status::Pending;
-  ++pending_;
-  emit(FactKind::Queued, job);
-  const OptionalTime cancel = p.cancel_pending_at();
-  if (cancel && *cancel <= now_) {
-    withdraw(job);
-    return;
-  }
-  if (cancel) events_.push(*cancel, EventKind::QueueTimeout, job);
-  if (!held) policy_->on_queued(job, r);
 }
 
 void Simulation::wake_at(Time t) {
@@ -426,15 +416,6 @@ void Simulation::finish(JobId job) {
   emit(FactKind::Ended, job);
   free_slot(job);
   policy_->on_stopped(job);
-}
-
-void Simulation::withdraw(JobId job) {
-  const Status s = status_[job];
-  if (s != Status::Pending && s != Status::Held) return;  // started (or ended) before its deadline
-  --pending_;
-  end_job(job, workload_.profiles[job].final_state);
-  emit(FactKind::Withdrawn, job);
-  if (s == Status::Pending) policy_->on_withdrawn(job);
 }
 
 }  // namespace acme

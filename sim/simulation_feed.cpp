@@ -1,4 +1,5 @@
-// The Simulation (sim/simulation.h): a workload fed as the replay goes (set_feed).
+// The Simulation (sim/simulation.h): jobs entering the queue (released) and leaving it unstarted
+// (withdrawn), and a workload fed as the replay goes (set_feed).
 #include "sim/simulation.h"
 
 #include <mutex>
@@ -7,6 +8,41 @@
 #include "sim/prefault.h"
 
 namespace acme {
+
+void Simulation::release(JobId job) {
+  const JobRequest& r = workload_.requests[job];
+  const JobProfile& p = workload_.profiles[job];
+  JobOutcome& o = outcomes_[job];
+  o.reject = cluster_.never_fits(r);
+  if (o.reject == RejectReason::None && policy_->refuses(r, user_name(r), cluster_))
+    o.reject = RejectReason::PolicyLimit;
+  if (o.reject != RejectReason::None) {
+    end_job(job, JobState::Rejected);
+    emit(FactKind::Rejected, job);
+    return;
+  }
+  const bool held = replay_ == ReplayMode::Recorded && !p.recorded_start() && !workload_.waits(job);
+  status_[job] = held ? Status::Held : Status::Pending;
+  ++pending_;
+  emit(FactKind::Queued, job);
+  const OptionalTime cancel = p.cancel_pending_at();
+  if (cancel && *cancel <= now_) {
+    withdraw(job);
+    return;
+  }
+  if (cancel) events_.push(*cancel, EventKind::QueueTimeout, job);
+  if (!held) policy_->on_queued(job, r);
+}
+
+bool Simulation::withdraw(JobId job) {
+  const Status s = status_[job];
+  if (s != Status::Pending && s != Status::Held) return false;  // started (or ended) before its deadline
+  --pending_;
+  end_job(job, workload_.profiles[job].final_state);
+  emit(FactKind::Withdrawn, job);
+  if (s == Status::Pending) policy_->on_withdrawn(job);
+  return true;
+}
 
 void Simulation::set_feed(JobFeed& feed, Workload& workload) {
   if (&workload != &workload_) throw std::logic_error("Simulation::set_feed: the feed must append to the replayed workload");

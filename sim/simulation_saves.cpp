@@ -65,8 +65,8 @@ void Simulation::end_stall(JobId job) {
   apply_moved();
 }
 
-void Simulation::end_transfer(std::uint32_t id, std::uint32_t version) {
-  if (!storage_->current(id, version)) return;  // its end moved, or its run stopped
+bool Simulation::end_transfer(std::uint32_t id, std::uint32_t version) {
+  if (!storage_->current(id, version)) return false;  // its end moved, or its run stopped
   const JobId job = storage_->job_of(id);
   SaveClock& k = clocks_.find(job)->second;
   k.written = std::max(k.written, storage_->what_of(id));
@@ -78,6 +78,7 @@ void Simulation::end_transfer(std::uint32_t id, std::uint32_t version) {
     move_end(job, current(job).slowdown);
   }
   apply_moved();
+  return true;
 }
 
 void Simulation::end_load(JobId job) {

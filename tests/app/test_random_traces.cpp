@@ -101,13 +101,8 @@ std::string first_problem(const std::string& text, const ClusterSpec& cluster, s
     } catch (const std::exception& e) {
       return what + "threw " + e.what();
     }
-    // KNOWN DEFECT, open: srtf's suspensions with every feature on still depend on the row (seed 6
-    // of the first run: a running job ends 9,832 s apart in the shuffled copy), so its shuffled
-    // copies are not compared. quota's reclaiming no longer does (it chose among borrowers that
-    // started together by row; now by submit time).
-    const bool row_order_ties = all[v][0] == "policy.name=srtf";
     for (const auto& [id, row] : rows)
-      if (!row_order_ties && shuffled.at(id) != row) return what + "job " + id + " is " + row + ", shuffled " + shuffled.at(id);
+      if (shuffled.at(id) != row) return what + "job " + id + " is " + row + ", shuffled " + shuffled.at(id);
     if (v != seed % all.size()) continue;  // one variant a case: the files, on one thread and two
     for (const char* run : {"one", "two", "shuffled"}) fs::remove_all(dir / run);
     execute_run(config, cluster, w, dir / "one", false);
@@ -117,7 +112,7 @@ std::string first_problem(const std::string& text, const ClusterSpec& cluster, s
       return what + f + " differs between one thread and two";
     config = config_of(all[v], shuffled_file.string(), seed);
     execute_run(config, cluster, s, dir / "shuffled", false);
-    if (!row_order_ties && jobs_rows(dir / "one" / "jobs.csv") != jobs_rows(dir / "shuffled" / "jobs.csv"))
+    if (jobs_rows(dir / "one" / "jobs.csv") != jobs_rows(dir / "shuffled" / "jobs.csv"))
       return what + "jobs.csv differs for the shuffled copy";
   }
   return "";
