@@ -24,8 +24,8 @@ struct TrainingRow {
     return o().state == JobState::Completed ? work : std::min(work, span());
   }
   std::int64_t other() const {
-    return span() - trained() - t.launch - t.stall - t.lost - t.detect - t.diagnose - t.wait - t.comm_init - t.load -
-           t.warmup;
+    return span() - trained() - t.launch - t.stall - t.lost - t.evicted - t.detect - t.diagnose - t.wait - t.comm_init -
+           t.load - t.warmup;
   }
 };
 
@@ -59,18 +59,24 @@ constexpr Column<TrainingRow> kTrainingColumns[] = {
      }},
 };
 
+// Written after `lost_s` with eviction on only (without it, 0).
+constexpr Column<TrainingRow> kEvictedColumns[] = {
+    {"evicted_s", "written after `lost_s`: compute since its last safe save, lost to evictions of its slow nodes",
+     seconds<&TrainingTimes::evicted>},
+};
+
 // The run's training jobs together: GPU-hours of each part, summed over them.
 struct TrainingTotals {
   std::size_t jobs = 0;
   std::uint64_t failures = 0;
   // GPU-seconds: span, trained, then the parts in the order of kTrainingColumns.
-  std::int64_t span = 0, trained = 0, stall = 0, lost = 0, detect = 0, diagnose = 0, wait = 0, launch = 0,
+  std::int64_t span = 0, trained = 0, stall = 0, lost = 0, evicted = 0, detect = 0, diagnose = 0, wait = 0, launch = 0,
                comm_init = 0, load = 0, warmup = 0, other = 0;
   void add(const TrainingRow& r) {
     const std::int64_t g = r.run.workload.requests[r.id].gpu_num;
     ++jobs;
     failures += r.o().failures;
-    span += g * r.span(), trained += g * r.trained(), stall += g * r.t.stall, lost += g * r.t.lost;
+    span += g * r.span(), trained += g * r.trained(), stall += g * r.t.stall, lost += g * r.t.lost, evicted += g * r.t.evicted;
     detect += g * r.t.detect, diagnose += g * r.t.diagnose, wait += g * r.t.wait, launch += g * r.t.launch;
     comm_init += g * r.t.comm_init, load += g * r.t.load, warmup += g * r.t.warmup, other += g * r.other();
   }
@@ -103,6 +109,23 @@ constexpr Column<TrainingTotals> kTotalColumns[] = {
     {"other_gpu_h", kPartDoc, gpu_hours<&TrainingTotals::other>},
 };
 
+constexpr Column<TrainingTotals> kEvictedTotalColumns[] = {
+    {"evicted_gpu_h", "written after `lost_gpu_h`: GPU-hours of `evicted_s`, summed over the jobs",
+     gpu_hours<&TrainingTotals::evicted>},
+};
+
+// `columns` with `extra` after the one named `after`, when `on`.
+template <class Row>
+std::vector<Column<Row>> inserted(std::span<const Column<Row>> columns, std::string_view after,
+                                  std::span<const Column<Row>> extra, bool on) {
+  std::vector<Column<Row>> out;
+  for (const Column<Row>& c : columns) {
+    out.push_back(c);
+    if (on && c.name == after) out.insert(out.end(), extra.begin(), extra.end());
+  }
+  return out;
+}
+
 // training.csv, one row per training job that started, and training_summary.csv, one row.
 class TrainingSink final : public Sink {
  public:
@@ -117,11 +140,13 @@ class TrainingSink final : public Sink {
         rows.push_back({job, run, *run.training->find(job)});
         totals.add(rows.back());
       }
+    const bool evicts = run.slowness.evicts();
     CsvWriter jobs(dir_ / "training.csv", capture_, renames_);
-    write_table<TrainingRow>(jobs, kTrainingColumns, rows);
+    write_table<TrainingRow>(jobs, inserted<TrainingRow>(kTrainingColumns, "lost_s", kEvictedColumns, evicts), rows);
     jobs.commit();
     CsvWriter summary(dir_ / "training_summary.csv", capture_, renames_);
-    write_table<TrainingTotals>(summary, kTotalColumns, std::span(&totals, 1));
+    write_table<TrainingTotals>(summary, inserted<TrainingTotals>(kTotalColumns, "lost_gpu_h", kEvictedTotalColumns, evicts),
+                                std::span(&totals, 1));
     summary.commit();
   }
 
@@ -136,8 +161,9 @@ class TrainingSink final : public Sink {
 std::unique_ptr<Sink> make_training_sink(const SinkSettings& settings) { return std::make_unique<TrainingSink>(settings); }
 
 std::vector<FileColumns> training_columns() {
-  return {{"training.csv", {group_doc<TrainingRow>(kTrainingColumns, kWithFailures)}},
-          {"training_summary.csv", {group_doc<TrainingTotals>(kTotalColumns, kWithFailures)}}};
+  return {{"training.csv", {group_doc<TrainingRow>(kTrainingColumns, kWithFailures), group_doc<TrainingRow>(kEvictedColumns, kWithEviction)}},
+          {"training_summary.csv",
+           {group_doc<TrainingTotals>(kTotalColumns, kWithFailures), group_doc<TrainingTotals>(kEvictedTotalColumns, kWithEviction)}}};
 }
 
 }  // namespace acme

@@ -227,8 +227,9 @@ class Simulation {
                         CheckpointModel::Restore from);
   // The training ledger of a job of a type that checkpoints (null for others, or without failures).
   TrainingTimes* ledger(JobId job);
-  // A run of a training job stopped (ended, preempted or failed) split as `s`, `lost` of its compute lost.
-  void note_training_run(JobId job, const RunSplit& s, Time lost);
+  // A run of a training job stopped (ended, preempted, failed or evicted) split as `s`, `lost` of its
+  // compute lost, counted in the ledger's `lost_to` (failures' `lost`, or `evicted`).
+  void note_training_run(JobId job, const RunSplit& s, Time lost, std::int64_t TrainingTimes::*lost_to = &TrainingTimes::lost);
   void waste(JobId job, WasteCause cause, std::int64_t gpu_seconds);
   // Contention: a started multi-node job's route joins the shared links; a stopped one's leaves.
   // Either retimes the jobs whose starvation changed.

@@ -37,12 +37,12 @@ TrainingTimes* Simulation::ledger(JobId job) {
   return &training_->of(job);
 }
 
-void Simulation::note_training_run(JobId job, const RunSplit& s, Time lost) {
+void Simulation::note_training_run(JobId job, const RunSplit& s, Time lost, std::int64_t TrainingTimes::*lost_to) {
   TrainingTimes* t = ledger(job);
   if (!t) return;
   if (run_of(job).starts > 1) t->launch += s.launch.sec();  // the first launch comes before the first start
   t->stall += s.stall.sec();
-  t->lost += lost.sec();
+  t->*lost_to += lost.sec();
   // The restart overhead spent, phase by phase in order (a run may stop inside one).
   const RestartPhases p = restart_phases(job);
   Time left = s.overhead;

@@ -72,7 +72,7 @@ void Simulation::evict(JobId job, bool replace) {
   // Its saves are safe once written: the nodes that leave take their host memory's copy along.
   const RunSplit s = split(job, now_ - c.started, failures_ ? failures_->checkpoints().persist_lag(request, false) : Time{});
   stop_pace(job, s.compute, s.saved);
-  note_training_run(job, s, s.compute - s.saved);
+  note_training_run(job, s, s.compute - s.saved, &TrainingTimes::evicted);
   const auto kept = static_cast<std::int64_t>(work_done(job, s.saved));
   if (!retimed_.empty()) retimed_.erase(job);
   if (replace) {  // it keeps its resources: only its run stops

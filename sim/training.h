@@ -2,8 +2,8 @@
 // the jobs of the types that checkpoint (failures.checkpoint.<Type>), read by training.csv.
 //
 // From a job's first start (after its first launch) to its end, every second is one of: training
-// that is kept (the job's work, at full speed), a checkpoint stall, compute lost to a failure (since
-// the last safe save), a failure's detection and diagnosis, waiting to be placed again, launching
+// that is kept (the job's work, at full speed), a checkpoint stall, compute lost to a failure or to
+// an eviction (since the last safe save), a failure's detection and diagnosis, waiting to be placed again, launching
 // again, a restart phase (communicator initialisation, checkpoint load, warm-up), or what is left:
 // running slower than full speed (the network's slowdown, a power cap) and work lost to
 // preemption. The effective training time is the kept training over that span (MegaScale's
@@ -24,6 +24,7 @@ struct TrainingTimes {  // seconds of one job
   std::int64_t launch = 0;    // launching again after a failure or a preemption
   std::int64_t stall = 0;     // checkpoint saves
   std::int64_t lost = 0;      // compute since the last safe save, lost to failures
+  std::int64_t evicted = 0;   // the same, lost to evictions of slow nodes (stragglers.mitigation: evict)
   std::int64_t detect = 0, diagnose = 0;   // a failure's recovery delay, in order
   std::int64_t wait = 0;      // queued again after a failure or a preemption, until placed
   std::int64_t comm_init = 0, load = 0, warmup = 0;  // the restart phases of runs after failures

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import plot_style
 
 out, here = Path(sys.argv[1]), Path(sys.argv[2])
-PARTS = ["stall", "lost", "detect", "diagnose", "wait", "launch", "comm_init", "load", "warmup", "other"]
+PARTS = ["stall", "lost", "evicted", "detect", "diagnose", "wait", "launch", "comm_init", "load", "warmup", "other"]
 STORAGE = {"cluster_storage_50GBps.yaml": 50, "../../configs/clusters/seren_100k.yaml": 800,
            "cluster_storage_2TBps.yaml": 2000}  # GB/s to storage: 16 core links x 25, 400, 1,000 Gb/s
 
@@ -27,7 +27,7 @@ def runs(sweep):
     rows = []
     for _, r in index.iterrows():
         t = pd.read_csv(out / sweep / "runs" / r["run_id"] / "training_summary.csv").iloc[0]
-        rows.append({**r.to_dict(), **{k: t[k] for k in t.index}})
+        rows.append({"evicted_gpu_h": 0.0, **r.to_dict(), **{k: t[k] for k in t.index}})  # evicted: with evict only
     return pd.DataFrame(rows)
 
 
