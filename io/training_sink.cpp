@@ -76,7 +76,8 @@ struct TrainingTotals {
     const std::int64_t g = r.run.workload.requests[r.id].gpu_num;
     ++jobs;
     failures += r.o().failures;
-    span += g * r.span(), trained += g * r.trained(), stall += g * r.t.stall, lost += g * r.t.lost, evicted += g * r.t.evicted;
+    span += g * r.span(), trained += g * r.trained(), stall += g * r.t.stall;
+    lost += g * r.t.lost, evicted += g * r.t.evicted;
     detect += g * r.t.detect, diagnose += g * r.t.diagnose, wait += g * r.t.wait, launch += g * r.t.launch;
     comm_init += g * r.t.comm_init, load += g * r.t.load, warmup += g * r.t.warmup, other += g * r.other();
   }
@@ -161,9 +162,11 @@ class TrainingSink final : public Sink {
 std::unique_ptr<Sink> make_training_sink(const SinkSettings& settings) { return std::make_unique<TrainingSink>(settings); }
 
 std::vector<FileColumns> training_columns() {
-  return {{"training.csv", {group_doc<TrainingRow>(kTrainingColumns, kWithFailures), group_doc<TrainingRow>(kEvictedColumns, kWithEviction)}},
+  return {{"training.csv",
+           {group_doc<TrainingRow>(kTrainingColumns, kWithFailures), group_doc<TrainingRow>(kEvictedColumns, kWithEviction)}},
           {"training_summary.csv",
-           {group_doc<TrainingTotals>(kTotalColumns, kWithFailures), group_doc<TrainingTotals>(kEvictedTotalColumns, kWithEviction)}}};
+           {group_doc<TrainingTotals>(kTotalColumns, kWithFailures),
+            group_doc<TrainingTotals>(kEvictedTotalColumns, kWithEviction)}}};
 }
 
 }  // namespace acme

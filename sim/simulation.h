@@ -4,10 +4,10 @@
 // distinct timestamp to the next; at each, `step()` handles every event of that instant in
 // (kind, insertion) order (job ends, then withdrawals, then releases of new jobs) and then runs
 // exactly one scheduling pass, if anything happened: an instant of stale events only (the end of
-// a run that was stopped, an end that moved again) gets none, so how many such events an order of
-// same-instant updates leaves behind never moves a schedule. (A job that runs for zero seconds
-// ends in one more step at the same instant, so that instant gets a second pass.) Tests drive it
-// one step at a time; `run()` steps to the end.
+// a run that was stopped, an end that moved again, the deadline of a job that started) gets none,
+// so how many such events an order of same-instant updates leaves behind never moves a schedule.
+// (A job that runs for zero seconds ends in one more step at the same instant, so that instant
+// gets a second pass.) Tests drive it one step at a time; `run()` steps to the end.
 //
 // Rules of the core:
 //  - A job is released at its submit time (ReplayMode::Policy) or at its recorded start time
@@ -180,6 +180,7 @@ class Simulation {
   void admit(std::size_t first);
   void release(JobId job);
   std::string_view user_name(const JobRequest& r) const;  // empty without a user table (tests)
+  bool handle(const Event& e);  // one event of step(); false if it was stale (its run stopped, its end moved)
   void finish(JobId job);
   bool withdraw(JobId job);  // false if it is no longer waiting
   bool try_start(JobId job);
@@ -335,7 +336,6 @@ class Simulation {
   void start_saves(JobId job);  // a run starts: its first save comes an interval after its restart
   void begin_save(JobId job);   // EventKind::SaveStart
   void end_stall(JobId job);    // EventKind::CopyEnd, or a sync save's write ended
-  bool handle(const Event& e);  // one event of step(); false if it was stale (its run stopped, its end moved)
   bool end_transfer(std::uint32_t id, std::uint32_t version);  // EventKind::TransferEnd; false if stale
   void apply_moved();           // queues the ends of moved_ (and the runs of sync writes among them)
   void leave_storage(JobId job);  // its run stopped: its writes are given up
