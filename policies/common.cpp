@@ -32,6 +32,33 @@ double PriorityRanking::key(const SchedulingPass& pass, JobId job) const {
   return -(priority_of(pass, job) - aging_per_hour_ * submit_h);
 }
 
+namespace {
+
+// A running victim's hold on one node.
+struct Share {
+  std::int32_t node;
+  std::uint32_t rank;  // the victim's place in the victims' list
+  std::int32_t gpus, cpus;
+  JobId victim;
+};
+
+// `in` (in rank order) into `out` by node, then rank; `nodes`: the cluster's.
+void sort_by_node(const std::vector<Share>& in, int nodes, std::vector<Share>& out) {
+  if (in.size() * 16 < static_cast<std::size_t>(nodes)) {
+    out.assign(in.begin(), in.end());
+    std::sort(out.begin(), out.end(), [](const Share& a, const Share& b) { return a.node != b.node ? a.node < b.node : a.rank < b.rank; });
+    return;
+  }
+  out.resize(in.size());
+  thread_local std::vector<std::uint32_t> at;  // where each node's shares go
+  at.assign(static_cast<std::size_t>(nodes) + 1, 0);
+  for (const Share& s : in) ++at[static_cast<std::size_t>(s.node) + 1];
+  for (std::size_t n = 1; n < at.size(); ++n) at[n] += at[n - 1];
+  for (const Share& s : in) out[at[static_cast<std::size_t>(s.node)]++] = s;
+}
+
+}  // namespace
+
 bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobId>& victims,
                          SchedulingPass::Preempt how) {
   if (victims.empty()) return false;
@@ -45,20 +72,15 @@ bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobI
   const Cluster::NodeRange open = c.nodes_open_to(r);
   const int ready = c.count_nodes_with_room(gpus, cpus, r.node_num, open);
 
-  // Every (node, victim) share, by node, each node's victims in order of preference. Scratch
-  // space kept between calls: a pass plans without allocating once warm.
-  struct Share {
-    std::int32_t node;
-    std::uint32_t rank;  // the victim's place in `victims`
-    std::int32_t gpus, cpus;
-    JobId victim;
-  };
-  thread_local std::vector<Share> shares;
-  shares.clear();
+  // Every (node, victim) share, by node, each node's victims in order of preference: they come
+  // in victim order, and a counting sort by node keeps it (O(shares + nodes); a comparison sort
+  // when the shares are few against the nodes). Scratch space kept between calls: a pass plans
+  // without allocating once warm.
+  thread_local std::vector<Share> pushed, shares;
+  pushed.clear();
   for (std::uint32_t i = 0; i < victims.size(); ++i)
-    for (const NodeShare& s : pass.placement_of(victims[i])) shares.push_back({s.node, i, s.gpus, s.cpus, victims[i]});
-  std::sort(shares.begin(), shares.end(),
-            [](const Share& a, const Share& b) { return a.node != b.node ? a.node < b.node : a.rank < b.rank; });
+    for (const NodeShare& s : pass.placement_of(victims[i])) pushed.push_back({s.node, i, s.gpus, s.cpus, victims[i]});
+  sort_by_node(pushed, c.node_count(), shares);
   // Each node without room: the victims to stop to open it (a run of `shares`), and the GPUs that costs.
   struct Opening {
     std::int64_t cost;
