@@ -34,8 +34,8 @@ sanitize() {
     -DACMESIM_SANITIZE=ON -DACMESIM_WERROR=ON -DACMESIM_BENCHMARKS=OFF -DACMESIM_PYTHON=OFF "${mpi[@]}" >/dev/null
   cmake --build build-sanitize -j "$(nproc)" --target acmesim acmesim_tests acmesim_newcomer
   # Leaks are errors too; the suppressions name only Open MPI's libraries (see the file). The
-  # random traces run fewer cases here than in the Release build (tests/app/test_random_traces.cpp).
-  ACMESIM_RANDOM_TRACE_CASES=2 ASAN_OPTIONS=detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1 \
+  # random traces and random workloads run fewer cases here than in the Release build.
+  ACMESIM_RANDOM_TRACE_CASES=2 ACMESIM_INVARIANT_CASES=60 ASAN_OPTIONS=detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1 \
     UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp" \
     ctest --test-dir build-sanitize --output-on-failure -j "$(nproc)"
 }

@@ -15,6 +15,7 @@
 // The master seed is fixed; a failing case prints its seed and policy variant.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -165,7 +166,10 @@ RunConfig random_config(Rng& rng, int variant, std::uint64_t seed) {
 TEST_CASE("Random workloads through every policy keep every invariant, and reruns are byte-identical",
           "[invariants]") {
   const auto dir = temp_dir("invariants");
-  for (int i = 0; i < kCases; ++i) {
+  // ACMESIM_INVARIANT_CASES: the first N cases only (scripts/test.sh's sanitizer stage runs 60).
+  const char* asked = std::getenv("ACMESIM_INVARIANT_CASES");
+  const int cases = asked ? std::atoi(asked) : kCases;
+  for (int i = 0; i < cases; ++i) {
     const std::uint64_t seed = kMasterSeed + static_cast<std::uint64_t>(i);
     Rng rng(seed);
     const ClusterSpec cluster = random_cluster(rng);
