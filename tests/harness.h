@@ -1,6 +1,8 @@
 // Helpers shared by the tests: small clusters, scenario runs, file reading.
 #pragma once
 
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -62,6 +64,13 @@ inline std::vector<std::string> lines_of(const std::string& text) {
   std::stringstream s(text);
   for (std::string line; std::getline(s, line);) out.push_back(line);
   return out;
+}
+
+// The environment variable's number, or `fallback` when it is unset or empty (the randomized
+// tests' case counts and seeds).
+inline std::uint64_t env_number(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
 inline std::filesystem::path source_dir() { return ACMESIM_SOURCE_DIR; }

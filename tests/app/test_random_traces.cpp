@@ -33,11 +33,6 @@
 namespace acme::test {
 namespace {
 
-std::uint64_t env_number(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
-}
-
 // Every registered policy, then the recorded replay; each with the features off and on.
 std::vector<std::vector<std::string>> variants(std::uint64_t seed) {
   std::vector<std::vector<std::string>> policies;

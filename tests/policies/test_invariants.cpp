@@ -15,7 +15,6 @@
 // The master seed is fixed; a failing case prints its seed and policy variant.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -167,8 +166,7 @@ TEST_CASE("Random workloads through every policy keep every invariant, and rerun
           "[invariants]") {
   const auto dir = temp_dir("invariants");
   // ACMESIM_INVARIANT_CASES: the first N cases only (scripts/test.sh's sanitizer stage runs 60).
-  const char* asked = std::getenv("ACMESIM_INVARIANT_CASES");
-  const int cases = asked ? std::atoi(asked) : kCases;
+  const auto cases = static_cast<int>(env_number("ACMESIM_INVARIANT_CASES", kCases));
   for (int i = 0; i < cases; ++i) {
     const std::uint64_t seed = kMasterSeed + static_cast<std::uint64_t>(i);
     Rng rng(seed);
