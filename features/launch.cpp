@@ -10,14 +10,21 @@
 #include <thread>
 
 #include "io/feature_registry.h"
+#include "sim/error.h"
 #include "sim/random.h"
 
 namespace acme {
 
+bool LaunchModel::enabled() const {
+  return on && (gpu_median_s > 0 || cpu_median_s > 0 || std::any_of(type_median_s.begin(), type_median_s.end(), [](double m) { return m > 0; }));
+}
+
 Time LaunchModel::draw(std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const {
-  const double median = r.gpu_num > 0 ? gpu_median_s : cpu_median_s;
+  const auto type = static_cast<std::size_t>(r.type);
+  const bool gpu = r.gpu_num > 0;
+  const double median = !gpu ? cpu_median_s : type_median_s[type] >= 0 ? type_median_s[type] : gpu_median_s;
   if (median <= 0) return Time{};
-  const double floor = std::min(r.gpu_num > 0 ? gpu_floor_s : cpu_floor_s, median);
+  const double floor = std::min(!gpu ? cpu_floor_s : type_floor_s[type] >= 0 ? type_floor_s[type] : gpu_floor_s, median);
   double s = median;
   if (sigma > 0 && median > floor) {
     Rng rng(mix64(mix64(seed ^ 0x4c41554e43ULL) ^ job_key) ^ start);
@@ -32,6 +39,7 @@ Time LaunchModel::draw(std::uint64_t job_key, std::uint32_t start, const JobRequ
 
 LaunchModel read_launch_model(Params& params) {
   LaunchModel m;
+  m.on = params.flag("enabled", true, "false: no launch latency, whatever the medians (an ablation's switch)");
   m.max_s = params.number("max_s", 600, 1, 3600, "no launch latency exceeds this many seconds (drawn again past it)");
   m.gpu_median_s = params.number("gpu_median_s", 0, 0, m.max_s,
                                  "median seconds from placement to start of a GPU job (Slurm prolog, pod start); 0: none");
@@ -40,6 +48,19 @@ LaunchModel read_launch_model(Params& params) {
                                 "least seconds from placement to start of a GPU job (its fixed steps); "
                                 "a floor above the median is the median");
   m.cpu_floor_s = params.number("cpu_floor_s", 0, 0, m.max_s, "the same for a CPU-only job");
+  const auto by_type = [&](std::string_view key, std::string_view doc, std::array<double, kJobTypeCount>& into) {
+    for (const auto& [name, value] : params.table(key, {}, 0, m.max_s, doc)) {
+      const auto t = parse_job_type(name);
+      if (!t || *t == JobType::CPU)
+        throw InputError("launch." + std::string(key) + "." + name + ": not a GPU job type (" +
+                         "Eval, Pretrain, SFT, MLLM, Debug, Other; CPU jobs take cpu_*)");
+      into[static_cast<std::size_t>(*t)] = value;
+    }
+  };
+  by_type("type_median_s", "a GPU job type's own median seconds from placement to start, in place of gpu_median_s",
+          m.type_median_s);
+  by_type("type_floor_s", "a GPU job type's own least seconds from placement to start, in place of gpu_floor_s",
+          m.type_floor_s);
   m.sigma = params.number("sigma", 0, 0, 4, "log-normal sigma of the latency above the floor; 0: always the median");
   m.seed = static_cast<std::uint64_t>(params.number("seed", 1, 0, 9.0e15, "seed of the launch-latency draws"));
   return m;

@@ -12,10 +12,13 @@
 // policy, rerun, row order and window of the trace sees the same draws for the same job. The
 // latency of a job of each kind (GPU or CPU job) is a floor (the fixed steps: a prolog, a pod's
 // creation) plus a spread, log-normal with sigma around (median - floor) and cut at max_s by
-// drawing again: no draw exceeds max_s. Rounded to whole seconds. The defaults (medians 0) mean
-// no latency.
+// drawing again: no draw exceeds max_s. Rounded to whole seconds. A GPU job's median and floor
+// may be set per job type (launch.type_median_s.<Type>, launch.type_floor_s.<Type>: where the
+// platform starts some kinds of job faster); the other types take gpu_median_s and gpu_floor_s.
+// The defaults (medians 0) mean no latency; so does launch.enabled: false, whatever the medians.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 
@@ -27,6 +30,7 @@
 namespace acme {
 
 struct LaunchModel {
+  bool on = true;           // false: no latency whatever the medians (launch.enabled)
   double gpu_median_s = 0;  // median latency of a GPU job, seconds; >= 0
   double cpu_median_s = 0;  // of a CPU-only job
   double gpu_floor_s = 0;   // least latency of a GPU job, <= its median
@@ -34,15 +38,27 @@ struct LaunchModel {
   double sigma = 0;         // log-normal sigma of the spread above the floor; 0: always the median
   double max_s = 600;       // no latency exceeds this, >= the medians
   std::uint64_t seed = 1;
+  // A GPU job type's own median and floor, in place of gpu_median_s and gpu_floor_s; negative:
+  // none (the type takes the GPU job's).
+  std::array<double, kJobTypeCount> type_median_s = unset();
+  std::array<double, kJobTypeCount> type_floor_s = unset();
 
-  bool enabled() const { return gpu_median_s > 0 || cpu_median_s > 0; }
+  bool enabled() const;
   // The latency of start number `start` (0 for its first) of the job whose key (job_key,
   // Workload::keys) is `job_key`. O(1).
   Time draw(std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const;
+
+ private:
+  static std::array<double, kJobTypeCount> unset() {
+    std::array<double, kJobTypeCount> a;
+    a.fill(-1);
+    return a;
+  }
 };
 
-// Reads launch.gpu_median_s, launch.cpu_median_s, the floors, launch.sigma, launch.max_s and
-// launch.seed, with defaults.
+// Reads launch.enabled, launch.gpu_median_s, launch.cpu_median_s, the floors, the per-type tables
+// (launch.type_median_s.<Type>, launch.type_floor_s.<Type>, GPU job types only), launch.sigma,
+// launch.max_s and launch.seed, with defaults.
 LaunchModel read_launch_model(Params& params);
 
 // The feature of `model` (enabled()); `draw_ahead`: the first starts' latencies are drawn on a

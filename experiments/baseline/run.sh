@@ -31,7 +31,7 @@ for cluster in seren kalos; do
   wait
   run "$cluster" ablation "no evaluation batches" --set workload.model="$PWD/out/baseline/models/$cluster.unbatched.yaml" &
   run "$cluster" ablation "no backfill" --set policy.backfill_interval_s=86400 &
-  run "$cluster" ablation "no launch latency" --set launch.gpu_median_s=0 --set launch.cpu_median_s=0 &
+  run "$cluster" ablation "no launch latency" --set launch.enabled=false &
   run "$cluster" ablation "per-user limit 34 on" --set policy.user_gpu_limit.Eval=34 &
   wait
   for policy in acme fifo backfill priority; do

@@ -30,6 +30,37 @@ TEST_CASE("Launch latency: the median of each kind, keyed draws", "[launch]") {
   CHECK(m.draw(3, 0, gpu) != m.draw(3, 1, gpu));  // a restart draws anew (these two differ)
 }
 
+// A type's own median and floor (Kalos's pretraining starts later, its Other jobs sooner): sigma 0
+// gives each type's median; the types not named take the GPU job's; a CPU job its own.
+TEST_CASE("Launch latency: a GPU job type's own median and floor", "[launch]") {
+  LaunchModel m;
+  m.gpu_median_s = 14;
+  m.cpu_median_s = 9;
+  m.type_median_s[static_cast<std::size_t>(JobType::Other)] = 11;
+  m.type_floor_s[static_cast<std::size_t>(JobType::Pretrain)] = 20;  // above the median: the median
+  JobRequest r;
+  r.gpu_num = 8;
+  r.type = JobType::Other;
+  CHECK(m.draw(1, 0, r) == Time::seconds(11));
+  r.type = JobType::Eval;
+  CHECK(m.draw(1, 0, r) == Time::seconds(14));
+  r.type = JobType::Pretrain;
+  CHECK(m.draw(1, 0, r) == Time::seconds(14));
+  m.sigma = 1;  // the floor holds every draw up: at most the median
+  for (JobId j = 0; j < 100; ++j) CHECK(m.draw(j, 0, r) == Time::seconds(14));
+  r.type = JobType::Other;
+  r.gpu_num = 0;  // a CPU-only job of a GPU type takes the CPU median
+  m.sigma = 0;
+  CHECK(m.draw(1, 0, r) == Time::seconds(9));
+  // Only a type's median on: the model is on.
+  LaunchModel only;
+  only.type_median_s[static_cast<std::size_t>(JobType::Eval)] = 3;
+  CHECK(only.enabled());
+  only.on = false;  // launch.enabled: false
+  CHECK_FALSE(only.enabled());
+  CHECK_FALSE(LaunchModel{}.enabled());
+}
+
 // A floor plus a bounded spread: over a million draws of a wide spread (sigma 2.25, the old
 // Kalos fit that reached a day), none is below the floor or past max_s, and the median holds.
 TEST_CASE("Launch latency never exceeds its maximum nor falls below its floor", "[launch]") {
