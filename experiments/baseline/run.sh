@@ -41,7 +41,9 @@ for cluster in seren kalos; do
 done
 for nodes in 221 222 224 225; do run seren sensitivity "capacity.reserved_nodes=$nodes" --set capacity.reserved_nodes="$nodes" & done
 wait
-for cap in 140 150 170 180; do run seren sensitivity "policy.type_gpu_limit.Eval=$cap" --set policy.type_gpu_limit.Eval="$cap" & done
+for cap in 100 110 130 140; do run seren sensitivity "policy.type_gpu_limit.Eval=$cap" --set policy.type_gpu_limit.Eval="$cap" & done
+wait
+for interval in 5 30; do run seren sensitivity "policy.backfill_interval_s=$interval" --set policy.backfill_interval_s="$interval" & done
 wait
 for nodes in 280 290; do run kalos sensitivity "capacity.reserved_nodes=$nodes" --set capacity.reserved_nodes="$nodes" & done
 for cap in 12 16; do run kalos sensitivity "policy.type_gpu_limit.Eval=$cap" --set policy.type_gpu_limit.Eval="$cap" & done
