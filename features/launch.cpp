@@ -20,11 +20,13 @@ bool LaunchModel::enabled() const {
 }
 
 Time LaunchModel::draw(std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const {
+  // A GPU job's type's own value where it has one (>= 0), else the GPU jobs'.
   const auto type = static_cast<std::size_t>(r.type);
+  const auto gpu_value = [&](const std::array<double, kJobTypeCount>& own, double all) { return own[type] >= 0 ? own[type] : all; };
   const bool gpu = r.gpu_num > 0;
-  const double median = !gpu ? cpu_median_s : type_median_s[type] >= 0 ? type_median_s[type] : gpu_median_s;
+  const double median = gpu ? gpu_value(type_median_s, gpu_median_s) : cpu_median_s;
   if (median <= 0) return Time{};
-  const double floor = std::min(!gpu ? cpu_floor_s : type_floor_s[type] >= 0 ? type_floor_s[type] : gpu_floor_s, median);
+  const double floor = std::min(gpu ? gpu_value(type_floor_s, gpu_floor_s) : cpu_floor_s, median);
   double s = median;
   if (sigma > 0 && median > floor) {
     Rng rng(mix64(mix64(seed ^ 0x4c41554e43ULL) ^ job_key) ^ start);
