@@ -12,6 +12,7 @@ there is typed by hand.
 """
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -33,9 +34,9 @@ MECHANISMS = ("<!-- mechanisms table: analyze.py -->", "<!-- end of mechanisms t
 
 def runs_of(out, cluster, group):
     folder = os.path.join(out, cluster, group)
-    # seed2 before seed10: by the number in the name
-    return sorted(os.listdir(folder), key=lambda r: (r.rstrip("0123456789"), int(r[len(r.rstrip("0123456789")):] or 0), r)) \
-        if os.path.isdir(folder) else []
+    # In natural order: seed2 before seed10.
+    natural = lambda name: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
+    return sorted(os.listdir(folder), key=natural) if os.path.isdir(folder) else []
 
 
 def jobs_of(out, cluster, group, run):
