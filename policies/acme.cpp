@@ -19,8 +19,9 @@
 //
 // A pass costs O(log q) per job started or held back; a backfill pass adds O(backfill_depth) and
 // the reservation (policies/reservation.h). A pass after one that started nothing, with nothing
-// arrived, stopped or freed, costs O(1). A job a limit holds back waits out of the queue until a
-// job that counts against that limit stops.
+// arrived, stopped or freed, costs O(1); with only arrivals since, behind the same blocked job,
+// its backfill looks at the arrivals only (the jobs queued then are as blocked as they were). A
+// job a limit holds back waits out of the queue until a job that counts against that limit stops.
 #include <algorithm>
 #include <array>
 #include <map>
@@ -149,8 +150,18 @@ class AcmePolicy final : public Policy {
     const bool backfill_due = since_backfill_ && pass.now().sec() % interval_s_ == 0;
     if (!changed && !backfill_due) return;
     if (backfill_due) since_backfill_ = false;
-    for (JobId j : gate_.arrivals()) enqueue(pass, {ranking_.key(pass, j), pass.request(j).submit, j});
+    arrived_.clear();
+    for (JobId j : gate_.arrivals()) {
+      arrived_.push_back({ranking_.key(pass, j), pass.request(j).submit, j});
+      enqueue(pass, arrived_.back());
+    }
     gate_.arrivals().clear();
+    // Only arrivals since the last pass, which started nothing: the jobs queued then are as blocked
+    // as they were, behind a head its backfill walked behind then (walked_before_).
+    arrivals_only_ = changed && gate_.arrivals_only();
+    walked_before_ = walked_;
+    walked_ = {};
+    std::sort(arrived_.begin(), arrived_.end());
     for (const std::size_t key : freed_) readmit(pass, key);  // once every stop of this instant is in
     freed_.clear();
 
@@ -220,54 +231,92 @@ class AcmePolicy final : public Policy {
         break;
       }
     }
-    if (head && backfill_due) backfill(pass, queue, *head);
+    if (head && backfill_due) {
+      const std::size_t part = static_cast<std::size_t>(&queue - queues_);
+      if (arrivals_only_ && !started_now_ && walked_before_[part] == *head) {
+        backfill_arrivals(pass, queue, *head);
+      } else {
+        Walk walk(queue.rank(*head));
+        backfill(pass, queue, *head, *head, walk);
+      }
+      walked_[part] = *head;
+    }
     return head && queue.size() + held_jobs_ > 1;
   }
 
-  // The backfill scheduler: the jobs behind `head` in order, withdrawn ones and those a limit
-  // binds set aside without being counted, until depth_ have been counted; each that fits starts
-  // if it does not delay `head`. Only the groups that fit or that a limit binds are walked
-  // (policies/shaped_queue.h): a job's count is its rank behind the head, once the jobs set aside
-  // before it are out of the queue, plus the jobs this walk started. A start against a limit asks
-  // again which groups it binds.
-  void backfill(SchedulingPass& pass, ShapedQueue& queue, const QueueEntry& head) {
-    using Step = ShapedQueue::Step;
-    const Cluster& cluster = pass.cluster();
-    const std::size_t head_rank = queue.rank(head);
+  // A backfill walk behind the blocked head: its rank, its reservation (made when the first
+  // candidate with room turns up) and the jobs the walk started (out of the queue, but counted).
+  struct Walk {
+    explicit Walk(std::size_t rank) : head_rank(rank) {}
+    std::size_t head_rank;
     std::optional<ShadowPlanner::Reservation> res;
-    Time shorter;             // with res: the estimates that end before its shadow time
-    std::size_t started = 0;  // by this walk: out of the queue, but counted
+    Time shorter;  // with res: the estimates that end before its shadow time
+    std::size_t started = 0;
+  };
+
+  // The backfill scheduler: the jobs behind `head` in order (from `from` on), withdrawn ones and
+  // those a limit binds set aside without being counted, until depth_ have been counted; each
+  // that fits starts if it does not delay `head`. Only the groups that fit or that a limit binds
+  // are walked (policies/shaped_queue.h): a job's count is its rank behind the head, once the jobs
+  // set aside before it are out of the queue, plus the jobs this walk started. A start against a
+  // limit asks again which groups it binds.
+  void backfill(SchedulingPass& pass, ShapedQueue& queue, const QueueEntry& head, const QueueEntry& from, Walk& walk) {
+    const Cluster& cluster = pass.cluster();
     queue.walk(
-        head,
+        from,
         [&](JobId j) {
           const JobRequest& r = pass.request(j);
           return limits_.binding(r).has_value() || cluster.fits_now(r);
         },
-        [&](JobId j) {
-          const QueueEntry& e = queue.entry_of(j);
-          const std::size_t counted_before = queue.rank(e) - head_rank - 1 + started;
-          if (counted_before > depth_) return Step::Stop;
-          if (!pass.is_pending(j)) return Step::Take;
-          const JobRequest& r = pass.request(j);
-          if (const auto limit = limits_.binding(r)) {
-            hold(*limit, r, e);
-            return Step::Take;
-          }
-          if (counted_before + 1 > depth_) return Step::Stop;
-          if (!cluster.fits_now(r)) return Step::Leave;
-          if (!res) {
-            res = planner_.reservation(pass, head.job);
-            shorter = res->shadow - pass.now();
-          }
-          // Not allowed: neither are the jobs of its group with longer estimates (its shape and
-          // limits decide the rest, and room only shrinks in a pass).
-          if (!ShadowPlanner::may_backfill(pass, j, *res)) return Step::Shorter;
-          if (!start(pass, j)) return Step::Keep;
-          ShadowPlanner::backfilled(pass, j, *res);
-          ++started;
-          return limits_.tag_of(r) != 0 ? Step::Retake : Step::Take;
-        },
-        shorter);
+        [&](JobId j) { return visit(pass, queue, head, walk, j); }, walk.shorter);
+  }
+
+  // The same walk when the last pass, behind the same head, started nothing and only jobs arrived
+  // since: the jobs queued then are as blocked as they were (no more room, the same reservation,
+  // time later, the same limits), so only the arrivals are visited, in queue order, each as the
+  // walk would (a job of a group that neither fits nor is bound is one the walk passes over). A
+  // start against a limit makes the walk ask again about every job after it: the walk goes on
+  // from there in full.
+  void backfill_arrivals(SchedulingPass& pass, ShapedQueue& queue, const QueueEntry& head) {
+    using Step = ShapedQueue::Step;
+    const Cluster& cluster = pass.cluster();
+    Walk walk(queue.rank(head));
+    for (const QueueEntry& e : arrived_) {
+      if (!(head < e) || !queue.contains(e.job)) continue;  // ahead of the head, started or held back
+      const JobRequest& r = pass.request(e.job);
+      if (!limits_.binding(r) && !cluster.fits_now(r)) continue;
+      const Step step = visit(pass, queue, head, walk, e.job);
+      if (step == Step::Stop) return;
+      if (step == Step::Take || step == Step::Retake) queue.erase(e.job);
+      if (step == Step::Retake) return backfill(pass, queue, head, e, walk);
+    }
+  }
+
+  // One job of a backfill walk (ShapedQueue::walk's visit).
+  ShapedQueue::Step visit(SchedulingPass& pass, ShapedQueue& queue, const QueueEntry& head, Walk& walk, JobId j) {
+    using Step = ShapedQueue::Step;
+    const QueueEntry& e = queue.entry_of(j);
+    const std::size_t counted_before = queue.rank(e) - walk.head_rank - 1 + walk.started;
+    if (counted_before > depth_) return Step::Stop;
+    if (!pass.is_pending(j)) return Step::Take;
+    const JobRequest& r = pass.request(j);
+    if (const auto limit = limits_.binding(r)) {
+      hold(*limit, r, e);
+      return Step::Take;
+    }
+    if (counted_before + 1 > depth_) return Step::Stop;
+    if (!pass.cluster().fits_now(r)) return Step::Leave;
+    if (!walk.res) {
+      walk.res = planner_.reservation(pass, head.job);
+      walk.shorter = walk.res->shadow - pass.now();
+    }
+    // Not allowed: neither are the jobs of its group with longer estimates (its shape and limits
+    // decide the rest, and room only shrinks in a pass).
+    if (!ShadowPlanner::may_backfill(pass, j, *walk.res)) return Step::Shorter;
+    if (!start(pass, j)) return Step::Keep;
+    ShadowPlanner::backfilled(pass, j, *walk.res);
+    ++walk.started;
+    return limits_.tag_of(r) != 0 ? Step::Retake : Step::Take;
   }
 
   bool start(SchedulingPass& pass, JobId j) {
@@ -306,6 +355,10 @@ class AcmePolicy final : public Policy {
   std::size_t held_jobs_ = 0;           // in held_back_
   bool since_backfill_ = false;  // anything changed since the last backfill pass
   bool started_now_ = false;     // the pass under way started a job
+  bool arrivals_only_ = false;   // the pass under way comes after one that started nothing, with only arrivals since
+  std::vector<QueueEntry> arrived_;  // the pass's arrivals, in queue order
+  // Each partition's head its last pass's backfill walked behind, and the pass before's.
+  std::array<std::optional<QueueEntry>, 2> walked_, walked_before_;
   ShadowPlanner planner_;
   struct Charge {
     std::int32_t gpus = 0;  // GPUs the running job counts against its limits; 0: none

@@ -42,6 +42,7 @@ namespace acme {
 class ShapedQueue {
  public:
   bool empty() const { return ranked_.empty(); }
+  bool contains(JobId job) const { return place_of(job) != 0; }
   std::size_t size() const { return ranked_.size(); }
   const QueueEntry& front() const { return *ranked_.begin(); }
   // The queued job's entry. REQUIRES: it is queued.
