@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "io/feature_registry.h"
-#include "sim/error.h"
 #include "sim/random.h"
 
 namespace acme {
@@ -51,13 +50,8 @@ LaunchModel read_launch_model(Params& params) {
                                 "a floor above the median is the median");
   m.cpu_floor_s = params.number("cpu_floor_s", 0, 0, m.max_s, "the same for a CPU-only job");
   const auto by_type = [&](std::string_view key, std::string_view doc, std::array<double, kJobTypeCount>& into) {
-    for (const auto& [name, value] : params.table(key, {}, 0, m.max_s, doc)) {
-      const auto t = parse_job_type(name);
-      if (!t || *t == JobType::CPU)
-        throw InputError("launch." + std::string(key) + "." + name + ": not a GPU job type (" +
-                         "Eval, Pretrain, SFT, MLLM, Debug, Other; CPU jobs take cpu_*)");
-      into[static_cast<std::size_t>(*t)] = value;
-    }
+    const auto values = params.type_table(key, {}, 0, m.max_s, doc, true);
+    for (std::size_t t = 0; t < kJobTypeCount; ++t) into[t] = values[t].value_or(-1);  // -1: none
   };
   by_type("type_median_s", "a GPU job type's own median seconds from placement to start, in place of gpu_median_s",
           m.type_median_s);

@@ -203,13 +203,9 @@ FailureSettings read_failure_settings(Params& params, const std::string& default
       params.choice("recorded_failed", "keep", {"keep", "complete"},
                     "jobs the trace records as failed: keep (end FAILED at the end of the recorded run) or "
                     "complete (every failure of the run is then an injected one)") == "complete";
-  const auto types = params.table("checkpoint", {{"Pretrain", 1}}, 0, 1,
-                                  "1: jobs of this type checkpoint (failures.checkpoint.<Type>)");
-  for (const auto& [name, on] : types) {
-    const auto t = parse_job_type(name);
-    if (!t) throw InputError("failures.checkpoint." + name + ": unknown job type");
-    s.checkpoints[static_cast<std::size_t>(*t)] = on > 0;
-  }
+  const auto types = params.type_table("checkpoint", {{"Pretrain", 1}}, 0, 1,
+                                       "1: jobs of this type checkpoint (failures.checkpoint.<Type>)");
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) s.checkpoints[t] = types[t].value_or(0.0) > 0;
   // Its values are the defaults of the keys below. Off, it is not read (the keys are still known,
   // so that they can be set and checked; a run with failures off records none of them).
   TableFile t = s.enabled ? read_table(table, recovery) : TableFile{};

@@ -11,13 +11,8 @@
 namespace acme {
 namespace {
 
-void fill(std::array<double, kJobTypeCount>& out, const std::vector<std::pair<std::string, double>>& table,
-          const char* key) {
-  for (const auto& [name, value] : table) {
-    const auto t = parse_job_type(name);
-    if (!t) throw InputError(std::string("network.") + key + "." + name + ": unknown job type");
-    out[static_cast<std::size_t>(*t)] = value;
-  }
+void fill(std::array<double, kJobTypeCount>& out, const std::array<std::optional<double>, kJobTypeCount>& table) {
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) out[t] = table[t].value_or(0.0);
 }
 
 // "NAME from SPAN for SPAN; ..." into faults; an error message if it is not that.
@@ -41,16 +36,14 @@ NetworkSettings read_network_settings(Params& params, bool slowdown) {
                            "multi-node jobs slow down by placement (default: on, off in replay: recorded, whose run "
                            "times include the network)");
   fill(s.comm_share,
-       params.table("comm_share",
-                    {{"Pretrain", 0.4}, {"MLLM", 0.3}, {"SFT", 0.2}, {"Debug", 0.2}, {"Other", 0.2}, {"Eval", 0}, {"CPU", 0}},
-                    0, 1, "share of a multi-node job's time spent communicating, by job type"),
-       "comm_share");
+       params.type_table("comm_share",
+                         {{"Pretrain", 0.4}, {"MLLM", 0.3}, {"SFT", 0.2}, {"Debug", 0.2}, {"Other", 0.2}, {"Eval", 0}, {"CPU", 0}},
+                         0, 1, "share of a multi-node job's time spent communicating, by job type"));
   fill(s.need_gbps,
-       params.table("need_gbps",
-                    {{"Pretrain", 200}, {"MLLM", 200}, {"SFT", 200}, {"Debug", 200}, {"Other", 200}, {"Eval", 200},
-                     {"CPU", 200}},
-                    0, 1e6, "per-node bandwidth at which the recorded run time holds, Gb/s"),
-       "need_gbps");
+       params.type_table("need_gbps",
+                         {{"Pretrain", 200}, {"MLLM", 200}, {"SFT", 200}, {"Debug", 200}, {"Other", 200}, {"Eval", 200},
+                          {"CPU", 200}},
+                         0, 1e6, "per-node bandwidth at which the recorded run time holds, Gb/s"));
   s.leaf_penalty = params.number("leaf_penalty", 0.05, 0, 100,
                                  "extra communication time per additional leaf switch spanned (0.05: 5%)");
   s.contention = params.flag("contention", false,

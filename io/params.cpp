@@ -86,12 +86,38 @@ std::vector<std::pair<std::string, double>> Params::table(std::string_view key,
                                                           std::vector<std::pair<std::string, double>> defaults,
                                                           double min, double max, std::string_view doc,
                                                           std::optional<double> others) {
+  return checked_table(key, std::move(defaults), min, max, doc, others, {});
+}
+
+std::array<std::optional<double>, kJobTypeCount> Params::type_table(
+    std::string_view key, std::vector<std::pair<std::string, double>> defaults, double min, double max,
+    std::string_view doc, bool gpu_types_only) {
+  const auto name_error = [&](const std::string& name) -> std::optional<std::string> {
+    const auto t = parse_job_type(name);
+    if (t && !(gpu_types_only && *t == JobType::CPU)) return std::nullopt;
+    std::string valid;
+    for (const std::string_view n : kJobTypeNames)
+      if (!(gpu_types_only && n == "CPU")) valid += (valid.empty() ? "" : ", ") + std::string(n);
+    return std::string(gpu_types_only ? "not a GPU job type (" : "not a job type (") + valid + ")";
+  };
+  std::array<std::optional<double>, kJobTypeCount> out;
+  for (const auto& [name, value] : checked_table(key, std::move(defaults), min, max, doc, std::nullopt, name_error))
+    out[static_cast<std::size_t>(*parse_job_type(name))] = value;
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> Params::checked_table(
+    std::string_view key, std::vector<std::pair<std::string, double>> defaults, double min, double max,
+    std::string_view doc, std::optional<double> others,
+    const std::function<std::optional<std::string>(const std::string&)>& name_error) {
   const std::string head = prefix_ + "." + std::string(key) + ".";
   std::vector<std::pair<std::string, double>> out = defaults;
   for (std::size_t i = 0; i < values_.size(); ++i) {
     if (values_[i].key().rfind(head, 0) != 0) continue;
     used_[i] = true;
     const std::string name = values_[i].key().substr(head.size());
+    if (name_error)
+      if (const auto wrong = name_error(name)) values_[i].fail(*wrong);
     const double v = values_[i].as_double(min, max);
     bool replaced = false;
     for (auto& [n, x] : out)

@@ -7,6 +7,7 @@
 // included, for run.json and summary.csv; docs() lists them for `acmesim list`.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "io/yaml_util.h"
+#include "sim/job.h"
 
 namespace acme {
 
@@ -42,6 +44,12 @@ class Params {
                                                     std::vector<std::pair<std::string, double>> defaults,
                                                     double min, double max, std::string_view doc,
                                                     std::optional<double> others = std::nullopt);
+  // A table() whose names are job types ("policy.type_priority.Eval"), by type: a name that is not
+  // one (nor, with `gpu_types_only`, CPU) is an error naming where it was set.
+  std::array<std::optional<double>, kJobTypeCount> type_table(std::string_view key,
+                                                              std::vector<std::pair<std::string, double>> defaults,
+                                                              double min, double max, std::string_view doc,
+                                                              bool gpu_types_only = false);
 
   // Every value under the prefix no one asked for yet, as (key after the prefix, value as
   // written), marked used and recorded: how a policy written in Python takes its keys.
@@ -58,6 +66,11 @@ class Params {
 
  private:
   const YamlValue* find(std::string_view key);
+  // table(), with `name_error` saying what is wrong with a configured name, if anything.
+  std::vector<std::pair<std::string, double>> checked_table(
+      std::string_view key, std::vector<std::pair<std::string, double>> defaults, double min, double max,
+      std::string_view doc, std::optional<double> others,
+      const std::function<std::optional<std::string>(const std::string&)>& name_error);
   void record(std::string_view key, std::string fallback, std::string_view doc, std::string value);
 
   std::string prefix_;

@@ -35,7 +35,6 @@
 #include "policies/registry.h"
 #include "policies/reservation.h"
 #include "policies/shaped_queue.h"
-#include "sim/error.h"
 
 namespace acme {
 namespace {
@@ -97,11 +96,8 @@ class QosLimits {
  private:
   static void read(Params& params, std::string_view key, std::vector<std::pair<std::string, double>> defaults,
                    std::string_view doc, std::array<std::int64_t, kJobTypeCount>& out) {
-    for (const auto& [name, gpus] : params.table(key, std::move(defaults), 0, 1e9, doc)) {
-      const auto t = parse_job_type(name);
-      if (!t) throw InputError("policy." + std::string(key) + "." + name + ": unknown job type");
-      out[static_cast<std::size_t>(*t)] = static_cast<std::int64_t>(gpus);
-    }
+    const auto gpus = params.type_table(key, std::move(defaults), 0, 1e9, doc);
+    for (std::size_t t = 0; t < kJobTypeCount; ++t) out[t] = static_cast<std::int64_t>(gpus[t].value_or(0.0));
   }
   std::int64_t use_of(std::size_t i) const { return i < user_use_.size() ? user_use_[i] : 0; }
   std::int64_t limit_of(std::size_t key) const {

@@ -2,19 +2,14 @@
 
 #include <algorithm>
 
-#include "sim/error.h"
 
 namespace acme {
 
 PriorityRanking::PriorityRanking(Params& params) : by_type_(kJobTypeCount, 0.0) {
-  const auto types = params.table("type_priority",
-                                  {{"Pretrain", 4}, {"Debug", 3}, {"SFT", 2}, {"MLLM", 2}, {"Other", 1}, {"CPU", 1}, {"Eval", 0}},
-                                  -1e6, 1e6, "priority of each job type; higher starts first (Acme: evaluation lowest)");
-  for (const auto& [name, value] : types) {
-    const auto t = parse_job_type(name);
-    if (!t) throw InputError("policy.type_priority." + name + ": unknown job type");
-    by_type_[static_cast<std::size_t>(*t)] = value;
-  }
+  const auto types = params.type_table("type_priority",
+                                       {{"Pretrain", 4}, {"Debug", 3}, {"SFT", 2}, {"MLLM", 2}, {"Other", 1}, {"CPU", 1}, {"Eval", 0}},
+                                       -1e6, 1e6, "priority of each job type; higher starts first (Acme: evaluation lowest)");
+  for (std::size_t t = 0; t < kJobTypeCount; ++t) by_type_[t] = types[t].value_or(0.0);
   for (const auto& [user, value] : params.table("user_priority", {}, -1e6, 1e6, "added to the priority of a user's jobs", 0))
     by_user_[user] = value;
   aging_per_hour_ = params.number("aging_per_hour", 0, 0, 1e6, "priority gained per hour of waiting");

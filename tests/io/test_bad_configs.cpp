@@ -71,10 +71,27 @@ TEST_CASE("Unknown keys and values of the wrong type name the key and where it w
   CHECK(run_error({"power.cap_kw=100"}) == "power.cap_kw: needs power.enabled: true (the cap acts on the modeled power)");
   CHECK(run_error({"capacity.drained_jobs=wait"}) ==
         "--set: capacity.drained_jobs: expected one of finish, kill, got 'wait'");
+  // A job-type table names the types, and where the wrong one was set.
+  CHECK(run_error({"policy.type_priority.Chat=1"}) ==
+        "--set: policy.type_priority.Chat: not a job type (CPU, Eval, Pretrain, SFT, MLLM, Debug, Other)");
+  CHECK(run_error({"policy.type_gpu_limit.eval=8"}) ==
+        "--set: policy.type_gpu_limit.eval: not a job type (CPU, Eval, Pretrain, SFT, MLLM, Debug, Other)");
+  CHECK(run_error({"launch.type_median_s.CPU=3"}) ==
+        "--set: launch.type_median_s.CPU: not a GPU job type (Eval, Pretrain, SFT, MLLM, Debug, Other)");
+  CHECK(run_error({"failures.checkpoint.Chat=1"}) ==
+        "--set: failures.checkpoint.Chat: not a job type (CPU, Eval, Pretrain, SFT, MLLM, Debug, Other)");
+  CHECK(run_error({"network.comm_share.Chat=0.5"}) ==
+        "--set: network.comm_share.Chat: not a job type (CPU, Eval, Pretrain, SFT, MLLM, Debug, Other)");
   const auto dir = temp_dir("bad-config-types");
   const std::string cluster = (source_dir() / "configs/clusters/seren.yaml").string();
   const std::string scalar = write(dir / "scalar.yaml", "cluster: " + cluster + "\nworkload: 5\n");
   CHECK(error_of([&] { load_run_config(scalar, {}); }).rfind(scalar + ":2: workload: unknown key", 0) == 0);
+  const std::string typo = write(dir / "typo.yaml", "cluster: " + cluster + "\nworkload:\n  model: " + (source_dir() / "configs/workloads/seren.yaml").string() +
+                                                   "\n  from: 2023-03-01\n  to: 2023-03-02\npolicy:\n  name: acme\n  type_priority:\n    Chat: 1\n");
+  CHECK(error_of([&] {
+          const RunConfig c = load_run_config(typo, {});
+          resolve_run(c, load_cluster_spec(c.cluster));
+        }) == typo + ":9: policy.type_priority.Chat: not a job type (CPU, Eval, Pretrain, SFT, MLLM, Debug, Other)");
   const std::string list = write(dir / "list.yaml", "- a\n- b\n");
   CHECK(error_of([&] { load_run_config(list, {}); }) == list + ":1: expected a mapping of keys to values");
 }
