@@ -15,17 +15,17 @@
 namespace acme {
 
 bool LaunchModel::enabled() const {
-  return on && (gpu_median_s > 0 || cpu_median_s > 0 || std::any_of(type_median_s.begin(), type_median_s.end(), [](double m) { return m > 0; }));
+  return on && (gpu_median_s > 0 || cpu_median_s > 0 ||
+                std::any_of(type_median_s.begin(), type_median_s.end(), [](const auto& m) { return m > 0; }));
 }
 
 Time LaunchModel::draw(std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const {
-  // A GPU job's type's own value where it has one (>= 0), else the GPU jobs'.
+  // A GPU job's type's own value where it has one, else the GPU jobs'.
   const auto type = static_cast<std::size_t>(r.type);
-  const auto gpu_value = [&](const std::array<double, kJobTypeCount>& own, double all) { return own[type] >= 0 ? own[type] : all; };
   const bool gpu = r.gpu_num > 0;
-  const double median = gpu ? gpu_value(type_median_s, gpu_median_s) : cpu_median_s;
+  const double median = gpu ? type_median_s[type].value_or(gpu_median_s) : cpu_median_s;
   if (median <= 0) return Time{};
-  const double floor = std::min(gpu ? gpu_value(type_floor_s, gpu_floor_s) : cpu_floor_s, median);
+  const double floor = std::min(gpu ? type_floor_s[type].value_or(gpu_floor_s) : cpu_floor_s, median);
   double s = median;
   if (sigma > 0 && median > floor) {
     Rng rng(mix64(mix64(seed ^ 0x4c41554e43ULL) ^ job_key) ^ start);
@@ -49,14 +49,12 @@ LaunchModel read_launch_model(Params& params) {
                                 "least seconds from placement to start of a GPU job (its fixed steps); "
                                 "a floor above the median is the median");
   m.cpu_floor_s = params.number("cpu_floor_s", 0, 0, m.max_s, "the same for a CPU-only job");
-  const auto by_type = [&](std::string_view key, std::string_view doc, std::array<double, kJobTypeCount>& into) {
-    const auto values = params.type_table(key, {}, 0, m.max_s, doc, true);
-    for (std::size_t t = 0; t < kJobTypeCount; ++t) into[t] = values[t].value_or(-1);  // -1: none
-  };
-  by_type("type_median_s", "a GPU job type's own median seconds from placement to start, in place of gpu_median_s",
-          m.type_median_s);
-  by_type("type_floor_s", "a GPU job type's own least seconds from placement to start, in place of gpu_floor_s",
-          m.type_floor_s);
+  m.type_median_s = params.type_table(
+      "type_median_s", {}, 0, m.max_s, "a GPU job type's own median seconds from placement to start, in place of gpu_median_s",
+      true);
+  m.type_floor_s = params.type_table(
+      "type_floor_s", {}, 0, m.max_s, "a GPU job type's own least seconds from placement to start, in place of gpu_floor_s",
+      true);
   m.sigma = params.number("sigma", 0, 0, 4, "log-normal sigma of the latency above the floor; 0: always the median");
   m.seed = static_cast<std::uint64_t>(params.number("seed", 1, 0, 9.0e15, "seed of the launch-latency draws"));
   return m;

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "io/params.h"
 #include "sim/feature.h"
@@ -38,22 +39,14 @@ struct LaunchModel {
   double sigma = 0;         // log-normal sigma of the spread above the floor; 0: always the median
   double max_s = 600;       // no latency exceeds this, >= the medians
   std::uint64_t seed = 1;
-  // A GPU job type's own median and floor, in place of gpu_median_s and gpu_floor_s; negative:
-  // none (the type takes the GPU job's).
-  std::array<double, kJobTypeCount> type_median_s = unset();
-  std::array<double, kJobTypeCount> type_floor_s = unset();
+  // A GPU job type's own median and floor, in place of gpu_median_s and gpu_floor_s; none: the
+  // type takes the GPU job's.
+  std::array<std::optional<double>, kJobTypeCount> type_median_s, type_floor_s;
 
   bool enabled() const;
   // The latency of start number `start` (0 for its first) of the job whose key (job_key,
   // Workload::keys) is `job_key`. O(1).
   Time draw(std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const;
-
- private:
-  static std::array<double, kJobTypeCount> unset() {
-    std::array<double, kJobTypeCount> a;
-    a.fill(-1);
-    return a;
-  }
 };
 
 // Reads launch.enabled, launch.gpu_median_s, launch.cpu_median_s, the floors, the per-type tables

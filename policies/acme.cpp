@@ -157,7 +157,6 @@ class AcmePolicy final : public Policy {
     arrivals_only_ = changed && gate_.arrivals_only();
     walked_before_ = walked_;
     walked_ = {};
-    std::sort(arrived_.begin(), arrived_.end());
     for (const std::size_t key : freed_) readmit(pass, key);  // once every stop of this instant is in
     freed_.clear();
 
@@ -257,14 +256,15 @@ class AcmePolicy final : public Policy {
   // set aside before it are out of the queue, plus the jobs this walk started. A start against a
   // limit asks again which groups it binds.
   void backfill(SchedulingPass& pass, ShapedQueue& queue, const QueueEntry& head, const QueueEntry& from, Walk& walk) {
-    const Cluster& cluster = pass.cluster();
     queue.walk(
-        from,
-        [&](JobId j) {
-          const JobRequest& r = pass.request(j);
-          return limits_.binding(r).has_value() || cluster.fits_now(r);
-        },
-        [&](JobId j) { return visit(pass, queue, head, walk, j); }, walk.shorter);
+        from, [&](JobId j) { return wanted(pass, j); }, [&](JobId j) { return visit(pass, queue, head, walk, j); },
+        walk.shorter);
+  }
+
+  // Whether a backfill walk visits the job's group: it fits now, or a limit binds it (to be held).
+  bool wanted(const SchedulingPass& pass, JobId j) const {
+    const JobRequest& r = pass.request(j);
+    return limits_.binding(r).has_value() || pass.cluster().fits_now(r);
   }
 
   // The same walk when the last pass, behind the same head, started nothing and only jobs arrived
@@ -275,12 +275,11 @@ class AcmePolicy final : public Policy {
   // from there in full.
   void backfill_arrivals(SchedulingPass& pass, ShapedQueue& queue, const QueueEntry& head) {
     using Step = ShapedQueue::Step;
-    const Cluster& cluster = pass.cluster();
     Walk walk(queue.rank(head));
+    std::sort(arrived_.begin(), arrived_.end());  // queue order
     for (const QueueEntry& e : arrived_) {
       if (!(head < e) || !queue.contains(e.job)) continue;  // ahead of the head, started or held back
-      const JobRequest& r = pass.request(e.job);
-      if (!limits_.binding(r) && !cluster.fits_now(r)) continue;
+      if (!wanted(pass, e.job)) continue;
       const Step step = visit(pass, queue, head, walk, e.job);
       if (step == Step::Stop) return;
       if (step == Step::Take || step == Step::Retake) queue.erase(e.job);
@@ -352,7 +351,7 @@ class AcmePolicy final : public Policy {
   bool since_backfill_ = false;  // anything changed since the last backfill pass
   bool started_now_ = false;     // the pass under way started a job
   bool arrivals_only_ = false;   // the pass under way comes after one that started nothing, with only arrivals since
-  std::vector<QueueEntry> arrived_;  // the pass's arrivals, in queue order
+  std::vector<QueueEntry> arrived_;  // the pass's arrivals
   // Each partition's head its last pass's backfill walked behind, and the pass before's.
   std::array<std::optional<QueueEntry>, 2> walked_, walked_before_;
   ShadowPlanner planner_;
