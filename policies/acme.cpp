@@ -257,14 +257,14 @@ class AcmePolicy final : public Policy {
   // limit asks again which groups it binds.
   void backfill(SchedulingPass& pass, ShapedQueue& queue, const QueueEntry& head, const QueueEntry& from, Walk& walk) {
     queue.walk(
-        from, [&](JobId j) { return wanted(pass, j); }, [&](JobId j) { return visit(pass, queue, head, walk, j); },
+        from, [&](JobId j) { return wanted(pass, queue, j); },
+        [&](JobId j) { return visit(pass, queue, head, walk, j); },
         walk.shorter);
   }
 
   // Whether a backfill walk visits the job's group: it fits now, or a limit binds it (to be held).
-  bool wanted(const SchedulingPass& pass, JobId j) const {
-    const JobRequest& r = pass.request(j);
-    return limits_.binding(r).has_value() || pass.cluster().fits_now(r);
+  bool wanted(const SchedulingPass& pass, ShapedQueue& queue, JobId j) const {
+    return limits_.binding(pass.request(j)).has_value() || queue.fits_now(pass, j);
   }
 
   // The same walk when the last pass, behind the same head, started nothing and only jobs arrived
@@ -279,7 +279,7 @@ class AcmePolicy final : public Policy {
     std::sort(arrived_.begin(), arrived_.end());  // queue order
     for (const QueueEntry& e : arrived_) {
       if (!(head < e) || !queue.contains(e.job)) continue;  // ahead of the head, started or held back
-      if (!wanted(pass, e.job)) continue;
+      if (!wanted(pass, queue, e.job)) continue;
       const Step step = visit(pass, queue, head, walk, e.job);
       if (step == Step::Stop) return;
       if (step == Step::Take || step == Step::Retake) queue.erase(e.job);
@@ -300,7 +300,7 @@ class AcmePolicy final : public Policy {
       return Step::Take;
     }
     if (counted_before + 1 > depth_) return Step::Stop;
-    if (!pass.cluster().fits_now(r)) return Step::Leave;
+    if (!queue.fits_now(pass, j)) return Step::Leave;
     if (!walk.res) {
       walk.res = planner_.reservation(pass, head.job);
       walk.shorter = walk.res->shadow - pass.now();

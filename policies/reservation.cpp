@@ -57,13 +57,7 @@ ShadowPlanner::Reservation ShadowPlanner::reserve(const SchedulingPass& pass, Jo
   std::int64_t fitting = c.count_nodes_with_room(gpus, cpus, r.node_num, open);  // nodes with room for a share
   // GPUs free on the nodes open to the head: a job kept to another part of the cluster (the
   // nodes reserved for pretraining, or the rest) neither takes them nor frees them.
-  std::int64_t free_gpus = 0;
-  if (open.first == 0 && open.last == c.node_count()) {
-    free_gpus = c.free_gpus();
-  } else {
-    for (std::int32_t n = open.first; n < open.last; ++n)
-      if (!c.is_down(n) && !c.is_cordoned(n)) free_gpus += c.free_gpus_on(n);
-  }
+  std::int64_t free_gpus = c.free_gpus_in(open);
   Reservation res;
   // The running jobs by (expected end, job), only as far as the walk goes.
   for (auto next = by_end_.begin(); next != by_end_.end() && fitting < r.node_num; ++next) {

@@ -8,8 +8,7 @@
 // takes only spare GPUs. A job without an estimate never ends before the shadow time.
 //
 // Cost: reservation() is O(k) for the k running jobs it walks by expected end (the running jobs
-// are kept in that order), plus O(n) for the n nodes open to the head when they are not the whole
-// cluster; cached until the head, the running jobs or the cluster's room change.
+// are kept in that order); cached until the head, the running jobs or the cluster's room change.
 // started() and stopped() are O(log r) over the r running jobs.
 #pragma once
 

@@ -1,7 +1,6 @@
 #include "policies/shaped_queue.h"
 
 #include <algorithm>
-#include <queue>
 #include <vector>
 
 namespace acme {
@@ -36,6 +35,15 @@ void ShapedQueue::erase(JobId job) {
   if (group->second.jobs.empty() && !group->second.followed) groups_.erase(group);
 }
 
+bool ShapedQueue::fits_now(const SchedulingPass& pass, JobId job) {
+  Group& group = places_[place_of(job) - 1].group->second;
+  const std::uint64_t room = pass.cluster().room_freed();
+  if (group.full_at == room) return false;
+  if (pass.cluster().fits_now(pass.request(job))) return true;
+  group.full_at = room;
+  return false;
+}
+
 ShapedQueue::Members::const_iterator ShapedQueue::next_in(const Members& jobs, const QueueEntry& from, bool shorter,
                                                           Time bound) {
   if (!shorter) return jobs.upper_bound({from, Time{}});
@@ -51,21 +59,20 @@ ShapedQueue::Members::const_iterator ShapedQueue::next_in(const Members& jobs, c
   return first(first, jobs.node_begin());
 }
 
-void ShapedQueue::walk(const QueueEntry& after, const std::function<bool(JobId)>& wanted,
-                       const std::function<Step(JobId)>& visit, const Time& shorter) {
-  struct Head {
-    QueueEntry entry;
-    GroupMap::iterator group;  // where it came from: a group, or (withdrawn) the withdrawn jobs
-    bool withdrawn;
-    std::uint32_t epoch;       // the group's when pushed
-  };
+void ShapedQueue::walk(const QueueEntry& after, FunctionRef<bool(JobId)> wanted, FunctionRef<Step(JobId)> visit,
+                       const Time& shorter) {
+  // The next job of each group followed, earliest first (a heap kept in heads_, reused).
   const auto later = [](const Head& a, const Head& b) { return b.entry < a.entry; };
-  std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
+  heads_.clear();
+  const auto push = [&](const Head& h) {
+    heads_.push_back(h);
+    std::push_heap(heads_.begin(), heads_.end(), later);
+  };
   // Follows the group from its first job after `from` (of those in bound, if shorter).
   const auto push_next = [&](GroupMap::iterator group, const QueueEntry& from) {
     Group& g = group->second;
     if (const auto next = next_in(g.jobs, from, g.shorter, shorter); next != g.jobs.end()) {
-      heads.push({next->entry, group, false, g.epoch});
+      push({next->entry, group, false, g.epoch});
     } else {
       g.followed = false;
     }
@@ -75,16 +82,17 @@ void ShapedQueue::walk(const QueueEntry& after, const std::function<bool(JobId)>
     const auto first = group->second.jobs.upper_bound({from, Time{}});
     if (first == group->second.jobs.end() || !wanted(first->entry.job)) return;
     group->second.followed = true;
-    heads.push({first->entry, group, false, group->second.epoch});
+    push({first->entry, group, false, group->second.epoch});
   };
   const auto next_withdrawn = [&](const QueueEntry& from) {
-    if (const auto w = withdrawn_.upper_bound(from); w != withdrawn_.end()) heads.push({*w, groups_.end(), true, 0});
+    if (const auto w = withdrawn_.upper_bound(from); w != withdrawn_.end()) push({*w, groups_.end(), true, 0});
   };
   for (auto group = groups_.begin(); group != groups_.end(); ++group) follow(group, after);
   next_withdrawn(after);
-  while (!heads.empty()) {
-    const Head head = heads.top();
-    heads.pop();
+  while (!heads_.empty()) {
+    std::pop_heap(heads_.begin(), heads_.end(), later);
+    const Head head = heads_.back();
+    heads_.pop_back();
     if (!head.withdrawn && head.epoch != head.group->second.epoch) continue;  // followed again since
     // A job taken through its other way in (as withdrawn, or from its group) is passed over.
     const bool there = head.withdrawn ? withdrawn_.count(head.entry) > 0
@@ -120,16 +128,15 @@ void ShapedQueue::walk(const QueueEntry& after, const std::function<bool(JobId)>
 }
 
 void ShapedQueue::visit_fitting(const SchedulingPass& pass, const QueueEntry& after, const QueueEntry* before,
-                                const std::function<Step(JobId)>& start, const Time& shorter) {
+                                FunctionRef<Step(JobId)> start, const Time& shorter) {
   const bool bounded = before != nullptr;
   const QueueEntry last = bounded ? *before : QueueEntry{};
-  const Cluster& cluster = pass.cluster();
   walk(
-      after, [&](JobId j) { return cluster.fits_now(pass.request(j)); },
+      after, [&](JobId j) { return fits_now(pass, j); },
       [&](JobId j) {
         if (bounded && !(entry_of(j) < last)) return Step::Stop;
         if (!pass.is_pending(j)) return Step::Take;
-        if (!cluster.fits_now(pass.request(j))) return Step::Leave;  // nor will the rest of its shape
+        if (!fits_now(pass, j)) return Step::Leave;  // nor will the rest of its shape
         return start(j);
       },
       shorter);

@@ -27,13 +27,13 @@
 #include <ext/pb_ds/tree_policy.hpp>
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "policies/common.h"
+#include "policies/function_ref.h"
 #include "policies/shape.h"
 #include "sim/time.h"
 
@@ -49,6 +49,10 @@ class ShapedQueue {
   const QueueEntry& entry_of(JobId job) const { return places_[place_of(job) - 1].entry; }
   // The estimate it was queued with. REQUIRES: it is queued.
   Time estimate_of(JobId job) const { return places_[place_of(job) - 1].estimate; }
+  // Whether the queued job's shape fits the cluster now (Cluster::fits_now), remembered by its
+  // group while room only shrinks: O(1) when the shape was found not to fit since the cluster's
+  // room_freed() last changed. REQUIRES: the job is queued.
+  bool fits_now(const SchedulingPass& pass, JobId job);
   // How many queued jobs come before `e` in the order.
   std::size_t rank(const QueueEntry& e) const { return ranked_.order_of_key(e); }
   // The entry n places after the front; nullptr if the queue is shorter.
@@ -83,15 +87,15 @@ class ShapedQueue {
   // group's first job after `after`, and again after a Retake) and every withdrawn job, calling
   // visit(job) for each. A withdrawn job may be visited twice (from its group and as withdrawn)
   // unless the first visit takes it. `shorter` is read when a visit returns Shorter.
-  void walk(const QueueEntry& after, const std::function<bool(JobId)>& wanted,
-            const std::function<Step(JobId)>& visit, const Time& shorter = kNoBound);
+  void walk(const QueueEntry& after, FunctionRef<bool(JobId)> wanted, FunctionRef<Step(JobId)> visit,
+            const Time& shorter = kNoBound);
   static constexpr Time kNoBound = Time::max();
 
   // backfill's and sjf's walk: the jobs after `after` and before `before` (nullptr: to the end)
   // whose shape fits now; start(job) returns Take if it started the job, which then leaves the
   // queue, else Keep, or Shorter with `shorter` set. Withdrawn jobs of the window are taken out.
   void visit_fitting(const SchedulingPass& pass, const QueueEntry& after, const QueueEntry* before,
-                     const std::function<Step(JobId)>& start, const Time& shorter = kNoBound);
+                     FunctionRef<Step(JobId)> start, const Time& shorter = kNoBound);
 
  private:
   using Ranked = __gnu_pbds::tree<QueueEntry, __gnu_pbds::null_type, std::less<QueueEntry>, __gnu_pbds::rb_tree_tag,
@@ -122,6 +126,7 @@ class ShapedQueue {
     bool followed = false;  // by the walk under way
     bool shorter = false;   // only through its jobs of estimates up to the walk's bound
     std::uint32_t epoch = 0;  // of the head the walk follows it by; older heads are passed over
+    std::uint64_t full_at = ~std::uint64_t{0};  // the cluster's room_freed() when its shape did not fit
   };
   // The group's first job after `from`: any, or (shorter) one whose estimate is at most `bound`.
   static Members::const_iterator next_in(const Members& jobs, const QueueEntry& from, bool shorter, Time bound);
@@ -131,6 +136,14 @@ class ShapedQueue {
     Time estimate;
     GroupMap::iterator group;
   };
+  // A walk's next job of a group it follows, or of the withdrawn jobs.
+  struct Head {
+    QueueEntry entry;
+    GroupMap::iterator group;  // where it came from: a group, or (withdrawn) the withdrawn jobs
+    bool withdrawn;
+    std::uint32_t epoch;       // the group's when pushed
+  };
+  std::vector<Head> heads_;          // the walk's, as a heap (kept to reuse its memory)
   Ranked ranked_;                    // every queued job, in order, with ranks
   GroupMap groups_;                  // the same jobs by shape and tag
   // [job]: its Place in places_ + 1, 0 when not queued (4 bytes a job; places_ holds the queued).

@@ -30,6 +30,7 @@ Cluster::Cluster(const ClusterSpec& spec)
       reserved_types_(spec.reserved_nodes > 0 ? spec.reserved_types : ~0u),
       reserved_spill_(spec.reserved_spill),
       free_gpus_total_(spec.nodes * spec.gpus_per_node),
+      free_gpus_reserved_((spec.nodes - reserved_from_) * spec.gpus_per_node),
       free_cpus_total_(spec.nodes * spec.cpus_per_node),
       free_gpus_(static_cast<std::size_t>(spec.nodes), spec.gpus_per_node),
       free_cpus_(static_cast<std::size_t>(spec.nodes), spec.cpus_per_node),
@@ -87,6 +88,7 @@ void Cluster::change_free(int node, int gpus, int cpus) {
   free_cpus_[n] = c1;
   free_gpus_total_ += gpus;
   free_cpus_total_ += cpus;
+  if (node >= reserved_from_) free_gpus_reserved_ += gpus;
   // Only the sets between the old and the new counts change.
   if (g0 != g1) {
     if (g1 > g0) at_least_.add(node, g0 + 1, g1 + 1);
@@ -232,6 +234,16 @@ int Cluster::count_nodes_with_room(int gpus, int cpus, int at_most, NodeRange ra
   return count;
 }
 
+int Cluster::free_gpus_in(NodeRange range) const {
+  if (range.first == 0 && range.last == nodes_) return free_gpus_total_;
+  if (range.first == reserved_from_ && range.last == nodes_) return free_gpus_reserved_;
+  if (range.first == 0 && range.last == reserved_from_) return free_gpus_total_ - free_gpus_reserved_;
+  int free = 0;
+  for (int n = range.first; n < range.last; ++n)
+    if (!down_[static_cast<std::size_t>(n)] && !cordoned_[static_cast<std::size_t>(n)]) free += free_gpus_on(n);
+  return free;
+}
+
 int Cluster::leaves_spanned(const Placement& p) const {
   if (p.size() == 1) return 1;  // most jobs
   int count = 0;
@@ -283,6 +295,7 @@ void Cluster::take_down(int node) {
   down_[n] = true;
   free_gpus_total_ -= gpus_per_node_;
   free_cpus_total_ -= cpus_per_node_;
+  if (node >= reserved_from_) free_gpus_reserved_ -= gpus_per_node_;
   ++down_nodes_;
 }
 
@@ -293,6 +306,7 @@ void Cluster::bring_up(int node) {
   ++room_freed_;
   free_gpus_total_ += gpus_per_node_;
   free_cpus_total_ += cpus_per_node_;
+  if (node >= reserved_from_) free_gpus_reserved_ += gpus_per_node_;
   --down_nodes_;
   index_add(node);
 }
@@ -305,6 +319,7 @@ void Cluster::cordon(int node) {
   ++cordoned_nodes_;
   free_gpus_total_ -= free_gpus_[n];
   free_cpus_total_ -= free_cpus_[n];
+  if (node >= reserved_from_) free_gpus_reserved_ -= free_gpus_[n];
   cordoned_free_gpus_ += free_gpus_[n];
   cordoned_free_cpus_ += free_cpus_[n];
 }
@@ -317,6 +332,7 @@ void Cluster::uncordon(int node) {
   ++room_freed_;
   free_gpus_total_ += free_gpus_[n];
   free_cpus_total_ += free_cpus_[n];
+  if (node >= reserved_from_) free_gpus_reserved_ += free_gpus_[n];
   cordoned_free_gpus_ -= free_gpus_[n];
   cordoned_free_cpus_ -= free_cpus_[n];
   index_add(node);

@@ -122,6 +122,9 @@ class Cluster {
   }
   // The first reserved node (node_count() without a reservation).
   int reserved_from() const { return reserved_from_; }
+  // GPUs free on the nodes of `range` that are up and not cordoned. O(1) for the whole cluster and
+  // for either side of the reservation; O(n) over the n nodes of another range.
+  int free_gpus_in(NodeRange range) const;
 
   // Nodes with room for the request now, chosen by `strategy`, written to `out` (its capacity is
   // reused: no allocation once warm); false, with `out` unspecified, if there are too few.
@@ -193,6 +196,7 @@ class Cluster {
   std::uint32_t reserved_types_;  // bit 1 << type: the job types that may use them (all without a reservation)
   bool reserved_spill_;           // the reserved types may use the other nodes too
   int free_gpus_total_;
+  int free_gpus_reserved_;  // of free_gpus_total_, on the reserved nodes
   int free_cpus_total_;
   int down_nodes_ = 0;
   int cordoned_nodes_ = 0;

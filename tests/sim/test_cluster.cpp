@@ -74,4 +74,33 @@ TEST_CASE("Handing out a GPU twice is caught", "[cluster]") {
   CHECK(c.free_gpus() + c.allocated_gpus() == 8);
 }
 
+TEST_CASE("free_gpus_in counts the free GPUs of a range of nodes, up and not cordoned", "[cluster]") {
+  ClusterSpec spec = small_cluster(5);
+  spec.reserved_nodes = 2;  // nodes 3 and 4
+  Cluster c(spec);
+  const auto by_hand = [&](Cluster::NodeRange range) {
+    int free = 0;
+    for (int n = range.first; n < range.last; ++n)
+      if (!c.is_down(n) && !c.is_cordoned(n)) free += c.free_gpus_on(n);
+    return free;
+  };
+  const auto check_all = [&] {
+    for (const Cluster::NodeRange range : {Cluster::NodeRange{0, 5}, Cluster::NodeRange{0, 3},
+                                           Cluster::NodeRange{3, 5}, Cluster::NodeRange{1, 4}})
+      CHECK(c.free_gpus_in(range) == by_hand(range));
+  };
+  check_all();
+  c.allocate({{0, 3, 0}, {3, 5, 0}, {4, 8, 0}});
+  check_all();
+  c.cordon(3);
+  c.take_down(1);
+  check_all();
+  c.release({{3, 5, 0}});
+  c.bring_up(1);
+  check_all();
+  c.uncordon(3);
+  check_all();
+  CHECK(c.free_gpus_in({3, 5}) == 8);
+}
+
 }  // namespace acme::test
