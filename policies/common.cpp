@@ -74,7 +74,10 @@ bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobI
   thread_local std::vector<Share> pushed, shares;
   pushed.clear();
   for (std::uint32_t i = 0; i < victims.size(); ++i)
-    for (const NodeShare& s : pass.placement_of(victims[i])) pushed.push_back({s.node, i, s.gpus, s.cpus, victims[i]});
+    for (const NodeShare& s : pass.placement_of(victims[i]))
+      if (s.node >= open.first && s.node < open.last) pushed.push_back({s.node, i, s.gpus, s.cpus, victims[i]});
+  // Each node opened holds a victim's share: too few shares, too few nodes (and no sort).
+  if (ready + static_cast<std::int64_t>(pushed.size()) < r.node_num) return false;
   sort_by_node(pushed, c.node_count(), shares);
   // Each node without room: the victims to stop to open it (a run of `shares`), and the GPUs that costs.
   struct Opening {
@@ -88,7 +91,6 @@ bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobI
     const std::int32_t node = shares[begin].node;
     for (end = begin; end < shares.size() && shares[end].node == node; ++end) {
     }
-    if (node < open.first || node >= open.last) continue;  // the job may not be placed there
     std::int32_t g = c.free_gpus_on(node), k = c.free_cpus_on(node);
     if (g >= gpus && k >= cpus) continue;  // counted in `ready`
     std::int64_t cost = 0;

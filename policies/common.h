@@ -88,7 +88,8 @@ class PriorityRanking {
 // room for its share; nodes that have room already cost nothing; any other node is opened by
 // stopping its victims in order until it has room. The cheapest nodes (fewest GPUs stopped) are
 // chosen, and nothing is stopped when even all victims would not open enough nodes.
-// Cost: O(sum of the victims' placement sizes + n log n) over the n nodes they touch.
+// Cost: O(sum of the victims' placement sizes + n log n) over the n nodes they touch; only the
+// first term when their shares on the job's nodes are too few to open enough nodes.
 // REQUIRES: pass.is_pending(job); every victim is running.
 bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobId>& victims,
                          SchedulingPass::Preempt how);

@@ -18,7 +18,8 @@
 // everything that can ever be lent to it (the lending groups' quotas plus the unassigned GPUs)
 // could never start: it is refused on arrival (see Policy::refuses).
 //
-// A pass costs O(groups) plus O(log q) per job started, plus the victims considered.
+// A pass costs O(groups) plus O(log q) per job started, plus the victims considered (not again
+// for a job they could not make room for, until room comes back or the borrowers change).
 #include <algorithm>
 #include <array>
 #include <fstream>
@@ -69,6 +70,7 @@ class QuotaPolicy final : public Policy {
     if (h.borrowed) {
       borrowed_ -= h.gpus;
       borrowers_.erase({-static_cast<double>(h.start.sec()), h.submit, job});
+      ++borrower_changes_;
     } else {
       h.group->own -= h.gpus;
     }
@@ -87,8 +89,7 @@ class QuotaPolicy final : public Policy {
         const std::int64_t gpus = pass.request(job).gpu_num;
         bool started = false, borrowed = false;
         if (g->own + gpus <= g->quota) {
-          started = pass.try_start(job) || start_by_preempting(pass, job, borrower_list(victim_budget(pass.request(job))),
-                                                                     SchedulingPass::Preempt::Kill);
+          started = pass.try_start(job) || reclaim(pass, *g, job);
           g->waiting = !started;
         } else if (borrowed_ + gpus <= lendable()) {
           started = borrowed = pass.try_start(job);
@@ -100,6 +101,7 @@ class QuotaPolicy final : public Policy {
         if (borrowed) {
           borrowed_ += gpus;
           borrowers_.insert({-static_cast<double>(pass.now().sec()), submit, job});
+          ++borrower_changes_;
         } else {
           g->own += gpus;
         }
@@ -116,6 +118,11 @@ class QuotaPolicy final : public Policy {
     std::int64_t own = 0;    // GPUs held by the group's jobs within its quota
     bool waiting = false;    // its first job is within quota but could not start this pass
     JobQueue queue;
+    // The job reclaim() last failed to start, and the cluster's room_freed() and borrower_changes_ then.
+    struct Unopened {
+      JobId job = ~JobId{0};
+      std::uint64_t room = 0, borrowers = 0;
+    } unopened;
   };
   struct Held {
     Group* group;
@@ -207,6 +214,19 @@ class QuotaPolicy final : public Policy {
     return idle;
   }
 
+  // Starts the group's first job, within its quota, by preempting borrowers (start_by_preempting).
+  // Not tried again for a job it failed to start while no room came back and the borrowers are
+  // the same: with the same victims and only less room, it would fail again (and it changes
+  // nothing when it fails to plan).
+  bool reclaim(SchedulingPass& pass, Group& g, JobId job) {
+    const std::uint64_t room = pass.cluster().room_freed();
+    if (g.unopened.job == job && g.unopened.room == room && g.unopened.borrowers == borrower_changes_) return false;
+    if (start_by_preempting(pass, job, borrower_list(victim_budget(pass.request(job))), SchedulingPass::Preempt::Kill))
+      return true;
+    g.unopened = {job, pass.cluster().room_freed(), borrower_changes_};
+    return false;
+  }
+
   // Up to `budget` borrowers, latest start first.
   std::vector<JobId> borrower_list(std::size_t budget) const {
     std::vector<JobId> out;
@@ -223,6 +243,7 @@ class QuotaPolicy final : public Policy {
   std::vector<JobId> arrivals_;
   std::unordered_map<JobId, Held> running_;
   JobQueue borrowers_;  // latest start first, then earliest submitted (not the row: any file order)
+  std::uint64_t borrower_changes_ = 0;  // borrowers started or stopped so far
   std::int64_t borrowed_ = 0, unassigned_ = 0;
   std::int64_t most_lendable_ = 0;  // what lendable() gives when every lending group is idle
   bool sized_ = false;
