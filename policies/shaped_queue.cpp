@@ -77,12 +77,16 @@ void ShapedQueue::walk(const QueueEntry& after, FunctionRef<bool(JobId)> wanted,
       g.followed = false;
     }
   };
+  // A group's jobs are alike to `wanted` (one shape and tag): it is asked with the group's first
+  // job, and the group's first job after `from` looked for only if wanted.
   const auto follow = [&](GroupMap::iterator group, const QueueEntry& from) {
-    group->second.shorter = false;
-    const auto first = group->second.jobs.upper_bound({from, Time{}});
-    if (first == group->second.jobs.end() || !wanted(first->entry.job)) return;
-    group->second.followed = true;
-    push({first->entry, group, false, group->second.epoch});
+    Group& g = group->second;
+    g.shorter = false;
+    if (g.jobs.empty() || !wanted(g.jobs.begin()->entry.job)) return;
+    const auto first = g.jobs.upper_bound({from, Time{}});
+    if (first == g.jobs.end()) return;
+    g.followed = true;
+    push({first->entry, group, false, g.epoch});
   };
   const auto next_withdrawn = [&](const QueueEntry& from) {
     if (const auto w = withdrawn_.upper_bound(from); w != withdrawn_.end()) push({*w, groups_.end(), true, 0});

@@ -83,8 +83,9 @@ class ShapedQueue {
   // job on, and follows every group again in full (Retake: the policy's state changed, as its
   // limits after a start); end the walk (Stop).
   enum class Step : std::uint8_t { Keep, Shorter, Leave, Take, Retake, Stop };
-  // Visits, in queue order, the jobs after `after` of the groups `wanted` accepts (asked with each
-  // group's first job after `after`, and again after a Retake) and every withdrawn job, calling
+  // Visits, in queue order, the jobs after `after` of the groups `wanted` accepts (asked with one
+  // job of each group, whose jobs it must answer alike: one shape and tag; and again after a
+  // Retake) and every withdrawn job, calling
   // visit(job) for each. A withdrawn job may be visited twice (from its group and as withdrawn)
   // unless the first visit takes it. `shorter` is read when a visit returns Shorter.
   void walk(const QueueEntry& after, FunctionRef<bool(JobId)> wanted, FunctionRef<Step(JobId)> visit,
