@@ -99,10 +99,14 @@ bool start_by_preempting(SchedulingPass& pass, JobId job, const std::vector<JobI
     if (g >= gpus && k >= cpus) openings.push_back({cost, node, begin, i - begin});
   }
   if (ready + static_cast<std::int64_t>(openings.size()) < r.node_num) return false;
-  std::sort(openings.begin(), openings.end(),
-            [](const Opening& a, const Opening& b) { return a.cost != b.cost ? a.cost < b.cost : a.node < b.node; });
+  // The cheapest nodes to open, by (cost, node): which, not in what order (their victims are
+  // sorted below), so a selection rather than a sort.
+  const std::size_t wanted = ready < r.node_num ? static_cast<std::size_t>(r.node_num - ready) : 0;
+  if (wanted > 0)
+    std::nth_element(openings.begin(), openings.begin() + static_cast<std::ptrdiff_t>(wanted - 1), openings.end(),
+                     [](const Opening& a, const Opening& b) { return a.cost != b.cost ? a.cost < b.cost : a.node < b.node; });
   std::vector<JobId> stop;
-  for (std::size_t o = 0; o + ready < static_cast<std::size_t>(r.node_num); ++o)
+  for (std::size_t o = 0; o < wanted; ++o)
     for (std::size_t i = 0; i < openings[o].stop; ++i) stop.push_back(shares[openings[o].first + i].victim);
   std::sort(stop.begin(), stop.end());
   stop.erase(std::unique(stop.begin(), stop.end()), stop.end());
