@@ -215,15 +215,15 @@ class QuotaPolicy final : public Policy {
   }
 
   // Starts the group's first job, within its quota, by preempting borrowers (start_by_preempting).
-  // Not tried again for a job it failed to start while no room came back and the borrowers are
-  // the same: with the same victims and only less room, it would fail again (and it changes
-  // nothing when it fails to plan).
+  // A job for which it found no plan (it stopped no one: no room came back) is not planned for
+  // again while no room comes back and the borrowers are the same: with the same victims and only
+  // less room, no plan would be found.
   bool reclaim(SchedulingPass& pass, Group& g, JobId job) {
     const std::uint64_t room = pass.cluster().room_freed();
     if (g.unopened.job == job && g.unopened.room == room && g.unopened.borrowers == borrower_changes_) return false;
     if (start_by_preempting(pass, job, borrower_list(victim_budget(pass.request(job))), SchedulingPass::Preempt::Kill))
       return true;
-    g.unopened = {job, pass.cluster().room_freed(), borrower_changes_};
+    if (pass.cluster().room_freed() == room) g.unopened = {job, room, borrower_changes_};
     return false;
   }
 
