@@ -154,9 +154,10 @@ BENCHMARK_CAPTURE(BM_PolicyReplay, srtf, "srtf")->Unit(benchmark::kMillisecond);
 // One jobs.csv-like row of 19 cells (4 text, 13 integers, 1 real, 1 blank), per row, written to
 // a file or captured typed (io/captured_table.h, what the Python module gets). The job id and
 // the user come from vectors of names, as a workload's do; 400 users. Captured rows are expected
-// (CsvWriter::expect_rows), as jobs.csv's are.
+// (CsvWriter::expect_rows), as jobs.csv's are. The file is the process's own: ctest runs this
+// binary twice at once (bench_smoke, and bench_script_smoke through scripts/bench.sh).
 void BM_CsvRow(benchmark::State& state, bool captured) {
-  const auto path = std::filesystem::temp_directory_path() / "acmesim_bench_row.csv";
+  const auto path = std::filesystem::temp_directory_path() / ("acmesim_bench_row." + std::to_string(getpid()) + ".csv");
   TableCapture capture;
   CsvWriter csv(path, captured ? &capture : nullptr);
   for (const char* h : {"job_id", "user", "type", "state", "gpu_num", "node_num", "cpu_num", "submit_s", "start_s",
