@@ -85,9 +85,9 @@ class ShapedQueue {
   enum class Step : std::uint8_t { Keep, Shorter, Leave, Take, Retake, Stop };
   // Visits, in queue order, the jobs after `after` of the groups `wanted` accepts (asked with one
   // job of each group, whose jobs it must answer alike: one shape and tag; and again after a
-  // Retake) and every withdrawn job, calling
-  // visit(job) for each. A withdrawn job may be visited twice (from its group and as withdrawn)
-  // unless the first visit takes it. `shorter` is read when a visit returns Shorter.
+  // Retake) and every withdrawn job, calling visit(job) for each. A withdrawn job may be visited
+  // twice (from its group and as withdrawn) unless the first visit takes it. `shorter` is read
+  // when a visit returns Shorter.
   void walk(const QueueEntry& after, FunctionRef<bool(JobId)> wanted, FunctionRef<Step(JobId)> visit,
             const Time& shorter = kNoBound);
   static constexpr Time kNoBound = Time::max();

@@ -86,9 +86,7 @@ void Cluster::change_free(int node, int gpus, int cpus) {
   const int c0 = free_cpus_[n], c1 = c0 + cpus;
   free_gpus_[n] = g1;
   free_cpus_[n] = c1;
-  free_gpus_total_ += gpus;
-  free_cpus_total_ += cpus;
-  if (node >= reserved_from_) free_gpus_reserved_ += gpus;
+  count_free(node, gpus, cpus);
   // Only the sets between the old and the new counts change.
   if (g0 != g1) {
     if (g1 > g0) at_least_.add(node, g0 + 1, g1 + 1);
@@ -293,9 +291,7 @@ void Cluster::take_down(int node) {
   uncordon(node);
   index_remove(node);
   down_[n] = true;
-  free_gpus_total_ -= gpus_per_node_;
-  free_cpus_total_ -= cpus_per_node_;
-  if (node >= reserved_from_) free_gpus_reserved_ -= gpus_per_node_;
+  count_free(node, -gpus_per_node_, -cpus_per_node_);
   ++down_nodes_;
 }
 
@@ -304,9 +300,7 @@ void Cluster::bring_up(int node) {
   if (!down_[n]) return;
   down_[n] = false;
   ++room_freed_;
-  free_gpus_total_ += gpus_per_node_;
-  free_cpus_total_ += cpus_per_node_;
-  if (node >= reserved_from_) free_gpus_reserved_ += gpus_per_node_;
+  count_free(node, gpus_per_node_, cpus_per_node_);
   --down_nodes_;
   index_add(node);
 }
@@ -317,9 +311,7 @@ void Cluster::cordon(int node) {
   index_remove(node);
   cordoned_[n] = true;
   ++cordoned_nodes_;
-  free_gpus_total_ -= free_gpus_[n];
-  free_cpus_total_ -= free_cpus_[n];
-  if (node >= reserved_from_) free_gpus_reserved_ -= free_gpus_[n];
+  count_free(node, -free_gpus_[n], -free_cpus_[n]);
   cordoned_free_gpus_ += free_gpus_[n];
   cordoned_free_cpus_ += free_cpus_[n];
 }
@@ -330,9 +322,7 @@ void Cluster::uncordon(int node) {
   cordoned_[n] = false;
   --cordoned_nodes_;
   ++room_freed_;
-  free_gpus_total_ += free_gpus_[n];
-  free_cpus_total_ += free_cpus_[n];
-  if (node >= reserved_from_) free_gpus_reserved_ += free_gpus_[n];
+  count_free(node, free_gpus_[n], free_cpus_[n]);
   cordoned_free_gpus_ -= free_gpus_[n];
   cordoned_free_cpus_ -= free_cpus_[n];
   index_add(node);

@@ -185,6 +185,13 @@ class Cluster {
   void index_remove(int node);
   // Adds `gpus` and `cpus` (negative: takes) to an up node's free counts, and to the indexes.
   void change_free(int node, int gpus, int cpus);
+  // Adds `gpus` and `cpus` (negative: takes) to the cluster's free totals, counting them for the
+  // node's side of the reservation: the node's own counts and the indexes are the caller's.
+  void count_free(int node, int gpus, int cpus) {
+    free_gpus_total_ += gpus;
+    free_cpus_total_ += cpus;
+    if (node >= reserved_from_) free_gpus_reserved_ += gpus;
+  }
 
   int nodes_;
   int gpus_per_node_;
