@@ -22,6 +22,7 @@
 #include "sim/sink.h"
 #include "workloads/acme_trace_reader.h"
 #include "workloads/estimates.h"
+#include "workloads/synthetic.h"
 
 namespace acme::test {
 
@@ -95,6 +96,8 @@ inline std::filesystem::path temp_dir(const std::string& name) {
 }
 
 inline const Time kGoldenBase = *parse_timestamp("2023-03-01 00:00:00+00:00");
+// Seconds from kGoldenBase to `t`. REQUIRES: t is set.
+inline std::int64_t at(const std::optional<Time>& t) { return (*t - kGoldenBase).sec(); }
 
 // Replays a golden trace (tests/golden/) and renders each job, in trace order, as
 // "job_id,state,start,end,queue_s,gpu_seconds,preemptions,wasted_gpu_seconds" with times in seconds
@@ -155,6 +158,22 @@ inline void check_same_jobs(const Workload& a, const Workload& b) {
     CHECK(p.cancel_pending_at() == q.cancel_pending_at());
   }
 }
+
+// The shipped workload model of `cluster` (configs/workloads/CLUSTER.yaml).
+inline SyntheticModel shipped_model(const std::string& cluster) {
+  return load_synthetic_model((source_dir() / ("configs/workloads/" + cluster + ".yaml")).string());
+}
+
+// A job that runs `seconds` and completes.
+inline JobProfile runs_for(std::int64_t seconds) {
+  JobProfile p;
+  p.run = Time::seconds(seconds);
+  return p;
+}
+
+// The header of an AcmeTrace Seren file.
+inline const std::string kHeader =
+    "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n";
 
 // A trace of jobs (nodes, GPUs, submit and duration in seconds after kGoldenBase), all of `type`,
 // COMPLETED, named j1, j2, ... and read as an AcmeTrace file.

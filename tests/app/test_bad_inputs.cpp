@@ -93,7 +93,6 @@ class PlacementRecorder final : public Sink {
   std::map<JobId, Placement> placed;
 };
 
-const std::string kHeader = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n";
 
 std::string row(const std::string& id, const std::string& gpus, const std::string& nodes, const std::string& submit) {
   return id + ",u1," + nodes + "," + gpus + ",16,SFT,COMPLETED,2023-03-01 " + submit + "Z,2023-03-01 " + submit +

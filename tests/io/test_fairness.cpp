@@ -9,12 +9,6 @@
 namespace acme::test {
 namespace {
 
-JobProfile runs_for(std::int64_t seconds) {
-  JobProfile p;
-  p.run = Time::seconds(seconds);
-  return p;
-}
-
 // A finished run and the sinks' files in `dir`.
 struct FinishedRun {
   Workload workload;

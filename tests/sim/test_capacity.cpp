@@ -8,7 +8,7 @@
 namespace acme::test {
 namespace {
 
-Workload trace(const std::vector<std::tuple<int, int, int, int>>& jobs) { return trace_of(jobs, "SFT"); }
+Workload sft_trace(const std::vector<std::tuple<int, int, int, int>>& jobs) { return trace_of(jobs, "SFT"); }
 
 struct Run {
   std::vector<JobOutcome> jobs;
@@ -30,7 +30,6 @@ Run run(const Workload& w, int nodes, const std::vector<std::string>& sets) {
   return {sim.outcomes(), *sim.capacity_log()};
 }
 
-std::int64_t at(const std::optional<Time>& t) { return (*t - kGoldenBase).sec(); }
 std::int64_t from_base(std::int64_t s) { return (kGoldenBase + Time::seconds(s)).sec(); }
 
 }  // namespace
@@ -39,7 +38,7 @@ TEST_CASE("A drain lets running jobs finish, starts nothing new on its nodes, an
   // 2 nodes. j1 (8 GPUs, 0-1000) on node 0; node 1 drained from 100 to 600. j2 (8 GPUs) comes at
   // 200: node 0 busy, node 1 drained, so it waits until 600. j3 (4 GPUs) at 50 lands on node 1
   // and runs to 400 although the drain began: node 1 goes down at 400, back at 600.
-  const Workload w = trace({{1, 8, 0, 1000}, {1, 8, 200, 100}, {1, 4, 50, 350}});
+  const Workload w = sft_trace({{1, 8, 0, 1000}, {1, 8, 200, 100}, {1, 4, 50, 350}});
   const Run r = run(w, 2, {"capacity.events=drain 1-1 from 100s for 500s"});
   CHECK(at(r.jobs[2].start) == 50);
   CHECK(at(r.jobs[2].end) == 400);
@@ -57,7 +56,7 @@ TEST_CASE("A drain that kills sends its nodes' jobs back to the queue at once", 
   // waits: node 0 is busy to 1000 and node 1 is back at 600, where j3 (first in the queue: queued
   // again at 100, before j2 came) restarts for its whole 350 s, to 950. j2 (8 GPUs) does not fit
   // beside it and starts on node 1 at 950.
-  const Workload w = trace({{1, 8, 0, 1000}, {1, 8, 200, 100}, {1, 4, 50, 350}});
+  const Workload w = sft_trace({{1, 8, 0, 1000}, {1, 8, 200, 100}, {1, 4, 50, 350}});
   const Run r = run(w, 2, {"capacity.events=drain 1-1 from 100s for 500s", "capacity.drained_jobs=kill"});
   CHECK(r.jobs[2].preemptions == 1);
   CHECK(at(r.jobs[2].end) == 600 + 350);
@@ -67,7 +66,7 @@ TEST_CASE("A drain that kills sends its nodes' jobs back to the queue at once", 
 
 TEST_CASE("Added nodes are down until they arrive, and a job that needs them waits for them", "[capacity]") {
   // 1 node plus 1 added at 300. j1 needs 2 nodes: it cannot run before 300 and starts then.
-  const Workload w = trace({{2, 16, 0, 100}});
+  const Workload w = sft_trace({{2, 16, 0, 100}});
   const Run r = run(w, 1, {"capacity.events=add 1 from 300s"});
   CHECK(at(r.jobs[0].start) == 300);
   CHECK(r.log.at(from_base(0)) == 8);
@@ -78,7 +77,7 @@ TEST_CASE("A leaf switch down stops the jobs under it and keeps its nodes down m
   // 4 nodes, leaves of 2. j1 (8 GPUs) on node 0, under leaf 0, which goes down from 100 to 400:
   // j1 stops (as a failure, no checkpoint: its 100 s are lost), and with nodes 0 and 1 down it
   // starts again on node 2 at once and runs its 1000 s: end 1100.
-  const Workload w = trace({{1, 8, 0, 1000}});
+  const Workload w = sft_trace({{1, 8, 0, 1000}});
   const Run r = run(w, 4, {"capacity.events=leaf 0 down from 100s for 300s"});
   CHECK(r.jobs[0].failures == 1);
   CHECK(at(r.jobs[0].end) == 1100);

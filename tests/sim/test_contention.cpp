@@ -20,7 +20,7 @@ JobRequest pretrain(std::int32_t gpus, std::int32_t nodes) {
   return r;
 }
 
-NetworkSettings settings(std::vector<std::string> sets = {}) {
+NetworkSettings network_settings(std::vector<std::string> sets = {}) {
   std::vector<YamlValue> values;
   for (const std::string& s : sets) values.push_back(yaml_override(s));
   Params p("network", values);
@@ -37,7 +37,7 @@ double alone(const Topology& t, const std::vector<int>& nodes, const NetworkHeal
   return sharing.starvation(0);
 }
 
-Workload trace(const std::vector<std::tuple<int, int, int, int>>& jobs) { return trace_of(jobs, "Pretrain"); }
+Workload pretrain_trace(const std::vector<std::tuple<int, int, int, int>>& jobs) { return trace_of(jobs, "Pretrain"); }
 
 // Runs `w` under fifo with the network model `net` (first fit) and returns the outcomes.
 std::vector<JobOutcome> run(const Workload& w, const ClusterSpec& spec, const NetworkSettings& net) {
@@ -49,7 +49,6 @@ std::vector<JobOutcome> run(const Workload& w, const ClusterSpec& spec, const Ne
   return sim.outcomes();
 }
 
-std::int64_t at(const std::optional<Time>& t) { return (*t - kGoldenBase).sec(); }
 
 }  // namespace
 
@@ -61,7 +60,7 @@ TEST_CASE("One job alone on whole leaves of a fat-tree gets the per-node arithme
   ClusterSpec spec = small_cluster(4);
   spec.oversubscription = 2;
   const Topology t(spec);
-  const NetworkModel m(spec, settings());
+  const NetworkModel m(spec, network_settings());
   const double s = alone(t, {0, 1, 2, 3}, t.healthy());
   CHECK(s == Approx(2.0));
   CHECK(m.slowdown_starved(pretrain(32, 4), s, 2) == Approx(m.slowdown(pretrain(32, 4), 2)));
@@ -78,11 +77,11 @@ TEST_CASE("Where the graph and the per-node arithmetic disagree, a run takes the
   spec.nodes_per_leaf = 4;
   spec.spines = 1;
   spec.oversubscription = 2;
-  const Workload w = trace({{1, 8, 0, 5000}, {1, 8, 0, 5000}, {4, 32, 0, 1000}});
-  const auto graph = run(w, spec, settings({"network.contention=true"}));
+  const Workload w = pretrain_trace({{1, 8, 0, 5000}, {1, 8, 0, 5000}, {4, 32, 0, 1000}});
+  const auto graph = run(w, spec, network_settings({"network.contention=true"}));
   CHECK(at(graph[2].end) - at(graph[2].start) == 1020);
   CHECK(graph[2].slowdown == Approx(1.02f));
-  const auto arithmetic = run(w, spec, settings());
+  const auto arithmetic = run(w, spec, network_settings());
   CHECK(at(arithmetic[2].end) - at(arithmetic[2].start) == 1420);
 }
 
@@ -99,14 +98,14 @@ TEST_CASE("Two jobs sharing links slow each other by the proportional rule and s
   ClusterSpec spec = small_cluster(2);
   spec.nodes_per_leaf = 1;
   spec.spines = 1;
-  const Workload w = trace({{2, 8, 0, 1000}, {2, 8, 100, 1000}});
-  const auto o = run(w, spec, settings({"network.contention=true"}));
+  const Workload w = pretrain_trace({{2, 8, 0, 1000}, {2, 8, 100, 1000}});
+  const auto o = run(w, spec, network_settings({"network.contention=true"}));
   CHECK(at(o[0].end) == 1381);
   CHECK(at(o[1].start) == 100);
   CHECK(at(o[1].end) == 1481);
   CHECK(o[0].slowdown == Approx(1.381).epsilon(0.001));  // its mean over the run: 1381 s for ~1000 s of work
   // Contention off: each alone by the arithmetic (two leaves, no oversubscription): 1.02.
-  const auto off = run(w, spec, settings());
+  const auto off = run(w, spec, network_settings());
   CHECK(at(off[0].end) == 1020);
   CHECK(at(off[1].end) == 100 + 1020);
 }
@@ -121,9 +120,9 @@ TEST_CASE("Contention on links that are never short of bandwidth leaves every jo
   std::vector<std::string> sets;
   for (const char* type : {"Pretrain", "MLLM", "SFT", "Debug", "Other", "Eval", "CPU"})
     sets.push_back(std::string("network.need_gbps.") + type + "=0");
-  const auto off = run(w, spec, settings(sets));
+  const auto off = run(w, spec, network_settings(sets));
   sets.push_back("network.contention=true");
-  const auto on = run(w, spec, settings(sets));
+  const auto on = run(w, spec, network_settings(sets));
   REQUIRE(on.size() == off.size());
   for (std::size_t i = 0; i < on.size(); ++i) {
     CHECK(on[i].start == off[i].start);
@@ -149,12 +148,12 @@ TEST_CASE("A spine down moves routes to the other spine, and a leaf down stops t
   CHECK(alone(t, {0, 1, 2, 3}, health) == Approx(2.0));
   CHECK(t.cut_off_nodes(health).empty());
 
-  const Workload w = trace({{4, 32, 0, 1000}});
-  const auto spine = run(w, spec, settings({"network.contention=true", "network.faults=spine 1 from 100s for 200s"}));
+  const Workload w = pretrain_trace({{4, 32, 0, 1000}});
+  const auto spine = run(w, spec, network_settings({"network.contention=true", "network.faults=spine 1 from 100s for 200s"}));
   CHECK(at(spine[0].end) == 1077);
-  CHECK(error_of([&] { run(w, spec, settings({"network.contention=true", "network.faults=spine 9 from 1h for 1h"})); })
+  CHECK(error_of([&] { run(w, spec, network_settings({"network.contention=true", "network.faults=spine 9 from 1h for 1h"})); })
             .rfind("network.faults: the topology has no switch or link named 'spine 9'", 0) == 0);
-  const auto leaf = run(w, spec, settings({"network.contention=true", "network.faults=leaf 0 from 100s for 200s"}));
+  const auto leaf = run(w, spec, network_settings({"network.contention=true", "network.faults=leaf 0 from 100s for 200s"}));
   CHECK(leaf[0].failures == 1);
   CHECK(at(leaf[0].end) == 300 + 1020);
   CHECK(leaf[0].state == JobState::Completed);

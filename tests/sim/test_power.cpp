@@ -8,7 +8,7 @@
 namespace acme::test {
 namespace {
 
-PowerSettings settings(std::vector<std::string> sets) {
+PowerSettings power_settings(std::vector<std::string> sets) {
   std::vector<YamlValue> values;
   for (const std::string& s : sets) values.push_back(yaml_override(s));
   Params p("power", values);
@@ -21,7 +21,7 @@ PowerModel one_node_model(std::vector<std::string> more) {
   std::vector<std::string> sets = {"power.enabled=true", "power.node_w=100", "power.psu_loss=0", "power.held_w=90"};
   for (int p = 0; p <= 100; p += 10) sets.push_back("power.job_w.p" + std::to_string(p) + "=300");
   sets.insert(sets.end(), more.begin(), more.end());
-  return PowerModel(settings(sets));
+  return PowerModel(power_settings(sets));
 }
 
 // Runs `w` on one node with `model`. REQUIRES: `model` and `w` outlive the result.
@@ -97,10 +97,10 @@ TEST_CASE("A cap keeps clock_step of headroom and raises the clock only with roo
 }
 
 TEST_CASE("Bad power values are refused with the key named", "[power]") {
-  CHECK(error_of([] { settings({"power.idle_w=-5"}); }).find("power.idle_w") != std::string::npos);
-  CHECK(error_of([] { settings({"power.job_w.p50=10"}); }) ==
+  CHECK(error_of([] { power_settings({"power.idle_w=-5"}); }).find("power.idle_w") != std::string::npos);
+  CHECK(error_of([] { power_settings({"power.job_w.p50=10"}); }) ==
         "power.job_w.p50: quantiles must not fall (10 W after 84 W)");
-  CHECK(error_of([] { settings({"power.job_w.p55=300"}); }) ==
+  CHECK(error_of([] { power_settings({"power.job_w.p55=300"}); }) ==
         "power.job_w.p55: not a quantile (valid: p0, p10, ..., p100)");
 }
 

@@ -38,12 +38,6 @@ class PassLog final : public Policy {
   std::vector<JobId> queue_, running_;
 };
 
-JobProfile runs_for(std::int64_t s) {
-  JobProfile p;
-  p.run = Time::seconds(s);
-  p.final_state = JobState::Completed;
-  return p;
-}
 
 }  // namespace
 

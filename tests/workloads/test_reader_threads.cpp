@@ -71,7 +71,6 @@ Read same_on_every_thread_count(const std::string& text, const TraceOptions& opt
   return one;
 }
 
-const std::string kHeader = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n";
 
 std::string stamp(std::int64_t s) { return format_timestamp(*parse_timestamp("2023-03-01") + Time::seconds(s), 8 * 3600); }
 

@@ -11,11 +11,7 @@
 namespace acme::test {
 namespace {
 
-SyntheticModel model(const std::string& cluster) {
-  return load_synthetic_model((source_dir() / ("configs/workloads/" + cluster + ".yaml")).string());
-}
-
-SyntheticModel seren() { return model("seren"); }
+SyntheticModel seren() { return shipped_model("seren"); }
 
 // Kalos over the 92 days of its published window.
 Workload kalos_window(const SyntheticModel& m, std::uint64_t seed) {
@@ -107,7 +103,7 @@ TEST_CASE("The heaviest jobs' states give the states' GPU-time shares their expe
   // Kalos over its 92 days: half the GPU-time is a few dozen jobs that run for days. The GPU-time
   // share of each state is compared with its expectation under the model's own probabilities
   // (state_odds over every GPU job of the sample), seeds 1-5.
-  SyntheticModel m = model("kalos");
+  SyntheticModel m = shipped_model("kalos");
   REQUIRE(m.state_balance_gpu_time_pct == 80);
   auto worst_gap = [&](std::uint64_t seed) {
     const Workload w = kalos_window(m, seed);
@@ -139,7 +135,7 @@ TEST_CASE("Each type's GPU-time is its expectation given the number of jobs draw
   // mix x expected_gpu_seconds, but where the factor reaches its bound (1/2, 2) or the heaviest
   // jobs already run max_run_s (worst 3.0% measured: Other, 248 jobs, seed 1); drawn alone, it
   // is off by up to 21% (Other, seed 3), Debug by up to 6%.
-  SyntheticModel m = model("kalos");
+  SyntheticModel m = shipped_model("kalos");
   REQUIRE(m.gpu_time_balance_pct == 50);
   auto worst_gap = [&](std::uint64_t seed) {
     const Workload w = kalos_window(m, seed);

@@ -15,10 +15,6 @@
 namespace acme::test {
 namespace {
 
-SyntheticModel model(const std::string& cluster) {
-  return load_synthetic_model((source_dir() / ("configs/workloads/" + cluster + ".yaml")).string());
-}
-
 std::vector<std::uint32_t> plain_order(const std::vector<Draft>& drafts) {
   std::vector<std::uint32_t> order(drafts.size());
   std::iota(order.begin(), order.end(), 0u);
@@ -97,7 +93,7 @@ TEST_CASE("The balances answer the same whatever the pool of heavy jobs holds", 
   // default quarter of the expected GPU-seconds or nothing (every pass over all drafts) must
   // give the same run times and states.
   for (const char* cluster : {"seren", "kalos"}) {
-    const SyntheticModel m = model(cluster);
+    const SyntheticModel m = shipped_model(cluster);
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
       Rng rng(seed);
       const std::vector<Draft> drawn = gpu_drafts(rng, 20000);

@@ -14,10 +14,6 @@
 namespace acme::test {
 namespace {
 
-SyntheticModel model(const std::string& cluster) {
-  return load_synthetic_model((source_dir() / ("configs/workloads/" + cluster + ".yaml")).string());
-}
-
 double below(double x) { return std::nextafter(x, -1.0); }
 double above(double x) { return std::nextafter(x, 2.0); }
 
@@ -40,7 +36,7 @@ std::size_t memo_mismatches(const LogCdf& cdf, Rng& rng, int draws, std::vector<
 
 TEST_CASE("LogCdf::at answers computed() at random quantiles and at every memo cell edge", "[synthetic]") {
   for (const std::string cluster : {"seren", "kalos"}) {
-    const SyntheticModel m = model(cluster);
+    const SyntheticModel m = shipped_model(cluster);
     for (const LogCdf& cdf : m.durations) {
       if (cdf.empty()) continue;
       Rng rng(7);
@@ -92,7 +88,7 @@ TEST_CASE("Discrete::index_at is the first cumulative weight above u, at and aro
   for (int u = 1; u <= 300; ++u) zipf.emplace_back(u - 1, 1.0 / std::pow(u, 1.1));
   cases.emplace_back(zipf);
   for (const std::string cluster : {"seren", "kalos"}) {
-    const SyntheticModel m = model(cluster);
+    const SyntheticModel m = shipped_model(cluster);
     cases.push_back(m.type);
     for (const Discrete& d : m.gpu_sizes)
       if (!d.empty()) cases.push_back(d);
@@ -113,7 +109,7 @@ TEST_CASE("Discrete::index_at is the first cumulative weight above u, at and aro
 
 TEST_CASE("ArrivalThinning keeps a candidate exactly when it lies under the arrival shape", "[synthetic]") {
   std::vector<ArrivalModel> models;
-  for (const std::string cluster : {"seren", "kalos"}) models.push_back(model(cluster).arrivals);
+  for (const std::string cluster : {"seren", "kalos"}) models.push_back(shipped_model(cluster).arrivals);
   ArrivalModel odd;  // a half-hour offset (days turn inside an hour), a steep cycle, busy weekends
   odd.utc_offset_hours = 5.5;
   odd.daily_amplitude = 0.99;
@@ -148,7 +144,7 @@ TEST_CASE("ArrivalThinning keeps a candidate exactly when it lies under the arri
 }
 
 TEST_CASE("StateDraw gives the state the odds give, at random and at both thresholds", "[synthetic]") {
-  std::vector<SyntheticModel> models = {model("seren"), model("kalos")};
+  std::vector<SyntheticModel> models = {shipped_model("seren"), shipped_model("kalos")};
   SyntheticModel steep = models.front();  // odds that turn within a slice of GPU-seconds
   steep.cancel_logit = {-1, 12};
   steep.fail_logit = {2, -9};
