@@ -9,5 +9,10 @@ targets=(); setup=()
 [ "${1:-}" = --run ] && { shift; targets=(--target acmesim); setup=(--run); }
 scripts/setup.sh "${setup[@]}"
 mpi=(); command -v mpicc >/dev/null && mpi=(-DACMESIM_MPI=ON)  # sweeps across machines
+# One configure-and-build at a time: scripts/docs_check.sh runs two experiments at once, and each
+# run.sh calls this script.
+mkdir -p build
+exec {lock}>build/.build.lock
+flock "$lock"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${mpi[@]}" "$@" >/dev/null
 cmake --build build -j "$(nproc)" "${targets[@]}"
