@@ -94,7 +94,10 @@ std::optional<FailureDraw> FailureModel::draw(std::uint64_t job_key, std::uint32
   // settles them, the exact chance the rest.
   const double u = rng.uniform();
   const auto bucket = static_cast<std::size_t>(std::bit_width(static_cast<std::uint32_t>(gpus)) - 1);
-  if (u < per_run_none_at_least_[bucket] * std::exp(-per_gpu_rate_sum_ * gpus * h)) return std::nullopt;
+  // Since exp(-x) >= 1 - x, most of them are settled without the exp (the margin is far wider than
+  // the exp's rounding, so the answer is the exp's).
+  const double none_at_least = per_run_none_at_least_[bucket], x = per_gpu_rate_sum_ * gpus * h;
+  if (u < none_at_least * (1.0 - x) * (1.0 - 1e-12) || u < none_at_least * std::exp(-x)) return std::nullopt;
   // Some reason strikes. Each, in table order, strikes with its chance given that none before it
   // did and that it or a later one does (exact for independent reasons); after the first, with
   // its plain chance. Then each struck reason picks its moment, and the earliest wins.

@@ -34,6 +34,13 @@ struct RunPower {
   double w(double held_w) const { return static_cast<float>(held_w + (job_w - held_w) * run_share); }
 };
 
+// A run whose rate changed: the work done up to its last change and when it now ends.
+struct RunProgress {
+  double work = 0;     // full-speed seconds computed up to compute_mark
+  Time compute_mark;   // compute seconds of the run at the last change
+  Time end_at;         // when it now ends: its JobEnd event, unless its failure strikes first
+};
+
 // The current run: kept per slot of held_, valid while the job holds its slot (running, or
 // recovering while holding part of what it held), so that jobs not running cost nothing here.
 struct CurrentRun {
@@ -49,13 +56,9 @@ struct CurrentRun {
   Time pace_mark;
   double pace_lost = 0;
   Time pace_next = Time::max();
-};
-
-// A run whose rate changed: the work done up to its last change and when it now ends.
-struct RunProgress {
-  double work = 0;     // full-speed seconds computed up to compute_mark
-  Time compute_mark;   // compute seconds of the run at the last change
-  Time end_at;         // when it now ends: its JobEnd event, unless its failure strikes first
+  // Once its rate changed (Simulation::move_end), `progress` holds its work and end.
+  bool retimed = false;
+  RunProgress progress;
 };
 
 // Where a run is in its saves when they are events (CheckpointSettings::shared_storage): after a

@@ -56,8 +56,7 @@ class Simulation::Pass final : public SchedulingPass {
     if (job >= sim_.status_.size()) throw std::out_of_range("oracle_remaining: no such job");
     const Run r = sim_.run_of(job);
     if (!is_running(job)) return r.remaining;
-    if (const auto it = sim_.retimed_.find(job); it != sim_.retimed_.end())
-      return std::max(it->second.end_at - sim_.now_, Time{});
+    if (const RunProgress* p = sim_.progress_of(job)) return std::max(p->end_at - sim_.now_, Time{});
     const CurrentRun& c = sim_.current(job);
     const double left = static_cast<double>(r.remaining.sec()) * c.slowdown + c.launch_s -
                         static_cast<double>((sim_.now_ - c.started).sec());
@@ -184,8 +183,7 @@ bool Simulation::handle(const Event& e) {
     case EventKind::JobEnd: {
       // A run that was preempted left its end event behind: the tag tells it apart.
       if (!current(e.tag)) return false;
-      const auto it = retimed_.empty() ? retimed_.end() : retimed_.find(e.job);
-      if (it != retimed_.end() && it->second.end_at != e.time) return false;  // its end moved
+      if (const RunProgress* p = progress_of(e.job); p && p->end_at != e.time) return false;  // its end moved
       finish(e.job);
       return true;
     }
@@ -290,7 +288,7 @@ void Simulation::start_run(JobId job) {
   CurrentRun& cur = current(job);
   Time launch;  // from placement to start: what the features add
   for (Feature* f : on_placed_) launch += f->placed(job, workload_.keys[job], run.starts, request);
-  if (!retimed_.empty()) retimed_.erase(job);
+  cur.retimed = false;
   if (!o.start) o.start = now_ + launch;
   cur.started = now_;
   cur.launch_s = static_cast<std::int32_t>(launch.sec());
@@ -364,7 +362,7 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
     const auto done = static_cast<std::int64_t>(work_done(job, s.compute));
     r.remaining = std::max(r.remaining - Time::seconds(done), Time{});
   }
-  if (!retimed_.empty()) retimed_.erase(job);
+  current(job).retimed = false;
   JobOutcome::count(o.preemptions);
   status_[job] = Status::Pending;
   ++pending_;
@@ -393,10 +391,10 @@ void Simulation::finish(JobId job) {
   if (!on_paced_.empty()) stop_pace(job, s.compute, s.compute);
   note_training_run(job, s, Time{});
   if (storage_) clocks_.erase(job);
-  if (const auto it = retimed_.find(job); it != retimed_.end()) {  // its mean rate over the run
+  if (CurrentRun& c = current(job); c.retimed) {  // its mean rate over the run
     const double work = work_done(job, s.compute);
     if (work > 0) o.slowdown = static_cast<float>(static_cast<double>(s.compute.sec()) / work);
-    retimed_.erase(it);
+    c.retimed = false;
   }
   waste(job, WasteCause::Launch, std::int64_t{workload_.requests[job].gpu_num} * s.launch.sec());
   if (failures_) {

@@ -231,7 +231,12 @@ class Simulation {
   // A run of a training job stopped (ended, preempted, failed or evicted) split as `s`, `lost` of its
   // compute lost, counted in the ledger's `lost_to` (failures' `lost`, or `evicted`).
   void note_training_run(JobId job, const RunSplit& s, Time lost, std::int64_t TrainingTimes::*lost_to = &TrainingTimes::lost);
-  void waste(JobId job, WasteCause cause, std::int64_t gpu_seconds);
+  // Charges `gpu_seconds` of the job's to `cause` (its outcome, the run's totals, the meter's
+  // energy). Inline for the common nothing: a run's restart and stall are mostly 0.
+  void waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
+    if (gpu_seconds != 0) charge_waste(job, cause, gpu_seconds);
+  }
+  void charge_waste(JobId job, WasteCause cause, std::int64_t gpu_seconds);
   // Contention: a started multi-node job's route joins the shared links; a stopped one's leaves.
   // Either retimes the jobs whose starvation changed.
   void join_network(JobId job);
@@ -322,7 +327,6 @@ class Simulation {
   std::vector<LinkShare> route_;               // scratch
   std::vector<int> route_nodes_;               // scratch
   std::vector<JobId> changed_;                 // jobs whose starvation changed
-  std::unordered_map<JobId, RunProgress> retimed_;  // runs whose rate changed
   // Saves through shared storage (sim/simulation_saves.cpp): the writes in flight, where each
   // checkpointing run is in its saves (kept until it starts again or ends), writes whose end moved.
   std::unique_ptr<StorageSharing> storage_;
@@ -393,6 +397,11 @@ class Simulation {
   std::vector<CurrentRun> current_;  // [slot]
   CurrentRun& current(JobId job) { return current_[slot_[job]]; }
   const CurrentRun& current(JobId job) const { return current_[slot_[job]]; }
+  // The progress of a running job whose rate changed, else null.
+  const RunProgress* progress_of(JobId job) const {
+    const CurrentRun& c = current(job);
+    return c.retimed ? &c.progress : nullptr;
+  }
   std::array<std::int64_t, kWasteCauseCount> wasted_{};
   std::array<std::int64_t, kJobTypeCount> allocated_by_type_{};   // GPUs held now
   // GPU-seconds inside the window, by type, up to its mark: integrated when its allocation changes.

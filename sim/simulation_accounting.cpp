@@ -44,8 +44,8 @@ std::int64_t Simulation::give_back(JobId job, const Placement& resources) {
   return gpus;
 }
 
-void Simulation::waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
-  if (meter_ && gpu_seconds != 0) {  // GPUs held idle draw held_w; lost compute drew the job's running power
+void Simulation::charge_waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
+  if (meter_) {  // GPUs held idle draw held_w; lost compute drew the job's running power
     const bool idle = cause == WasteCause::EvalIdle || cause == WasteCause::CheckpointStall ||
                       cause == WasteCause::RecoveryHold || cause == WasteCause::Restart || cause == WasteCause::Launch;
     meter_->waste(cause, static_cast<double>(gpu_seconds), idle ? power_->settings().held_w : current(job).power.job_w);

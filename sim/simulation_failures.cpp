@@ -137,7 +137,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   const auto kept = static_cast<std::int64_t>(work_done(job, s.saved));
   if (sharing_) leave_network(job);
   if (storage_) leave_storage(job);
-  if (!retimed_.empty()) retimed_.erase(job);
+  c.retimed = false;
   account_run(job);
   const bool from_host = nodes_survive && failures_ && failures_->checkpoints().mode() == CheckpointMode::MultiLevel;
   charge_short_run(job, s, kept, WasteCause::FailureLost,

@@ -80,8 +80,9 @@ void Simulation::retime(JobId job, double slowdown) {
 void Simulation::move_end(JobId job, double slowdown) {
   const Run r = run_of(job);
   CurrentRun& c = current(job);
-  const auto [it, fresh] = retimed_.try_emplace(job);
-  RunProgress& p = it->second;
+  const bool fresh = !c.retimed;
+  if (fresh) c.progress = {}, c.retimed = true;
+  RunProgress& p = c.progress;
   const Time was = p.end_at;
   const Time compute = split(job, now_ - c.started).compute;
   p.work += static_cast<double>((compute - p.compute_mark).sec()) / c.slowdown;
@@ -98,9 +99,8 @@ void Simulation::move_end(JobId job, double slowdown) {
 
 double Simulation::work_done(JobId job, Time compute) const {
   const CurrentRun& r = current(job);
-  const auto it = retimed_.empty() ? retimed_.end() : retimed_.find(job);
-  if (it == retimed_.end()) return static_cast<double>(compute.sec()) / r.slowdown;
-  const RunProgress& p = it->second;
+  if (!r.retimed) return static_cast<double>(compute.sec()) / r.slowdown;
+  const RunProgress& p = r.progress;
   if (compute >= p.compute_mark) return p.work + static_cast<double>((compute - p.compute_mark).sec()) / r.slowdown;
   // Within the earlier rates, whose history is not kept: in proportion.
   return p.compute_mark > Time{} ? p.work * static_cast<double>(compute.sec()) / static_cast<double>(p.compute_mark.sec())

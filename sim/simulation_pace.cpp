@@ -59,10 +59,9 @@ void Simulation::change_pace(JobId job) {
   retime(job, slowdown_now(job));  // queues the next change if the run's new end comes after it
   if (c.pace_next == Time::max()) return;
   // Its rate did not change (retime did nothing): its end is where it was.
-  const auto it = retimed_.find(job);
-  const Time end = it != retimed_.end() ? it->second.end_at
-                                        : c.started + held_for(job, Time::seconds(static_cast<std::int64_t>(std::ceil(
-                                                                    static_cast<double>(run_of(job).remaining.sec()) * c.slowdown))));
+  const Time end = c.retimed ? c.progress.end_at
+                              : c.started + held_for(job, Time::seconds(static_cast<std::int64_t>(std::ceil(
+                                                          static_cast<double>(run_of(job).remaining.sec()) * c.slowdown))));
   queue_pace(job, end);
 }
 
@@ -74,7 +73,7 @@ void Simulation::evict(JobId job, bool replace) {
   stop_pace(job, s.compute, s.saved);
   note_training_run(job, s, s.compute - s.saved, &TrainingTimes::evicted);
   const auto kept = static_cast<std::int64_t>(work_done(job, s.saved));
-  if (!retimed_.empty()) retimed_.erase(job);
+  c.retimed = false;
   if (replace) {  // it keeps its resources: only its run stops
     if (sharing_) leave_network(job);
     if (storage_) leave_storage(job);
