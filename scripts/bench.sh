@@ -158,6 +158,9 @@ for outputs in $every summary; do
   replay seren "fifo+contention" "$trace" $seren_cluster "$n" 286 $outputs 1.5xslowdown \
     --set policy.name=fifo --set network.slowdown=true --set network.contention=true
   replay seren "fifo+power" "$trace" $seren_cluster "$n" 286 $outputs 1.15xfifo --set policy.name=fifo --set power.enabled=true
+  # Training at scale (issue 42: every feature on within 1.2x FIFO; instructions: features_cost.sh).
+  replay seren "fifo+training" "$trace" $seren_cluster "$n" 286 $outputs 1.2xfifo --set policy.name=fifo \
+    --set failures.enabled=true --set failures.checkpoint_mode=multilevel --set stragglers.enabled=true --set stragglers.mitigation=evict
 done
 if [ $smoke = 0 ]; then
   big_jobs=$(($(wc -l < "$big_trace") - 1))
