@@ -11,8 +11,8 @@
 // the g shapes it looks at, plus O(log g) per job started or dropped as withdrawn; never O(queue).
 #include <cstdint>
 #include <deque>
+#include <algorithm>
 #include <map>
-#include <queue>
 #include <utility>
 #include <vector>
 
@@ -50,30 +50,35 @@ class GreedyPolicy final : public Policy {
   };
   using GroupRef = std::map<Shape, Group>::iterator;
 
+  using Head = std::pair<std::uint64_t, GroupRef>;  // (place of the group's first job, group)
+  static bool later(const Head& a, const Head& b) { return a.first > b.first; }
+  // A min-heap of heads_ by place (kept between passes for its memory).
+  void push_head(const Head& h) {
+    heads_.push_back(h);
+    std::push_heap(heads_.begin(), heads_.end(), later);
+  }
+
   // Starts every job of the touched groups that fits, oldest first; clears touched_.
   void start_in_order(SchedulingPass& pass) {
-    auto later = [](const std::pair<std::uint64_t, GroupRef>& a, const std::pair<std::uint64_t, GroupRef>& b) {
-      return a.first > b.first;
-    };
-    std::priority_queue<std::pair<std::uint64_t, GroupRef>, std::vector<std::pair<std::uint64_t, GroupRef>>,
-                        decltype(later)>
-        heads(later);
+    const Cluster& cluster = pass.cluster();
+    heads_.clear();
     for (GroupRef group : touched_) {
       group->second.touched = false;
       if (!drop_withdrawn(pass, group->second))
         groups_.erase(group);
-      else if (pass.cluster().fits_now(pass.request(group->second.jobs.front().second)))
-        heads.push({group->second.jobs.front().first, group});
+      else if (group->first.fits_now(cluster))
+        push_head({group->second.jobs.front().first, group});
     }
     touched_.clear();
-    while (!heads.empty()) {
-      const GroupRef group = heads.top().second;
-      heads.pop();
+    while (!heads_.empty()) {
+      std::pop_heap(heads_.begin(), heads_.end(), later);
+      const GroupRef group = heads_.back().second;
+      heads_.pop_back();
       std::deque<std::pair<std::uint64_t, JobId>>& jobs = group->second.jobs;
       if (!pass.try_start(jobs.front().second)) continue;  // no room left for this shape
       jobs.pop_front();
       if (drop_withdrawn(pass, group->second)) {
-        if (pass.cluster().fits_now(pass.request(jobs.front().second))) heads.push({jobs.front().first, group});
+        if (group->first.fits_now(cluster)) push_head({jobs.front().first, group});
       } else {
         groups_.erase(group);
       }
@@ -89,6 +94,7 @@ class GreedyPolicy final : public Policy {
   std::vector<JobId> arrivals_;     // queued since the last pass
   std::map<Shape, Group> groups_;   // pending jobs by shape
   std::vector<GroupRef> touched_;   // groups to look at in the next pass
+  std::vector<Head> heads_;         // start_in_order's heap
   std::uint64_t next_ = 0;          // the next place in the queue
   std::uint64_t room_seen_ = ~std::uint64_t{0};  // Cluster::room_freed() at the last pass
 };

@@ -19,6 +19,8 @@ struct Shape {
     const Cluster::NodeRange open = cluster.nodes_open_to(r);
     return {r.gpu_num, r.node_num, r.cpu_num, open.first, open.last};
   }
+  // Whether its requests fit the cluster now (Cluster::fits_now of each of them).
+  bool fits_now(const Cluster& cluster) const { return cluster.fits_now(gpus, cpus, nodes, {first_node, last_node}); }
 };
 
 }  // namespace acme

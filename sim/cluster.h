@@ -148,10 +148,12 @@ class Cluster {
   // Whether place() would succeed now, whatever the strategy, without choosing nodes: a policy
   // may test this before work that only matters for a job that can start.
   // REQUIRES: never_fits(r) == RejectReason::None.
-  bool fits_now(const JobRequest& r) const {
-    return r.gpu_num <= free_gpus_total_ && r.cpu_num <= free_cpus_total_ &&
-           count_nodes_with_room(even_share(r.gpu_num, r.node_num, 0), even_share(r.cpu_num, r.node_num, 0),
-                                 r.node_num, nodes_open_to(r)) >= r.node_num;
+  bool fits_now(const JobRequest& r) const { return fits_now(r.gpu_num, r.cpu_num, r.node_num, nodes_open_to(r)); }
+  // The same for a request of `gpus` GPUs and `cpus` cores over `nodes` nodes of `range` (the
+  // nodes open to it): what a policy that groups requests by shape (policies/shape.h) asks.
+  bool fits_now(int gpus, int cpus, int nodes, NodeRange range) const {
+    return gpus <= free_gpus_total_ && cpus <= free_cpus_total_ &&
+           count_nodes_with_room(even_share(gpus, nodes, 0), even_share(cpus, nodes, 0), nodes, range) >= nodes;
   }
   // Distinct leaf switches under the placement's nodes. O(k) for k nodes.
   int leaves_spanned(const Placement& p) const;
