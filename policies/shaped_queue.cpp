@@ -36,10 +36,12 @@ void ShapedQueue::erase(JobId job) {
 }
 
 bool ShapedQueue::fits_now(const SchedulingPass& pass, JobId job) {
-  Group& group = places_[place_of(job) - 1].group->second;
-  const std::uint64_t room = pass.cluster().room_freed();
+  const GroupMap::iterator it = places_[place_of(job) - 1].group;
+  Group& group = it->second;
+  const Cluster& cluster = pass.cluster();
+  const std::uint64_t room = cluster.room_freed();
   if (group.full_at == room) return false;
-  if (pass.cluster().fits_now(pass.request(job))) return true;
+  if (it->first.first.fits_now(cluster)) return true;
   group.full_at = room;
   return false;
 }
