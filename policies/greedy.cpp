@@ -9,9 +9,9 @@
 // shrinks during a pass. When no room came back since the last pass, only the groups that gained
 // a job are looked at: the others did not fit then and cannot now. A pass costs O(g log g) over
 // the g shapes it looks at, plus O(log g) per job started or dropped as withdrawn; never O(queue).
+#include <algorithm>
 #include <cstdint>
 #include <deque>
-#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>

@@ -231,8 +231,8 @@ class Simulation {
   // A run of a training job stopped (ended, preempted, failed or evicted) split as `s`, `lost` of its
   // compute lost, counted in the ledger's `lost_to` (failures' `lost`, or `evicted`).
   void note_training_run(JobId job, const RunSplit& s, Time lost, std::int64_t TrainingTimes::*lost_to = &TrainingTimes::lost);
-  // Charges `gpu_seconds` of the job's to `cause` (its outcome, the run's totals, the meter's
-  // energy). Inline for the common nothing: a run's restart and stall are mostly 0.
+  // Charges `gpu_seconds` of the job's GPU-time to `cause` as wasted (its outcome, the run's
+  // totals, the meter's energy). Inline for the common nothing: most runs' restart and stall are 0.
   void waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
     if (gpu_seconds != 0) charge_waste(job, cause, gpu_seconds);
   }
