@@ -119,7 +119,7 @@ inline std::vector<std::string> replay_golden(const std::string& trace, const Cl
   if (sink) sim.add_sink(*sink);
   sim.run();
   const Conservation c = sim.check_conservation();
-  auto rel = [](const std::optional<Time>& t) { return t ? std::to_string((*t - kGoldenBase).sec()) : ""; };
+  auto rel = [](const std::optional<Time>& t) { return t ? std::to_string(at(t)) : ""; };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < w.size(); ++i) {
     const JobOutcome& o = sim.outcomes()[i];

@@ -39,8 +39,6 @@ class FixedEpisode final : public Feature {
   double factor_;
 };
 
-std::int64_t since_base(const OptionalTime& t) { return (*t - kGoldenBase).sec(); }
-
 StragglerModel straggler_model(double prevalence) {
   StragglerModel m;
   m.enabled = true;
@@ -65,8 +63,8 @@ TEST_CASE("Stragglers: a 2-node job slow from 100 s to 300 s ends at 1,019 s and
   sim.run();
   const Conservation c = sim.check_conservation();
   const JobOutcome& o = sim.outcomes()[0];
-  CHECK(since_base(o.start) == 0);
-  CHECK(since_base(o.end) == 1019);
+  CHECK(at(o.start) == 0);
+  CHECK(at(o.end) == 1019);
   CHECK(o.gpu_seconds == 16 * 1019);
   CHECK(o.wasted_gpu_seconds == 291);
   CHECK(c.wasted_by_cause[static_cast<std::size_t>(WasteCause::Straggler)] == 291);
@@ -96,7 +94,7 @@ TEST_CASE("Stragglers: the slowness multiplies the network's slowdown", "[stragg
   const Conservation c = sim.check_conservation();
   const JobOutcome& o = sim.outcomes()[0];
   CHECK(o.leaves_spanned == 2);
-  CHECK(since_base(o.end) == 1219);
+  CHECK(at(o.end) == 1219);
   CHECK(c.wasted_by_cause[static_cast<std::size_t>(WasteCause::Straggler)] == 291);
 }
 
@@ -109,10 +107,10 @@ TEST_CASE("Stragglers: a run that ends before its episode is unchanged, one slow
   sim.run();
   sim.check_conservation();
   // Job 1: 50 s of work at half speed: 100 s, inside the episode. Its slowness cost 50 s x 8.
-  CHECK(since_base(sim.outcomes()[0].end) == 100);
+  CHECK(at(sim.outcomes()[0].end) == 100);
   CHECK(sim.outcomes()[0].wasted_gpu_seconds == 400);
   // Job 2: 55 s of work by 110 s; the other 945 s at full speed: ends at 1,055 s; lost 55 s x 8.
-  CHECK(since_base(sim.outcomes()[1].end) == 1055);
+  CHECK(at(sim.outcomes()[1].end) == 1055);
   CHECK(sim.outcomes()[1].wasted_gpu_seconds == 440);
 }
 
@@ -180,7 +178,7 @@ TEST_CASE("Stragglers: the same job meets the same episodes under any policy and
     sim.check_conservation();
     std::map<std::string, std::pair<std::int64_t, std::int64_t>> out;
     for (JobId j = 0; j < w.size(); ++j)
-      out[std::string(w.names[j])] = {since_base(sim.outcomes()[j].end), sim.outcomes()[j].wasted_gpu_seconds};
+      out[std::string(w.names[j])] = {at(sim.outcomes()[j].end), sim.outcomes()[j].wasted_gpu_seconds};
     return out;
   };
   const auto forward = ends(false, "fifo");

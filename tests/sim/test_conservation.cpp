@@ -9,7 +9,7 @@ namespace acme::test {
 namespace {
 
 Workload job_workload(std::uint64_t seed) {
-  const SyntheticModel m = load_synthetic_model((source_dir() / "configs/workloads/seren.yaml").string());
+  const SyntheticModel m = shipped_model("seren");
   // A small cluster at 1/40 of Seren's rate: queues form and large jobs are rejected.
   return generate_workload(m, *parse_timestamp("2023-03-01"), *parse_timestamp("2023-03-04"), 1.0 / 40, seed, 8);
 }

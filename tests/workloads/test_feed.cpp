@@ -13,7 +13,7 @@ namespace acme::test {
 namespace {
 
 const SyntheticModel& seren() {
-  static const SyntheticModel m = load_synthetic_model((source_dir() / "configs/workloads/seren.yaml").string());
+  static const SyntheticModel m = shipped_model("seren");
   return m;
 }
 

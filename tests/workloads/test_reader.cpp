@@ -94,7 +94,7 @@ TEST_CASE("CPU jobs read with an empty gpu_time and gpu_num 0", "[reader]") {
 }
 
 TEST_CASE("Malformed input stops with one line naming file, line and column", "[reader]") {
-  const std::string header = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n";
+  const std::string header = kHeader;
   const std::string good = "1,u1,1,8,128,Eval,COMPLETED,2023-03-01 00:00:00Z,2023-03-01 00:00:01Z,2023-03-01 00:00:09Z\n";
   CHECK(trace_error("") == "t.csv:1: header: empty file: expected an AcmeTrace header");
   CHECK(trace_error("job_id,user\n1,u\n") ==

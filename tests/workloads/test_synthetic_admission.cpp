@@ -75,7 +75,7 @@ TEST_CASE("With max_concurrent_gpus 0 every job is submitted as drawn", "[synthe
 TEST_CASE("On weeks of both clusters the drawn demand never exceeds the cap when a large job is submitted",
           "[synthetic][admission]") {
   for (const std::string cluster : {"seren", "kalos"}) {
-    const SyntheticModel m = load_synthetic_model((source_dir() / ("configs/workloads/" + cluster + ".yaml")).string());
+    const SyntheticModel m = shipped_model(cluster);
     REQUIRE(m.large_jobs.on());
     const Workload w = generate_workload(m, *parse_timestamp("2023-06-01"), *parse_timestamp("2023-06-22"), 1.0, 4, 8);
     using End = std::pair<std::int64_t, std::int32_t>;

@@ -166,7 +166,7 @@ TEST_CASE("A truncated, damaged or foreign cache entry is rebuilt, never trusted
 
 // A trace of `rows` jobs in submit order, a second apart: more than one chunk of an entry.
 std::string long_trace(int rows) {
-  std::string text = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n";
+  std::string text = kHeader;
   char row[200];
   for (int i = 0; i < rows; ++i) {
     const int h = i / 3600, m = i / 60 % 60, sec = i % 60;
