@@ -19,7 +19,7 @@ struct TableFile {
   std::string recovery_prefix;  // "recovery.<failures.recovery>."
   double gpus = 0, utilization = 0, days = 0, jobs = 0;
   double repair = 0, interval = 0, save = 0, speedup = 1, checkpoint_gb_per_gpu = 0, bytes_per_param = 12;
-  double host_gbps = 200, lazy_overlap = 0, comm_init = 0, load = 0, warmup = 0;
+  double host_gbps = 200, lazy_overlap = 0, ssd_gbps = 0, comm_init = 0, load = 0, warmup = 0;
   double detect = 0, diagnose = 0;  // minutes
   std::vector<FailureReason> reasons;
   std::vector<std::pair<double, double>> population;
@@ -73,7 +73,7 @@ TableKey number_key(std::string_view key, double min, double max) {
 }
 
 std::span<const TableKey> table_keys() {
-  static const std::array<TableKey, 23> kKeys = {{
+  static const std::array<TableKey, 24> kKeys = {{
       {"infrastructure", [](TableFile& t, const YamlValue& v, const std::string& name) {
          add_reason(t, v, FailureCategory::Infrastructure, name); }, TableKey::Head},
       {"framework", [](TableFile& t, const YamlValue& v, const std::string& name) {
@@ -108,6 +108,7 @@ std::span<const TableKey> table_keys() {
       number_key<&TableFile::bytes_per_param>("bytes_per_param", 0, 1e3),
       number_key<&TableFile::host_gbps>("host_gbps", 1e-3, 1e9),
       number_key<&TableFile::lazy_overlap>("lazy_overlap_s", 0, 1e9),
+      number_key<&TableFile::ssd_gbps>("ssd_gbps", 0, 1e9),
   }};
   return kKeys;
 }
@@ -168,6 +169,10 @@ CheckpointSettings read_checkpoint_settings(Params& params, const TableFile& t, 
   c.lazy_overlap_s = params.number("lazy_overlap_s", t.lazy_overlap, 0, 1e9,
                                    "multilevel: seconds of an iteration's forward and backward passes that the copy "
                                    "to host memory overlaps, stalling only for the rest (default: the table file's)");
+  c.ssd_gbps = params.number("ssd_gbps", t.ssd_gbps, 0, 1e9,
+                             "multilevel: a node's local SSD write and read, Gb/s, for the SSD level (each node's "
+                             "shard and a partner's): saves safe from a failure of one node once there, and "
+                             "restored from there; 0: no SSD level (default: the table file's)");
   c.shared_storage = params.flag("shared_storage", false,
                                  "checkpoint writes share the storage links' bandwidth with the writes in flight "
                                  "(each is scaled by capacity / demand, as network links are) instead of each "

@@ -40,16 +40,26 @@ Time CheckpointModel::stall(const JobRequest& r) const {
   return whole_seconds(copy_to_host_s(r) - hidden);
 }
 
-Time CheckpointModel::persist_lag(const JobRequest& r, bool nodes_survive) const {
-  if (s_.mode == CheckpointMode::Sync || (s_.mode == CheckpointMode::MultiLevel && nodes_survive)) return {};
-  return write(r);
+CheckpointModel::Kept CheckpointModel::kept(const JobRequest& r, int nodes_lost) const {
+  if (s_.mode == CheckpointMode::Sync) return {Restore::Storage, Time{}};
+  if (s_.mode == CheckpointMode::MultiLevel) {
+    if (nodes_lost == 0) return {Restore::Host, Time{}};
+    if (nodes_lost == 1 && r.node_num >= 2 && s_.ssd_gbps > 0 && ssd_transfer(r) <= write(r))
+      return {Restore::Ssd, ssd_transfer(r)};
+  }
+  return {Restore::Storage, write(r)};
+}
+
+Time CheckpointModel::ssd_transfer(const JobRequest& r) const {
+  const double shard_gb = size_gb(r) / std::max(1, r.node_num);
+  return whole_seconds(std::max(2 * shard_gb * 8.0 / s_.ssd_gbps, shard_gb * 8.0 / node_gbps_));
 }
 
 RestartPhases CheckpointModel::restart(const JobRequest& r, Restore from) const {
   Time load = whole_seconds(s_.load_s);
   if (!(s_.load_s > 0)) {
     const double gbps = from == Restore::Host ? std::max(1, r.gpu_num) * s_.host_gbps : path_gbps(r);
-    load = from == Restore::None ? Time{} : transfer(size_gb(r), gbps);
+    load = from == Restore::None ? Time{} : from == Restore::Ssd ? ssd_transfer(r) : transfer(size_gb(r), gbps);
   }
   return {whole_seconds(s_.comm_init_s), load, whole_seconds(s_.warmup_s)};
 }

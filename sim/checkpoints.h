@@ -25,13 +25,19 @@
 //  - MultiLevel (lazy multi-level: host memory, local SSD, shared file system): the copy to host
 //    memory is lazy (DataStates-LLM): it overlaps the forward and backward passes of the next
 //    iteration, which leave the state it copies unchanged, so training stalls only for the part of
-//    the copy longer than they are (lazy_overlap_s; 0: stalls as Async). The copy in host memory
-//    is safe at once from a failure that takes none of the job's nodes
-//    down (a process or framework failure, the nodes keep their memory and SSDs), and the job
-//    restores from it at host speed; a failure that takes a node down loses host memory and SSD
-//    alike (the failure domains of sim/failures.h take a whole node), so it restores from the
-//    shared file system as Async. The SSD level therefore never changes an outcome here: it is
-//    not told apart.
+//    the copy longer than they are (lazy_overlap_s; 0: stalls as Async). Behind the run, each node
+//    then writes its shard of the checkpoint to its local SSD and to a partner node's (SCR's
+//    partner scheme), and the write to the shared file system goes on as Async's. What a failure
+//    leaves decides the level a save is safe at and the run restores from (kept()):
+//     - none of the job's nodes down (a process or framework failure; the nodes keep their
+//       memory): host memory, safe as soon as the stall ends, read back at host speed;
+//     - one of its nodes down, the job on two or more (with ssd_gbps > 0): the SSDs, the lost
+//       node's shard on its partner; safe once the SSD write ends (ssd_transfer: each node
+//       writes two shards at ssd_gbps and takes one over its NICs), read back the same way. When
+//       that is slower than the shared file system's write, the file system has the newer save:
+//     - more nodes down, a job on one node, or no SSD level: the shared file system, as Async.
+//    Restores ignore where the job is placed again: host memory and SSDs are read where the
+//    checkpoint is, at their own speed (an ASSUMPTION; the new nodes' NICs are not modelled).
 //
 // A run after a failure first goes through the restart phases: communicator initialisation, the
 // checkpoint load (load_s, or the checkpoint read through the job's storage path, from host
@@ -60,6 +66,7 @@ struct CheckpointSettings {
   double async_speedup = 1;    // the write over the copy to host memory
   double host_gbps = 200;      // a GPU's copy to and from host memory, Gb/s
   double lazy_overlap_s = 0;   // MultiLevel: seconds of an iteration's passes the host copy hides behind
+  double ssd_gbps = 0;         // MultiLevel: a node's local SSD write and read, Gb/s; 0: no SSD level
   double comm_init_s = 0, load_s = 0, warmup_s = 0;  // restart phases; load_s 0: size / bandwidth
   bool shared_storage = false;  // writes share the storage links with those in flight
 };
@@ -95,12 +102,19 @@ class CheckpointModel {
   // How long one save stalls training: the write (Sync), the copy to host memory (Async), or the
   // part of that copy longer than lazy_overlap_s (MultiLevel).
   Time stall(const JobRequest& r) const;
-  // From the end of a save's stall until it is safe: 0 (Sync), else the background write; a
-  // MultiLevel save is safe at once when `nodes_survive` (the failure took none of the job's nodes).
-  Time persist_lag(const JobRequest& r, bool nodes_survive) const;
   // Where a run after a failure loads its checkpoint from: nowhere (the job saves none, it starts
-  // over), the shared file system, or host memory (MultiLevel, its nodes survived).
-  enum class Restore : std::uint8_t { None, Storage, Host };
+  // over), the shared file system, host memory or the local SSDs (MultiLevel, by what survived).
+  enum class Restore : std::uint8_t { None, Storage, Host, Ssd };
+  // What a failure that took `nodes_lost` of `r`'s nodes down leaves of its saves: the level it
+  // restores from, and how long after its stall ends a save is safe there (0: at once; Sync's
+  // saves are safe when their stall, the write, ends).
+  struct Kept {
+    Restore from;
+    Time lag;
+  };
+  Kept kept(const JobRequest& r, int nodes_lost) const;
+  // A node's share of `r`'s SSD level, one way: two shards through its SSDs, one through its NICs.
+  Time ssd_transfer(const JobRequest& r) const;
   // The phases of a run after a failure.
   RestartPhases restart(const JobRequest& r, Restore from) const;
 

@@ -70,6 +70,7 @@ struct SaveClock {
   bool stalled = false;    // in a save's stall, else computing
   bool loading = false;    // its restore read is to come or in flight
   Time compute, stall;     // before phase_start
+  Time out_at;             // when the last save left its stall
   std::uint32_t begun = 0, stalled_out = 0, written = 0;  // saves started, past their stall, written
   std::int64_t write = -1;  // its transfer the run waits for (a sync save's write, or its restore read), or -1
   Time load_from = Time::max(), load_end = Time::max();  // its restore read: began, ended (max: not yet)

@@ -220,8 +220,12 @@ class Simulation {
   struct RunSplit {
     Time launch, overhead, stall, compute, saved;
   };
-  // A save is counted in `saved` once it is safe, `persist_lag` after its stall ends.
-  RunSplit split(JobId job, Time held, Time persist_lag = {}) const;
+  // A save is counted in `saved` once it is safe at the level `kept` says (CheckpointModel::kept):
+  // kept.lag after its stall ends (by default at once).
+  RunSplit split(JobId job, Time held, CheckpointModel::Kept kept = {CheckpointModel::Restore::Storage, Time{}}) const;
+  // What a stop of `job` that takes `nodes_lost` of its nodes down leaves of its saves (without a
+  // failure model: nothing to keep, safe at once).
+  CheckpointModel::Kept kept_after(JobId job, int nodes_lost) const;
   // A run stopped short (a failure, an eviction), split as `s`, that kept `kept` s of work: its
   // parts wasted (compute no safe save covers as `lost`); its next run reloads from `from`.
   void charge_short_run(JobId job, const RunSplit& s, std::int64_t kept, WasteCause lost,

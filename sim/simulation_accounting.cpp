@@ -66,7 +66,13 @@ Simulation::Run& Simulation::restarted(JobId job) {
   return restarted_.emplace(job, implied).first->second;
 }
 
-Simulation::RunSplit Simulation::split(JobId job, Time held, Time persist_lag) const {
+CheckpointModel::Kept Simulation::kept_after(JobId job, int nodes_lost) const {
+  if (!failures_) return {CheckpointModel::Restore::Storage, Time{}};
+  return failures_->checkpoints().kept(workload_.requests[job], nodes_lost);
+}
+
+Simulation::RunSplit Simulation::split(JobId job, Time held, CheckpointModel::Kept kept) const {
+  const Time persist_lag = kept.lag;
   const Time launch = std::min(held, Time::seconds(current(job).launch_s));
   held = held - launch;
   const SaveClock* k = clock_of(job);
@@ -78,7 +84,12 @@ Simulation::RunSplit Simulation::split(JobId job, Time held, Time persist_lag) c
   if (k) {  // its saves as they went (held ends now)
     Time compute = k->compute, stall = k->stall;
     if (now_ > k->phase_start) (k->stalled ? stall : compute) += now_ - k->phase_start;
-    const std::uint32_t safe = persist_lag > Time{} ? k->written : k->stalled_out;
+    // Safe at once, once written to storage, or once on the SSDs: the last save to leave its stall
+    // when it left kept.lag ago or more, the earlier ones all (they left an interval of compute
+    // before it, taken to be longer than an SSD write: seconds against minutes).
+    std::uint32_t safe = persist_lag > Time{} ? k->written : k->stalled_out;
+    if (kept.from == CheckpointModel::Restore::Ssd && k->stalled_out > 0)
+      safe = std::max(safe, k->stalled_out - (now_ - k->out_at < persist_lag ? 1u : 0u));
     return {launch, overhead, stall, compute, Time::seconds(safe * interval.sec())};
   }
   const Time per_save = checkpoint_stall(job);

@@ -125,13 +125,13 @@ void Simulation::take_nodes_down(const std::vector<int>& down, std::optional<Tim
 void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   Run& r = restarted(job);
   CurrentRun& c = current(job);
-  // Its saves are safe once written, or at once in host memory when its nodes all survive.
-  const bool nodes_survive = std::none_of(placement_of(job).begin(), placement_of(job).end(), [&](const NodeShare& n) {
+  // Its saves are safe at the nearest level that survived (CheckpointModel::kept).
+  const auto nodes_lost = std::count_if(placement_of(job).begin(), placement_of(job).end(), [&](const NodeShare& n) {
     return std::binary_search(down.begin(), down.end(), n.node);
   });
-  const JobRequest& request = workload_.requests[job];
   // (Without a failure model, a network fault stops it: it saves nothing.)
-  const RunSplit s = split(job, now_ - c.started, failures_ ? failures_->checkpoints().persist_lag(request, nodes_survive) : Time{});
+  const CheckpointModel::Kept kept_at = kept_after(job, static_cast<int>(nodes_lost));
+  const RunSplit s = split(job, now_ - c.started, kept_at);
   if (!on_paced_.empty()) stop_pace(job, s.compute, s.saved);
   note_training_run(job, s, s.compute - s.saved);
   const auto kept = static_cast<std::int64_t>(work_done(job, s.saved));
@@ -139,9 +139,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   if (storage_) leave_storage(job);
   c.retimed = false;
   account_run(job);
-  const bool from_host = nodes_survive && failures_ && failures_->checkpoints().mode() == CheckpointMode::MultiLevel;
-  charge_short_run(job, s, kept, WasteCause::FailureLost,
-                   from_host ? CheckpointModel::Restore::Host : CheckpointModel::Restore::Storage);
+  charge_short_run(job, s, kept, WasteCause::FailureLost, kept_at.from);
   c.started = now_;   // the recovery starts (read only while it holds its slot)
   if (ledger(job)) training_->since(job) = now_;
   JobOutcome::count(outcomes_[job].failures);

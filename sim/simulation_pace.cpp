@@ -68,8 +68,9 @@ void Simulation::change_pace(JobId job) {
 void Simulation::evict(JobId job, bool replace) {
   CurrentRun& c = current(job);
   const JobRequest& request = workload_.requests[job];
-  // Its saves are safe once written: the nodes that leave take their host memory's copy along.
-  const RunSplit s = split(job, now_ - c.started, failures_ ? failures_->checkpoints().persist_lag(request, false) : Time{});
+  // Its saves are safe once written: the job leaves every node it ran on, and their host memory's
+  // and SSDs' copies with them.
+  const RunSplit s = split(job, now_ - c.started, kept_after(job, request.node_num));
   stop_pace(job, s.compute, s.saved);
   note_training_run(job, s, s.compute - s.saved, &TrainingTimes::evicted);
   const auto kept = static_cast<std::int64_t>(work_done(job, s.saved));

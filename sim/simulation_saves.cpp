@@ -56,6 +56,7 @@ void Simulation::end_stall(JobId job) {
   k.phase_start = now_;
   k.stalled = false;
   ++k.stalled_out;
+  k.out_at = now_;
   events_.push(now_ + checkpoint_interval(job), EventKind::SaveStart, job, run_of(job).starts);
   const CheckpointModel& model = failures_->checkpoints();
   if (model.mode() == CheckpointMode::Sync) return;

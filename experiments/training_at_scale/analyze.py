@@ -1,7 +1,7 @@
-"""Training at scale: tabulate the five sweeps of run.sh and plot the first.
+"""Training at scale: tabulate the six sweeps of run.sh and plot the first.
 Usage: /usr/bin/python3 analyze.py OUT_DIR HERE
-Reads OUT_DIR/{sweep,llama3,acme,stragglers,storage}/ (acmesim sweep outputs); writes sweep.csv, llama3.csv,
-acme.csv, stragglers.csv, storage.csv, breakdown.csv, checks.md and training_at_scale.png into HERE, and
+Reads OUT_DIR/{sweep,llama3,acme,stragglers,storage,levels}/ (acmesim sweep outputs); writes sweep.csv, llama3.csv,
+acme.csv, stragglers.csv, storage.csv, levels.csv, breakdown.csv, checks.md and training_at_scale.png into HERE, and
 README.md's four tables."""
 import sys
 from pathlib import Path
@@ -99,6 +99,10 @@ storage = by_setting(many, ["storage_GBps", "mode", "jobs", "shared"]).sort_valu
 storage.insert(4, "stall_h_per_job", (storage.stall_gpu_h / storage.jobs / 1024).round(2))
 storage.to_csv(here / "storage.csv", index=False)
 
+# 6. Multilevel with the SSD level and without (sweep_levels.yaml): the 10,000-GPU job at 50 GB/s, hourly.
+levels = by_setting(runs("levels").rename(columns={"failures.ssd_gbps": "ssd_gbps"}), ["ssd_gbps"])
+levels.to_csv(here / "levels.csv", index=False)
+with_ssd, without_ssd = pick(levels, ssd_gbps="16"), pick(levels, ssd_gbps="0")
 
 # Where the time goes (breakdown.csv): each part's share of the span, for three settings.
 settings = {"10k GPUs, 800 GB/s, sync hourly": pick(sweep, storage_GBps=800, mode="sync", interval_min=60),
@@ -149,7 +153,10 @@ lines = [
     f"| DataStates-LLM: lazy multi-level faster than async, async than sync | 50 GB/s storage, hourly | "
     f"stall: sync {syn.stall_gpu_h:,.0f}, async {asy.stall_gpu_h:,.0f}, multilevel {ml.stall_gpu_h:,.0f} GPU-h (its "
     f"copy to host memory hidden behind 5 s of the next iteration's passes); checkpoint load after failures: "
-    f"multilevel {ml.load_gpu_h:,.0f} against async {asy.load_gpu_h:,.0f} GPU-h |",
+    f"multilevel {ml.load_gpu_h:,.0f} against async {asy.load_gpu_h:,.0f} GPU-h. The SSD level (`levels.csv`): "
+    f"without it a failure that takes a node restores from storage: load {without_ssd.load_gpu_h:,.0f} GPU-h, work "
+    f"lost {without_ssd.lost_gpu_h:,.0f}, effective {without_ssd.effective:.2%}; with it {with_ssd.load_gpu_h:,.0f}, "
+    f"{with_ssd.lost_gpu_h:,.0f}, {with_ssd.effective:.2%} |",
     f"| MegaScale: evicting the ~0.5% of hosts that are ~10% slower gives back ~0.7% of throughput | 10,000 GPUs "
     f"(1,250 nodes), async every 10 min, slow hosts slow for the whole job (ASSUMED), evicted after 10 min "
     f"(`configs/stragglers/megascale.yaml`) | effective {gain(ms_tol, ms_ev)}: not reproduced (the slowest-member "

@@ -3,7 +3,7 @@
 # checkpoints and recovery phases, with slow nodes and without; Llama 3's own setting; and the same
 # model on Acme's Seren month.
 # Usage: experiments/training_at_scale/run.sh [BUILD_DIR]   (from anywhere; default build dir: build)
-# Writes sweep.csv, llama3.csv, acme.csv, stragglers.csv, storage.csv, breakdown.csv, checks.md and training_at_scale.png here; raw run
+# Writes sweep.csv, llama3.csv, acme.csv, stragglers.csv, storage.csv, levels.csv, breakdown.csv, checks.md and training_at_scale.png here; raw run
 # outputs go to out/training_at_scale/ (not committed). About 70 s on two cores.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,7 +11,7 @@ root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 cd "$root"
 [ -x "$build/acmesim" ] || scripts/build.sh >/dev/null
-for s in sweep llama3 acme stragglers storage; do
+for s in sweep llama3 acme stragglers storage levels; do
   file=$here/sweep.yaml
   [ "$s" = sweep ] || file=$here/sweep_$s.yaml
   rm -rf "out/training_at_scale/$s"

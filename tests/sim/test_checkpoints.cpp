@@ -31,7 +31,7 @@ TEST_CASE("A checkpoint of 530B parameters at 12 bytes each takes 42 min through
   FailureModel async = model({"failures.save_time_s=0", "failures.model_params=530e9", "failures.checkpoint_mode=async"});
   async.use_cluster(c);
   CHECK(async.checkpoints().stall(big) == Time::seconds(1));    // the copy to host memory: 1,024 x 200 Gb/s, 0.25 s
-  CHECK(async.checkpoints().persist_lag(big, true) == Time::seconds(2544));  // safe once written
+  CHECK(async.checkpoints().kept(big, 0).lag == Time::seconds(2544));  // safe once written, even with no node lost
 }
 
 TEST_CASE("A lazy multilevel save stalls only for the copy's part longer than the passes it overlaps",
@@ -70,10 +70,27 @@ TEST_CASE("Restores read from host memory only when the job's nodes survived, un
   CHECK(m.restart(job, Restore::Storage).load == Time::seconds(8));
   CHECK(m.restart(job, Restore::None).load == Time{});  // a job that saves nothing loads nothing
   CHECK(m.restart(job, Restore::Storage).total() == Time::seconds(38));
-  CHECK(m.persist_lag(job, true) == Time{});                // in host memory, safe at once
-  CHECK(m.persist_lag(job, false) == Time::seconds(8));     // a node lost: only once written
+  const auto kept = [](const CheckpointModel& model, const JobRequest& r, int lost) {
+    const CheckpointModel::Kept k = model.kept(r, lost);
+    return std::make_pair(k.from, k.lag);
+  };
+  CHECK(kept(m, job, 0) == std::make_pair(Restore::Host, Time{}));  // in host memory, safe at once
+  CHECK(kept(m, job, 1) == std::make_pair(Restore::Storage, Time::seconds(8)));  // a node lost, no SSD level: once written
   const CheckpointModel sync = model(keys).checkpoints();
-  CHECK(sync.persist_lag(job, false) == Time{});            // sync: safe when its stall (the write) ends
+  CHECK(kept(sync, job, 1) == std::make_pair(Restore::Storage, Time{}));  // sync: safe when its stall (the write) ends
+  // With an SSD level (each node: its shard and its partner's, 2 x 1,600 Gb): at 800 Gb/s, 4 s,
+  // but one shard through the NICs takes 8 s, the write to storage as long: the SSDs (the nearer
+  // level, as new). At 200 Gb/s, 16 s: storage has the newer save.
+  multilevel.push_back("failures.ssd_gbps=800");
+  const CheckpointModel ssd = model(multilevel).checkpoints();
+  CHECK(ssd.ssd_transfer(job) == Time::seconds(8));
+  CHECK(kept(ssd, job, 1) == std::make_pair(Restore::Ssd, Time::seconds(8)));
+  CHECK(ssd.restart(job, Restore::Ssd).load == Time::seconds(8));
+  CHECK(kept(ssd, job, 2) == std::make_pair(Restore::Storage, Time::seconds(8)));  // both nodes: their partners too
+  const JobRequest one_node{Time{}, 8, 1, 16, JobType::Pretrain, 0};
+  CHECK(kept(ssd, one_node, 1).first == Restore::Storage);  // no partner among its nodes
+  multilevel.back() = "failures.ssd_gbps=200";
+  CHECK(kept(model(multilevel).checkpoints(), job, 1) == std::make_pair(Restore::Storage, Time::seconds(8)));
   CHECK(model({"failures.load_s=210"}).checkpoints().restart(job, Restore::Host).load == Time::seconds(210));
 }
 
@@ -104,23 +121,42 @@ TEST_CASE("A failure during an asynchronous write loses back to the save before"
   sim.check_conservation();
 }
 
-TEST_CASE("A multilevel job restores from host memory after a failure that takes no node, else from storage",
+TEST_CASE("A multilevel job restores from host memory, from the SSDs or from storage, by what its failure took",
           "[checkpoints]") {
-  const std::vector<std::string> keys{"failures.checkpoint_interval_s=1000", "failures.save_time_s=0",
-                                      "failures.checkpoint_gb_per_gpu=25", "failures.load_s=0", "failures.comm_init_s=10", "failures.warmup_s=20",
-                                      "failures.checkpoint_mode=multilevel", "failures.lazy_overlap_s=0",
-                                      "failures.repair_s=500"};
-  const FailureModel m = model(keys);
-  const Time run = Time::seconds(20000);
-  for (const bool hardware : {false, true}) {
-    INFO((hardware ? "a failure that takes a node" : "a failure of the job alone"));
+  // 16 GPUs on 2 nodes, 25 GB a GPU: 400 GB = 3,200 Gb. Storage links of 40 Gb/s in all: a write
+  // or read takes 80 s. Host memory: 16 x 200 Gb/s, 1 s. SSDs at 400 Gb/s: a node moves its shard
+  // and its partner's, 3,200 Gb, in 8 s (one shard through its NICs, 1,600 / 200 Gb/s: 8 s too).
+  // The same with the saves as events through shared storage (the job alone on it).
+  const std::string shared = GENERATE("false", "true");
+  INFO("shared_storage " << shared);
+  struct Case {
+    const char* what;
+    bool hardware;          // the failure takes one of the job's nodes down
+    const char* ssd_gbps;
+    std::int64_t lag, load;  // a save safe that long after its stall; the restore's read
+  };
+  const Case kCases[] = {{"a failure of the job alone: host memory", false, "400", 0, 1},
+                         {"one node down: its shard on its partner's SSD", true, "400", 8, 8},
+                         {"one node down, no SSD level: storage", true, "0", 80, 80}};
+  for (const Case& c : kCases) {
+    INFO(c.what);
+    FailureModel m = model({"failures.checkpoint_interval_s=1000", "failures.save_time_s=0",
+                            "failures.checkpoint_gb_per_gpu=25", "failures.load_s=0", "failures.comm_init_s=10",
+                            "failures.warmup_s=20", "failures.checkpoint_mode=multilevel", "failures.lazy_overlap_s=0",
+                            "failures.repair_s=500", std::string("failures.ssd_gbps=") + c.ssd_gbps,
+                            "failures.shared_storage=" + shared});
+    ClusterSpec cluster = small_cluster(4);
+    cluster.storage_gbps = 40.0 / cluster.top_switches();
+    m.use_cluster(cluster);
+    const Time run = Time::seconds(20000);
     // The first 16-GPU job (2 nodes) whose first run (its wall: 19 saves of 1 s) fails that way
-    // after a save, and whose second is clear.
+    // after a save, taking at most one node, and whose second is clear.
     const auto [job, d] = first_id(m, 16, run + Time::seconds(19), [&](JobId j, const auto& d) {
-      return d && d->takes_hardware() == hardware && d->after.sec() > 1001 && !m.draw(key(j), 1, 16, run + run);
+      return d && d->takes_hardware() == c.hardware && d->domain != FailureDomain::Leaf && d->after.sec() > 1001 &&
+             !m.draw(key(j), 1, 16, run + run);
     });
     Workload w = only_job(job, JobType::Pretrain, 16, 2, run.sec());
-    Simulation sim(w, small_cluster(4), make_policy("fifo"), ReplayMode::Policy);
+    Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
     sim.set_failures(&m);
     sim.run();
     sim.check_conservation();
@@ -128,12 +164,12 @@ TEST_CASE("A multilevel job restores from host memory after a failure that takes
     REQUIRE(ledger);
     CHECK(sim.outcomes()[job].failures == 1);
     CHECK(ledger->comm_init == 10);
-    CHECK(ledger->load == (hardware ? 8 : 1));  // 3,200 Gb through 400 Gb/s of NICs, or 3,200 Gb/s of host links
+    CHECK(ledger->load == c.load);
     CHECK(ledger->warmup == 20);
-    // Saves stall 1 s (the copy to host memory) every 1,000 s; the cycle is 1,001 s. Host memory
-    // keeps every save whose stall had ended; a lost node loses the one still being written (8 s).
+    // Saves stall 1 s (the copy to host memory) every 1,000 s; the cycle is 1,001 s. A save is
+    // kept when its stall had ended `lag` before the failure.
     const std::int64_t t = d->after.sec(), saves = t / 1001;
-    const std::int64_t safe = hardware ? std::min(saves, (t - 8) / 1001) : saves;
+    const std::int64_t safe = std::min(saves, (t - c.lag) / 1001);
     CHECK(ledger->lost == t - saves - std::max<std::int64_t>(0, t - saves * 1001 - 1000) - safe * 1000);
   }
 }
@@ -146,7 +182,7 @@ TEST_CASE("A training job's span splits exactly into training kept and the ledge
   INFO("shared_storage " << shared);
   FailureModel m = model({"failures.table=" + (source_dir() / "tests/data/failures_often.yaml").string(),
                           "failures.comm_init_s=30", "failures.load_s=0", "failures.warmup_s=60",
-                          "failures.checkpoint_gb_per_gpu=25", "failures.checkpoint_mode=" + std::string(GENERATE("async", "sync")),
+                          "failures.checkpoint_gb_per_gpu=25", "failures.checkpoint_mode=" + std::string(GENERATE("async", "sync", "multilevel")),
                           "failures.shared_storage=" + shared});
   ClusterSpec cluster = small_cluster(4);
   if (shared == "true") cluster.storage_gbps = 25;
