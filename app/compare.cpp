@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "sim/error.h"
@@ -31,6 +32,39 @@ std::string format_number(double v) {
   if (std::fabs(v) >= 10000) std::snprintf(buf, sizeof buf, "%.0f", v);
   else std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
+}
+
+// The mean of a group's values of a metric and its 95% confidence half-width (Student's t).
+MetricStats stats_of(const std::vector<double>& v) {
+  MetricStats s;
+  s.n = v.size();
+  if (s.n > 0) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    s.mean = sum / static_cast<double>(s.n);
+  }
+  if (s.n >= 2) {
+    double ss = 0;
+    for (double x : v) ss += (x - s.mean) * (x - s.mean);
+    const double sd = std::sqrt(ss / static_cast<double>(s.n - 1));
+    s.ci95 = t_quantile_975(s.n - 1) * sd / std::sqrt(static_cast<double>(s.n));
+  }
+  return s;
+}
+
+// The warning for a swept column `key` whose values vary inside groups (`pooled`: group -> its
+// values; `first_seen`: the values in row order), if any.
+std::optional<std::string> pooling_warning(const std::string& key, const std::map<std::string, std::set<std::string>>& pooled,
+                                           const std::vector<std::string>& first_seen) {
+  std::set<std::string> mixed;  // the values of the column in the groups where it varies
+  for (const auto& [group, seen] : pooled)
+    if (seen.size() > 1) mixed.insert(seen.begin(), seen.end());
+  if (mixed.empty()) return std::nullopt;
+  std::string list;
+  for (const std::string& v : first_seen)
+    if (mixed.count(v)) list += (list.empty() ? "" : ", ") + (v.empty() ? std::string("not set") : v);
+  return key + " varies inside groups (" + list + "), whose means pool its values; add --by " + key +
+         " to keep them apart";
 }
 
 }  // namespace
@@ -92,24 +126,8 @@ Comparison compare_runs(const CsvTable& t, const CompareOptions& options) {
     for (const CompareGroup& g : out.groups) valid += (valid.empty() ? "" : ", ") + g.name;
     throw InputError("--baseline: no group '" + out.baseline + "' (groups: " + valid + ")");
   }
-  for (std::size_t g = 0; g < out.groups.size(); ++g) {
-    for (const std::vector<double>& v : values[g]) {
-      MetricStats s;
-      s.n = v.size();
-      if (s.n > 0) {
-        double sum = 0;
-        for (double x : v) sum += x;
-        s.mean = sum / static_cast<double>(s.n);
-      }
-      if (s.n >= 2) {
-        double ss = 0;
-        for (double x : v) ss += (x - s.mean) * (x - s.mean);
-        const double sd = std::sqrt(ss / static_cast<double>(s.n - 1));
-        s.ci95 = t_quantile_975(s.n - 1) * sd / std::sqrt(static_cast<double>(s.n));
-      }
-      out.groups[g].metrics.push_back(s);
-    }
-  }
+  for (std::size_t g = 0; g < out.groups.size(); ++g)
+    for (const std::vector<double>& v : values[g]) out.groups[g].metrics.push_back(stats_of(v));
   const CompareGroup& base = out.groups[index.at(out.baseline)];
   for (CompareGroup& g : out.groups)
     for (std::size_t m = 0; m < metric.size(); ++m)
@@ -117,18 +135,8 @@ Comparison compare_runs(const CsvTable& t, const CompareOptions& options) {
         g.metrics[m].ratio = g.metrics[m].mean / base.metrics[m].mean;
 
   if (left_out > 0) out.notes.push_back(std::to_string(left_out) + " runs that did not finish are left out");
-  for (std::size_t s = 0; s < swept.size(); ++s) {
-    std::set<std::string> mixed;  // the values of the column in the groups where it varies
-    for (const auto& [group, seen] : pooled[s])
-      if (seen.size() > 1) mixed.insert(seen.begin(), seen.end());
-    if (mixed.empty()) continue;
-    std::string list;
-    for (const std::string& v : first_seen[s])
-      if (mixed.count(v)) list += (list.empty() ? "" : ", ") + (v.empty() ? std::string("not set") : v);
-    const std::string& key = t.header[swept[s]];
-    out.warnings.push_back(key + " varies inside groups (" + list + "), whose means pool its values; add --by " + key +
-                           " to keep them apart");
-  }
+  for (std::size_t s = 0; s < swept.size(); ++s)
+    if (auto warning = pooling_warning(t.header[swept[s]], pooled[s], first_seen[s])) out.warnings.push_back(*warning);
   return out;
 }
 
