@@ -30,7 +30,7 @@ import sys
 import numpy as np
 
 from workload_fits import (CENTER, num, pairs, flow, source, cdf, cluster_sizes, le_shares,
-                           large_jobs_lines, mean_gpus_lines, fit_coupling,
+                           large_jobs_lines, mean_gpus_lines, balance_size_tables, fit_coupling,
                            sample_gpu_jobs, fit_states, check_quartiles)
 
 
@@ -115,15 +115,9 @@ BATCH_STAGGER_S = 2
 QUEUEING_FIT = "configs/workloads/kalos.queueing_fit.json"
 
 
-
-def build(data, key):
-    c, name = CLUSTERS[key], CLUSTERS[key]["name"]
-    public, hw = data["job_counts"]["public_trace"], data["clusters"][key]
-    treemap = data["type_mix"]["figure_treemap_pct"]
-    demand, durations, states = data["gpu_demand"], data["duration_cdf"], data["state_mix"]
-    summary = data["cluster_summary"]["rows"][name]
-
-    # Type mix over all jobs, CPU included.
+def type_mix(data, key):
+    """Share of all jobs by type (CPU included), public job counts, GPU-time shares by type; sources."""
+    public, treemap = data["job_counts"]["public_trace"], data["type_mix"]["figure_treemap_pct"]
     if key == "seren":
         gpu_share = public["seren_gpu_jobs"] / public["seren_jobs"]
         gpu_mix = treemap["seren_gpu_jobs_count_pct"]
@@ -142,58 +136,29 @@ def build(data, key):
         jobs, gpu_jobs = public["kalos_jobs"], public["kalos_gpu_jobs"]
         gt_share = treemap["kalos_gpu_time_pct_excl_SFT"]
         gt_src = "type_mix.figure_treemap_pct.kalos_gpu_time_pct_excl_SFT (SFT, 8 jobs, left out)"
-    types = [t for t in GPU_TYPES if t in mix]
-    gpu_mix_pct = {t: mix[t] / sum(mix[u] for u in types) * 100 for t in types}
-    max_run = int(summary["max_run_time_gpu"])
+    return dict(mix=mix, mix_src=mix_src, jobs=jobs, gpu_jobs=gpu_jobs, gt_share=gt_share, gt_src=gt_src)
 
-    # GPUs per job: the tables, plus the residual type.
-    cl = cluster_sizes(demand["job_share_pct_by_size"][name])
-    tables = {t: dict(v) for t, v in SIZE_TABLES[key].items() if t not in ("residual", "overflow")}
-    res, overflow = SIZE_TABLES[key]["residual"], SIZE_TABLES[key]["overflow"]
-    # Where the tables ask for more of a size than the cluster has (they are written in rounded
-    # percentages), scale those weights down to what there is, and renormalize; a few rounds.
-    for _ in range(50):
-        demand_at = {}
-        for t, tab in tables.items():
-            tot = sum(tab.values())
-            for s, w in tab.items():
-                demand_at[s] = demand_at.get(s, 0.0) + gpu_mix_pct[t] * w / tot
-        over = {s: cl.get(s, 0.0) / v for s, v in demand_at.items() if v > cl.get(s, 0.0)}
-        if not over:
-            break
-        for tab in tables.values():
-            for s in over:
-                if s in tab:
-                    tab[s] *= over[s]
-    left = dict(cl)
-    for t, tab in tables.items():
-        tot = sum(tab.values())
-        for s, w in tab.items():
-            left[s] = left.get(s, 0.0) - gpu_mix_pct[t] * w / tot
-    bad = {s: round(v, 4) for s, v in left.items() if v < -1e-3}
-    left = {s: max(v, 0.0) for s, v in left.items()}
-    assert not bad, f"{key}: the size tables take more than the cluster has at sizes {bad}"
-    # The residual keeps to sizes up to 8 GPUs: what is left above goes to the overflow type, which
-    # gives the same mass of single-GPU jobs back to the residual, so every type keeps its share.
-    moved = sum(v for s, v in left.items() if s > 8 and v > 1e-6)
-    otab, otot = tables[overflow], sum(tables[overflow].values())
-    absolute = {s: gpu_mix_pct[overflow] * w / otot for s, w in otab.items()}
-    for s, v in list(left.items()):
-        if s > 8 and v > 1e-6:
-            absolute[s] = absolute.get(s, 0.0) + v
-            left[s] = 0.0
-    assert absolute[1] > moved, f"{key}: {overflow} has too few 1-GPU jobs to give back"
-    absolute[1] -= moved
-    left[1] += moved
-    tables[overflow] = {s: 100 * v / gpu_mix_pct[overflow] for s, v in absolute.items()}
-    tables[res] = {s: 100 * v / gpu_mix_pct[res] for s, v in left.items() if v > 1e-9}
+
+def size_tables(data, m):
+    """GPUs per job by type: SIZE_TABLES balanced against the cluster-wide shares (cl), and their mean."""
+    spec = SIZE_TABLES[m["key"]]
+    cl = cluster_sizes(data["gpu_demand"]["job_share_pct_by_size"][m["name"]])
+    tables = balance_size_tables({t: v for t, v in spec.items() if t not in ("residual", "overflow")},
+                                 m["gpu_mix_pct"], cl, spec["residual"], spec["overflow"], m["key"])
     model_sizes = {}
-    for t in types:
+    for t in m["types"]:
         tot = sum(tables[t].values())
         for s, w in tables[t].items():
-            model_sizes[s] = model_sizes.get(s, 0.0) + gpu_mix_pct[t] * w / tot
+            model_sizes[s] = model_sizes.get(s, 0.0) + m["gpu_mix_pct"][t] * w / tot
     mean_gpus_model = sum(s * w for s, w in model_sizes.items()) / 100
+    return dict(cl=cl, tables=tables, res=spec["residual"], model_sizes=model_sizes,
+                mean_gpus_model=mean_gpus_model)
 
+
+def duration_cdfs(data, m):
+    """Run-time CDFs by type and of CPU jobs, with notes, and Kalos' GPU-time factors (gt_factor)."""
+    key, name, durations = m["key"], m["name"], data["duration_cdf"]
+    by_type = durations[m["c"]["cdfs"]]
     # Run time CDFs; Kalos has no SFT CDF: the all-types one. Kalos' are of end - submit: the
     # points scripts/fit_queueing.py found are added, so that the run times plus the replay's
     # queueing give them back.
@@ -203,9 +168,9 @@ def build(data, key):
         with open(QUEUEING_FIT) as f:
             fit = json.load(f)
         fitted, gt_factor = fit["points_added"], fit.get("gpu_time_factor", {})
-    for t in types:
-        if t in durations[c["cdfs"]]:
-            points = durations[c["cdfs"]][t]["cdf_points_x_s_y_pct"]
+    for t in m["types"]:
+        if t in by_type:
+            points = by_type[t]["cdf_points_x_s_y_pct"]
             if t in fitted:
                 added = dict((x, a) for x, a in fitted[t])
                 points = [[x, min(100.0, max(0.0, y + added.get(x, 0.0)))] for x, y in points]
@@ -215,47 +180,62 @@ def build(data, key):
             cdfs[t] = cdf(durations["gpu_jobs_all_types"][name]["cdf_points_x_s_y_pct"])
             cdf_notes[t] = f"no per-type CDF published for {name}; gpu_jobs_all_types.{name}"
     cpu_points = cdf(durations["cpu_jobs"][name]["cdf_points_x_s_y_pct"])
+    return dict(cdfs=cdfs, cdf_notes=cdf_notes, cpu_points=cpu_points, gt_factor=gt_factor)
 
-    # Coupling of size and run time, per type, to the published GPU-time shares.
-    total_gt = c["gpu_time_total_s"](data)
+
+def size_duration_couplings(data, m):
+    """Coupling of size and run time, per type, to its published share of the total GPU-time."""
+    gpu_mix_pct, gt_share, gt_factor = m["gpu_mix_pct"], m["gt_share"], m["gt_factor"]
+    total_gt = m["c"]["gpu_time_total_s"](data)
     couplings, coupling_notes = {}, {}
-    for t in types:
+    for t in m["types"]:
         if t not in gt_share:
             couplings[t] = 0.0
             coupling_notes[t] = "no published GPU-time share: independent"
             continue
         # Kalos' shares count queueing (gpu_num x (end - submit)): the run times' part of them is
         # the published share times the factor scripts/fit_queueing.py found (FITTED).
-        target = gt_share[t] / 100 * total_gt / (gpu_mix_pct[t] / 100 * gpu_jobs) * gt_factor.get(t, 1.0)
-        p, (lo, ind, hi) = fit_coupling(tables[t], cdfs[t], max_run, target)
+        target = gt_share[t] / 100 * total_gt / (gpu_mix_pct[t] / 100 * m["gpu_jobs"]) * gt_factor.get(t, 1.0)
+        p, (lo, ind, hi) = fit_coupling(m["tables"][t], m["cdfs"][t], m["max_run"], target)
         couplings[t] = p
         coupling_notes[t] = (f"target {target:.0f} GPU-s per job; reachable {lo:.0f} (countermonotone) .. "
                              f"{ind:.0f} (independent) .. {hi:.0f} (comonotone)")
         if abs(p) >= 1.0:
             coupling_notes[t] += "; OUT OF REACH, clipped"
-            print(f"warning: {key} {t}: GPU-time target out of reach: {coupling_notes[t]}", file=sys.stderr)
+            print(f"warning: {m['key']} {t}: GPU-time target out of reach: {coupling_notes[t]}", file=sys.stderr)
+    return dict(couplings=couplings, coupling_notes=coupling_notes, total_gt=total_gt)
 
-    # Final states from GPU-time.
-    gs = states["gpu_jobs_full_trace"][key]
-    g, w = sample_gpu_jobs(tables, couplings, cdfs, gpu_mix_pct, max_run)
+
+def final_states(data, m):
+    """The state logits, fitted on GPU jobs drawn as the generator draws them; their total GPU-time."""
+    gs = data["state_mix"]["gpu_jobs_full_trace"][m["key"]]
+    g, w = sample_gpu_jobs(m["tables"], m["couplings"], m["cdfs"], m["gpu_mix_pct"], m["max_run"])
     cancel, fail, resid = fit_states(g, w, gs["count_pct"], gs["gpu_time_pct"])
-    gpu_time_check = (g * w).sum() / w.sum() * gpu_jobs
+    gpu_time_check = (g * w).sum() / w.sum() * m["gpu_jobs"]
     for r in resid:
         if np.max(np.abs(r)) > 0.05:
-            print(f"warning: {key}: state fit residual {r}", file=sys.stderr)
-
-    return dict(key=key, name=name, c=c, hw=hw, mix=mix, mix_src=mix_src, types=types, jobs=jobs,
-                gpu_jobs=gpu_jobs, tables=tables, res=res, cl=cl, model_sizes=model_sizes,
-                mean_gpus_model=mean_gpus_model, cdfs=cdfs, cdf_notes=cdf_notes, cpu_points=cpu_points,
-                couplings=couplings, coupling_notes=coupling_notes, total_gt=total_gt,
-                gpu_time_check=gpu_time_check, cancel=cancel, fail=fail, gs=gs, gt_share=gt_share,
-                gt_src=gt_src, max_run=max_run, summary=summary)
+            print(f"warning: {m['key']}: state fit residual {r}", file=sys.stderr)
+    return dict(gs=gs, cancel=cancel, fail=fail, gpu_time_check=gpu_time_check)
 
 
-def model_yaml(data, m):
-    key, name, c, hw = m["key"], m["name"], m["c"], m["hw"]
-    durations, states, demand = data["duration_cdf"], data["state_mix"], data["gpu_demand"]
-    boxes = demand["boxplot_by_type"]["values"][name]
+def build(data, key):
+    """The model of one cluster, fitted phase by phase: type mix; GPU sizes; run-time CDFs;
+    size-duration couplings; final states. Returns every value model_yaml and published_yaml use."""
+    c, name = CLUSTERS[key], CLUSTERS[key]["name"]
+    summary = data["cluster_summary"]["rows"][name]
+    m = dict(key=key, name=name, c=c, hw=data["clusters"][key], summary=summary,
+             max_run=int(summary["max_run_time_gpu"]))
+    m.update(type_mix(data, key))
+    m["types"] = types = [t for t in GPU_TYPES if t in m["mix"]]
+    m["gpu_mix_pct"] = {t: m["mix"][t] / sum(m["mix"][u] for u in types) * 100 for t in types}
+    for phase in (size_tables, duration_cdfs, size_duration_couplings, final_states):
+        m.update(phase(data, m))
+    return m
+
+
+def header_lines(data, m):
+    """The model's header, cluster-wide constants and type mix."""
+    key, name, c = m["key"], m["name"], m["c"]
     per_day = m["jobs"] / c["window_days"]
     out = [f"# Synthetic workload model of {name}, generated by scripts/extract_workload_model.py",
            "# from the published AcmeTrace statistics (InternLM/AcmeTrace, CC BY 4.0; Hu et al., NSDI '24).",
@@ -274,8 +254,12 @@ def model_yaml(data, m):
     out += m["mix_src"]
     out.append("type_mix_pct:   # share of all jobs by type, summing to 100")
     out += [f"  {t}: {num(round(v, 4))}" for t, v in m["mix"].items()]
+    return out
 
-    out += ["",
+
+def arrival_lines(c):
+    """The arrival pattern and the evaluation batches (assumptions); c: the cluster's CLUSTERS entry."""
+    return ["",
             "# source: none. ASSUMPTION: no time-of-day or weekly pattern was published",
             "# (arrivals.note); modest defaults. The rate is rescaled so its weekly mean is jobs_per_day.",
             "arrivals:",
@@ -299,32 +283,45 @@ def model_yaml(data, m):
             f"  stagger_s: {BATCH_STAGGER_S}   # between the jobs of one batch",
             ""]
 
-    out += [source(demand, f"gpu_demand.job_share_pct_by_size.{name}"),
-            source(demand["boxplot_by_type"], f"gpu_demand.boxplot_by_type.values.{name}"),
-            "# Per-type tables written to follow each type's quartiles; sizes past the whiskers are the",
-            f"# boxplot's fliers. {m['res']} takes what remains of the cluster-wide shares, so the mix gives",
-            f"# back every published size share. Mean GPUs per GPU job of this model: {m['mean_gpus_model']:.2f}",
-            f"# (cluster_summary avg_gpu_num: {m['summary']['avg_gpu_num']}).",
-            "gpu_sizes:   # per type: list of [gpus, weight]; weights need not sum to 100"]
+
+def gpu_size_lines(data, m):
+    """The GPU-size tables by type, each checked against its published quartiles."""
+    name, demand = m["name"], data["gpu_demand"]
+    boxes = demand["boxplot_by_type"]["values"][name]
+    out = [source(demand, f"gpu_demand.job_share_pct_by_size.{name}"),
+           source(demand["boxplot_by_type"], f"gpu_demand.boxplot_by_type.values.{name}"),
+           "# Per-type tables written to follow each type's quartiles; sizes past the whiskers are the",
+           f"# boxplot's fliers. {m['res']} takes what remains of the cluster-wide shares, so the mix gives",
+           f"# back every published size share. Mean GPUs per GPU job of this model: {m['mean_gpus_model']:.2f}",
+           f"# (cluster_summary avg_gpu_num: {m['summary']['avg_gpu_num']}).",
+           "gpu_sizes:   # per type: list of [gpus, weight]; weights need not sum to 100"]
     for t in m["types"]:
         tab = m["tables"][t]
         out.append(f"  {t}: {pairs([[s, round(w, 4)] for s, w in sorted(tab.items()) if round(w, 4) > 0])}")
         if t in boxes:
             out.append(f"    # {check_quartiles(tab, boxes[t])}")
+    return out
 
-    out += ["",
-            f"# source: fitted by scripts/extract_workload_model.py to {m['gt_src']}",
-            f"# and a total of {m['total_gt']:.4g} GPU-seconds ({m['c']['gpu_time_total_src']}).",
-            "# Probability that a job's run-time quantile is its size quantile (negative: 1 - it), else",
-            "# independent: larger jobs of a type run longer. Model total: "
-            f"{m['gpu_time_check']:.4g} GPU-seconds per {m['gpu_jobs']} GPU jobs.",
-            "size_duration_coupling:"]
-    for t in m["types"]:
-        out.append(f"  {t}: {num(round(m['couplings'][t], 4))}   # {m['coupling_notes'][t]}")
 
-    out += ["", source(durations, f"duration_cdf.{m['c']['cdfs']} and duration_cdf.cpu_jobs.{name}"),
-            f"# Note in the data: {durations['note']}"]
-    if key == "kalos":
+def coupling_lines(m):
+    """The fitted size-duration coupling by type."""
+    out = ["",
+           f"# source: fitted by scripts/extract_workload_model.py to {m['gt_src']}",
+           f"# and a total of {m['total_gt']:.4g} GPU-seconds ({m['c']['gpu_time_total_src']}).",
+           "# Probability that a job's run-time quantile is its size quantile (negative: 1 - it), else",
+           "# independent: larger jobs of a type run longer. Model total: "
+           f"{m['gpu_time_check']:.4g} GPU-seconds per {m['gpu_jobs']} GPU jobs.",
+           "size_duration_coupling:"]
+    out += [f"  {t}: {num(round(m['couplings'][t], 4))}   # {m['coupling_notes'][t]}" for t in m["types"]]
+    return out
+
+
+def duration_lines(data, m):
+    """The run-time CDFs by type and of CPU jobs."""
+    durations = data["duration_cdf"]
+    out = ["", source(durations, f"duration_cdf.{m['c']['cdfs']} and duration_cdf.cpu_jobs.{m['name']}"),
+           f"# Note in the data: {durations['note']}"]
+    if m["key"] == "kalos":
         out += ["# Kalos's CDFs are of end - submit (queueing included); `acmesim calibrate` compares a Kalos",
                 "# trace's end - submit with them. As run times they are lowered by the replay's queueing:",
                 "# scripts/fit_queueing.py fits the points added to them (marked per type below)."]
@@ -334,11 +331,16 @@ def model_yaml(data, m):
             out.append(f"  # {t}: {m['cdf_notes'][t]}")
         out.append(f"  {t}: {pairs(m['cdfs'][t])}")
     out.append(f"  CPU: {pairs(m['cpu_points'])}")
+    return out
 
+
+def state_lines(data, m):
+    """Final states, the two balances (variance reduction), and the CPU jobs and users (assumptions)."""
+    key, states = m["key"], data["state_mix"]
     gs = states["gpu_jobs_full_trace"]
     ca, cb = m["cancel"]
     fa, fb = m["fail"]
-    out += ["", source(gs, f"state_mix.gpu_jobs_full_trace.{key}") + " (the only state mix published for",
+    return ["", source(gs, f"state_mix.gpu_jobs_full_trace.{key}") + " (the only state mix published for",
             "# both counts and GPU-time; the public trace's may differ slightly). FAILED includes TIMEOUT and",
             f"# NODE_FAIL. Targets: count {flow(gs[key]['count_pct'])}, GPU-time {flow(gs[key]['gpu_time_pct'])}.",
             f"# Fitted: P(CANCELLED) = logistic(a + b (log2 GPU-seconds - {CENTER:g})), then P(FAILED | not",
@@ -365,7 +367,12 @@ def model_yaml(data, m):
             f"users: {USERS}",
             "# source: none. ASSUMPTION: Zipf exponent of sessions per user (a few heavy users dominate).",
             f"user_zipf_s: {num(USER_ZIPF_S)}"]
-    out += large_jobs_lines(data, key)
+
+
+def model_yaml(data, m):
+    """The text of configs/workloads/<cluster>.yaml, section by section."""
+    out = (header_lines(data, m) + arrival_lines(m["c"]) + gpu_size_lines(data, m) + coupling_lines(m)
+           + duration_lines(data, m) + state_lines(data, m) + large_jobs_lines(data, m["key"]))
     return "\n".join(out) + "\n"
 
 

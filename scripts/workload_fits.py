@@ -1,6 +1,7 @@
 """The parts of scripts/extract_workload_model.py that read no file: YAML formatting, the shapes of
-published CDFs and size shares, run times and sizes drawn by quantile, the size-duration coupling,
-the final-state logits, the published quartiles checked, and the text of the large-jobs block.
+published CDFs and size shares, the per-type size tables balanced against the cluster-wide shares,
+run times and sizes drawn by quantile, the size-duration coupling, the final-state logits, the
+published quartiles checked, and the text of the large-jobs block.
 Pure functions of their arguments (numpy); the draws are low-discrepancy sequences, as in
 workloads/synthetic.cpp.
 """
@@ -197,6 +198,62 @@ def cluster_sizes(share_by_size):
 
 def le_shares(sizes, limits=(1, 8, 64, 256, 1024)):
     return {n: sum(w for s, w in sizes.items() if s <= n) for n in limits}
+
+
+def balance_size_tables(tables, mix_pct, cluster, residual, overflow, label):
+    """Per-type GPU-size tables that, weighted by the type mix, give back the cluster-wide size shares.
+
+    tables: {type: {gpus: weight}} for every GPU type but the residual one, the overflow type among
+    them; weights are relative within a table. mix_pct: {type: % of GPU jobs}, the residual type
+    included. cluster: {gpus: % of GPU jobs}. The arguments are not changed. Weights that ask for
+    more of a size than the cluster has are scaled down (to none if the cluster has no such size).
+    The residual type takes what the other types leave of each cluster share up to 8 GPUs, the
+    overflow type what they leave above 8, giving as many 1-GPU jobs back to the residual type.
+    Returns the tables in the order given, the residual type's last: the residual and overflow
+    tables in % of their type's jobs, the others in relative weights, such that for every size s,
+    the sum over types t of mix_pct[t] x (share of s in t's table) is cluster[s] to within 1e-9
+    points, or exceeds it by less than 1e-3 points. Raises AssertionError, naming label, when the tables exceed a cluster
+    share by more, or when the overflow type has fewer 1-GPU jobs than it must give back.
+    """
+    tables = {t: dict(v) for t, v in tables.items()}
+    # Where the tables ask for more of a size than the cluster has (they are written in rounded
+    # percentages), scale those weights down to what there is, and renormalize; a few rounds.
+    for _ in range(50):
+        demand_at = {}
+        for t, tab in tables.items():
+            tot = sum(tab.values())
+            for s, w in tab.items():
+                demand_at[s] = demand_at.get(s, 0.0) + mix_pct[t] * w / tot
+        over = {s: cluster.get(s, 0.0) / v for s, v in demand_at.items() if v > cluster.get(s, 0.0)}
+        if not over:
+            break
+        for tab in tables.values():
+            for s in over:
+                if s in tab:
+                    tab[s] *= over[s]
+    left = dict(cluster)
+    for t, tab in tables.items():
+        tot = sum(tab.values())
+        for s, w in tab.items():
+            left[s] = left.get(s, 0.0) - mix_pct[t] * w / tot
+    bad = {s: round(v, 4) for s, v in left.items() if v < -1e-3}
+    left = {s: max(v, 0.0) for s, v in left.items()}
+    assert not bad, f"{label}: the size tables take more than the cluster has at sizes {bad}"
+    # The residual keeps to sizes up to 8 GPUs: what is left above goes to the overflow type, which
+    # gives the same mass of single-GPU jobs back to the residual, so every type keeps its share.
+    moved = sum(v for s, v in left.items() if s > 8 and v > 1e-6)
+    otab, otot = tables[overflow], sum(tables[overflow].values())
+    absolute = {s: mix_pct[overflow] * w / otot for s, w in otab.items()}
+    for s, v in list(left.items()):
+        if s > 8 and v > 1e-6:
+            absolute[s] = absolute.get(s, 0.0) + v
+            left[s] = 0.0
+    assert absolute[1] > moved, f"{label}: {overflow} has too few 1-GPU jobs to give back"
+    absolute[1] -= moved
+    left[1] += moved
+    tables[overflow] = {s: 100 * v / mix_pct[overflow] for s, v in absolute.items()}
+    tables[residual] = {s: 100 * v / mix_pct[residual] for s, v in left.items() if v > 1e-9}
+    return tables
 
 
 def large_jobs_lines(data, key):
