@@ -33,9 +33,9 @@
 //       memory): host memory, safe as soon as the stall ends, read back at host speed;
 //     - one of its nodes down, the job on two or more (with ssd_gbps > 0): the SSDs, the lost
 //       node's shard on its partner; safe once the SSD write ends (ssd_transfer: each node
-//       writes two shards at ssd_gbps and takes one over its NICs), read back the same way. When
-//       that is slower than the shared file system's write, the file system has the newer save:
-//     - more nodes down, a job on one node, or no SSD level: the shared file system, as Async.
+//       writes two shards at ssd_gbps and takes one over its NICs), read back the same way;
+//     - more nodes down, a job on one node, no SSD level, or an SSD write slower than the write to
+//       the shared file system (which then has the newer saves): the shared file system, as Async.
 //    Restores ignore where the job is placed again: host memory and SSDs are read where the
 //    checkpoint is, at their own speed (an ASSUMPTION; the new nodes' NICs are not modelled).
 //

@@ -10,7 +10,8 @@ Sources: every tracked *.cpp, *.h, *.py and *.sh outside build/ and third-party 
 - C++: a brace block at namespace or class depth whose opening follows a parameter list `)` (and
   qualifiers such as const, override, noexcept or a trailing return type): a lambda or a nested
   block is part of the function around it. Comments and literals are blanked first; a macro body
-  such as PYBIND11_MODULE(...) { ... } counts as a function.
+  such as PYBIND11_MODULE(...) { ... } counts as a function. Not seen: a constructor whose member
+  initializers use braces (`: a_{x} {`), whose body follows a brace, not a parameter list.
 """
 import ast
 import re
