@@ -1,6 +1,9 @@
 #include "io/metrics.h"
 
 #include <algorithm>
+#include <limits>
+#include <numeric>
+#include <span>
 #include <vector>
 
 #include "io/fairness.h"
@@ -8,48 +11,86 @@
 namespace acme {
 namespace {
 
-// Queuing delays, for their mean and nearest-rank percentiles without keeping each: counted per
-// second below kCounted (nearly all of them), the others kept. O(1) an add; O(kCounted + r log r)
-// a percentile with r kept. 256 KiB once the first is added.
+// The queuing delays of a group of jobs, for their mean and nearest-rank percentiles without
+// keeping each: counted per second below kCounted (nearly all of them), the others kept, in 32
+// bits when they fit (4 bytes a delay: a deep queue's run keeps hundreds of thousands). O(1) an
+// add (amortized). At most 256 KiB of counts, as far as the longest counted delay.
 class Delays {
  public:
+  // A delay of the group, kept (add) or only counted in its size and sum (note: the run's totals,
+  // whose percentiles come from its groups', so that no delay is kept twice).
   void add(std::int64_t s) {
+    note(s);
+    if (s >= 0 && s < kCounted) {
+      const auto at = static_cast<std::size_t>(s);
+      if (at >= counts_.size()) counts_.resize(std::min<std::size_t>(kCounted, std::max(at + 1, 2 * counts_.size())), 0);
+      ++counts_[at];
+    } else if (s >= std::numeric_limits<std::int32_t>::min() && s <= std::numeric_limits<std::int32_t>::max()) {
+      rest_.push_back(static_cast<std::int32_t>(s));
+    } else {
+      far_.push_back(s);
+    }
+  }
+  void note(std::int64_t s) {
     ++n_;
     sum_ += s;
-    if (s >= 0 && s < kCounted) {
-      if (counts_.empty()) counts_.assign(kCounted, 0);
-      ++counts_[static_cast<std::size_t>(s)];
-    } else {
-      rest_.push_back(s);
-      sorted_ = false;
-    }
+    least_ = std::min(least_, s);
+    most_ = std::max(most_, s);
   }
   std::size_t size() const { return n_; }
   std::int64_t sum() const { return sum_; }
   double mean() const { return n_ == 0 ? 0 : static_cast<double>(sum_) / static_cast<double>(n_); }
-  // The ceil(n x pct / 100)-th smallest (the smallest when that is 0); 0 when empty.
-  std::int64_t nearest_rank(int pct) {
-    if (n_ == 0) return 0;
-    if (!sorted_) std::sort(rest_.begin(), rest_.end());
-    sorted_ = true;
-    std::size_t rank = std::max<std::size_t>((n_ * static_cast<std::size_t>(pct) + 99) / 100, 1) - 1;
-    const auto negative = static_cast<std::size_t>(std::lower_bound(rest_.begin(), rest_.end(), 0) - rest_.begin());
-    if (rank < negative) return rest_[rank];
-    rank -= negative;
-    for (std::size_t v = 0; v < counts_.size(); ++v) {
-      if (rank < counts_[v]) return static_cast<std::int64_t>(v);
-      rank -= counts_[v];
+
+  // The ceil(n x pct / 100)-th smallest delay kept by `groups` together, n their count (the
+  // smallest when that is 0); 0 when they keep none. Bisection on the value: O(64 x groups x
+  // log r), after each group's O(kCounted + r log r) the first time. No add() after it.
+  static std::int64_t nearest_rank(std::span<Delays* const> groups, int pct) {
+    std::size_t n = 0;
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
+    for (Delays* g : groups) {
+      g->ready();
+      n += g->n_;
+      if (g->n_ > 0) lo = std::min(lo, g->least_), hi = std::max(hi, g->most_);
     }
-    return rest_[negative + rank];
+    if (n == 0) return 0;
+    const std::size_t wanted = std::max<std::size_t>((n * static_cast<std::size_t>(pct) + 99) / 100, 1);
+    while (lo < hi) {  // the smallest x with at least `wanted` delays <= x
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      std::size_t at_most = 0;
+      for (const Delays* g : groups) at_most += g->at_most(mid);
+      if (at_most >= wanted) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
   }
 
  private:
+  // Sorts what is kept and makes the counts cumulative, once.
+  void ready() {
+    if (ready_) return;
+    ready_ = true;
+    std::sort(rest_.begin(), rest_.end());
+    std::sort(far_.begin(), far_.end());
+    std::partial_sum(counts_.begin(), counts_.end(), counts_.begin());
+  }
+  // How many of the delays are at most x. REQUIRES: ready().
+  std::size_t at_most(std::int64_t x) const {
+    std::size_t k = static_cast<std::size_t>(std::upper_bound(far_.begin(), far_.end(), x) - far_.begin());
+    if (x > std::numeric_limits<std::int32_t>::max()) k += rest_.size();
+    else if (x >= std::numeric_limits<std::int32_t>::min())
+      k += static_cast<std::size_t>(std::upper_bound(rest_.begin(), rest_.end(), static_cast<std::int32_t>(x)) - rest_.begin());
+    if (x >= 0 && !counts_.empty()) k += counts_[std::min(static_cast<std::size_t>(x), counts_.size() - 1)];
+    return k;
+  }
+
   static constexpr std::int64_t kCounted = 1 << 16;
   std::size_t n_ = 0;
   std::int64_t sum_ = 0;
-  std::vector<std::uint32_t> counts_;  // [s]: delays of s seconds
-  std::vector<std::int64_t> rest_;     // the others
-  bool sorted_ = true;
+  std::int64_t least_ = std::numeric_limits<std::int64_t>::max(), most_ = std::numeric_limits<std::int64_t>::min();
+  std::vector<std::uint32_t> counts_;  // [s]: delays of s seconds (after ready(): of at most s)
+  std::vector<std::int32_t> rest_;     // the others that fit 32 bits (68 years either way)
+  std::vector<std::int64_t> far_;      // and those that do not
+  bool ready_ = false;
 };
 
 struct Accumulator {
@@ -59,20 +100,28 @@ struct Accumulator {
   std::uint64_t long_waits = 0;
   std::optional<Time> first_submit, last_end;
 
-  void finish(Time w0, Time w1, int total_gpus) {
+  // Its statistics; the delays' percentiles from `groups`' delays (its own, or the run's job
+  // types' for the run's totals).
+  void finish(Time w0, Time w1, int total_gpus, std::span<Accumulator> groups) {
+    std::vector<Delays*> queues, waits, launches;
+    for (Accumulator& g : groups) {
+      queues.push_back(&g.queue);
+      waits.push_back(&g.wait);
+      launches.push_back(&g.launch);
+    }
     s.queue_mean_s = queue.size() == 0 ? 0 : static_cast<double>(queue.sum()) / static_cast<double>(queue.size());
-    s.queue_p50_s = queue.nearest_rank(50);
-    s.queue_p90_s = queue.nearest_rank(90);
-    s.queue_p99_s = queue.nearest_rank(99);
-    s.queue_max_s = queue.nearest_rank(100);
+    s.queue_p50_s = Delays::nearest_rank(queues, 50);
+    s.queue_p90_s = Delays::nearest_rank(queues, 90);
+    s.queue_p99_s = Delays::nearest_rank(queues, 99);
+    s.queue_max_s = Delays::nearest_rank(queues, 100);
     s.wait_mean_s = wait.mean();
-    s.wait_p50_s = wait.nearest_rank(50);
-    s.wait_p90_s = wait.nearest_rank(90);
-    s.wait_p99_s = wait.nearest_rank(99);
+    s.wait_p50_s = Delays::nearest_rank(waits, 50);
+    s.wait_p90_s = Delays::nearest_rank(waits, 90);
+    s.wait_p99_s = Delays::nearest_rank(waits, 99);
     s.launch_mean_s = launch.mean();
-    s.launch_p50_s = launch.nearest_rank(50);
-    s.launch_p99_s = launch.nearest_rank(99);
-    s.launch_max_s = launch.nearest_rank(100);
+    s.launch_p50_s = Delays::nearest_rank(launches, 50);
+    s.launch_p99_s = Delays::nearest_rank(launches, 99);
+    s.launch_max_s = Delays::nearest_rank(launches, 100);
     s.gpu_hours = static_cast<double>(gpu_seconds) / 3600.0;
     s.wasted_gpu_hours = static_cast<double>(wasted) / 3600.0;
     const double capacity = static_cast<double>(total_gpus) * static_cast<double>((w1 - w0).sec());
@@ -132,9 +181,12 @@ void SummaryBuilder::add(const Workload& w, const std::vector<JobOutcome>& outco
     if (!o.start) continue;
     ++s.started;
     if (r.gpu_num > 0) {
-      a->queue.add((*o.start - submit).sec());
-      a->wait.add(parts.wait.sec());
-      a->launch.add(parts.launch.sec());
+      const std::int64_t queued = (*o.start - submit).sec(), wait = parts.wait.sec(), launch = parts.launch.sec();
+      if (a == &p.all) {  // kept by its job type's (Accumulator::finish)
+        a->queue.note(queued), a->wait.note(wait), a->launch.note(launch);
+      } else {
+        a->queue.add(queued), a->wait.add(wait), a->launch.add(launch);
+      }
       a->long_waits += *o.start - submit > kLongWait;
     }
     a->gpu_seconds += o.gpu_seconds;
@@ -162,12 +214,12 @@ RunSummary SummaryBuilder::finish(const RunRecord& run) {
     p.all.alloc_in_window += run.window_gpu_seconds[t];
   }
   const int gpus = run.cluster.total_gpus();
-  p.all.finish(out.window_start, out.window_end, gpus);
+  p.all.finish(out.window_start, out.window_end, gpus, p.by_type);
   p.all.s.jain_slowdown_users = jain_index(p.user_slowdown.means());
   p.all.s.jain_slowdown_types = jain_index(p.type_slowdown.means());
   out.all = p.all.s;
   for (std::size_t t = 0; t < kJobTypeCount; ++t) {
-    p.by_type[t].finish(out.window_start, out.window_end, gpus);
+    p.by_type[t].finish(out.window_start, out.window_end, gpus, std::span<Accumulator>(&p.by_type[t], 1));
     p.by_type[t].s.jain_slowdown_users = jain_index(p.user_slowdown_by_type[t].means());
     out.by_type[t] = p.by_type[t].s;
   }
