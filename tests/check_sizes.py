@@ -7,11 +7,13 @@ Prints every breach and exits 1 if any; --list N prints the N longest files and 
 Sources: every tracked *.cpp, *.h, *.py and *.sh outside build/ and third-party folders. A function:
 - Python: a def (its lines from the def to its last statement, decorators excluded; ast);
 - shell: a `name() {` block;
-- C++: a brace block at namespace or class depth whose opening follows a parameter list `)` (and
-  qualifiers such as const, override, noexcept or a trailing return type): a lambda or a nested
-  block is part of the function around it. Comments and literals are blanked first; a macro body
-  such as PYBIND11_MODULE(...) { ... } counts as a function. Not seen: a constructor whose member
-  initializers use braces (`: a_{x} {`), whose body follows a brace, not a parameter list.
+- C++: its body, from its opening brace to its closing one: a brace block at namespace or class
+  depth whose opening follows a parameter list `)` (and qualifiers such as const, override,
+  noexcept or a trailing return type) or a constructor's member initializers (`: a_{x}, b_(y) {`:
+  a braced initializer is part of its statement). A lambda or a nested block is part of the
+  function around it. Comments and literals are blanked first; a macro body such as
+  PYBIND11_MODULE(...) { ... } counts as a function.
+The rules are tested on small sources in tests/scripts/test_check_sizes.py (ctest: sizes_rules).
 """
 import ast
 import re
@@ -25,6 +27,9 @@ MAX_SIMULATION_PUBLIC = 30
 SKIP = ("build/", "out/", "third_party/")
 CONTROL = re.compile(r"\b(if|for|while|switch|catch|return)\s*$")
 SIGNATURE_END = re.compile(r"\)\s*(const|override|final|noexcept|mutable|&|&&|\s|->\s*[\w:<>,\s*&]+)*$")
+CTOR_INITS = re.compile(r"\)\s*(noexcept\s*)?:[^:][^;]*[)}]\s*$")  # Foo(...) : a_{x}, b_(y)
+BRACED_INIT = re.compile(r"[\w>\]]\s*$|[=(,]\s*$|^\s*$|\breturn\s*$")  # a_{x}, = {...}, f({...}), {...}
+SCOPE_KEYWORD = re.compile(r"\b(namespace|struct|class|union|enum|extern|else|do|try)\b")
 
 
 def sources(root):
@@ -67,26 +72,41 @@ def blank_cpp(text):
 def cpp_functions(text):
     """(name, first line, line count) of each function body of C++ source `text`."""
     code = blank_cpp(text)
-    found, stack = [], []  # stack: (kind, start offset, name) per open brace; kind "fn" or "scope"
-    for m in re.finditer(r"[{}]", code):
+    found, stack = [], []  # stack: (kind, start offset, name) per open brace; kind "fn", "init" or "scope"
+    cut = -1  # where the statement the next brace belongs to begins, less one
+    for m in re.finditer(r"[{};]", code):
+        if m.group() == ";":
+            cut = m.start()
+            continue
         if m.group() == "}":
             if stack:
                 kind, start, name = stack.pop()
                 if kind == "fn":
                     first = code.count("\n", 0, start) + 1
                     found.append((name, first, code.count("\n", start, m.start()) + 1))
+                if kind != "init":  # a braced initializer is part of its statement
+                    cut = m.start()
             continue
-        before = code[max(0, m.start() - 400):m.start()]
-        head = before[max(before.rfind(";"), before.rfind("{"), before.rfind("}")) + 1:]
+        head = code[cut + 1:m.start()]
         inside_function = any(kind == "fn" for kind, _, _ in stack)
-        is_function = (not inside_function and SIGNATURE_END.search(head.rstrip() + " ") is not None
-                       and not CONTROL.search(head[:head.rfind("(")].rstrip()) if "(" in head else False)
-        name = ""
-        if is_function:
-            call = re.search(r"([~\w:]+)\s*\(", head)
-            name = call.group(1) if call else "?"
-        stack.append(("fn" if is_function else "scope", m.start(), name))
+        if not inside_function and is_signature(head):
+            call = re.search(r"(\w+)\s*=\s*\[", head) or re.search(r"([~\w:]+)\s*\(", head)  # a lambda's name, or the call's
+            stack.append(("fn", m.start(), call.group(1) if call else "?"))
+        elif BRACED_INIT.search(head) and not SCOPE_KEYWORD.search(head):
+            stack.append(("init", m.start(), ""))
+        else:
+            stack.append(("scope", m.start(), ""))
+        if stack[-1][0] != "init":
+            cut = m.start()
     return found
+
+
+def is_signature(head):
+    """Whether a brace after `head` opens a function body: it follows a parameter list (and
+    qualifiers), or a constructor's member initializers, and no control statement."""
+    if "(" not in head or CONTROL.search(head[:head.rfind("(")].rstrip()):
+        return False
+    return SIGNATURE_END.search(head.rstrip() + " ") is not None or CTOR_INITS.search(head) is not None
 
 
 def shell_functions(text):
