@@ -42,12 +42,13 @@ Time CheckpointModel::stall(const JobRequest& r) const {
 
 CheckpointModel::Kept CheckpointModel::kept(const JobRequest& r, int nodes_lost) const {
   if (s_.mode == CheckpointMode::Sync) return {Restore::Storage, Time{}};
+  const Time written = write(r);
   if (s_.mode == CheckpointMode::MultiLevel) {
     if (nodes_lost == 0) return {Restore::Host, Time{}};
-    if (nodes_lost == 1 && r.node_num >= 2 && s_.ssd_gbps > 0 && ssd_transfer(r) <= write(r))
-      return {Restore::Ssd, ssd_transfer(r)};
+    if (nodes_lost == 1 && r.node_num >= 2 && s_.ssd_gbps > 0)
+      if (const Time on_ssd = ssd_transfer(r); on_ssd <= written) return {Restore::Ssd, on_ssd};
   }
-  return {Restore::Storage, write(r)};
+  return {Restore::Storage, written};
 }
 
 Time CheckpointModel::ssd_transfer(const JobRequest& r) const {

@@ -70,7 +70,8 @@ void Simulation::evict(JobId job, bool replace) {
   const JobRequest& request = workload_.requests[job];
   // Its saves are safe once written: the job leaves every node it ran on, and their host memory's
   // and SSDs' copies with them.
-  const RunSplit s = split(job, now_ - c.started, kept_after(job, request.node_num));
+  const CheckpointModel::Kept kept_at = kept_after(job, request.node_num);
+  const RunSplit s = split(job, now_ - c.started, kept_at);
   stop_pace(job, s.compute, s.saved);
   note_training_run(job, s, s.compute - s.saved, &TrainingTimes::evicted);
   const auto kept = static_cast<std::int64_t>(work_done(job, s.saved));
@@ -82,7 +83,7 @@ void Simulation::evict(JobId job, bool replace) {
   } else {
     stop_run(job);
   }
-  charge_short_run(job, s, kept, pace_cause_, CheckpointModel::Restore::Storage);  // the nodes left took host memory
+  charge_short_run(job, s, kept, pace_cause_, kept_at.from);
   emit(FactKind::Preempted, job);  // its resources given back (and, replaced, taken again at once)
   if (replace) return start_run(job);
   if (ledger(job)) training_->since(job) = now_;  // queued again
