@@ -208,7 +208,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   const std::unique_ptr<PreparedRun> run =
       plugins ? make_simulation(config, cluster_file, workload_in, std::move(*plugins))
               : make_simulation(config, cluster_file, workload_in);
-  const ClusterSpec& cluster = run->cluster;  // with the nodes capacity adds
+  const ClusterSpec& cluster = run->cluster;  // as the features shape it (the nodes capacity adds)
   if (more && (run->evaluated || run->estimates_made))
     throw std::logic_error("execute_run: this run needs its whole workload first");
   const Workload& workload = *run->workload;
@@ -221,6 +221,8 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   // Files are finished under temporary names, on two threads, and renamed together at the end,
   // in output order: a run killed at any point before leaves no output that looks finished.
   DeferredRenames renames;
+  std::vector<const Feature*> features;
+  for (const auto& f : sim.features()) features.push_back(f.get());
   const SinkSettings settings{out_dir,
                               config.metrics_interval,
                               cluster.total_gpus(),
@@ -230,7 +232,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
                               capture ? nullptr : &renames,
                               sim.link_sharing(),
                               sim.link_sharing() ? &sim.topology() : nullptr,
-                              sim.capacity_log(),
+                              features,
                               sim.power_meter(),
                               threads_of(config)};
   const std::vector<std::string> sink_names = split_commas(config.outputs);

@@ -13,7 +13,6 @@
 #include "sim/log.h"
 #include "io/failure_keys.h"
 #include "io/feature_registry.h"
-#include "io/capacity_keys.h"
 #include "io/network_keys.h"
 #include "io/power_keys.h"
 #include "workloads/estimates.h"
@@ -74,7 +73,9 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   network_params.check_all_used();
   if (network.slowdown) p.network.emplace(cluster, network);
 
-  std::vector<std::pair<std::string, std::string>> feature_keys;  // of the features that are on
+  // The keys of the families that are on, recorded by their order: the features' (FeatureEntry::order),
+  // failures' at 25 and power's at 50 (where they were listed before the features came after them).
+  std::vector<std::pair<int, std::vector<std::pair<std::string, std::string>>>> family_keys;
   const FeatureSetup setup{config.replay, config.seed, threads_of(config), &cluster, config.metrics_interval, &network};
   for (const FeatureEntry& e : feature_table()) {
     const auto given = config.feature_params.find(e.name);
@@ -83,7 +84,7 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
     params.check_all_used();
     if (!feature) continue;  // off: its keys are not listed, so the outputs stay as they were without it
     p.features.push_back(std::move(feature));
-    feature_keys.insert(feature_keys.end(), params.resolved().begin(), params.resolved().end());
+    family_keys.emplace_back(e.order, params.resolved());
   }
 
   Params failure_params("failures", config.failure_params);
@@ -92,9 +93,6 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   failure_params.check_all_used();
   if (!p.failures->enabled()) p.failures.reset();
 
-  Params capacity_params("capacity", config.capacity_params);
-  p.capacity = read_capacity(capacity_params, cluster);
-  capacity_params.check_all_used();
   Params power_params("power", config.power_params);
   PowerSettings power = read_power_settings(power_params, config.seed);
   power_params.check_all_used();
@@ -107,14 +105,12 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
       // stay as they were before it existed.
       if (network.contention || (kv.first != "network.contention" && kv.first != "network.faults"))
         p.described.push_back(kv);
-  p.described.insert(p.described.end(), feature_keys.begin(), feature_keys.end());
-  // Listed only when on, so that the outputs of a run without failures stay as they were.
-  if (p.failures)
-    for (const auto& kv : failure_params.resolved()) p.described.push_back(kv);
-  if (!p.capacity.events.empty() || p.capacity.reserved_nodes > 0)
-    for (const auto& kv : capacity_params.resolved()) p.described.push_back(kv);
-  if (p.power)
-    for (const auto& kv : power_params.resolved()) p.described.push_back(kv);
+  // Listed only when on, so that the outputs of a run without them stay as they were.
+  if (p.failures) family_keys.emplace_back(25, failure_params.resolved());
+  if (p.power) family_keys.emplace_back(50, power_params.resolved());
+  std::stable_sort(family_keys.begin(), family_keys.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [order, keys] : family_keys) p.described.insert(p.described.end(), keys.begin(), keys.end());
   return p;
 }
 
@@ -142,13 +138,9 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   run->evaluations = std::move(eval.index);
   run->network = std::move(plugins.network);
   run->failures = std::move(plugins.failures);
-  run->capacity = std::move(plugins.capacity);
   run->power = std::move(plugins.power);
   run->cluster = cluster;
-  run->cluster.nodes += run->capacity.added_nodes();
-  run->cluster.reserved_nodes = run->capacity.reserved_nodes;
-  run->cluster.reserved_types = run->capacity.reserved_types;
-  run->cluster.reserved_spill = run->capacity.reserved_spill;
+  for (const auto& feature : plugins.features) feature->shape(run->cluster);
   run->estimates_made = !estimates.empty();
   run->described = std::move(plugins.described);
   run->workload = run->evaluated ? &*run->evaluated : &workload;
@@ -159,7 +151,6 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   if (run->network) sim.set_network(&*run->network, config.metrics_interval);
   if (run->failures) sim.set_failures(&*run->failures);
   for (auto& feature : plugins.features) sim.add_feature(std::move(feature));
-  sim.set_capacity(&run->capacity);
   if (run->power) sim.set_power(&*run->power, config.metrics_interval);
   sim.set_idle_share(JobType::Eval, eval.idle_share);
   return run;

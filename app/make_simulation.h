@@ -15,7 +15,6 @@
 #include "sim/failures.h"
 #include "io/config.h"
 #include "sim/network.h"
-#include "sim/capacity.h"
 #include "sim/simulation.h"
 #include "workloads/evaluation.h"
 
@@ -28,9 +27,8 @@ struct PreparedRun {
   std::optional<EvaluationIndex> evaluations;  // the run's evaluations, when the evaluations output is on
   std::optional<NetworkModel> network;         // set when network.slowdown is on
   std::optional<FailureModel> failures;        // set when failures.enabled is on
-  CapacitySettings capacity;                   // capacity.*
   std::optional<PowerModel> power;             // set when power.enabled is on
-  ClusterSpec cluster;                         // the cluster file's, with the nodes capacity adds
+  ClusterSpec cluster;                         // the cluster file's, as the features shape it (Feature::shape)
   bool estimates_made = false;                 // the policy reads estimates, so the run made them
   // Every key of the run with the value in force (resolve_run), for the outputs.
   std::vector<std::pair<std::string, std::string>> described;
@@ -44,7 +42,7 @@ struct PreparedRun {
 
 // A run's plugins, built once from its configuration before its workload is read, each from its
 // own keys (which it checks): the policy, the model features that are on (each registered
-// feature, io/feature_registry.h), the failure, network, capacity and power models, and every key
+// feature, io/feature_registry.h), the failure, network and power models, and every key
 // with the value in force. What needs the workload (the evaluation rewrite and
 // index, the estimates) make_simulation adds. A run's plugins serve one Simulation: a run replayed
 // again builds them again.
@@ -53,7 +51,6 @@ struct RunPlugins {
   std::optional<NetworkModel> network;  // set when network.slowdown is on
   std::optional<FailureModel> failures;
   std::vector<std::unique_ptr<Feature>> features;  // the registered features that are on (io/feature_registry.h)
-  CapacitySettings capacity;
   std::optional<PowerModel> power;  // set when power.enabled is on
   std::vector<std::pair<std::string, std::string>> described;
 };

@@ -4,7 +4,6 @@
 #include "app/make_simulation.h"
 #include "io/failure_keys.h"
 #include "io/feature_registry.h"
-#include "io/capacity_keys.h"
 #include "io/network_keys.h"
 #include "io/power_keys.h"
 #include "workloads/estimates.h"
@@ -47,9 +46,6 @@ std::vector<KeySection> plugin_key_sections() {
   Params power("power", {});
   read_power_settings(power, 1);
   out.push_back({"power", "Power and energy (power.*)", power.docs()});
-  Params capacity("capacity", {});
-  read_capacity(capacity, ClusterSpec{});
-  out.push_back({"capacity", "Capacity over time (capacity.*): drains, added nodes, leaf switches down", capacity.docs()});
   Params cache("cache", {});
   read_trace_cache_settings(cache);
   out.push_back({"cache", "Parsed-trace cache (cache.*; not recorded: it changes no result)", cache.docs()});

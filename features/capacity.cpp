@@ -1,11 +1,13 @@
-#include "io/capacity_keys.h"
+#include "features/capacity.h"
 
 #include <charconv>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "io/config.h"
+#include "io/feature_registry.h"
 #include "io/timed_list.h"
 #include "sim/job.h"
 
@@ -66,7 +68,118 @@ std::optional<std::string> parse_event(const TimedItem& item, const ClusterSpec&
   return quoted + ": expected 'drain FIRST-LAST', 'add COUNT' or 'leaf NUMBER down'";
 }
 
+// The nodes event `e` holds: a drain's, an added count from `next` on (advanced past them), the
+// nodes under a leaf switch.
+std::vector<int> nodes_of(const CapacityEvent& e, int& next, const Topology& topology) {
+  std::vector<int> nodes;
+  switch (e.kind) {
+    case CapacityEvent::Kind::Drain:
+      nodes.resize(static_cast<std::size_t>(e.last - e.first + 1));
+      std::iota(nodes.begin(), nodes.end(), e.first);
+      break;
+    case CapacityEvent::Kind::Add:
+      nodes.resize(static_cast<std::size_t>(e.first));
+      std::iota(nodes.begin(), nodes.end(), next);
+      next += e.first;
+      break;
+    case CapacityEvent::Kind::LeafDown: nodes = topology.nodes_in_domain(Topology::Domain::Leaf, e.first); break;
+  }
+  return nodes;
+}
+
+// Event i starts at its instant 2i + 1 and ends at 2i (FeatureControl::at's ids).
+class CapacityFeature final : public Feature {
+ public:
+  explicit CapacityFeature(CapacitySettings settings) : s_(std::move(settings)), fault_(s_.events.size()) {}
+  unsigned hooks() const override { return s_.events.empty() ? 0u : kTimed | kStepped; }
+
+  void shape(ClusterSpec& cluster) const override {
+    cluster.nodes += s_.added_nodes();
+    cluster.reserved_nodes = s_.reserved_nodes;
+    cluster.reserved_types = s_.reserved_types;
+    cluster.reserved_spill = s_.reserved_spill;
+  }
+
+  void begin(const FeatureRun& run) override {
+    if (s_.events.empty()) return;
+    control_ = &run.control;
+    const Time now = control_->now();
+    // Added nodes are the last ones, down until they arrive.
+    int next = control_->cluster().node_count() - s_.added_nodes();
+    for (const CapacityEvent& e : s_.events) {
+      nodes_.push_back(nodes_of(e, next, control_->topology()));
+      if (e.kind == CapacityEvent::Kind::Add) control_->hold(nodes_.back(), FeatureControl::Vacate::Finish);
+    }
+    log_.initial = control_->cluster().gpus_in_service();
+    // From the start of the workload's window, or else of the run's first event (a fed
+    // workload's first release is not known before the run); an event over by then never happens.
+    const Time origin = run.workload.window_from.value_or(now);
+    for (std::size_t i = 0; i < s_.events.size(); ++i) {
+      const CapacityEvent& e = s_.events[i];
+      const Time from = origin + e.at;
+      const bool ends = e.kind != CapacityEvent::Kind::Add;
+      if (ends && from + e.duration <= now) continue;
+      control_->at(std::max(now, from), static_cast<std::uint32_t>(2 * i + 1));
+      if (ends) control_->at(from + e.duration, static_cast<std::uint32_t>(2 * i));
+    }
+  }
+
+  void timed(std::uint32_t id) override {
+    const std::size_t i = id / 2;
+    const bool start = id % 2 == 1;
+    const CapacityEvent& e = s_.events[i];
+    if (e.kind == CapacityEvent::Kind::LeafDown) {  // with contention a network fault, else its nodes fail
+      if (start) fault_[i] = control_->take_switch_down(e.first);
+      if (fault_[i]) {
+        if (!start) control_->bring_switch_up(*fault_[i]);
+        return;
+      }
+    }
+    if (e.kind == CapacityEvent::Kind::Add || !start) return control_->release(nodes_[i]);  // they arrive, or are back
+    using Vacate = FeatureControl::Vacate;
+    if (e.kind == CapacityEvent::Kind::LeafDown) return control_->hold(nodes_[i], Vacate::Fail);  // its nodes fail
+    control_->hold(nodes_[i], s_.kill_drained ? Vacate::Kill : Vacate::Finish);
+  }
+
+  void stepped(Time now) override { log_.note(now, control_->cluster().gpus_in_service()); }
+
+  std::span<const IntervalColumn> interval_columns() const override;
+  const CapacityLog& log() const { return log_; }
+
+ private:
+  const CapacitySettings s_;
+  FeatureControl* control_ = nullptr;
+  std::vector<std::vector<int>> nodes_;              // [event]: the nodes it holds
+  std::vector<std::optional<std::size_t>> fault_;    // [event]: the network fault a leaf down started
+  CapacityLog log_;
+};
+
+constexpr IntervalColumn kColumns[] = {
+    {"gpus_in_service", "GPUs on nodes that are up and not being drained, at the instant `time_s`",
+     [](const Feature& f, std::int64_t time_s) {
+       return IntervalCell{static_cast<double>(static_cast<const CapacityFeature&>(f).log().at(time_s))};
+     }},
+};
+
+std::span<const IntervalColumn> CapacityFeature::interval_columns() const {
+  if (s_.events.empty()) return {};
+  return kColumns;
+}
+
+std::unique_ptr<Feature> make_capacity(Params& params, const FeatureSetup& setup) {
+  return capacity_feature(read_capacity(params, setup.cluster ? *setup.cluster : ClusterSpec{}));
+}
+
+const FeatureRegistrar kCapacity({"capacity",
+                                  "Capacity over time (capacity.*): drains, added nodes, leaf switches down",
+                                  make_capacity, 30, kColumns, "with `capacity.events` only"});
+
 }  // namespace
+
+std::unique_ptr<Feature> capacity_feature(const CapacitySettings& settings) {
+  if (settings.events.empty() && settings.reserved_nodes == 0) return nullptr;
+  return std::make_unique<CapacityFeature>(settings);
+}
 
 CapacitySettings read_capacity(Params& params, const ClusterSpec& cluster) {
   CapacitySettings s;

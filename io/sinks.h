@@ -33,7 +33,6 @@ std::unique_ptr<Sink> make_console_sink(const SinkSettings& settings);
 // The conditions of columns written only with a model feature on (ColumnGroupDoc::when).
 inline constexpr std::string_view kWithPower = "with `power.enabled` only";
 inline constexpr std::string_view kWithContention = "with `network.contention` only";
-inline constexpr std::string_view kWithCapacity = "with `capacity.events` only";
 inline constexpr std::string_view kWithFailures = "with `failures.enabled` only";
 inline constexpr std::string_view kWithStragglers = "with `stragglers.enabled` only";
 inline constexpr std::string_view kWithEviction = "with `stragglers.mitigation: evict` only";

@@ -9,7 +9,8 @@
 #include "io/columns.h"
 #include "io/csv.h"
 #include "io/fragmentation.h"
-#include "sim/capacity.h"
+#include "io/feature_registry.h"
+#include "sim/feature.h"
 #include "sim/link_sharing.h"
 #include "sim/power.h"
 #include "sim/topology.h"
@@ -28,7 +29,6 @@ struct IntervalRow {
   const ClusterState& at;  // at time_s
   double allocated_mean;
   const LinkSharing* links;
-  const CapacityLog* capacity;
   const PowerMeter* power;
 };
 
@@ -60,10 +60,6 @@ constexpr Column<IntervalRow> kIntervalLinkColumns[] = {
      "the largest demand / capacity of any leaf uplink during the interval (above 1: jobs asked for more than it "
      "carries)",
      [](const IntervalRow& r) { return Cell::real(r.links->peak_uplink_load(r.time_s)); }},
-};
-constexpr Column<IntervalRow> kIntervalCapacityColumns[] = {
-    {"gpus_in_service", "GPUs on nodes that are up and not being drained, at the instant `time_s`",
-     [](const IntervalRow& r) { return Cell::integer(r.capacity->at(r.time_s)); }},
 };
 constexpr Column<IntervalRow> kIntervalPowerColumns[] = {
     {"power_kw", "mean facility power of the cluster over the interval, kW",
@@ -108,14 +104,15 @@ class TimeseriesSink final : public Sink {
         capture_(s.capture), renames_(s.renames),
         links_(s.links),
         topology_(s.topology),
-        capacity_(s.capacity),
+        features_(s.features),
         power_(s.power),
         interval_(s.interval.sec()),
         total_gpus_(s.total_gpus),
         fragmentation_(s.nodes, s.gpus_per_node) {
     write_names<IntervalRow>(rows_, kIntervalColumns);
     if (links_) write_names<IntervalRow>(rows_, kIntervalLinkColumns);
-    if (capacity_) write_names<IntervalRow>(rows_, kIntervalCapacityColumns);
+    for (const Feature* f : features_)
+      for (const IntervalColumn& c : f->interval_columns()) rows_.text(c.name);
     if (power_) write_names<IntervalRow>(rows_, kIntervalPowerColumns);
     rows_.end_row();
   }
@@ -190,10 +187,15 @@ class TimeseriesSink final : public Sink {
   void emit_row() {
     if (!snapshot_taken_) take_snapshot();
     const double mean = static_cast<double>(area_) / static_cast<double>(interval_);
-    const IntervalRow row{row_start_, total_gpus_, snapshot_, mean, links_, capacity_, power_};
+    const IntervalRow row{row_start_, total_gpus_, snapshot_, mean, links_, power_};
     write_cells<IntervalRow>(rows_, kIntervalColumns, row);
     if (links_) write_cells<IntervalRow>(rows_, kIntervalLinkColumns, row);
-    if (capacity_) write_cells<IntervalRow>(rows_, kIntervalCapacityColumns, row);
+    for (const Feature* f : features_)
+      for (const IntervalColumn& c : f->interval_columns()) {
+        const IntervalCell v = c.cell(*f, row_start_);
+        const Cell cell = v.decimals < 0 ? Cell::integer(static_cast<std::int64_t>(v.value)) : Cell::real(v.value, v.decimals);
+        cell.write(rows_);
+      }
     if (power_) write_cells<IntervalRow>(rows_, kIntervalPowerColumns, row);
     rows_.end_row();
   }
@@ -214,7 +216,7 @@ class TimeseriesSink final : public Sink {
   DeferredRenames* renames_;
   const LinkSharing* links_;
   const Topology* topology_;
-  const CapacityLog* capacity_;
+  std::vector<const Feature*> features_;
   const PowerMeter* power_;
   std::int64_t interval_;
   std::int64_t total_gpus_;
@@ -232,11 +234,15 @@ std::unique_ptr<Sink> make_timeseries_sink(const SinkSettings& settings) {
 }
 
 std::vector<FileColumns> timeseries_columns() {
-  return {{"timeseries.csv",
-           {group_doc<IntervalRow>(kIntervalColumns), group_doc<IntervalRow>(kIntervalLinkColumns, kWithContention),
-            group_doc<IntervalRow>(kIntervalCapacityColumns, kWithCapacity),
-            group_doc<IntervalRow>(kIntervalPowerColumns, kWithPower)}},
-          {"links.csv", {group_doc<LinkRow>(kLinkColumns)}}};
+  std::vector<ColumnGroupDoc> groups{group_doc<IntervalRow>(kIntervalColumns),
+                                     group_doc<IntervalRow>(kIntervalLinkColumns, kWithContention)};
+  for (const FeatureEntry& e : feature_table()) {  // the features' own, in their order
+    if (e.columns.empty()) continue;
+    groups.push_back({e.columns_when, {}});
+    for (const IntervalColumn& c : e.columns) groups.back().columns.push_back({c.name, c.doc});
+  }
+  groups.push_back(group_doc<IntervalRow>(kIntervalPowerColumns, kWithPower));
+  return {{"timeseries.csv", std::move(groups)}, {"links.csv", {group_doc<LinkRow>(kLinkColumns)}}};
 }
 
 }  // namespace acme

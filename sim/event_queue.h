@@ -30,7 +30,8 @@ enum class EventKind : std::uint8_t {
   Release = 5,       // a job that waited for another (Workload::after) is submitted
   Wake = 6,          // a pass the policy asked for (SchedulingPass::wake_at); nothing else happens
   NetworkChange = 7,  // a network fault starts (tag 1) or ends (tag 0); `job` holds the fault index
-  CapacityChange = 8,  // a capacity event starts (tag 1) or ends (tag 0); `job` holds its index
+  FeatureTimed = 8,   // an instant a feature asked for (FeatureControl::at): `job` holds its id, tag the
+                      // feature's place among those with Feature::kTimed
   PaceChange = 9,      // a running job's pace changes (Feature::kPaced); tag as JobEnd's
   SaveStart = 10,      // a run's checkpoint save starts (failures.shared_storage); tag as JobEnd's
   CopyEnd = 11,        // an async save's copy to host memory ends, its write starts; tag as JobEnd's

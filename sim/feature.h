@@ -1,5 +1,6 @@
-// The model-feature contract: a part of the model a run may have or not (a launch latency; later
-// power, failures, the network, capacity changes), in one module of its own under features/.
+// The model-feature contract: a part of the model a run may have or not (a launch latency, slow
+// nodes, capacity changes; later power, failures, the network), in one module of its own under
+// features/.
 //
 // A feature owns its state and reads its own keys (io/feature_registry.h registers it; its factory
 // returns none when the feature is off). The Simulation owns the features of its run
@@ -9,7 +10,12 @@
 // calls (each added when a migrated feature first needs it):
 //
 //  - begin(run): once, at the first step, before its events. `run` names the workload, the lock
-//    it grows under and the jobs expected, for a feature that works ahead on a thread of its own.
+//    it grows under and the jobs expected, for a feature that works ahead on a thread of its own,
+//    and the run's FeatureControl (below), valid while the Simulation lives.
+//  - timed(id) [kTimed]: an instant the feature asked for (FeatureControl::at) has come, among the
+//    events of that instant (after network faults, before paces change), in the order asked.
+//  - stepped(now) [kStepped]: a step ended: every event of the instant and its scheduling pass
+//    are done (what the cluster is now is what it stays until the next step).
 //  - placed(job, key, start, request) [kPlaced]: the job was placed for run number `start` (0: its
 //    first) and holds its resources from now: returns how long after now it starts running (the
 //    run's time before it computes). The sum over the features is the run's delay.
@@ -39,9 +45,15 @@
 //    compute seconds its slowness cost that the job kept (after a failure, the part before its
 //    last checkpoint, in proportion), for the feature's per-job outputs.
 //
-// And what the outputs read (not hooks): first_launches(), each job's first launch latency, which
-// splits queue_s into wait_s and launch_s (sim/outcome.h), none from most features; slowness(),
-// each job's compute seconds lost to slowness (jobs.csv's straggler_s, only when one gives it); and
+// Before the Simulation is made, the run builder calls shape(cluster) of every feature: the
+// cluster the run is built on (nodes a feature adds, nodes it reserves for some job types).
+//
+// And what the outputs read (not hooks): interval_columns(), the feature's columns of
+// timeseries.csv (after the network's, in the order the features were added), each a value at
+// the start of each interval once the run is done, none from most; first_launches(), each job's
+// first launch latency, which splits queue_s into wait_s and launch_s (sim/outcome.h), none from
+// most features; slowness(), each job's compute seconds lost to slowness (jobs.csv's
+// straggler_s, only when one gives it); and
 // waste_causes(), the causes of wasted GPU-time a feature adds (bits of WasteCause): the outputs
 // list those only in runs with a feature that names them, so a run without it writes what it
 // wrote before the cause existed (Conservation::causes_listed).
@@ -53,25 +65,82 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <shared_mutex>
+#include <span>
+#include <string_view>
+#include <vector>
 
+#include "sim/cluster.h"
+#include "sim/cluster_spec.h"
 #include "sim/job.h"
 #include "sim/outcome.h"
 #include "sim/time.h"
+#include "sim/topology.h"
 
 namespace acme {
+
+// What a feature may do to its run, from begin() on (the Simulation's; each call at once, inside
+// the hook that makes it): ask for instants of its own, and hold nodes and switches out of service.
+class FeatureControl {
+ public:
+  // How the jobs on nodes held out of service leave them (hold).
+  enum class Vacate : std::uint8_t {
+    Finish,  // they run to their end and take no new job; each node goes down once empty (a drain)
+    Kill,    // they are preempted at once (killed: queued again, the run wasted as preemption)
+    Fail,    // they stop as on a failed node (from their last checkpoint, after the recovery delay)
+  };
+  virtual ~FeatureControl() = default;
+  virtual Time now() const = 0;
+  virtual const Cluster& cluster() const = 0;
+  virtual const Topology& topology() const = 0;
+  // The feature's timed(id) at `t` (>= now()). O(log events).
+  virtual void at(Time t, std::uint32_t id) = 0;
+  // Holds each of `nodes` out of service once more, its jobs leaving as `how` says. A node is up
+  // again once no hold, repair or network cut-off keeps it down. O(nodes + their jobs).
+  virtual void hold(const std::vector<int>& nodes, Vacate how) = 0;
+  // Ends one hold of each of `nodes` (a drain's nodes take jobs again).
+  virtual void release(const std::vector<int>& nodes) = 0;
+  // With network contention: takes switch `sw` down as a network fault (routes move; the nodes it
+  // cuts off stop their jobs as failed nodes and stay down until a path is back), returned for
+  // bring_switch_up. None without contention (nothing done).
+  virtual std::optional<std::size_t> take_switch_down(int sw) = 0;
+  virtual void bring_switch_up(std::size_t fault) = 0;
+};
 
 // What a feature sees of its run when it begins.
 struct FeatureRun {
   const Workload& workload;  // grows while a feed appends to it: read from another thread holding `growth` shared
   std::shared_mutex& growth;
   std::size_t expected_jobs;  // the workload's jobs, or the room made for a feed's
+  FeatureControl& control;
+};
+
+class Feature;
+
+// A column a feature adds to timeseries.csv: its name and meaning (Markdown, configs/README.md's
+// table) and its cell at the start of the interval at `time_s`, an integer or a real with
+// `decimals` decimals (decimals < 0: an integer). Declared once, in the feature's file, for the
+// docs (FeatureEntry::columns) and the runs (Feature::interval_columns).
+struct IntervalCell {
+  double value = 0;
+  int decimals = -1;
+};
+struct IntervalColumn {
+  std::string_view name, doc;
+  IntervalCell (*cell)(const Feature&, std::int64_t time_s);
 };
 
 class Feature {
  public:
   // The hooks a feature has, as bits of hooks().
-  enum Hook : unsigned { kPlaced = 1u << 0, kJobsAdded = 1u << 1, kPaced = 1u << 2 };
+  enum Hook : unsigned {
+    kPlaced = 1u << 0,
+    kJobsAdded = 1u << 1,
+    kPaced = 1u << 2,
+    kTimed = 1u << 3,
+    kStepped = 1u << 4,
+  };
   // A run's pace: its rate is divided by `factor` from now until `next`; or the run stops now.
   enum class Stop : std::uint8_t { None, Evict, Replace };
   struct Pace {
@@ -95,6 +164,13 @@ class Feature {
     return {};
   }
   virtual void run_stopped(JobId, double /*lost_s*/) {}
+  virtual void timed(std::uint32_t /*id*/) {}
+  virtual void stepped(Time /*now*/) {}
+
+  // The cluster the run is built on, as the feature changes it (before the Simulation is made).
+  virtual void shape(ClusterSpec&) const {}
+  // The feature's columns of timeseries.csv in this run; none from most.
+  virtual std::span<const IntervalColumn> interval_columns() const { return {}; }
 
   // Each job's first launch latency for the outputs, valid while the feature lives; null: none.
   virtual const FirstLaunchSource* first_launches() const { return nullptr; }

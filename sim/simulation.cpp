@@ -140,7 +140,7 @@ bool Simulation::step() {
   if (!t) return false;
   now_ = *t;
   if (!began_) begin_features();
-  if (!changes_scheduled_ && (sharing_ || capacity_)) schedule_changes();
+  if (!changes_scheduled_ && sharing_) schedule_changes();
   if (meter_ && now_.sec() >= meter_->next_row_s()) meter_->advance(now_, level_);  // its rows are read mid-run
   if (sharing_) sharing_->advance(now_);
   allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
@@ -164,7 +164,7 @@ bool Simulation::step() {
     Pass pass(*this);
     policy_->schedule(pass);
   }
-  if (capacity_) capacity_log_.note(now_, cluster_.gpus_in_service());
+  for (Feature* f : on_stepped_) f->stepped(now_);
   if (meter_) {
     note_power_level();
     if (done()) {
@@ -200,7 +200,7 @@ bool Simulation::handle(const Event& e) {
     case EventKind::Release: release(e.job); return true;
     case EventKind::Wake: return true;  // the pass is what was asked for
     case EventKind::NetworkChange: change_network(e.job, e.tag == 1); return true;
-    case EventKind::CapacityChange: change_capacity(e.job, e.tag == 1); return true;
+    case EventKind::FeatureTimed: on_timed_[e.tag]->timed(e.job); return true;
     case EventKind::PaceChange:
       if (!current(e.tag)) return false;
       change_pace(e.job);
@@ -337,7 +337,7 @@ void Simulation::stop_run(JobId job) {
   if (sharing_) leave_network(job);
   if (storage_) leave_storage(job);
   cluster_.release(placement_of(job));
-  if (capacity_) retire_drained(placement_of(job));  // all of it: the request's GPUs
+  if (cordons_) retire_drained(placement_of(job));  // all of it: the request's GPUs
   change_allocated(workload_.requests[job].type, -workload_.requests[job].gpu_num);
   account_run(job);
 }

@@ -64,7 +64,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/capacity.h"
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
 #include "sim/failures.h"
@@ -112,17 +111,13 @@ class Simulation {
   // A model feature of the run (sim/feature.h), owned from now; its hooks are called in the order
   // the features were added. Add before the first step.
   void add_feature(std::unique_ptr<Feature> feature);
+  // The run's features, in the order added (what the outputs read of them).
+  const std::vector<std::unique_ptr<Feature>>& features() const { return features_; }
   // Power and energy (sim/power.h; default: none), kept per `interval` for the time series. Not
   // owned; must outlive the Simulation. Set before the first step.
   void set_power(const PowerModel* model, Time interval = Time::hours(1));
   // The energy of the run (null without a power model); complete once done().
   const PowerMeter* power_meter() const { return meter_.get(); }
-  // Capacity changing over time (sim/capacity.h; default: none). The ClusterSpec given to the
-  // constructor must hold the added nodes (after the cluster file's). Not owned; must outlive the
-  // Simulation. Set before the first step.
-  void set_capacity(const CapacitySettings* capacity);
-  // GPUs in service over the run (kept with capacity events only).
-  const CapacityLog* capacity_log() const { return capacity_ ? &capacity_log_ : nullptr; }
   // Injected failures and checkpoints (default: none). Not owned; must outlive the Simulation.
   // Set before the first step.
   void set_failures(const FailureModel* failures) {
@@ -261,12 +256,12 @@ class Simulation {
   void stop_power(JobId job, Time held);
   PowerMeter::Level power_level() const;
   void note_power_level();  // the meter takes the old level up to now when it changes
-  // Puts the starts and ends of network faults and capacity events in the event queue (at the
-  // first step).
+  // Puts the starts and ends of network faults in the event queue (at the first step).
   void schedule_changes();
-  // Capacity event `event` starts or ends.
-  void change_capacity(std::size_t event, bool start);
-  // Brings a down node up if nothing holds it down any more (repair, network, capacity).
+  // Features' holds of nodes (FeatureControl::hold, release; sim/simulation_holds.cpp).
+  void hold_nodes(const std::vector<int>& nodes, FeatureControl::Vacate how);
+  void release_nodes(const std::vector<int>& nodes);
+  // Brings a down node up if nothing holds it down any more (repair, network, a feature's hold).
   void maybe_bring_up(int node);
   // Nodes being drained go down once their last job gives back what it held on them.
   void retire_drained(const Placement& released);
@@ -322,11 +317,8 @@ class Simulation {
   };
   PowerInputs power_inputs_;  // what level_ was last computed from
   double clock_ = 1.0;         // clock fraction of every running job under the power cap
-  const CapacitySettings* capacity_ = nullptr;
-  std::vector<std::uint8_t> held_down_;  // [node]: capacity events holding it down (drained, not yet added, leaf down)
-  std::vector<int> added_first_;          // [event]: the first node an Add event brings
-  std::vector<std::size_t> event_fault_;  // [event]: the network fault a leaf-down event started
-  CapacityLog capacity_log_;
+  std::vector<std::uint8_t> held_down_;  // [node]: features' holds keeping it down (empty: none ever)
+  bool cordons_ = false;                  // a node was ever cordoned (drained): retire_drained at each stop
   std::vector<std::uint8_t> cut_off_;          // [node]: no path to the network now
   std::vector<LinkShare> route_;               // scratch
   std::vector<int> route_nodes_;               // scratch
@@ -424,8 +416,10 @@ class Simulation {
   std::int64_t allocated_integral_ = 0;
   // The run's model features (sim/feature.h), and those of each hook. Last: a feature's thread
   // may read the workload and growth_, so they go first.
+  class Control;  // a feature's FeatureControl (sim/simulation_features.cpp)
+  std::vector<std::unique_ptr<FeatureControl>> controls_;  // [feature]; outlived by the features
   std::vector<std::unique_ptr<Feature>> features_;
-  std::vector<Feature*> on_placed_, on_jobs_added_, on_paced_;
+  std::vector<Feature*> on_placed_, on_jobs_added_, on_paced_, on_timed_, on_stepped_;
   std::uint32_t causes_listed_ = kCoreWasteCauses;  // the core's causes of waste and the features'
   WasteCause pace_cause_ = WasteCause::Straggler;    // what the slowness of a paced run wastes
   // Paced runs (sim/simulation_pace.cpp): a run starts with the features' pace (its wall not yet

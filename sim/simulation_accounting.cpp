@@ -38,7 +38,7 @@ void Simulation::account_run(JobId job) {
 // Part of a job's resources (a failed job's).
 std::int64_t Simulation::give_back(JobId job, const Placement& resources) {
   cluster_.release(resources);
-  if (capacity_) retire_drained(resources);
+  if (cordons_) retire_drained(resources);
   const std::int64_t gpus = gpus_of(resources);
   change_allocated(workload_.requests[job].type, -gpus);
   return gpus;

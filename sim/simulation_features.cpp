@@ -1,4 +1,5 @@
-// The Simulation's model features (sim/feature.h): adding them, and their beginning.
+// The Simulation's model features (sim/feature.h): adding them, their beginning, and what they
+// may do to the run (FeatureControl).
 #include <bit>
 #include <stdexcept>
 
@@ -6,12 +7,39 @@
 
 namespace acme {
 
+class Simulation::Control final : public FeatureControl {
+ public:
+  // `timed`: the feature's place among those with Feature::kTimed (its events' tag), if it has it.
+  Control(Simulation& sim, std::optional<std::uint32_t> timed) : sim_(sim), timed_(timed) {}
+  Time now() const override { return sim_.now_; }
+  const Cluster& cluster() const override { return sim_.cluster_; }
+  const Topology& topology() const override { return sim_.topology_; }
+  void at(Time t, std::uint32_t id) override {
+    if (t < sim_.now_) throw std::logic_error("feature bug: FeatureControl::at a time already past");
+    if (!timed_) throw std::logic_error("feature bug: FeatureControl::at from a feature without Feature::kTimed");
+    sim_.events_.push(t, EventKind::FeatureTimed, id, *timed_);
+  }
+  void hold(const std::vector<int>& nodes, Vacate how) override { sim_.hold_nodes(nodes, how); }
+  void release(const std::vector<int>& nodes) override { sim_.release_nodes(nodes); }
+  std::optional<std::size_t> take_switch_down(int sw) override {
+    if (!sim_.sharing_) return std::nullopt;
+    return sim_.start_network_fault(sw);
+  }
+  void bring_switch_up(std::size_t fault) override { sim_.change_network(fault, false); }
+
+ private:
+  Simulation& sim_;
+  std::optional<std::uint32_t> timed_;
+};
+
 void Simulation::add_feature(std::unique_ptr<Feature> feature) {
   if (began_) throw std::logic_error("Simulation::add_feature after the first step");
   Feature* f = feature.get();
   const unsigned hooks = f->hooks();
   if (hooks & Feature::kPlaced) on_placed_.push_back(f);
   if (hooks & Feature::kJobsAdded) on_jobs_added_.push_back(f);
+  if (hooks & Feature::kTimed) on_timed_.push_back(f);
+  if (hooks & Feature::kStepped) on_stepped_.push_back(f);
   if (hooks & Feature::kPaced) {
     on_paced_.push_back(f);
     if (f->waste_causes() == 0) throw std::logic_error("a feature that paces runs names no cause of waste");
@@ -25,8 +53,17 @@ void Simulation::add_feature(std::unique_ptr<Feature> feature) {
 
 void Simulation::begin_features() {
   began_ = true;
-  const FeatureRun run{workload_, growth_, feed_ ? status_.capacity() : workload_.size()};
-  for (const auto& f : features_) f->begin(run);
+  std::uint32_t timed = 0;
+  for (const auto& f : features_) {
+    const bool has = f->hooks() & Feature::kTimed;
+    controls_.push_back(std::make_unique<Control>(*this, has ? std::optional(timed++) : std::nullopt));
+    f->begin({workload_, growth_, feed_ ? status_.capacity() : workload_.size(), *controls_.back()});
+  }
+  // What a feature's begin holds down draws no power from the start.
+  if (meter_) {
+    level_ = power_level();
+    clock_ = level_.clock;
+  }
 }
 
 }  // namespace acme

@@ -50,6 +50,19 @@ void Simulation::join_network(JobId job) {
   retime_changed();
 }
 
+void Simulation::schedule_changes() {
+  changes_scheduled_ = true;
+  // From the start of the workload's window, or else of its first event (a fed workload's first
+  // release is not known before the run); a fault over before then never happens.
+  const Time origin = workload_.window_from.value_or(now_);
+  const auto& faults = network_->settings().faults;
+  for (std::size_t i = 0; i < faults.size(); ++i) {
+    if (origin + faults[i].from + faults[i].duration <= now_) continue;
+    events_.push(std::max(now_, origin + faults[i].from), EventKind::NetworkChange, static_cast<JobId>(i), 1);
+    events_.push(origin + faults[i].from + faults[i].duration, EventKind::NetworkChange, static_cast<JobId>(i), 0);
+  }
+}
+
 std::size_t Simulation::start_network_fault(int sw) {
   fault_links_.push_back(topology_.links_of_switch(sw));
   change_network(fault_links_.size() - 1, true);

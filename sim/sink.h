@@ -13,6 +13,7 @@
 #include <shared_mutex>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "sim/outcome.h"
 
@@ -51,7 +52,7 @@ struct TableCapture;
 class DeferredRenames;
 class LinkSharing;
 class Topology;
-struct CapacityLog;
+class Feature;
 class PowerMeter;
 
 struct SinkSettings {
@@ -67,8 +68,9 @@ struct SinkSettings {
   // that names the links. Not owned.
   const LinkSharing* links = nullptr;
   const Topology* topology = nullptr;
-  // With capacity events: GPUs in service over time (complete when the run is done). Not owned.
-  const CapacityLog* capacity = nullptr;
+  // The run's model features, in their order: timeseries.csv adds their interval_columns()
+  // (complete when the run is done). Not owned.
+  std::vector<const Feature*> features = {};
   // With the power model: the run's energy (complete when the run is done). Not owned.
   const PowerMeter* power = nullptr;
   // Threads the outputs may use: above 1, jobs.csv's rows are written while the run goes.
