@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libboost-graph-dev nlohmann-json3-dev libyaml-cpp-dev
           libspdlog-dev libcli11-dev)
 [ "${1:-}" = --run ] ||
-  packages+=(catch2 libbenchmark-dev python3-matplotlib python3-pandas time
+  packages+=(catch2 libbenchmark-dev python3-matplotlib python3-pandas python3-scipy time
              openmpi-bin libopenmpi-dev jupyter-core jupyter-nbconvert jupyter-notebook python3-nbformat
              python3-ipykernel python3-dev pybind11-dev python3-pytest  # the Python module and its tests
              python3-pip python3-venv  # pip install . (tests/cli/test_pip_install.sh)
