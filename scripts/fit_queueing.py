@@ -16,9 +16,9 @@ CDF of run time plus a queueing drawn from the measured ones (independent of the
 a light smoothness term. A gap-by-gap correction cannot do this: on Kalos the launch is as long
 as the shortest jobs, so the end - submit CDF at 32 s is made by run times under 16 s.
 
-Run from the repo root with Debian's Python (pandas), after a Release build:
-    /usr/bin/python3 scripts/fit_queueing.py [--build build] [--rounds 12] [--seeds 1,...,8]
-Writes configs/workloads/kalos.queueing_fit.json and configs/workloads/kalos.yaml (about 1 min).
+Run from the repo root with Debian's Python (pandas, scipy), after a Release build:
+    /usr/bin/python3 scripts/fit_queueing.py [--build build] [--rounds 12] [--damping 0.3] [--seeds 1,...,8]
+Writes configs/workloads/kalos.queueing_fit.json and configs/workloads/kalos.yaml (about 2 min).
 """
 import argparse
 import json
@@ -91,7 +91,8 @@ def run_time_cdf(points, queue, smooth=0.02):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
-    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--rounds", type=int, default=12)
+    ap.add_argument("--damping", type=float, default=0.3, help="share of each round's solution taken after the first")
     ap.add_argument("--seeds", default="1,2,3,4,5,6,7,8")
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -123,7 +124,9 @@ def main():
                 best = (worst, correction, factor)
             if r == args.rounds:
                 break
-            step = 1.0 if r < 3 else 0.5  # then damped: the small types' queueing moves with the draws
+            # Then damped: evaluation's queueing under its cap moves with its run times, so a full
+            # step overshoots and the rounds swing.
+            step = 1.0 if r == 0 else args.damping
             solved = {t: run_time_cdf(points[t], queues[t]) for t in TYPES}
             correction = {t: [c + step * (s - y - c) for c, s, (_, y) in zip(correction[t], solved[t], points[t])]
                           for t in TYPES}

@@ -132,9 +132,10 @@ TEST_CASE("The heaviest jobs' states give the states' GPU-time shares their expe
 TEST_CASE("Each type's GPU-time is its expectation given the number of jobs drawn", "[synthetic]") {
   // Kalos over its 92 days, seeds 1-5: a type's GPU-time hangs on its few heaviest jobs (Debug:
   // 540 jobs). Balanced, every GPU type with at least 100 jobs gets jobs x its share of the type
-  // mix x expected_gpu_seconds, but where the factor reaches its bound (1/2, 2) or the heaviest
-  // jobs already run max_run_s (worst 3.0% measured: Other, 248 jobs, seed 1); drawn alone, it
-  // is off by up to 21% (Other, seed 3), Debug by up to 6%.
+  // mix x expected_gpu_seconds (within 0.003% measured), but where the factor reaches its bound
+  // (1/2, 2) or the heaviest jobs already run max_run_s (worst 5.4% measured: Other, 244 jobs,
+  // seed 2; 3.0% with the run-time fit before 2026-12-06); drawn alone, it is off by up to 25%
+  // (Other, seed 2), Debug by up to 18%.
   SyntheticModel m = shipped_model("kalos");
   REQUIRE(m.gpu_time_balance_pct == 50);
   auto worst_gap = [&](std::uint64_t seed) {
@@ -157,7 +158,7 @@ TEST_CASE("Each type's GPU-time is its expectation given the number of jobs draw
   const double balanced = worst_of_seeds(worst_gap);
   m.gpu_time_balance_pct = 0;
   const double alone = worst_of_seeds(worst_gap);
-  CHECK(balanced < 0.05);
+  CHECK(balanced < 0.06);
   CHECK(alone > 0.15);
 }
 
