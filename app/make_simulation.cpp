@@ -73,8 +73,10 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   network_params.check_all_used();
   if (network.slowdown) p.network.emplace(cluster, network);
 
-  // The keys of the families that are on, recorded by their order: the features' (FeatureEntry::order),
-  // failures' at 25 and power's at 50 (where they were listed before the features came after them).
+  // The keys of the families that are on, recorded by their order: the features' by
+  // FeatureEntry::order, failures' and power's (not features yet) at the places they always had
+  // among them, so that run.json and summary.csv keep their order.
+  constexpr int kFailuresOrder = 25, kPowerOrder = 50;  // after stragglers (20); around capacity (30)
   std::vector<std::pair<int, std::vector<std::pair<std::string, std::string>>>> family_keys;
   const FeatureSetup setup{config.replay, config.seed, threads_of(config), &cluster, config.metrics_interval, &network};
   for (const FeatureEntry& e : feature_table()) {
@@ -106,8 +108,8 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
       if (network.contention || (kv.first != "network.contention" && kv.first != "network.faults"))
         p.described.push_back(kv);
   // Listed only when on, so that the outputs of a run without them stay as they were.
-  if (p.failures) family_keys.emplace_back(25, failure_params.resolved());
-  if (p.power) family_keys.emplace_back(50, power_params.resolved());
+  if (p.failures) family_keys.emplace_back(kFailuresOrder, failure_params.resolved());
+  if (p.power) family_keys.emplace_back(kPowerOrder, power_params.resolved());
   std::stable_sort(family_keys.begin(), family_keys.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [order, keys] : family_keys) p.described.insert(p.described.end(), keys.begin(), keys.end());

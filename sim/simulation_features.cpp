@@ -59,7 +59,7 @@ void Simulation::begin_features() {
     controls_.push_back(std::make_unique<Control>(*this, has ? std::optional(timed++) : std::nullopt));
     f->begin({workload_, growth_, feed_ ? status_.capacity() : workload_.size(), *controls_.back()});
   }
-  // What a feature's begin holds down draws no power from the start.
+  // The power meter's first level: what a feature's begin held down draws no power from the start.
   if (meter_) {
     level_ = power_level();
     clock_ = level_.clock;

@@ -11,8 +11,8 @@ void Simulation::set_power(const PowerModel* model, Time interval) {
   if (!model || !model->settings().enabled) return;
   power_ = model;
   meter_ = std::make_unique<PowerMeter>(*model, interval, workload_.size(), workload_.window_from, workload_.window_to);
-  level_ = power_level();
-  clock_ = level_.clock;
+  // Its first level is taken at the first step, once the features have held down what they hold
+  // from the start (Simulation::begin_features).
 }
 
 PowerMeter::Level Simulation::power_level() const {
