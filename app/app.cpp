@@ -233,7 +233,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
                               sim.link_sharing(),
                               sim.link_sharing() ? &sim.topology() : nullptr,
                               features,
-                              sim.power_meter(),
+                              power_meter_of(features),
                               threads_of(config)};
   const std::vector<std::string> sink_names = split_commas(config.outputs);
   if (capture) make_tables(sink_names, *capture);

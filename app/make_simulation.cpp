@@ -14,7 +14,6 @@
 #include "io/failure_keys.h"
 #include "io/feature_registry.h"
 #include "io/network_keys.h"
-#include "io/power_keys.h"
 #include "workloads/estimates.h"
 
 namespace acme {
@@ -74,9 +73,9 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   if (network.slowdown) p.network.emplace(cluster, network);
 
   // The keys of the families that are on, recorded by their order: the features' by
-  // FeatureEntry::order, failures' and power's (not features yet) at the places they always had
-  // among them, so that run.json and summary.csv keep their order.
-  constexpr int kFailuresOrder = 25, kPowerOrder = 50;  // after stragglers (20); around capacity (30)
+  // FeatureEntry::order, failures' (not a feature yet) at the place it always had among them, so
+  // that run.json and summary.csv keep their order.
+  constexpr int kFailuresOrder = 25;  // after stragglers (20), before capacity (30)
   std::vector<std::pair<int, std::vector<std::pair<std::string, std::string>>>> family_keys;
   const FeatureSetup setup{config.replay, config.seed, threads_of(config), &cluster, config.metrics_interval, &network};
   for (const FeatureEntry& e : feature_table()) {
@@ -95,11 +94,6 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   failure_params.check_all_used();
   if (!p.failures->enabled()) p.failures.reset();
 
-  Params power_params("power", config.power_params);
-  PowerSettings power = read_power_settings(power_params, config.seed);
-  power_params.check_all_used();
-  if (power.enabled) p.power.emplace(std::move(power));
-
   p.described = describe(config);
   for (const Params* params : {&policy_params, &estimate_params, &network_params, &eval_params})
     for (const auto& kv : params->resolved())
@@ -109,7 +103,6 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
         p.described.push_back(kv);
   // Listed only when on, so that the outputs of a run without them stay as they were.
   if (p.failures) family_keys.emplace_back(kFailuresOrder, failure_params.resolved());
-  if (p.power) family_keys.emplace_back(kPowerOrder, power_params.resolved());
   std::stable_sort(family_keys.begin(), family_keys.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [order, keys] : family_keys) p.described.insert(p.described.end(), keys.begin(), keys.end());
@@ -140,7 +133,6 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   run->evaluations = std::move(eval.index);
   run->network = std::move(plugins.network);
   run->failures = std::move(plugins.failures);
-  run->power = std::move(plugins.power);
   run->cluster = cluster;
   for (const auto& feature : plugins.features) feature->shape(run->cluster);
   run->estimates_made = !estimates.empty();
@@ -153,7 +145,6 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   if (run->network) sim.set_network(&*run->network, config.metrics_interval);
   if (run->failures) sim.set_failures(&*run->failures);
   for (auto& feature : plugins.features) sim.add_feature(std::move(feature));
-  if (run->power) sim.set_power(&*run->power, config.metrics_interval);
   sim.set_idle_share(JobType::Eval, eval.idle_share);
   return run;
 }

@@ -27,7 +27,6 @@ struct PreparedRun {
   std::optional<EvaluationIndex> evaluations;  // the run's evaluations, when the evaluations output is on
   std::optional<NetworkModel> network;         // set when network.slowdown is on
   std::optional<FailureModel> failures;        // set when failures.enabled is on
-  std::optional<PowerModel> power;             // set when power.enabled is on
   ClusterSpec cluster;                         // the cluster file's, as the features shape it (Feature::shape)
   bool estimates_made = false;                 // the policy reads estimates, so the run made them
   // Every key of the run with the value in force (resolve_run), for the outputs.
@@ -42,7 +41,7 @@ struct PreparedRun {
 
 // A run's plugins, built once from its configuration before its workload is read, each from its
 // own keys (which it checks): the policy, the model features that are on (each registered
-// feature, io/feature_registry.h), the failure, network and power models, and every key
+// feature, io/feature_registry.h), the failure and network models, and every key
 // with the value in force. What needs the workload (the evaluation rewrite and
 // index, the estimates) make_simulation adds. A run's plugins serve one Simulation: a run replayed
 // again builds them again.
@@ -51,7 +50,6 @@ struct RunPlugins {
   std::optional<NetworkModel> network;  // set when network.slowdown is on
   std::optional<FailureModel> failures;
   std::vector<std::unique_ptr<Feature>> features;  // the registered features that are on (io/feature_registry.h)
-  std::optional<PowerModel> power;  // set when power.enabled is on
   std::vector<std::pair<std::string, std::string>> described;
 };
 // Throws InputError for a key no plugin has or a bad value.

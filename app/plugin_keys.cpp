@@ -5,7 +5,6 @@
 #include "io/failure_keys.h"
 #include "io/feature_registry.h"
 #include "io/network_keys.h"
-#include "io/power_keys.h"
 #include "workloads/estimates.h"
 #include "workloads/evaluation.h"
 #include "workloads/trace_cache.h"
@@ -43,9 +42,6 @@ std::vector<KeySection> plugin_key_sections() {
   Params failures("failures", {yaml_override("failures.enabled=true")});
   load_failure_model(failures, default_failure_table());
   out.push_back({"failures", "Injected failures (failures.*)", failures.docs()});
-  Params power("power", {});
-  read_power_settings(power, 1);
-  out.push_back({"power", "Power and energy (power.*)", power.docs()});
   Params cache("cache", {});
   read_trace_cache_settings(cache);
   out.push_back({"cache", "Parsed-trace cache (cache.*; not recorded: it changes no result)", cache.docs()});

@@ -1,10 +1,13 @@
-#include "io/power_keys.h"
+#include "features/power.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "io/feature_registry.h"
 #include "sim/error.h"
 
 namespace acme {
@@ -16,7 +19,172 @@ const std::vector<std::pair<std::string, double>> kSerenJob = {
     {"p0", 60}, {"p10", 63}, {"p20", 65}, {"p30", 72}, {"p40", 84}, {"p50", 96},
     {"p60", 174}, {"p70", 251}, {"p80", 325}, {"p90", 395}, {"p100", 466}};
 
+// A run's power, from its start (run_held) until it stops.
+struct RunPower {
+  float run_share = 0;  // the share of the run its GPUs compute, as planned at its start
+  float job_w = 0;      // its GPUs' mean running power, W
+  // Seconds of the run inside the window as planned: its running GPU-time, counted at its start.
+  std::int32_t planned_s = 0;
+  // Per-GPU power of the run, held and running mixed, W.
+  double w(double held_w) const { return static_cast<float>(held_w + (job_w - held_w) * run_share); }
+};
+
+class PowerFeature final : public Feature {
+ public:
+  PowerFeature(const PowerSettings& settings, Time interval) : model_(settings), meter_(model_, interval) {}
+  unsigned hooks() const override { return kHeld | kStepping | kStepped | kEnded | kJobsAdded; }
+
+  void begin(const FeatureRun& run) override {
+    control_ = &run.control;
+    workload_ = &run.workload;
+    meter_.open(run.workload.size(), run.workload.window_from, run.workload.window_to);
+    runs_.resize(run.workload.size());
+    // The first level, once the features before it began: what they held down draws nothing.
+    level_ = level();
+    clock_ = level_.clock;
+    control_->set_clock(clock_);
+  }
+  void jobs_added() override {
+    if (!workload_) return;  // before begin, which sizes what follows the jobs
+    meter_.grow(workload_->size());
+    runs_.resize(workload_->size());
+  }
+  // An interval's row is read mid-run (timeseries.csv): closed at the first instant at or past its end.
+  void stepping(Time now) override {
+    if (now.sec() >= meter_.next_row_s()) meter_.advance(now, level_);
+  }
+  void stepped(Time now) override { note_level(now); }
+  void ended(Time now) override {
+    meter_.advance(now, level_);
+    meter_.close(now);
+  }
+
+  void run_held(JobId job, std::uint64_t job_key, const JobRequest& request, Time compute, Time wall,
+                double idle_share) override {
+    if (request.gpu_num == 0) return;  // CPU jobs: their nodes' overhead only
+    const Time now = control_->now();
+    // The part of the run its GPUs sit idle, as planned: launch, reload, checkpoint saves, and the
+    // job's idle share of its compute.
+    const double idle = static_cast<double>((wall - compute).sec()) + idle_share * static_cast<double>(compute.sec());
+    RunPower& p = runs_[job];
+    p.run_share = wall > Time{} ? static_cast<float>(1.0 - idle / static_cast<double>(wall.sec())) : 0.0f;
+    p.planned_s = static_cast<std::int32_t>(
+        std::min<std::int64_t>(meter_.window_seconds(now, now + wall), std::numeric_limits<std::int32_t>::max()));
+    // Each GPU's draw, and its running GPU-time as planned (run_released corrects it if the run changes).
+    const double per_gpu = static_cast<double>(p.planned_s) * p.run_share;
+    double sum = 0;
+    model_.each_gpu_level(job_key, request, [&](std::size_t level) {
+      sum += model_.level_w(level);
+      meter_.note_running_gpu_time(level, per_gpu);
+    });
+    p.job_w = static_cast<float>(sum / request.gpu_num);
+    const double held_w = model_.settings().held_w, w = p.w(held_w);
+    allocated_w_ += static_cast<double>(request.gpu_num) * w;
+    dynamic_w_ += static_cast<double>(request.gpu_num) * std::max(0.0, w - held_w);
+  }
+  void run_released(JobId job, Time held) override {
+    const JobRequest& request = workload_->requests[job];
+    const std::int64_t gpus = request.gpu_num;
+    if (gpus == 0) return;
+    const Time now = control_->now();
+    const RunPower& p = runs_[job];
+    const double held_w = model_.settings().held_w, w = p.w(held_w);
+    meter_.charge(job, gpus, held, w);
+    allocated_w_ -= static_cast<double>(gpus) * w;
+    dynamic_w_ -= static_cast<double>(gpus) * std::max(0.0, w - held_w);
+    // Its GPU-time at held power; at running power, what the run changed from its plan.
+    const std::int64_t seconds = meter_.window_seconds(now - held, now);
+    meter_.note_held_gpu_time(static_cast<double>(gpus * seconds) * (1.0 - p.run_share));
+    if (seconds == p.planned_s) return;
+    const double per_gpu = static_cast<double>(seconds - p.planned_s) * p.run_share;
+    model_.each_gpu_level(workload_->keys[job], request,
+                          [&](std::size_t level) { meter_.note_running_gpu_time(level, per_gpu); });
+  }
+  // A failed job's recovery hold draws held_w on the GPUs it keeps.
+  void hold_began(JobId, std::int64_t gpus) override {
+    allocated_w_ += static_cast<double>(gpus) * model_.settings().held_w;
+  }
+  void hold_ended(JobId job, std::int64_t gpus, Time held) override {
+    const Time now = control_->now();
+    const double held_w = model_.settings().held_w;
+    meter_.charge(job, gpus, held, held_w);
+    meter_.note_held_gpu_time(static_cast<double>(gpus * meter_.window_seconds(now - held, now)));
+    allocated_w_ -= static_cast<double>(gpus) * held_w;
+  }
+  // GPUs held idle draw held_w; lost compute drew the job's running power.
+  void wasted(JobId job, WasteCause cause, std::int64_t gpu_seconds) override {
+    const bool idle = cause == WasteCause::EvalIdle || cause == WasteCause::CheckpointStall ||
+                      cause == WasteCause::RecoveryHold || cause == WasteCause::Restart || cause == WasteCause::Launch;
+    meter_.waste(cause, static_cast<double>(gpu_seconds), idle ? model_.settings().held_w : runs_[job].job_w);
+  }
+
+  void check_conservation() const override { meter_.check_conservation(); }
+  const PowerMeter* power_meter() const override { return &meter_; }
+
+ private:
+  // The cluster's power now, and the clock a cap allows from the clock now.
+  PowerMeter::Level level() const {
+    const Cluster& cluster = control_->cluster();
+    const PowerSettings& s = model_.settings();
+    PowerMeter::Level l;
+    l.up_nodes = cluster.node_count() - cluster.down_nodes();
+    l.allocated_gpus = cluster.allocated_gpus();
+    l.idle_gpus = l.up_nodes * cluster.gpus_per_node() - l.allocated_gpus;
+    // What a cap can throttle: the jobs' power above held_w (jobs drawing less are not throttled).
+    const double dynamic = dynamic_w_;
+    const double base = s.idle_w * static_cast<double>(l.idle_gpus) + s.node_w * static_cast<double>(l.up_nodes) +
+                        allocated_w_ - dynamic;
+    l.uncapped_w = base + dynamic;
+    l.clock = model_.clock_for(base, dynamic, clock_);
+    l.it_w = l.clock < 1.0 ? base + dynamic * l.clock * l.clock * l.clock : l.uncapped_w;
+    return l;
+  }
+  // After a step: the meter takes the old level up to now when it changed, and every running
+  // job's rate follows a new clock.
+  void note_level(Time now) {
+    // The level is a function of these (and of the clock, which a cap leaves where it is for the
+    // same ones): most steps that start or stop nothing change none.
+    const Inputs inputs{allocated_w_, dynamic_w_, control_->cluster().allocated_gpus(), control_->cluster().down_nodes()};
+    if (inputs == inputs_) return;
+    inputs_ = inputs;
+    const PowerMeter::Level l = level();
+    if (l == level_) return;
+    meter_.advance(now, level_);  // the old level ends now
+    level_ = l;
+    if (l.clock == clock_) return;
+    clock_ = l.clock;
+    control_->set_clock(clock_);
+  }
+
+  PowerModel model_;
+  PowerMeter meter_;  // of model_
+  FeatureControl* control_ = nullptr;
+  const Workload* workload_ = nullptr;
+  std::vector<RunPower> runs_;  // [job]: its current (or last) run's
+  double allocated_w_ = 0;      // power of the GPUs jobs hold now
+  double dynamic_w_ = 0;        // ... of it, the running jobs' power above held_w (what a cap throttles)
+  PowerMeter::Level level_;     // the power state since the meter's last advance
+  struct Inputs {
+    double allocated_w = -1, dynamic_w = -1;
+    std::int64_t allocated_gpus = -1, down_nodes = -1;
+    bool operator==(const Inputs&) const = default;
+  };
+  Inputs inputs_;      // what level_ was last computed from
+  double clock_ = 1.0;  // the clock fraction of every running job
+};
+
+std::unique_ptr<Feature> make_power(Params& params, const FeatureSetup& setup) {
+  return power_feature(read_power_settings(params, setup.seed), setup.interval);
+}
+
+const FeatureRegistrar kPower({"power", "Power and energy (power.*)", make_power, 50});
+
 }  // namespace
+
+std::unique_ptr<Feature> power_feature(const PowerSettings& settings, Time interval) {
+  if (!settings.enabled) return nullptr;
+  return std::make_unique<PowerFeature>(settings, interval);
+}
 
 PowerSettings read_power_settings(Params& params, std::uint64_t seed) {
   PowerSettings s;

@@ -52,7 +52,6 @@ struct RunConfig {
   std::vector<YamlValue> network_params;  // network.*: the slowdown model
   std::vector<YamlValue> eval_params;     // eval.*: the evaluation model (workloads/evaluation.h)
   std::vector<YamlValue> failure_params;  // failures.*: injected failures (sim/failures.h)
-  std::vector<YamlValue> power_params;     // power.*: power and energy (sim/power.h)
   // <name>.* of each registered model feature (io/feature_registry.h), by its name: launch.*
   std::map<std::string, std::vector<YamlValue>, std::less<>> feature_params;
   // cache.*: the parsed-trace cache (workloads/trace_cache.h). It changes no result, so these keys

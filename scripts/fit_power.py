@@ -7,7 +7,7 @@ energy", says why), so the table is the measured quantile function F^-1 at p0, p
 linear between the published points (p0 taken as the idle power, p100 as p99 + (p99 - p95)).
 
 Usage: fit_power.py [--check]. Prints the tables as the power.job_w keys; --check exits 1 unless
-the defaults in io/power_keys.cpp (Seren) and configs/kalos.yaml (Kalos) are these, rounded.
+the defaults in features/power.cpp (Seren) and configs/kalos.yaml (Kalos) are these, rounded.
 """
 import json
 import pathlib
@@ -35,7 +35,7 @@ def main():
         print(f"# {cluster}")
         print("\n".join(f"power.job_w.p{10 * i}: {w}" for i, w in enumerate(table)))
     if "--check" in sys.argv:
-        code = (ROOT / "io/power_keys.cpp").read_text()
+        code = (ROOT / "features/power.cpp").read_text()
         seren = [int(v) for v in re.findall(r'\{"p\d+", (\d+)\}', code)]
         kalos_cfg = (ROOT / "configs/kalos.yaml").read_text()
         kalos = [int(v) for v in re.findall(r"^    p\d+: (\d+)", kalos_cfg, re.M)]

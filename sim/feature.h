@@ -1,6 +1,6 @@
 // The model-feature contract: a part of the model a run may have or not (a launch latency, slow
-// nodes, capacity changes; later power, failures, the network), in one module of its own under
-// features/.
+// nodes, capacity changes, power and energy; later failures, the network), in one module of its
+// own under features/.
 //
 // A feature owns its state and reads its own keys (io/feature_registry.h registers it; its factory
 // returns none when the feature is off). The Simulation owns the features of its run
@@ -44,16 +44,31 @@
 //  - run_stopped(job, lost_s) [kPaced]: the run stopped (ended, preempted, failed); `lost_s`: the
 //    compute seconds its slowness cost that the job kept (after a failure, the part before its
 //    last checkpoint, in proportion), for the feature's per-job outputs.
+//  - stepping(now) [kStepping]: a step begins, before its events (after begin at the first).
+//  - ended(now) [kEnded]: the run's last step is done (after its stepped()).
+//  - The GPU-time the jobs hold [kHeld], for a feature that follows it (power and energy):
+//    run_held(job, key, request, compute, wall, idle_share): a run was placed now and holds its
+//    resources for `wall` as planned, computing `compute` of it, its GPUs idle for `idle_share`
+//    of that compute besides (Simulation's idle share: evaluation's loading and metrics);
+//    run_released(job, held): the run stopped after holding them `held`; hold_began(job, gpus):
+//    a failed job keeps `gpus` GPUs through its recovery (FailureModel::holds_gpus);
+//    hold_ended(job, gpus, held): it gave them back after `held`; wasted(job, cause, gpu_seconds):
+//    GPU-time of the job was counted as wasted (the cause says whether its GPUs sat idle or lost
+//    compute they did), after its run_released when the run stopped.
 //
 // Before the Simulation is made, the run builder calls shape(cluster) of every feature: the
 // cluster the run is built on (nodes a feature adds, nodes it reserves for some job types).
+//
+// At the end of the run the core's conservation check calls check_conservation() of every feature
+// (a feature's own sums must add up: throws std::logic_error naming what does not).
 //
 // And what the outputs read (not hooks): interval_columns(), the feature's columns of
 // timeseries.csv (after the network's, in the order the features were added), each a value at
 // the start of each interval once the run is done, none from most; first_launches(), each job's
 // first launch latency, which splits queue_s into wait_s and launch_s (sim/outcome.h), none from
 // most features; slowness(), each job's compute seconds lost to slowness (jobs.csv's
-// straggler_s, only when one gives it); and
+// straggler_s, only when one gives it); power_meter(), the run's energy (sim/power.h), from the
+// power feature only; and
 // waste_causes(), the causes of wasted GPU-time a feature adds (bits of WasteCause): the outputs
 // list those only in runs with a feature that names them, so a run without it writes what it
 // wrote before the cause existed (Conservation::causes_listed).
@@ -101,6 +116,10 @@ class FeatureControl {
   virtual void hold(const std::vector<int>& nodes, Vacate how) = 0;
   // Ends one hold of each of `nodes` (a drain's nodes take jobs again).
   virtual void release(const std::vector<int>& nodes) = 0;
+  // Every running job's GPUs run at clock fraction `clock` (in (0, 1]) from now, and every job
+  // started from now on (a power cap): a job's rate is multiplied by it, so the core retimes each
+  // running job when it changes. 1 until a feature sets it. O(running jobs) when it changes.
+  virtual void set_clock(double clock) = 0;
   // With network contention: takes switch `sw` down as a network fault (routes move; the nodes it
   // cuts off stop their jobs as failed nodes and stay down until a path is back), returned for
   // bring_switch_up. None without contention (nothing done).
@@ -117,6 +136,7 @@ struct FeatureRun {
 };
 
 class Feature;
+class PowerMeter;
 
 // A column a feature adds to timeseries.csv: its name and meaning (Markdown, configs/README.md's
 // table) and its cell at the start of the interval at `time_s`, an integer or a real with
@@ -140,6 +160,9 @@ class Feature {
     kPaced = 1u << 2,
     kTimed = 1u << 3,
     kStepped = 1u << 4,
+    kStepping = 1u << 5,
+    kEnded = 1u << 6,
+    kHeld = 1u << 7,
   };
   // A run's pace: its rate is divided by `factor` from now until `next`; or the run stops now.
   enum class Stop : std::uint8_t { None, Evict, Replace };
@@ -166,6 +189,15 @@ class Feature {
   virtual void run_stopped(JobId, double /*lost_s*/) {}
   virtual void timed(std::uint32_t /*id*/) {}
   virtual void stepped(Time /*now*/) {}
+  virtual void stepping(Time /*now*/) {}
+  virtual void ended(Time /*now*/) {}
+  virtual void run_held(JobId, std::uint64_t /*job_key*/, const JobRequest&, Time /*compute*/, Time /*wall*/,
+                        double /*idle_share*/) {}
+  virtual void run_released(JobId, Time /*held*/) {}
+  virtual void hold_began(JobId, std::int64_t /*gpus*/) {}
+  virtual void hold_ended(JobId, std::int64_t /*gpus*/, Time /*held*/) {}
+  virtual void wasted(JobId, WasteCause, std::int64_t /*gpu_seconds*/) {}
+  virtual void check_conservation() const {}
 
   // The cluster the run is built on, as the feature changes it (before the Simulation is made).
   virtual void shape(ClusterSpec&) const {}
@@ -177,8 +209,17 @@ class Feature {
   // Each job's compute seconds lost to slowness for the outputs (jobs.csv's straggler_s), valid
   // while the feature lives; null: none.
   virtual const JobSlownessSource* slowness() const { return nullptr; }
+  // The run's energy for the outputs (the power feature's), valid while the feature lives; null: none.
+  virtual const PowerMeter* power_meter() const { return nullptr; }
   // The causes of waste the feature adds to the outputs, as bits 1 << WasteCause; none from most.
   virtual std::uint32_t waste_causes() const { return 0; }
 };
+
+// The run's energy: the meter of the first of `features` that has one (the power feature); null: none.
+inline const PowerMeter* power_meter_of(const std::vector<const Feature*>& features) {
+  for (const Feature* f : features)
+    if (const PowerMeter* m = f->power_meter()) return m;
+  return nullptr;
+}
 
 }  // namespace acme

@@ -20,13 +20,14 @@ PowerModel::PowerModel(PowerSettings s)
   }
 }
 
-PowerMeter::PowerMeter(const PowerModel& model, Time interval, std::size_t jobs, OptionalTime from, OptionalTime to)
-    : model_(model),
-      interval_(std::max<std::int64_t>(interval.sec(), 1)),
-      from_(from),
-      to_(to),
-      job_j_(jobs, 0.0),
-      running_window_s_(PowerModel::kLevels, 0.0) {}
+PowerMeter::PowerMeter(const PowerModel& model, Time interval)
+    : model_(model), interval_(std::max<std::int64_t>(interval.sec(), 1)), running_window_s_(PowerModel::kLevels, 0.0) {}
+
+void PowerMeter::open(std::size_t jobs, OptionalTime from, OptionalTime to) {
+  from_ = from;
+  to_ = to;
+  job_j_.assign(jobs, 0.0);
+}
 
 double PowerModel::clock_for(double base_w, double dynamic_w, double clock) const {
   if (s_.cap_kw <= 0) return 1.0;

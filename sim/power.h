@@ -1,4 +1,5 @@
-// Power and energy (keys power.*, read by io/power_keys.h).
+// Power and energy: the model and the meter the outputs read (keys power.* and the feature that
+// draws them: features/power.h).
 //
 // A GPU draws idle_w on an up node with no job, held_w while a job holds it without computing
 // (its launch, a restart's reload, checkpoint saves, an evaluation's idle share, a failed job's
@@ -77,13 +78,16 @@ void PowerModel::each_gpu_level(std::uint64_t job_key, const JobRequest& request
   }
 }
 
-// The energy of a run, kept by the Simulation: facility joules per job, per waste cause, idle and
+// The energy of a run, kept by the power feature (features/power.h): facility joules per job, per waste cause, idle and
 // node overhead, the time-weighted distribution of per-GPU power (1 W bins) inside the workload's
 // window [from, to) (unset bounds: none), over all up GPUs and over the GPUs jobs hold, and the
 // mean facility power per interval.
 class PowerMeter {
  public:
-  PowerMeter(const PowerModel& model, Time interval, std::size_t jobs, OptionalTime from, OptionalTime to);
+  // Opened for a run by open(); `model` must outlive it.
+  PowerMeter(const PowerModel& model, Time interval);
+  // The run's jobs and the workload's window [from, to) (unset bounds: none), before anything is charged.
+  void open(std::size_t jobs, OptionalTime from, OptionalTime to);
   // Seconds of [a, b) inside the window.
   std::int64_t window_seconds(Time a, Time b) const {
     if (from_) a = std::max(a, *from_);

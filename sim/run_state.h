@@ -1,5 +1,5 @@
 // What the Simulation (sim/simulation.h) keeps of a job's runs: what they carry from one to the
-// next, the current run's times and power, its progress once its rate changed, and where it is in
+// next, the current run's times, its progress once its rate changed, and where it is in
 // its checkpoint saves when they are events. Plain data; the Simulation's files give it meaning.
 #pragma once
 
@@ -24,16 +24,6 @@ struct RunCarry {
   std::uint16_t barren = 0;
 };
 
-// The power of the current run (start_power, stop_power).
-struct RunPower {
-  float run_share = 0;  // the share of the run its GPUs compute, as planned at its start
-  float job_w = 0;      // its GPUs' mean running power, W
-  // Seconds of the run inside the window as planned: its running GPU-time, counted at its start.
-  std::int32_t planned_s = 0;
-  // Per-GPU power of the run, held and running mixed, W.
-  double w(double held_w) const { return static_cast<float>(held_w + (job_w - held_w) * run_share); }
-};
-
 // A run whose rate changed: the work done up to its last change and when it now ends.
 struct RunProgress {
   double work = 0;     // full-speed seconds computed up to compute_mark
@@ -48,7 +38,6 @@ struct CurrentRun {
   double slowdown = 1.0;
   std::int32_t launch_s = 0;  // from placement until it runs (SchedulingPass::try_start)
   std::int32_t fails_after_s = -1;  // when its drawn failure strikes, after `started`; -1: none
-  RunPower power;                   // with the power model
   // With features that pace runs (Feature::kPaced): the product of their factors now, the
   // compute seconds of the run at its last change, the compute seconds its slowness cost so far,
   // and the next change not yet in the event queue (Time::max(): none, or queued).

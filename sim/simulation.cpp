@@ -141,7 +141,7 @@ bool Simulation::step() {
   now_ = *t;
   if (!began_) begin_features();
   if (!changes_scheduled_ && sharing_) schedule_changes();
-  if (meter_ && now_.sec() >= meter_->next_row_s()) meter_->advance(now_, level_);  // its rows are read mid-run
+  for (Feature* f : on_stepping_) f->stepping(now_);
   if (sharing_) sharing_->advance(now_);
   allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
   last_change_ = now_;
@@ -165,13 +165,8 @@ bool Simulation::step() {
     policy_->schedule(pass);
   }
   for (Feature* f : on_stepped_) f->stepped(now_);
-  if (meter_) {
-    note_power_level();
-    if (done()) {
-      meter_->advance(now_, level_);
-      meter_->close(now_);
-    }
-  }
+  if (done())
+    for (Feature* f : on_ended_) f->ended(now_);
   if (sharing_ && done()) sharing_->close(now_);
   if (!ended_sinks_.empty()) note_ended_prefix();
   return true;
@@ -314,7 +309,7 @@ void Simulation::start_run(JobId job) {
   const Time compute = Time::seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(run.remaining.sec()) * cur.slowdown)));
   if (storage_ && checkpoint_interval(job) > Time{}) start_saves(job);
   const Time wall = held_for(job, compute);
-  if (meter_) start_power(job, compute, wall);
+  for (Feature* f : on_held_) f->run_held(job, workload_.keys[job], request, compute, wall, idle_share(job));
   if (!on_paced_.empty()) queue_pace(job, now_ + wall);
   if (failures_ && failures_->enabled() && run.barren < kMaxFailures && o.failures < kMaxFailuresInAll) {
     const std::optional<FailureDraw> f = failures_->draw(workload_.keys[job], run.starts - 1, request.gpu_num, wall);

@@ -72,7 +72,6 @@
 #include "sim/network.h"
 #include "sim/outcome.h"
 #include "sim/policy.h"
-#include "sim/power.h"
 #include "sim/run_state.h"
 #include "sim/sink.h"
 #include "sim/storage_sharing.h"
@@ -113,11 +112,6 @@ class Simulation {
   void add_feature(std::unique_ptr<Feature> feature);
   // The run's features, in the order added (what the outputs read of them).
   const std::vector<std::unique_ptr<Feature>>& features() const { return features_; }
-  // Power and energy (sim/power.h; default: none), kept per `interval` for the time series. Not
-  // owned; must outlive the Simulation. Set before the first step.
-  void set_power(const PowerModel* model, Time interval = Time::hours(1));
-  // The energy of the run (null without a power model); complete once done().
-  const PowerMeter* power_meter() const { return meter_.get(); }
   // Injected failures and checkpoints (default: none). Not owned; must outlive the Simulation.
   // Set before the first step.
   void set_failures(const FailureModel* failures) {
@@ -250,12 +244,8 @@ class Simulation {
   // Seconds a run holds its resources to compute `compute`: its launch, restart overhead and
   // checkpoint stalls included.
   Time held_for(JobId job, Time compute) const;
-  // Power: a run starts drawing (its mix of held and running power), stops and is charged, and the
-  // cluster's IT power after a step (what the next interval draws).
-  void start_power(JobId job, Time compute, Time wall);
-  void stop_power(JobId job, Time held);
-  PowerMeter::Level power_level() const;
-  void note_power_level();  // the meter takes the old level up to now when it changes
+  // Every running job's GPUs run at clock fraction `clock` from now (FeatureControl::set_clock).
+  void set_clock(double clock);
   // Puts the starts and ends of network faults in the event queue (at the first step).
   void schedule_changes();
   // Features' holds of nodes (FeatureControl::hold, release; sim/simulation_holds.cpp).
@@ -305,18 +295,7 @@ class Simulation {
   std::vector<std::vector<int>> fault_links_;
   std::vector<int> link_faults_;               // [link]: faults holding it down now
   bool changes_scheduled_ = false;
-  const PowerModel* power_ = nullptr;
-  std::unique_ptr<PowerMeter> meter_;
-  double allocated_w_ = 0;     // power of the GPUs jobs hold now
-  double dynamic_w_ = 0;       // ... of it, the running jobs' power above held_w (what a cap throttles)
-  PowerMeter::Level level_;    // the power state since the meter's last advance
-  struct PowerInputs {
-    double allocated_w = -1, dynamic_w = -1;
-    std::int64_t allocated_gpus = -1, down_nodes = -1;
-    bool operator==(const PowerInputs&) const = default;
-  };
-  PowerInputs power_inputs_;  // what level_ was last computed from
-  double clock_ = 1.0;         // clock fraction of every running job under the power cap
+  double clock_ = 1.0;         // clock fraction of every running job (a power cap's: set_clock)
   std::vector<std::uint8_t> held_down_;  // [node]: features' holds keeping it down (empty: none ever)
   bool cordons_ = false;                  // a node was ever cordoned (drained): retire_drained at each stop
   std::vector<std::uint8_t> cut_off_;          // [node]: no path to the network now
@@ -419,7 +398,7 @@ class Simulation {
   class Control;  // a feature's FeatureControl (sim/simulation_features.cpp)
   std::vector<std::unique_ptr<FeatureControl>> controls_;  // [feature]; outlived by the features
   std::vector<std::unique_ptr<Feature>> features_;
-  std::vector<Feature*> on_placed_, on_jobs_added_, on_paced_, on_timed_, on_stepped_;
+  std::vector<Feature*> on_placed_, on_jobs_added_, on_paced_, on_timed_, on_stepped_, on_stepping_, on_ended_, on_held_;
   std::uint32_t causes_listed_ = kCoreWasteCauses;  // the core's causes of waste and the features'
   WasteCause pace_cause_ = WasteCause::Straggler;    // what the slowness of a paced run wastes
   // Paced runs (sim/simulation_pace.cpp): a run starts with the features' pace (its wall not yet

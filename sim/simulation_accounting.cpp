@@ -28,7 +28,7 @@ std::array<std::int64_t, kJobTypeCount> Simulation::window_gpu_seconds() const {
 void Simulation::account_run(JobId job) {
   JobOutcome& o = outcomes_[job];
   const Time held = now_ - current(job).started;
-  if (meter_) stop_power(job, held);
+  for (Feature* f : on_held_) f->run_released(job, held);
   const Time launch = std::min(held, Time::seconds(current(job).launch_s));
   if (o.start && *o.start > now_) o.start = now_;  // stopped while it launched
   o.add_run_time(held - launch);
@@ -45,11 +45,7 @@ std::int64_t Simulation::give_back(JobId job, const Placement& resources) {
 }
 
 void Simulation::charge_waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
-  if (meter_) {  // GPUs held idle draw held_w; lost compute drew the job's running power
-    const bool idle = cause == WasteCause::EvalIdle || cause == WasteCause::CheckpointStall ||
-                      cause == WasteCause::RecoveryHold || cause == WasteCause::Restart || cause == WasteCause::Launch;
-    meter_->waste(cause, static_cast<double>(gpu_seconds), idle ? power_->settings().held_w : current(job).power.job_w);
-  }
+  for (Feature* f : on_held_) f->wasted(job, cause, gpu_seconds);
   outcomes_[job].wasted_gpu_seconds += gpu_seconds;
   wasted_[static_cast<std::size_t>(cause)] += gpu_seconds;
 }

@@ -44,7 +44,7 @@ Conservation Simulation::check_conservation() const {
   if (cluster_.allocated_cpus() != 0)
     throw std::logic_error("conservation: " + std::to_string(cluster_.allocated_cpus()) +
                            " CPU cores still allocated at the end of the run");
-  if (meter_) meter_->check_conservation();
+  for (const auto& f : features_) f->check_conservation();
   if (sharing_ && !sharing_->carries_nothing())
     throw std::logic_error("conservation: network links still carry jobs' traffic at the end of the run");
   std::int64_t wasted_causes = 0;

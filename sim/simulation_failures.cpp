@@ -157,7 +157,10 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
     released.swap(held);
   }
   give_back(job, released);
-  if (meter_) allocated_w_ += static_cast<double>(gpus_of(held)) * power_->settings().held_w;  // its hold
+  if (!on_held_.empty()) {
+    const std::int64_t gpus = gpus_of(held);  // its hold
+    for (Feature* f : on_held_) f->hold_began(job, gpus);
+  }
   emit(FactKind::Failed, job, &released);
   if (held.empty()) free_slot(job);
   policy_->on_stopped(job);
@@ -191,11 +194,7 @@ void Simulation::requeue(JobId job) {
     released.swap(held_[slot_[job]]);
     const std::int64_t gpus = give_back(job, released);
     const Time hold = now_ - current(job).started;
-    if (meter_) {
-      meter_->charge(job, gpus, hold, power_->settings().held_w);
-      meter_->note_held_gpu_time(static_cast<double>(gpus * meter_->window_seconds(now_ - hold, now_)));
-      allocated_w_ -= static_cast<double>(gpus) * power_->settings().held_w;
-    }
+    for (Feature* f : on_held_) f->hold_ended(job, gpus, hold);
     outcomes_[job].add_run_time(hold);
     outcomes_[job].gpu_seconds += gpus * hold.sec();
     waste(job, WasteCause::RecoveryHold, gpus * hold.sec());

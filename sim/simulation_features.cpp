@@ -26,6 +26,7 @@ class Simulation::Control final : public FeatureControl {
     return sim_.start_network_fault(sw);
   }
   void bring_switch_up(std::size_t fault) override { sim_.change_network(fault, false); }
+  void set_clock(double clock) override { sim_.set_clock(clock); }
 
  private:
   Simulation& sim_;
@@ -40,6 +41,9 @@ void Simulation::add_feature(std::unique_ptr<Feature> feature) {
   if (hooks & Feature::kJobsAdded) on_jobs_added_.push_back(f);
   if (hooks & Feature::kTimed) on_timed_.push_back(f);
   if (hooks & Feature::kStepped) on_stepped_.push_back(f);
+  if (hooks & Feature::kStepping) on_stepping_.push_back(f);
+  if (hooks & Feature::kEnded) on_ended_.push_back(f);
+  if (hooks & Feature::kHeld) on_held_.push_back(f);
   if (hooks & Feature::kPaced) {
     on_paced_.push_back(f);
     if (f->waste_causes() == 0) throw std::logic_error("a feature that paces runs names no cause of waste");
@@ -59,10 +63,14 @@ void Simulation::begin_features() {
     controls_.push_back(std::make_unique<Control>(*this, has ? std::optional(timed++) : std::nullopt));
     f->begin({workload_, growth_, feed_ ? status_.capacity() : workload_.size(), *controls_.back()});
   }
-  // The power meter's first level: what a feature's begin held down draws no power from the start.
-  if (meter_) {
-    level_ = power_level();
-    clock_ = level_.clock;
+}
+
+void Simulation::set_clock(double clock) {
+  if (clock == clock_) return;
+  clock_ = clock;
+  for (std::size_t slot = 0; slot < held_.size(); ++slot) {
+    const JobId job = held_by_[slot];
+    if (slot_[job] == slot && status_[job] == Status::Running) retime(job, slowdown_now(job));
   }
 }
 

@@ -91,7 +91,6 @@ void Simulation::admit(std::size_t first) {
   outcomes_.resize(n);
   in_restarted_.resize(n, false);
   slot_.resize(n, 0);
-  if (meter_) meter_->grow(n);
   for (std::size_t i = std::max<std::size_t>(first, 1); i < n; ++i)
     if (release_time(i) < release_time(i - 1))
       throw std::logic_error("JobFeed: job " + std::string(workload_.names[static_cast<std::uint32_t>(i)]) +

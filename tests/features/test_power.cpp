@@ -1,9 +1,9 @@
-// The power model and energy accounting, on one node worked out by hand.
+// Power and energy (features/power.h): the model and the energy accounting, on one node worked
+// out by hand.
 #include <catch2/catch.hpp>
 
+#include "features/power.h"
 #include "harness.h"
-#include "io/power_keys.h"
-#include "sim/power.h"
 
 namespace acme::test {
 namespace {
@@ -17,17 +17,24 @@ PowerSettings power_settings(std::vector<std::string> sets) {
 
 // One node of 8 GPUs (node_w 100 W, no PSU loss, held GPUs at 90 W, every job running at 300 W)
 // and `more` settings.
-PowerModel one_node_model(std::vector<std::string> more) {
+PowerSettings one_node_power(std::vector<std::string> more) {
   std::vector<std::string> sets = {"power.enabled=true", "power.node_w=100", "power.psu_loss=0", "power.held_w=90"};
   for (int p = 0; p <= 100; p += 10) sets.push_back("power.job_w.p" + std::to_string(p) + "=300");
   sets.insert(sets.end(), more.begin(), more.end());
-  return PowerModel(power_settings(sets));
+  return power_settings(sets);
 }
 
-// Runs `w` on one node with `model`. REQUIRES: `model` and `w` outlive the result.
-std::unique_ptr<Simulation> run_one_job(const PowerModel& model, const Workload& w) {
+// The run's energy: its power feature's meter.
+const PowerMeter& meter_of(const Simulation& sim) {
+  for (const auto& f : sim.features())
+    if (const PowerMeter* m = f->power_meter()) return *m;
+  throw std::logic_error("no power feature");
+}
+
+// Runs `w` on one node with the power feature of `settings`. REQUIRES: `w` outlives the result.
+std::unique_ptr<Simulation> run_one_job(const PowerSettings& settings, const Workload& w) {
   auto sim = std::make_unique<Simulation>(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
-  sim->set_power(&model);
+  sim->add_feature(power_feature(settings, Time::hours(1)));
   sim->run();
   sim->check_conservation();  // energy included
   return sim;
@@ -42,10 +49,9 @@ TEST_CASE("Energy adds up to the integral of cluster power: jobs, idle GPUs and 
   //   idle  4 x  60 W x 1000 s =   240,000 J = 0.0667 kWh
   //   node      100 W x 1000 s =   100,000 J = 0.0278 kWh   total 0.4278 kWh
   // GPU-time: 4,000 GPU-s at 60 W and 4,000 at 300 W: p25 and p50 60 W, p75 300 W.
-  const PowerModel model = one_node_model({});
   const Workload w = trace_of({{1, 4, 0, 1000}}, "SFT");
-  const auto sim = run_one_job(model, w);
-  const PowerMeter& m = *sim->power_meter();
+  const auto sim = run_one_job(one_node_power({}), w);
+  const PowerMeter& m = meter_of(*sim);
   CHECK(m.job_kwh(0) == Approx(1.2e6 / 3.6e6));
   CHECK(m.idle_kwh() == Approx(240000 / 3.6e6));
   CHECK(m.nodes_kwh() == Approx(100000 / 3.6e6));
@@ -54,9 +60,8 @@ TEST_CASE("Energy adds up to the integral of cluster power: jobs, idle GPUs and 
   CHECK(m.gpu_power_quantile(0.5) == 60);
   CHECK(m.gpu_power_quantile(0.75) == 300);
   // A PSU that loses 10% asks for 1/0.9 of it all.
-  const PowerModel lossy = one_node_model({"power.psu_loss=0.1"});
-  const auto again = run_one_job(lossy, w);
-  CHECK(again->power_meter()->total_kwh() == Approx(1.54e6 / 3.6e6 / 0.9));
+  const auto again = run_one_job(one_node_power({"power.psu_loss=0.1"}), w);
+  CHECK(meter_of(*again).total_kwh() == Approx(1.54e6 / 3.6e6 / 0.9));
 }
 
 TEST_CASE("A power cap throttles running jobs to the clock that keeps the cluster under it", "[power]") {
@@ -65,12 +70,11 @@ TEST_CASE("A power cap throttles running jobs to the clock that keeps the cluste
   // clock = cbrt(300 / 840) = 0.70946, so the job runs ceil(1000 / 0.70946) = 1410 s at exactly
   // 1 kW: 1,410,000 J; its nominal energy 4 x 300 x 1410 = 1,692,000 J, saved (1540 - 1000) x 1410.
   // (clock_step 0: the clock that fits exactly.)
-  const PowerModel model = one_node_model({"power.cap_kw=1", "power.clock_step=0"});
   const Workload w = trace_of({{1, 4, 0, 1000}}, "SFT");
-  const auto sim = run_one_job(model, w);
+  const auto sim = run_one_job(one_node_power({"power.cap_kw=1", "power.clock_step=0"}), w);
   const JobOutcome& o = sim->outcomes()[0];
   CHECK((*o.end - *o.start).sec() == 1410);
-  const PowerMeter& m = *sim->power_meter();
+  const PowerMeter& m = meter_of(*sim);
   CHECK(m.total_kwh() == Approx(1.41e6 / 3.6e6));
   CHECK(m.job_kwh(0) == Approx(1.692e6 / 3.6e6));
   CHECK(m.saved_kwh() == Approx(540.0 * 1410 / 3.6e6));
@@ -81,14 +85,15 @@ TEST_CASE("A power cap throttles running jobs to the clock that keeps the cluste
 TEST_CASE("A cap keeps clock_step of headroom and raises the clock only with room for two steps", "[power]") {
   // The same job and cap with the default step, 0.02: clock 0.70946 - 0.02 = 0.68946, so the job
   // runs ceil(1000 / 0.68946) = 1451 s at 700 + 840 x 0.68946^3 = 975.3 W.
-  const PowerModel model = one_node_model({"power.cap_kw=1"});
-  const auto sim = run_one_job(model, trace_of({{1, 4, 0, 1000}}, "SFT"));
+  const PowerSettings settings = one_node_power({"power.cap_kw=1"});
+  const auto sim = run_one_job(settings, trace_of({{1, 4, 0, 1000}}, "SFT"));
   const JobOutcome& o = sim->outcomes()[0];
   CHECK((*o.end - *o.start).sec() == 1451);
-  CHECK(sim->power_meter()->total_kwh() == Approx(975.3 * 1451 / 3.6e6).epsilon(1e-4));
+  CHECK(meter_of(*sim).total_kwh() == Approx(975.3 * 1451 / 3.6e6).epsilon(1e-4));
   // From that clock, 840 W that scales and a base of: 690 W fits c = cbrt(310 / 840) = 0.7172,
   // short of 0.68946 + 2 x 0.02, so the clock stays; 600 W fits 0.7810: raised to 0.7610; 0 W
   // fits more than 1: back to 1.
+  const PowerModel model(settings);
   const double c = model.clock_for(700, 840, 1.0);
   CHECK(c == Approx(0.68946).epsilon(1e-4));
   CHECK(model.clock_for(690, 840, c) == c);
@@ -114,13 +119,12 @@ TEST_CASE("timeseries.csv's power_kw is the cluster's mean draw over each interv
   //   [1800, 2400)    580 W   closed it by then though the power level did not change
   //   [2400, 3000)  (100 x 580 + 500 x 1540) / 600 = 1,380 W
   //   [3000, 3600)      0 W   the run is over at 3000 s (the sink writes the row holding its end)
-  const PowerModel model = one_node_model({});
   const Workload w = trace_of({{1, 4, 0, 1000}, {1, 4, 2500, 500}}, "SFT");
   Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
-  sim.set_power(&model, Time::seconds(600));
+  sim.add_feature(power_feature(one_node_power({}), Time::seconds(600)));
   const auto dir = temp_dir("power-ts");
   SinkSettings settings{dir, Time::seconds(600), 8, 1, 8};
-  settings.power = sim.power_meter();
+  settings.power = &meter_of(sim);
   auto sink = make_sink("timeseries", settings);
   sim.add_sink(*sink);
   sim.run();
@@ -130,7 +134,7 @@ TEST_CASE("timeseries.csv's power_kw is the cluster's mean draw over each interv
   std::vector<std::string> power_kw;
   for (const std::string& row : lines_of(read_file(dir / "timeseries.csv"))) power_kw.push_back(row.substr(row.rfind(',') + 1));
   CHECK(power_kw == std::vector<std::string>{"power_kw", "1.5", "1.2", "0.6", "0.6", "1.4", "0.0"});
-  CHECK(sim.power_meter()->total_kwh() == Approx((1540.0 * 1500 + 580.0 * 1500) / 3.6e6));
+  CHECK(meter_of(sim).total_kwh() == Approx((1540.0 * 1500 + 580.0 * 1500) / 3.6e6));
 }
 
 }  // namespace acme::test
