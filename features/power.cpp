@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/feature_registry.h"
+#include "io/sinks.h"
 #include "sim/error.h"
 
 namespace acme {
@@ -120,6 +121,7 @@ class PowerFeature final : public Feature {
 
   void check_conservation() const override { meter_.check_conservation(); }
   const PowerMeter* power_meter() const override { return &meter_; }
+  std::span<const IntervalColumn> interval_columns() const override;
 
  private:
   // The cluster's power now, and the clock a cap allows from the clock now.
@@ -173,11 +175,18 @@ class PowerFeature final : public Feature {
   double clock_ = 1.0;  // the clock fraction of every running job
 };
 
+constexpr IntervalColumn kPowerColumns[] = {
+    {"power_kw", "mean facility power of the cluster over the interval, kW",
+     [](const Feature& f, std::int64_t time_s) { return IntervalCell{f.power_meter()->mean_kw(time_s), 1}; }},
+};
+
+std::span<const IntervalColumn> PowerFeature::interval_columns() const { return kPowerColumns; }
+
 std::unique_ptr<Feature> make_power(Params& params, const FeatureSetup& setup) {
   return power_feature(read_power_settings(params, setup.seed), setup.interval);
 }
 
-const FeatureRegistrar kPower({"power", "Power and energy (power.*)", make_power, 50});
+const FeatureRegistrar kPower({"power", "Power and energy (power.*)", make_power, 50, kPowerColumns, kWithPower});
 
 }  // namespace
 

@@ -8,10 +8,10 @@
 // closes an interval's row at the first step at or past its end: timeseries.csv reads it mid-run),
 // stepped (the cluster's power after a step's events and pass: a new level, and under a cap a new
 // clock, FeatureControl::set_clock, which retimes every running job), ended (the last interval
-// closed), jobs_added (a fed run's meter grows). It gives the outputs the meter (power_meter():
-// jobs.csv's energy_kwh, timeseries.csv's power_kw, the summaries' and wasted_by_cause.csv's
-// energy) and checks that the jobs', idle GPUs' and nodes' energy add up to the integral of
-// cluster power.
+// closed), jobs_added (a fed run's meter grows). Its column of timeseries.csv is power_kw; it
+// gives the other outputs the meter (power_meter(): jobs.csv's energy_kwh, the summaries' and
+// wasted_by_cause.csv's energy) and checks that the jobs', idle GPUs' and nodes' energy add up to
+// the integral of cluster power.
 //
 // A run's per-GPU running power is drawn per GPU keyed by (seed, the job's identity, GPU), so
 // every policy, row order and thread count sees the same draws for the same job.

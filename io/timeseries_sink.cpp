@@ -12,7 +12,6 @@
 #include "io/feature_registry.h"
 #include "sim/feature.h"
 #include "sim/link_sharing.h"
-#include "sim/power.h"
 #include "sim/topology.h"
 
 namespace acme {
@@ -29,7 +28,6 @@ struct IntervalRow {
   const ClusterState& at;  // at time_s
   double allocated_mean;
   const LinkSharing* links;
-  const PowerMeter* power;
 };
 
 constexpr std::string_view kAtInstant = "the state at the instant `time_s`, after every event of that instant";
@@ -60,10 +58,6 @@ constexpr Column<IntervalRow> kIntervalLinkColumns[] = {
      "the largest demand / capacity of any leaf uplink during the interval (above 1: jobs asked for more than it "
      "carries)",
      [](const IntervalRow& r) { return Cell::real(r.links->peak_uplink_load(r.time_s)); }},
-};
-constexpr Column<IntervalRow> kIntervalPowerColumns[] = {
-    {"power_kw", "mean facility power of the cluster over the interval, kW",
-     [](const IntervalRow& r) { return Cell::real(r.power->mean_kw(r.time_s), 1); }},
 };
 
 // A row of links.csv: an interval's load of a link tier.
@@ -105,7 +99,6 @@ class TimeseriesSink final : public Sink {
         links_(s.links),
         topology_(s.topology),
         features_(s.features),
-        power_(s.power),
         interval_(s.interval.sec()),
         total_gpus_(s.total_gpus),
         fragmentation_(s.nodes, s.gpus_per_node) {
@@ -113,7 +106,6 @@ class TimeseriesSink final : public Sink {
     if (links_) write_names<IntervalRow>(rows_, kIntervalLinkColumns);
     for (const Feature* f : features_)
       for (const IntervalColumn& c : f->interval_columns()) rows_.text(c.name);
-    if (power_) write_names<IntervalRow>(rows_, kIntervalPowerColumns);
     rows_.end_row();
   }
 
@@ -187,7 +179,7 @@ class TimeseriesSink final : public Sink {
   void emit_row() {
     if (!snapshot_taken_) take_snapshot();
     const double mean = static_cast<double>(area_) / static_cast<double>(interval_);
-    const IntervalRow row{row_start_, total_gpus_, snapshot_, mean, links_, power_};
+    const IntervalRow row{row_start_, total_gpus_, snapshot_, mean, links_};
     write_cells<IntervalRow>(rows_, kIntervalColumns, row);
     if (links_) write_cells<IntervalRow>(rows_, kIntervalLinkColumns, row);
     for (const Feature* f : features_)
@@ -196,7 +188,6 @@ class TimeseriesSink final : public Sink {
         const Cell cell = v.decimals < 0 ? Cell::integer(static_cast<std::int64_t>(v.value)) : Cell::real(v.value, v.decimals);
         cell.write(rows_);
       }
-    if (power_) write_cells<IntervalRow>(rows_, kIntervalPowerColumns, row);
     rows_.end_row();
   }
   // links.csv: per interval and link tier, the mean and peak load and the busiest link.
@@ -217,7 +208,6 @@ class TimeseriesSink final : public Sink {
   const LinkSharing* links_;
   const Topology* topology_;
   std::vector<const Feature*> features_;
-  const PowerMeter* power_;
   std::int64_t interval_;
   std::int64_t total_gpus_;
   CsvWriter rows_{path_, capture_, renames_};
@@ -238,10 +228,9 @@ std::vector<FileColumns> timeseries_columns() {
                                      group_doc<IntervalRow>(kIntervalLinkColumns, kWithContention)};
   for (const FeatureEntry& e : feature_table()) {  // the features' own, in their order
     if (e.columns.empty()) continue;
-    groups.push_back({e.columns_when, {}});
+    groups.push_back({e.columns_when, {}, e.columns.data()});
     for (const IntervalColumn& c : e.columns) groups.back().columns.push_back({c.name, c.doc});
   }
-  groups.push_back(group_doc<IntervalRow>(kIntervalPowerColumns, kWithPower));
   return {{"timeseries.csv", std::move(groups)}, {"links.csv", {group_doc<LinkRow>(kLinkColumns)}}};
 }
 

@@ -124,7 +124,7 @@ TEST_CASE("timeseries.csv's power_kw is the cluster's mean draw over each interv
   sim.add_feature(power_feature(one_node_power({}), Time::seconds(600)));
   const auto dir = temp_dir("power-ts");
   SinkSettings settings{dir, Time::seconds(600), 8, 1, 8};
-  settings.power = &meter_of(sim);
+  settings.features = {sim.features().front().get()};  // its power_kw column
   auto sink = make_sink("timeseries", settings);
   sim.add_sink(*sink);
   sim.run();
