@@ -28,7 +28,6 @@
 #include "workloads/acme_trace_writer.h"
 #include "workloads/calibration.h"
 #include "workloads/estimates.h"
-#include "workloads/evaluation.h"
 #include "workloads/fidelity.h"
 #include "workloads/registry.h"
 #include "workloads/synthetic.h"
@@ -95,7 +94,7 @@ struct RunWorkload {
 RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluster, const RunPlugins& plugins,
                               WallClock::time_point t0, bool whole = false) {
   RunWorkload w;
-  if (!whole && takes_jobs_as_they_come(config, plugins)) w.feed = open_workload(config, cluster, w.workload);
+  if (!whole && takes_jobs_as_they_come(plugins)) w.feed = open_workload(config, cluster, w.workload);
   if (w.feed && is_trace(w.workload)) {  // what it held is logged at the end (run_command)
     log::debug("{}: read as the replay goes; ready in {:.3f} s", w.workload.source, seconds_since(t0));
   } else if (w.feed) {
@@ -209,7 +208,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
       plugins ? make_simulation(config, cluster_file, workload_in, std::move(*plugins))
               : make_simulation(config, cluster_file, workload_in);
   const ClusterSpec& cluster = run->cluster;  // as the features shape it (the nodes capacity adds)
-  if (more && (run->evaluated || run->estimates_made))
+  if (more && (run->rewritten || run->estimates_made))
     throw std::logic_error("execute_run: this run needs its whole workload first");
   const Workload& workload = *run->workload;
   Simulation& sim = *run->sim;
@@ -247,8 +246,6 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   run_with_progress(sim, workload.size() + (more ? more->feed.expected_jobs() : 0), progress);
   if (more) more->feed.finish();
   report.simulate_s = seconds_since(t1);
-  // The index of the evaluations, once every job is there.
-  if (more && run->evaluations) run->evaluations = evaluation_index(config, cluster, workload);
   report.conservation = sim.check_conservation();
   sim.free_run_state();
   if (run->failures)
@@ -266,7 +263,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   const JobReports reports = sim.job_reports();
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),
                          report.conservation, sim.window_gpu_seconds(),
-                         run->evaluations ? &*run->evaluations : nullptr, reports.launches, reports.training,
+                         evaluations_of(features), reports.launches, reports.training,
                          reports.slowness};
   if (capture) {
     finish_captured(sink_names, sinks, record, *capture, threads_of(config));
@@ -389,7 +386,7 @@ int gen_command(const GenArgs& args) {
   SyntheticStream stream(model, *from, *to, args.load, args.seed, cluster.gpus_per_node);
   Workload w = stream.start();
   RunPlugins plugins = build_plugins(config, cluster);
-  const bool as_they_come = takes_jobs_as_they_come(config, plugins);
+  const bool as_they_come = takes_jobs_as_they_come(plugins);
   if (!as_they_come)
     while (stream.append_next(w)) {
     }

@@ -35,19 +35,6 @@ std::filesystem::path configs_dir() {
 
 std::string default_failure_table() { return (configs_dir() / "failures" / "acme.yaml").string(); }
 
-namespace {
-
-// The evaluation rewrite (eval: decoupled) and index (the evaluations output) of `workload`.
-EvalSetup evaluation_setup(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
-                           Params& eval_params) {
-  bool index = false;
-  for (const std::string& name : split_commas(config.outputs)) index |= name == "evaluations";
-  return apply_evaluation(workload, config.eval_decoupled, index, eval_params, cluster,
-                          (configs_dir() / "eval" / "llm7b_63.yaml").string());
-}
-
-}  // namespace
-
 RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   RunPlugins p;
   // recorded replay has its own scheduler: start when recorded, else as soon as the job fits.
@@ -59,12 +46,9 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
     if (std::string_view(e.what()).rfind("unknown policy", 0) != 0) throw;
     throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
   }
-  // What needs the workload (the evaluation rewrite and index, the estimates) is made by
-  // make_simulation; here their keys are read and checked on no jobs.
+  // What needs the workload (the estimates; a feature's rewrite) is made by make_simulation; here
+  // the estimates' keys are read and checked on no jobs.
   const Workload none;
-  Params eval_params("eval", config.eval_params);
-  evaluation_setup(config, cluster, none, eval_params);
-  eval_params.check_all_used();
   Params estimate_params("estimate", config.estimate_params);
   make_estimates(none, estimate_params, config.seed);
   Params network_params("network", config.network_params);
@@ -77,7 +61,9 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   // that run.json and summary.csv keep their order.
   constexpr int kFailuresOrder = 25;  // after stragglers (20), before capacity (30)
   std::vector<std::pair<int, std::vector<std::pair<std::string, std::string>>>> family_keys;
-  const FeatureSetup setup{config.replay, config.seed, threads_of(config), &cluster, config.metrics_interval, &network};
+  const FeatureSetup setup{config.replay,           config.seed,    threads_of(config), &cluster,
+                           config.metrics_interval, &network,       config.eval_decoupled, config.outputs,
+                           configs_dir()};
   for (const FeatureEntry& e : feature_table()) {
     const auto given = config.feature_params.find(e.name);
     Params params(std::string(e.name), given == config.feature_params.end() ? std::vector<YamlValue>{} : given->second);
@@ -95,7 +81,7 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   if (!p.failures->enabled()) p.failures.reset();
 
   p.described = describe(config);
-  for (const Params* params : {&policy_params, &estimate_params, &network_params, &eval_params})
+  for (const Params* params : {&policy_params, &estimate_params, &network_params})
     for (const auto& kv : params->resolved())
       // Contention's keys are listed only when it is on, so that the outputs of a run without it
       // stay as they were before it existed.
@@ -109,8 +95,10 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   return p;
 }
 
-bool takes_jobs_as_they_come(const RunConfig& config, const RunPlugins& plugins) {
-  return !config.eval_decoupled && !plugins.policy->reads_estimates();
+bool takes_jobs_as_they_come(const RunPlugins& plugins) {
+  for (const auto& feature : plugins.features)
+    if (feature->needs_whole_workload()) return false;
+  return !plugins.policy->reads_estimates();
 }
 
 std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
@@ -120,24 +108,22 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
 
 std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
                                              const Workload& workload, RunPlugins plugins) {
-  // eval: decoupled, the Eval jobs are rewritten (workloads/evaluation.h) into a copy of the shared
-  // workload: one O(n) pass and the memory of a second workload for the run's lifetime.
-  Params eval_params("eval", config.eval_params);
-  EvalSetup eval = evaluation_setup(config, cluster, workload, eval_params);
-  Params estimate_params("estimate", config.estimate_params);
-  const Workload& jobs = eval.rewritten ? *eval.rewritten : workload;
-  std::vector<Time> estimates =
-      make_estimates(plugins.policy->reads_estimates() ? jobs : Workload{}, estimate_params, config.seed);
   auto run = std::make_unique<PreparedRun>();
-  run->evaluated = std::move(eval.rewritten);
-  run->evaluations = std::move(eval.index);
-  run->network = std::move(plugins.network);
-  run->failures = std::move(plugins.failures);
   run->cluster = cluster;
   for (const auto& feature : plugins.features) feature->shape(run->cluster);
+  // A feature may rewrite the jobs (eval: decoupled, features/eval.cpp) into a copy of the shared
+  // workload: one O(n) pass and the memory of a second workload for the run's lifetime.
+  for (const auto& feature : plugins.features)
+    if (std::optional<Workload> rewritten = feature->rewrite(run->rewritten ? *run->rewritten : workload))
+      run->rewritten = std::move(rewritten);
+  run->workload = run->rewritten ? &*run->rewritten : &workload;
+  Params estimate_params("estimate", config.estimate_params);
+  std::vector<Time> estimates =
+      make_estimates(plugins.policy->reads_estimates() ? *run->workload : Workload{}, estimate_params, config.seed);
+  run->network = std::move(plugins.network);
+  run->failures = std::move(plugins.failures);
   run->estimates_made = !estimates.empty();
   run->described = std::move(plugins.described);
-  run->workload = run->evaluated ? &*run->evaluated : &workload;
   run->sim = std::make_unique<Simulation>(*run->workload, run->cluster, std::move(plugins.policy), config.replay,
                                           std::move(estimates));
   Simulation& sim = *run->sim;
@@ -145,14 +131,7 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   if (run->network) sim.set_network(&*run->network, config.metrics_interval);
   if (run->failures) sim.set_failures(&*run->failures);
   for (auto& feature : plugins.features) sim.add_feature(std::move(feature));
-  sim.set_idle_share(JobType::Eval, eval.idle_share);
   return run;
-}
-
-std::optional<EvaluationIndex> evaluation_index(const RunConfig& config, const ClusterSpec& cluster,
-                                                const Workload& workload) {
-  Params eval_params("eval", config.eval_params);
-  return std::move(evaluation_setup(config, cluster, workload, eval_params).index);
 }
 
 std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& config, const ClusterSpec& cluster) {

@@ -1,6 +1,7 @@
 // The one function that builds a run from its configuration: the policy (greedy under replay:
-// recorded), the placement, the network and failure models, the run-time estimates (made only for
-// a policy that reads them) and the evaluation rewrite and index, wired into a Simulation. The
+// recorded), the placement, the network and failure models, the model features (a rewrite of the
+// workload by one, as evaluation's decoupling) and the run-time estimates (made only for a policy
+// that reads them), wired into a Simulation. The
 // CLI (execute_run), sweeps (through execute_run) and tests (tests/policies/test_invariants.cpp)
 // all build their runs here; sinks and feeds are the caller's.
 #pragma once
@@ -16,22 +17,20 @@
 #include "io/config.h"
 #include "sim/network.h"
 #include "sim/simulation.h"
-#include "workloads/evaluation.h"
 
 namespace acme {
 
 // A run ready to step, with everything its Simulation points to. Not movable: returned by
 // unique_ptr.
 struct PreparedRun {
-  std::optional<Workload> evaluated;           // the workload with its Eval jobs rewritten, if they were
-  std::optional<EvaluationIndex> evaluations;  // the run's evaluations, when the evaluations output is on
+  std::optional<Workload> rewritten;           // the workload as a feature rewrote it (Feature::rewrite), if one did
   std::optional<NetworkModel> network;         // set when network.slowdown is on
   std::optional<FailureModel> failures;        // set when failures.enabled is on
   ClusterSpec cluster;                         // the cluster file's, as the features shape it (Feature::shape)
   bool estimates_made = false;                 // the policy reads estimates, so the run made them
   // Every key of the run with the value in force (resolve_run), for the outputs.
   std::vector<std::pair<std::string, std::string>> described;
-  const Workload* workload = nullptr;          // what `sim` replays: &*evaluated or the caller's
+  const Workload* workload = nullptr;          // what `sim` replays: &*rewritten or the caller's
   std::unique_ptr<Simulation> sim;
 
   PreparedRun() = default;
@@ -42,9 +41,9 @@ struct PreparedRun {
 // A run's plugins, built once from its configuration before its workload is read, each from its
 // own keys (which it checks): the policy, the model features that are on (each registered
 // feature, io/feature_registry.h), the failure and network models, and every key
-// with the value in force. What needs the workload (the evaluation rewrite and
-// index, the estimates) make_simulation adds. A run's plugins serve one Simulation: a run replayed
-// again builds them again.
+// with the value in force. What needs the workload (a feature's rewrite, the estimates)
+// make_simulation adds. A run's plugins serve one Simulation: a run replayed again builds them
+// again.
 struct RunPlugins {
   std::unique_ptr<Policy> policy;
   std::optional<NetworkModel> network;  // set when network.slowdown is on
@@ -55,9 +54,9 @@ struct RunPlugins {
 // Throws InputError for a key no plugin has or a bad value.
 RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster);
 
-// Whether a run can start before its workload is whole: it rewrites no job and gives its policy
-// no estimates (both need every job first). The evaluations output's index is made at the end.
-bool takes_jobs_as_they_come(const RunConfig& config, const RunPlugins& plugins);
+// Whether a run can start before its workload is whole: no feature rewrites its jobs
+// (Feature::needs_whole_workload) and its policy reads no estimates (both need every job first).
+bool takes_jobs_as_they_come(const RunPlugins& plugins);
 
 // Builds the run of `config` over `workload` on `cluster` from its plugins (built here if not
 // given). Throws InputError for a key no plugin has or a bad value. REQUIRES: `workload`
@@ -66,11 +65,6 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
                                              const Workload& workload, RunPlugins plugins);
 std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
                                              const Workload& workload);
-
-// The index of the evaluations of `workload` (for a run whose jobs came as it went, once they
-// are all there); empty unless the evaluations output is on.
-std::optional<EvaluationIndex> evaluation_index(const RunConfig& config, const ClusterSpec& cluster,
-                                                const Workload& workload);
 
 // The shipped configs/ folder: ./configs, else the nearest one up from the executable's folder
 // (build/configs, then configs beside build/, ...), else up from the Python module's.

@@ -6,7 +6,6 @@
 #include "io/feature_registry.h"
 #include "io/network_keys.h"
 #include "workloads/estimates.h"
-#include "workloads/evaluation.h"
 #include "workloads/trace_cache.h"
 
 namespace acme {
@@ -35,9 +34,6 @@ std::vector<KeySection> plugin_key_sections() {
     e.make(keys, FeatureSetup{});
     out.push_back({std::string(e.name), std::string(e.title), keys.docs()});
   }
-  Params eval("eval", {});
-  apply_evaluation(Workload{}, false, false, eval, ClusterSpec{}, "");
-  out.push_back({"eval", "Evaluation (eval: coupled | decoupled, eval.*)", eval.docs()});
   // On, so that the defaults listed are the table's, which a run with failures on uses.
   Params failures("failures", {yaml_override("failures.enabled=true")});
   load_failure_model(failures, default_failure_table());

@@ -1,4 +1,4 @@
-#include "workloads/evaluation.h"
+#include "features/evaluation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -385,30 +385,36 @@ EvalRewrite decouple_evaluations(const Workload& w, const EvaluationIndex& group
   return Decoupler(w, groups, shares, packing).run();
 }
 
-EvalSetup apply_evaluation(const Workload& w, bool decoupled, bool index, Params& params, const ClusterSpec& cluster,
-                           const std::string& shipped_catalogue) {
+EvalSettings read_eval_settings(Params& params, bool decoupled, const ClusterSpec& cluster,
+                                const std::string& shipped_catalogue) {
+  EvalSettings s;
+  s.decoupled = decoupled;
   const std::string catalogue = params.path(
       "catalogue", "evaluation catalogue (configs/eval/*.yaml) for the shares and the model; empty: the shipped 7B/63");
-  const bool idle = params.flag("idle", true, "count GPUs held idle inside Eval jobs (loading, preprocessing, metrics) as eval_idle waste");
-  const Time gap = Time::seconds(static_cast<std::int64_t>(params.number(
+  s.idle = params.flag("idle", true, "count GPUs held idle inside Eval jobs (loading, preprocessing, metrics) as eval_idle waste");
+  s.gap = Time::seconds(static_cast<std::int64_t>(params.number(
       "group_gap_s", 10, 0, 86400, "Eval GPU jobs submitted at most this far apart are one evaluation (checkpoint)")));
-  EvalPacking packing;
+  EvalPacking& packing = s.packing;
   packing.metric_cpus = static_cast<int>(params.number("metric_cpus", 8, 1, 1 << 20, "decoupled: CPU cores per metric task"));
   packing.nodes = static_cast<int>(params.number("pack_nodes", 1, 1, 1024, "decoupled: nodes an evaluation is packed onto, at most"));
   packing.gpus_per_node = cluster.gpus_per_node;
   packing.cpus_per_node = cluster.cpus_per_node;
   if (decoupled || !catalogue.empty()) packing.model = load_eval_catalogue(catalogue.empty() ? shipped_catalogue : catalogue);
-  const EvalShares shares = catalogue.empty() ? kDefaultEvalShares : shares_of(packing.model, std::max(1, cluster.gpus_per_node));
+  s.shares = catalogue.empty() ? kDefaultEvalShares : shares_of(packing.model, std::max(1, cluster.gpus_per_node));
+  return s;
+}
+
+EvalSetup apply_evaluation(const Workload& w, const EvalSettings& s, bool index) {
   EvalSetup setup;
-  if (idle && !decoupled) setup.idle_share = shares.idle();
-  if (!decoupled && !index) return setup;
-  EvaluationIndex groups = group_evaluations(w, gap);
-  if (!decoupled || groups.trials.empty()) {  // nothing to rewrite: no copy
+  if (s.idle && !s.decoupled) setup.idle_share = s.shares.idle();
+  if (!s.decoupled && !index) return setup;
+  EvaluationIndex groups = group_evaluations(w, s.gap);
+  if (!s.decoupled || groups.trials.empty()) {  // nothing to rewrite: no copy
     setup.index = std::move(groups);
     return setup;
   }
-  EvalRewrite r = decouple_evaluations(w, groups, shares, packing);
-  if (!idle)
+  EvalRewrite r = decouple_evaluations(w, groups, s.shares, s.packing);
+  if (!s.idle)
     for (JobProfile& p : r.workload.profiles) p.idle_share = 0;
   setup.rewritten = std::move(r.workload);
   setup.index = std::move(r.index);

@@ -168,15 +168,25 @@ EvalRewrite decouple_evaluations(const Workload& w, const EvaluationIndex& group
 // The run's evaluation model, from eval.* read through `params`: eval.catalogue (the shares and
 // the model; default kDefaultEvalShares and, decoupled, the model of `shipped_catalogue`),
 // eval.idle (count eval_idle waste), eval.group_gap_s, eval.metric_cpus and eval.pack_nodes.
-// Decoupled, the workload is rewritten into a copy (unless it has no Eval GPU job); coupled, it
-// stays as it is and costs no copy. The index is made when `index` is set or the run is
-// decoupled. InputError for a bad catalogue.
+// InputError for a bad catalogue.
+struct EvalSettings {
+  bool decoupled = false;  // the run's `eval` key
+  bool idle = true;
+  Time gap;
+  EvalShares shares;
+  EvalPacking packing;  // its model loaded when decoupled or given a catalogue
+};
+EvalSettings read_eval_settings(Params& params, bool decoupled, const ClusterSpec& cluster,
+                                const std::string& shipped_catalogue);
+
+// What the model does to a run of `w`. Decoupled, the workload is rewritten into a copy (unless it
+// has no Eval GPU job); coupled, it stays as it is and costs no copy. The index is made when
+// `index` is set or the run is decoupled.
 struct EvalSetup {
   std::optional<Workload> rewritten;  // decoupled: the workload to run instead
   std::optional<EvaluationIndex> index;
-  double idle_share = 0;              // for Simulation::set_idle_share(JobType::Eval, ...)
+  double idle_share = 0;              // of an Eval job's compute, wasted as eval_idle (coupled)
 };
-EvalSetup apply_evaluation(const Workload& w, bool decoupled, bool index, Params& params, const ClusterSpec& cluster,
-                           const std::string& shipped_catalogue);
+EvalSetup apply_evaluation(const Workload& w, const EvalSettings& settings, bool index);
 
 }  // namespace acme

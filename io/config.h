@@ -43,14 +43,13 @@ struct RunConfig {
   std::uint64_t seed = 1;
   Time metrics_interval = Time::hours(1);
   std::string outputs = "jobs,timeseries,summary,waste,run_json,evaluations,users,training,console";
-  bool eval_decoupled = false;           // eval: coupled (as traced) or decoupled (workloads/evaluation.h)
+  bool eval_decoupled = false;           // eval: coupled (as traced) or decoupled (features/evaluation.h)
 
   // Values under policy.* (but policy.name), estimate.* and network.*, read by the policy, the
   // estimate model and the network model through Params: each knows its own keys.
   std::vector<YamlValue> policy_params;
   std::vector<YamlValue> estimate_params;
   std::vector<YamlValue> network_params;  // network.*: the slowdown model
-  std::vector<YamlValue> eval_params;     // eval.*: the evaluation model (workloads/evaluation.h)
   std::vector<YamlValue> failure_params;  // failures.*: injected failures (sim/failures.h)
   // <name>.* of each registered model feature (io/feature_registry.h), by its name: launch.*
   std::map<std::string, std::vector<YamlValue>, std::less<>> feature_params;

@@ -11,8 +11,10 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "io/params.h"
@@ -32,6 +34,9 @@ struct FeatureSetup {
   const ClusterSpec* cluster = nullptr;  // null when only its keys are listed
   Time interval = Time::hours(1);        // the time series' interval (metrics.interval_s)
   const NetworkSettings* network = nullptr;  // the network model's keys (null when only listed)
+  bool eval_decoupled = false;  // the run's `eval` key: evaluation jobs run decoupled
+  std::string outputs;          // the run's `outputs` key (a feature may skip what feeds none)
+  std::filesystem::path configs = "configs";  // the shipped configs/ folder (app/make_simulation.h)
 };
 
 struct FeatureEntry {

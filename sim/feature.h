@@ -57,7 +57,10 @@
 //    compute they did), after its run_released when the run stopped.
 //
 // Before the Simulation is made, the run builder calls shape(cluster) of every feature: the
-// cluster the run is built on (nodes a feature adds, nodes it reserves for some job types).
+// cluster the run is built on (nodes a feature adds, nodes it reserves for some job types); then
+// rewrite(workload): the workload the run replays instead, from a feature that changes the jobs
+// themselves (evaluation decoupled), none from most; a feature whose needs_whole_workload() is true
+// is given every job (a run then does not start before its workload is whole).
 //
 // At the end of the run the core's conservation check calls check_conservation() of every feature
 // (a feature's own sums must add up: throws std::logic_error naming what does not).
@@ -68,7 +71,8 @@
 // first launch latency, which splits queue_s into wait_s and launch_s (sim/outcome.h), none from
 // most features; slowness(), each job's compute seconds lost to slowness (jobs.csv's
 // straggler_s, only when one gives it); power_meter(), the run's energy (sim/power.h), from the
-// power feature only; and
+// power feature only; evaluations(), which evaluation each Eval job belongs to (evaluations.csv),
+// from the evaluation feature, complete once the run ended; and
 // waste_causes(), the causes of wasted GPU-time a feature adds (bits of WasteCause): the outputs
 // list those only in runs with a feature that names them, so a run without it writes what it
 // wrote before the cause existed (Conservation::causes_listed).
@@ -120,6 +124,10 @@ class FeatureControl {
   // started from now on (a power cap): a job's rate is multiplied by it, so the core retimes each
   // running job when it changes. 1 until a feature sets it. O(running jobs) when it changes.
   virtual void set_clock(double clock) = 0;
+  // The share of the compute of each run of a job of type `t` during which its GPUs sit idle (a
+  // job's own JobProfile::idle_share, when not 0, takes its place): wasted, cause eval_idle. 0 until
+  // a feature sets it; set it in begin().
+  virtual void set_idle_share(JobType t, double share) = 0;
   // With network contention: takes switch `sw` down as a network fault (routes move; the nodes it
   // cuts off stop their jobs as failed nodes and stay down until a path is back), returned for
   // bring_switch_up. None without contention (nothing done).
@@ -201,6 +209,10 @@ class Feature {
 
   // The cluster the run is built on, as the feature changes it (before the Simulation is made).
   virtual void shape(ClusterSpec&) const {}
+  // The workload the run replays instead of `workload`, if the feature rewrites it (before the
+  // Simulation is made); none from most.
+  virtual std::optional<Workload> rewrite(const Workload& /*workload*/) { return std::nullopt; }
+  virtual bool needs_whole_workload() const { return false; }
   // The feature's columns of timeseries.csv in this run; none from most.
   virtual std::span<const IntervalColumn> interval_columns() const { return {}; }
 
@@ -211,14 +223,22 @@ class Feature {
   virtual const JobSlownessSource* slowness() const { return nullptr; }
   // The run's energy for the outputs (the power feature's), valid while the feature lives; null: none.
   virtual const PowerMeter* power_meter() const { return nullptr; }
+  // The run's evaluations for the outputs (the evaluation feature's, when evaluations.csv is
+  // written), complete once the run ended; null: none.
+  virtual const EvaluationIndex* evaluations() const { return nullptr; }
   // The causes of waste the feature adds to the outputs, as bits 1 << WasteCause; none from most.
   virtual std::uint32_t waste_causes() const { return 0; }
 };
 
-// The run's energy: the meter of the first of `features` that has one (the power feature); null: none.
+// What the outputs read of the run's features: the first that gives it; null: none.
 inline const PowerMeter* power_meter_of(const std::vector<const Feature*>& features) {
   for (const Feature* f : features)
     if (const PowerMeter* m = f->power_meter()) return m;
+  return nullptr;
+}
+inline const EvaluationIndex* evaluations_of(const std::vector<const Feature*>& features) {
+  for (const Feature* f : features)
+    if (const EvaluationIndex* e = f->evaluations()) return e;
   return nullptr;
 }
 

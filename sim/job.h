@@ -66,7 +66,7 @@ class JobProfile {
   Time run;  // run time once started
   // Share of each run that does not fail during which the GPUs sit idle (model loading, metric
   // computation inside evaluation jobs): wasted, cause eval_idle. 0: the job type's share
-  // (Simulation::set_idle_share).
+  // (FeatureControl::set_idle_share).
   float idle_share = 0.0f;
   JobState final_state = JobState::Completed;
 

@@ -26,7 +26,7 @@ enum class ReplayMode : std::uint8_t { Recorded, Policy };
 enum class WasteCause : std::uint8_t {
   FailedJob,   // held by a job that ended FAILED, TIMEOUT or NODE_FAIL (and not already counted)
   Preemption,  // work lost when a running job was stopped and requeued
-  EvalIdle,    // GPUs held idle inside a job that did not fail (Simulation::set_idle_share)
+  EvalIdle,    // GPUs held idle inside a job that did not fail (FeatureControl::set_idle_share)
   FailureLost,      // compute since the last checkpoint, lost when an injected failure hit the run
   CheckpointStall,  // GPUs stalled while a checkpoint was saved (sim/failures.h)
   RecoveryHold,     // GPUs a failed job kept while its failure was detected and diagnosed
@@ -121,7 +121,7 @@ struct Conservation {
   bool listed(std::size_t cause) const { return (causes_listed >> cause) & 1u; }
 };
 
-// Which evaluation (one checkpoint's batch of Eval jobs, workloads/evaluation.h) each job belongs
+// Which evaluation (one checkpoint's batch of Eval jobs, features/evaluation.h) each job belongs
 // to, for evaluations.csv.
 struct EvaluationIndex {
   static constexpr std::uint32_t kNone = 0xffffffffu;

@@ -96,10 +96,6 @@ class Simulation {
   // the Simulation. Set before the first step. With contention, link loads are kept per
   // `link_interval`. Throws InputError for a fault naming no switch or link of the topology.
   void set_network(const NetworkModel* network, Time link_interval = Time::hours(1));
-  // Share of each run of a job of type `t` (that does not fail) during which its GPUs sit idle
-  // (model loading, metric computation in evaluation jobs): wasted, cause eval_idle. Default 0.
-  // A job's own JobProfile::idle_share, when not 0, takes the place of its type's.
-  void set_idle_share(JobType t, double share) { idle_share_[static_cast<std::size_t>(t)] = share; }
   // The rest of the workload comes from `feed`, which appends to `workload` (the Simulation's own):
   // whenever fewer than kFedAhead jobs are known and not yet released, the Simulation asks it
   // for more, so a run sees the same facts as with every job there from the start. Not owned;

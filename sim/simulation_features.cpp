@@ -27,6 +27,7 @@ class Simulation::Control final : public FeatureControl {
   }
   void bring_switch_up(std::size_t fault) override { sim_.change_network(fault, false); }
   void set_clock(double clock) override { sim_.set_clock(clock); }
+  void set_idle_share(JobType t, double share) override { sim_.idle_share_[static_cast<std::size_t>(t)] = share; }
 
  private:
   Simulation& sim_;

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <exception>
 
-#include "workloads/evaluation.h"
+#include "features/evaluation.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) {

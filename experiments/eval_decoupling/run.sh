@@ -16,7 +16,7 @@ fi
 out=out/eval_decoupling
 mkdir -p "$out"
 
-# 1. The reproduction: exact trial schedules (workloads/evaluation.h) on 1 and 4 nodes of 8 GPUs.
+# 1. The reproduction: exact trial schedules (features/evaluation.h) on 1 and 4 nodes of 8 GPUs.
 "$build/acmesim_eval_repro" configs/eval/llm7b_63.yaml --shares >"$here/reproduction_detail.csv" 2>"$here/shares.txt"
 cut -d, -f1-5 "$here/reproduction_detail.csv" >"$here/reproduction.csv"
 for n in 1 4; do

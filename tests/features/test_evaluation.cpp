@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "harness.h"
-#include "workloads/evaluation.h"
+#include "features/evaluation.h"
 
 namespace acme::test {
 namespace {
@@ -255,12 +255,23 @@ TEST_CASE("A decoupled evaluation may be packed onto several nodes", "[evaluatio
   CHECK(r.workload.profiles[0].run.sec() == 143);
 }
 
+// Sets Eval's idle share at the run's beginning, as the evaluation feature (features/eval.cpp) does.
+class EvalIdleShare final : public Feature {
+ public:
+  explicit EvalIdleShare(double share) : share_(share) {}
+  unsigned hooks() const override { return 0; }
+  void begin(const FeatureRun& run) override { run.control.set_idle_share(JobType::Eval, share_); }
+
+ private:
+  double share_;
+};
+
 TEST_CASE("Coupled evaluation reports its idle GPU-time as eval_idle waste", "[evaluation]") {
   const Workload w = mixed_workload();
   const double idle = kRoundShares.idle();
   CHECK(idle == Approx(0.5));
   Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
-  sim.set_idle_share(JobType::Eval, idle);
+  sim.add_feature(std::make_unique<EvalIdleShare>(idle));
   sim.run();
   const Conservation c = sim.check_conservation();
   // e1: 1 GPU x 1000 s, e8: 8 GPUs x 500 s; efail FAILED counts as failed_job instead.
@@ -273,18 +284,18 @@ TEST_CASE("A coupled run never copies the workload; a decoupled one does", "[eva
   const std::string shipped_path = (source_dir() / "configs/eval/llm7b_63.yaml").string();
   const ClusterSpec cluster = small_cluster(1);
   Params off("eval", {yaml_override("eval.idle=false")});
-  const EvalSetup coupled = apply_evaluation(w, false, false, off, cluster, shipped_path);
+  const EvalSetup coupled = apply_evaluation(w, read_eval_settings(off, false, cluster, shipped_path), false);
   CHECK_FALSE(coupled.rewritten.has_value());
   CHECK_FALSE(coupled.index.has_value());
   CHECK(coupled.idle_share == 0);
   Params indexed("eval", {});
-  const EvalSetup with_index = apply_evaluation(w, false, true, indexed, cluster, shipped_path);
+  const EvalSetup with_index = apply_evaluation(w, read_eval_settings(indexed, false, cluster, shipped_path), true);
   CHECK_FALSE(with_index.rewritten.has_value());
   REQUIRE(with_index.index.has_value());
   CHECK(with_index.index->trials.size() == 2);
   CHECK(with_index.idle_share == Approx(kDefaultEvalShares.idle()));
   Params on("eval", {});
-  const EvalSetup decoupled = apply_evaluation(w, true, false, on, cluster, shipped_path);
+  const EvalSetup decoupled = apply_evaluation(w, read_eval_settings(on, true, cluster, shipped_path), false);
   REQUIRE(decoupled.rewritten.has_value());
   CHECK(decoupled.rewritten->size() == 6);
   CHECK(decoupled.idle_share == 0);  // each rewritten job carries its own
