@@ -16,15 +16,23 @@ namespace acme::test {
 namespace {
 
 struct ProbeCounts {
-  int made = 0, begun = 0, placed = 0, jobs_added = 0;
+  int made = 0, begun = 0, placed = 0, jobs_added = 0, stepping = 0, stepped = 0, ended = 0, held = 0, released = 0,
+      wasted = 0, checked = 0;
 };
 ProbeCounts counts;
 
 class ProbeFeature final : public Feature {
  public:
   explicit ProbeFeature(Time delay) : delay_(delay) {}
-  unsigned hooks() const override { return kPlaced | kJobsAdded; }
+  unsigned hooks() const override { return kPlaced | kJobsAdded | kStepping | kStepped | kEnded | kHeld; }
   void begin(const FeatureRun&) override { ++counts.begun; }
+  void stepping(Time) override { ++counts.stepping; }
+  void stepped(Time) override { ++counts.stepped; }
+  void ended(Time) override { ++counts.ended; }
+  void run_held(JobId, std::uint64_t, const JobRequest&, Time, Time, double) override { ++counts.held; }
+  void run_released(JobId, Time) override { ++counts.released; }
+  void wasted(JobId, WasteCause, std::int64_t) override { ++counts.wasted; }
+  void check_conservation() const override { ++counts.checked; }
   Time placed(JobId, std::uint64_t, std::uint32_t, const JobRequest&) override {
     ++counts.placed;
     return delay_;
@@ -76,6 +84,13 @@ TEST_CASE("A feature registered by one line is listed, configured, hooked and re
   CHECK(counts.begun == 1);
   CHECK(counts.placed > 100);
   CHECK(counts.jobs_added > 0);  // the synthetic jobs are drawn as the replay goes (a feed)
+  CHECK(counts.stepping == counts.stepped);  // a step's start and end, every step
+  CHECK(counts.stepping > 100);
+  CHECK(counts.ended == 1);
+  CHECK(counts.held == counts.placed);  // every run placed holds its GPUs until it stops: no failures here
+  CHECK(counts.released == counts.held);
+  CHECK(counts.wasted > 0);  // Kalos's launch latency holds GPUs idle (waste `launch`)
+  CHECK(counts.checked == 1);  // the run's conservation check asks every feature
   CHECK(on == off);  // a delay of 0 changes no job
   // Its keys are recorded with the run's others: columns of summary.csv, keys of run.json.
   const std::string summary = read_file(dir / "on" / "summary.csv");
