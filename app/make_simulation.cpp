@@ -61,9 +61,15 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   // that run.json and summary.csv keep their order.
   constexpr int kFailuresOrder = 25;  // after stragglers (20), before capacity (30)
   std::vector<std::pair<int, std::vector<std::pair<std::string, std::string>>>> family_keys;
-  const FeatureSetup setup{config.replay,           config.seed,    threads_of(config), &cluster,
-                           config.metrics_interval, &network,       config.eval_decoupled, config.outputs,
-                           configs_dir()};
+  const FeatureSetup setup{.replay = config.replay,
+                           .seed = config.seed,
+                           .threads = threads_of(config),
+                           .cluster = &cluster,
+                           .interval = config.metrics_interval,
+                           .network = &network,
+                           .eval_decoupled = config.eval_decoupled,
+                           .outputs = config.outputs,
+                           .configs = configs_dir()};
   for (const FeatureEntry& e : feature_table()) {
     const auto given = config.feature_params.find(e.name);
     Params params(std::string(e.name), given == config.feature_params.end() ? std::vector<YamlValue>{} : given->second);

@@ -78,10 +78,10 @@ void PowerModel::each_gpu_level(std::uint64_t job_key, const JobRequest& request
   }
 }
 
-// The energy of a run, kept by the power feature (features/power.h): facility joules per job, per waste cause, idle and
-// node overhead, the time-weighted distribution of per-GPU power (1 W bins) inside the workload's
-// window [from, to) (unset bounds: none), over all up GPUs and over the GPUs jobs hold, and the
-// mean facility power per interval.
+// The energy of a run, kept by the power feature (features/power.h): facility joules per job, per
+// waste cause, idle and node overhead, the time-weighted distribution of per-GPU power (1 W bins)
+// inside the workload's window [from, to) (unset bounds: none), over all up GPUs and over the GPUs
+// jobs hold, and the mean facility power per interval.
 class PowerMeter {
  public:
   // Opened for a run by open(); `model` must outlive it.
