@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "harness.h"
+#include "app/app.h"
 #include "features/evaluation.h"
 
 namespace acme::test {
@@ -299,6 +300,42 @@ TEST_CASE("A coupled run never copies the workload; a decoupled one does", "[eva
   REQUIRE(decoupled.rewritten.has_value());
   CHECK(decoupled.rewritten->size() == 6);
   CHECK(decoupled.idle_share == 0);  // each rewritten job carries its own
+}
+
+// Of an evaluations.csv row: its evaluation and its trials (the first and third columns).
+std::string evaluation_and_trials(const std::string& row) {
+  const std::size_t a = row.find(','), b = row.find(',', a + 1), c = row.find(',', b + 1);
+  return row.substr(0, a) + "," + row.substr(b + 1, c - b - 1);
+}
+
+// Two days of Seren under fifo into `dir` with `settings`; returns evaluations.csv's rows.
+std::vector<std::string> evaluations_of_seren(const std::filesystem::path& dir, std::vector<std::string> settings) {
+  RunArgs args;
+  args.config = (source_dir() / "configs/seren.yaml").string();
+  args.overrides = {"policy.name=fifo", "workload.to=2023-03-03", "outputs=jobs,evaluations"};
+  args.overrides.insert(args.overrides.end(), settings.begin(), settings.end());
+  args.out_dir = dir.string();
+  args.progress = false;
+  REQUIRE(run_command(args) == 0);
+  return lines_of(read_file(dir / "evaluations.csv"));
+}
+
+TEST_CASE("Through the run builder, the evaluation feature rewrites a decoupled run and indexes a fed one",
+          "[evaluation]") {
+  const auto dir = temp_dir("eval-feature");
+  // Coupled under fifo, the jobs come as the run goes: the evaluations are found at its end.
+  const std::vector<std::string> coupled = evaluations_of_seren(dir / "coupled", {});
+  REQUIRE(coupled.size() > 100);
+  CHECK(read_file(dir / "coupled" / "jobs.csv").find("#eval") == std::string::npos);
+  // Decoupled, the run replays the rewritten workload: the same evaluations, each now a packed
+  // job and its metric job.
+  const std::vector<std::string> decoupled = evaluations_of_seren(dir / "decoupled", {"eval=decoupled"});
+  CHECK(decoupled.size() == coupled.size());
+  const std::string jobs = read_file(dir / "decoupled" / "jobs.csv");
+  CHECK(jobs.find("#eval") != std::string::npos);
+  CHECK(jobs.find("#metric") != std::string::npos);
+  for (std::size_t i = 1; i < std::min(coupled.size(), decoupled.size()); ++i)
+    CHECK(evaluation_and_trials(coupled[i]) == evaluation_and_trials(decoupled[i]));
 }
 
 }  // namespace acme::test
