@@ -35,7 +35,6 @@
 #include "workloads/trace_schema.h"
 #include "io/cluster_file.h"
 #include "io/failure_keys.h"
-#include "io/network_keys.h"
 
 namespace acme {
 
@@ -229,8 +228,8 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
                               cluster.gpus_per_node,
                               capture,
                               capture ? nullptr : &renames,
-                              sim.link_sharing(),
-                              sim.link_sharing() ? &sim.topology() : nullptr,
+                              link_loads_of(features),
+                              link_loads_of(features) ? &sim.topology() : nullptr,
                               features,
                               power_meter_of(features),
                               threads_of(config)};

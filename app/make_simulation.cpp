@@ -13,7 +13,7 @@
 #include "sim/log.h"
 #include "io/failure_keys.h"
 #include "io/feature_registry.h"
-#include "io/network_keys.h"
+#include "features/network.h"
 #include "workloads/estimates.h"
 
 namespace acme {
@@ -51,10 +51,12 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   const Workload none;
   Params estimate_params("estimate", config.estimate_params);
   make_estimates(none, estimate_params, config.seed);
-  Params network_params("network", config.network_params);
+  // The network's settings for the features that read them (slow links: its comm_share); the
+  // network feature reads and records its keys itself.
+  const auto network_keys = config.feature_params.find("network");
+  Params network_params("network", network_keys == config.feature_params.end() ? std::vector<YamlValue>{}
+                                                                               : network_keys->second);
   const NetworkSettings network = read_network_settings(network_params, config.replay == ReplayMode::Policy);
-  network_params.check_all_used();
-  if (network.slowdown) p.network.emplace(cluster, network);
 
   // The keys of the families that are on, recorded by their order: the features' by
   // FeatureEntry::order, failures' (not a feature yet) at the place it always had among them, so
@@ -87,12 +89,8 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   if (!p.failures->enabled()) p.failures.reset();
 
   p.described = describe(config);
-  for (const Params* params : {&policy_params, &estimate_params, &network_params})
-    for (const auto& kv : params->resolved())
-      // Contention's keys are listed only when it is on, so that the outputs of a run without it
-      // stay as they were before it existed.
-      if (network.contention || (kv.first != "network.contention" && kv.first != "network.faults"))
-        p.described.push_back(kv);
+  for (const Params* params : {&policy_params, &estimate_params})
+    p.described.insert(p.described.end(), params->resolved().begin(), params->resolved().end());
   // Listed only when on, so that the outputs of a run without them stay as they were.
   if (p.failures) family_keys.emplace_back(kFailuresOrder, failure_params.resolved());
   std::stable_sort(family_keys.begin(), family_keys.end(),
@@ -126,7 +124,6 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   Params estimate_params("estimate", config.estimate_params);
   std::vector<Time> estimates =
       make_estimates(plugins.policy->reads_estimates() ? *run->workload : Workload{}, estimate_params, config.seed);
-  run->network = std::move(plugins.network);
   run->failures = std::move(plugins.failures);
   run->estimates_made = !estimates.empty();
   run->described = std::move(plugins.described);
@@ -134,7 +131,6 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
                                           std::move(estimates));
   Simulation& sim = *run->sim;
   sim.set_placement(config.placement);
-  if (run->network) sim.set_network(&*run->network, config.metrics_interval);
   if (run->failures) sim.set_failures(&*run->failures);
   for (auto& feature : plugins.features) sim.add_feature(std::move(feature));
   return run;

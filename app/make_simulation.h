@@ -1,5 +1,5 @@
 // The one function that builds a run from its configuration: the policy (greedy under replay:
-// recorded), the placement, the network and failure models, the model features (a rewrite of the
+// recorded), the placement, the failure model, the model features (a rewrite of the
 // workload by one, as evaluation's decoupling) and the run-time estimates (made only for a policy
 // that reads them), wired into a Simulation. The
 // CLI (execute_run), sweeps (through execute_run) and tests (tests/policies/test_invariants.cpp)
@@ -15,7 +15,6 @@
 
 #include "sim/failures.h"
 #include "io/config.h"
-#include "sim/network.h"
 #include "sim/simulation.h"
 
 namespace acme {
@@ -24,7 +23,6 @@ namespace acme {
 // unique_ptr.
 struct PreparedRun {
   std::optional<Workload> rewritten;           // the workload as a feature rewrote it (Feature::rewrite), if one did
-  std::optional<NetworkModel> network;         // set when network.slowdown is on
   std::optional<FailureModel> failures;        // set when failures.enabled is on
   ClusterSpec cluster;                         // the cluster file's, as the features shape it (Feature::shape)
   bool estimates_made = false;                 // the policy reads estimates, so the run made them
@@ -40,13 +38,12 @@ struct PreparedRun {
 
 // A run's plugins, built once from its configuration before its workload is read, each from its
 // own keys (which it checks): the policy, the model features that are on (each registered
-// feature, io/feature_registry.h), the failure and network models, and every key
+// feature, io/feature_registry.h), the failure model, and every key
 // with the value in force. What needs the workload (a feature's rewrite, the estimates)
 // make_simulation adds. A run's plugins serve one Simulation: a run replayed again builds them
 // again.
 struct RunPlugins {
   std::unique_ptr<Policy> policy;
-  std::optional<NetworkModel> network;  // set when network.slowdown is on
   std::optional<FailureModel> failures;
   std::vector<std::unique_ptr<Feature>> features;  // the registered features that are on (io/feature_registry.h)
   std::vector<std::pair<std::string, std::string>> described;

@@ -4,7 +4,6 @@
 #include "app/make_simulation.h"
 #include "io/failure_keys.h"
 #include "io/feature_registry.h"
-#include "io/network_keys.h"
 #include "workloads/estimates.h"
 #include "workloads/trace_cache.h"
 
@@ -26,9 +25,6 @@ std::vector<KeySection> plugin_key_sections() {
   make_estimates(Workload{}, estimates, 0);
   out.push_back(
       {"estimate", "Run-time estimates (estimate.*), seen by policies instead of true run times", estimates.docs()});
-  Params network("network", {});
-  read_network_settings(network, true);
-  out.push_back({"network", "Network model (network.*): how placement slows multi-node jobs", network.docs()});
   for (const FeatureEntry& e : feature_table()) {  // the model features, as registered
     Params keys(std::string(e.name), {});
     e.make(keys, FeatureSetup{});

@@ -45,11 +45,10 @@ struct RunConfig {
   std::string outputs = "jobs,timeseries,summary,waste,run_json,evaluations,users,training,console";
   bool eval_decoupled = false;           // eval: coupled (as traced) or decoupled (features/evaluation.h)
 
-  // Values under policy.* (but policy.name), estimate.* and network.*, read by the policy, the
-  // estimate model and the network model through Params: each knows its own keys.
+  // Values under policy.* (but policy.name) and estimate.*, read by the policy and the estimate
+  // model through Params: each knows its own keys.
   std::vector<YamlValue> policy_params;
   std::vector<YamlValue> estimate_params;
-  std::vector<YamlValue> network_params;  // network.*: the slowdown model
   std::vector<YamlValue> failure_params;  // failures.*: injected failures (sim/failures.h)
   // <name>.* of each registered model feature (io/feature_registry.h), by its name: launch.*
   std::map<std::string, std::vector<YamlValue>, std::less<>> feature_params;

@@ -25,6 +25,11 @@ const YamlValue* Params::find(std::string_view key) {
   return found;
 }
 
+void Params::unrecord(std::string_view key) {
+  const std::string full = prefix_ + "." + std::string(key);
+  std::erase_if(resolved_, [&](const auto& kv) { return kv.first == full; });
+}
+
 void Params::record(std::string_view key, std::string fallback, std::string_view doc, std::string value) {
   const std::string full = prefix_ + "." + std::string(key);
   docs_.push_back({full, std::move(fallback), std::string(doc)});

@@ -63,6 +63,9 @@ class Params {
   };
   const std::vector<Doc>& docs() const { return docs_; }
   const std::vector<std::pair<std::string, std::string>>& resolved() const { return resolved_; }
+  // Leaves `key` out of resolved() (still read and documented): a key that changes nothing while
+  // another is off, left out of the outputs so that they stay as they were before it existed.
+  void unrecord(std::string_view key);
 
  private:
   const YamlValue* find(std::string_view key);

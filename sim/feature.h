@@ -1,5 +1,5 @@
 // The model-feature contract: a part of the model a run may have or not (a launch latency, slow
-// nodes, capacity changes, power and energy; later failures, the network), in one module of its
+// nodes, capacity changes, power and energy, the network; later failures), in one module of its
 // own under features/.
 //
 // A feature owns its state and reads its own keys (io/feature_registry.h registers it; its factory
@@ -55,6 +55,13 @@
 //    hold_ended(job, gpus, held): it gave them back after `held`; wasted(job, cause, gpu_seconds):
 //    GPU-time of the job was counted as wasted (the cause says whether its GPUs sat idle or lost
 //    compute they did), after its run_released when the run stopped.
+//  - The runs' routes over the network [kRouted], for the network model: run_joined(job, request,
+//    leaves_spanned): a run was placed now on nodes spanning `leaves_spanned` leaf switches; the
+//    feature gives its network factor (FeatureControl::set_network_factor, first of all) and,
+//    sharing links, the factors of the other runs it slows; run_left(job): the run stops, before
+//    its resources are given back; switch_down(sw) and switch_up(fault): a switch struck by a
+//    failure goes down as a network fault, returned for its end (none: the feature keeps no
+//    routes, nothing done).
 //
 // Before the Simulation is made, the run builder calls shape(cluster) of every feature: the
 // cluster the run is built on (nodes a feature adds, nodes it reserves for some job types); then
@@ -124,6 +131,12 @@ class FeatureControl {
   // started from now on (a power cap): a job's rate is multiplied by it, so the core retimes each
   // running job when it changes. 1 until a feature sets it. O(running jobs) when it changes.
   virtual void set_clock(double clock) = 0;
+  // The network's factor of `job`'s run from now (the rates multiply: its rate is divided by it),
+  // set by the network feature; 1 until set. The run being placed (run_joined) takes it at once;
+  // another running job is retimed with `retime`, else keeps its end until its next change.
+  virtual void set_network_factor(JobId job, double factor, bool retime) = 0;
+  // The placement of a running job.
+  virtual const Placement& placement_of(JobId job) const = 0;
   // The share of the compute of each run of a job of type `t` during which its GPUs sit idle (a
   // job's own JobProfile::idle_share, when not 0, takes its place): wasted, cause eval_idle. 0 until
   // a feature sets it; set it in begin().
@@ -144,6 +157,7 @@ struct FeatureRun {
 };
 
 class Feature;
+class LinkSharing;
 class PowerMeter;
 
 // A column a feature adds to timeseries.csv: its name and meaning (Markdown, configs/README.md's
@@ -171,6 +185,7 @@ class Feature {
     kStepping = 1u << 5,
     kEnded = 1u << 6,
     kHeld = 1u << 7,
+    kRouted = 1u << 8,
   };
   // A run's pace: its rate is divided by `factor` from now until `next`; or the run stops now.
   enum class Stop : std::uint8_t { None, Evict, Replace };
@@ -205,10 +220,17 @@ class Feature {
   virtual void hold_began(JobId, std::int64_t /*gpus*/) {}
   virtual void hold_ended(JobId, std::int64_t /*gpus*/, Time /*held*/) {}
   virtual void wasted(JobId, WasteCause, std::int64_t /*gpu_seconds*/) {}
+  virtual void run_joined(JobId, const JobRequest&, int /*leaves_spanned*/) {}
+  virtual void run_left(JobId) {}
+  virtual std::optional<std::size_t> switch_down(int /*sw*/) { return std::nullopt; }
+  virtual void switch_up(std::size_t /*fault*/) {}
   virtual void check_conservation() const {}
 
   // The cluster the run is built on, as the feature changes it (before the Simulation is made).
   virtual void shape(ClusterSpec&) const {}
+  // The topology of the run's cluster, when the feature is added to its Simulation (before the
+  // first step): a feature that names switches or links finds them, or throws InputError.
+  virtual void attached(const Topology&) {}
   // The workload the run replays instead of `workload`, if the feature rewrites it (before the
   // Simulation is made); none from most.
   virtual std::optional<Workload> rewrite(const Workload& /*workload*/) { return std::nullopt; }
@@ -223,6 +245,9 @@ class Feature {
   virtual const JobSlownessSource* slowness() const { return nullptr; }
   // The run's energy for the outputs (the power feature's), valid while the feature lives; null: none.
   virtual const PowerMeter* power_meter() const { return nullptr; }
+  // The link loads for the outputs (the network feature's with contention: links.csv and
+  // timeseries.csv's link columns), complete once the run ended; null: none.
+  virtual const LinkSharing* link_loads() const { return nullptr; }
   // The run's evaluations for the outputs (the evaluation feature's, when evaluations.csv is
   // written), complete once the run ended; null: none.
   virtual const EvaluationIndex* evaluations() const { return nullptr; }
@@ -234,6 +259,11 @@ class Feature {
 inline const PowerMeter* power_meter_of(const std::vector<const Feature*>& features) {
   for (const Feature* f : features)
     if (const PowerMeter* m = f->power_meter()) return m;
+  return nullptr;
+}
+inline const LinkSharing* link_loads_of(const std::vector<const Feature*>& features) {
+  for (const Feature* f : features)
+    if (const LinkSharing* l = f->link_loads()) return l;
   return nullptr;
 }
 inline const EvaluationIndex* evaluations_of(const std::vector<const Feature*>& features) {

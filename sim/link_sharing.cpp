@@ -21,12 +21,13 @@ constexpr LinkTier kTierOf[] = {LinkTier::Nic, LinkTier::LeafUplink, LinkTier::P
 
 bool LinkSharing::same(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
 
-LinkSharing::LinkSharing(const Topology& topology, Time interval)
-    : interval_(std::max<std::int64_t>(interval.sec(), 1)),
-      capacity_(static_cast<std::size_t>(topology.link_count())),
-      demand_(capacity_.size(), 0.0),
-      tier_(capacity_.size()),
-      jobs_on_(capacity_.size()) {
+LinkSharing::LinkSharing(const Topology& topology, Time interval) : LinkSharing(interval) { open(topology); }
+
+void LinkSharing::open(const Topology& topology) {
+  capacity_.assign(static_cast<std::size_t>(topology.link_count()), 0.0);
+  demand_.assign(capacity_.size(), 0.0);
+  tier_.assign(capacity_.size(), 0);
+  jobs_on_.assign(capacity_.size(), {});
   for (int l = 0; l < topology.link_count(); ++l) {
     capacity_[static_cast<std::size_t>(l)] = topology.link_gbps(l);
     const std::size_t t = tier_index(topology.link_tier(l));

@@ -18,6 +18,7 @@
 // them) per change; O(links of the three tiers) at each interval boundary.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -44,6 +45,9 @@ class LinkSharing {
  public:
   // Rows are kept for intervals of `interval`, from the first advance.
   LinkSharing(const Topology& topology, Time interval);
+  // The same, its links taken from a topology by open() before anything else is asked of it.
+  explicit LinkSharing(Time interval) : interval_(std::max<std::int64_t>(interval.sec(), 1)) {}
+  void open(const Topology& topology);
 
   // Adds a started job's route, each share carrying `per_node_gbps`. Appends to `changed` every
   // other job whose starvation changed (in no particular order; may repeat).

@@ -28,7 +28,7 @@
 
 namespace acme {
 
-// The keys network.* (read by io/network_keys.h), by job type where they are tables.
+// The keys network.* (read by features/network.h), by job type where they are tables.
 struct NetworkSettings {
   bool slowdown = true;  // whether multi-node jobs slow down by placement at all
   std::array<double, kJobTypeCount> comm_share{};  // share of the job's time spent communicating

@@ -36,6 +36,7 @@ struct RunProgress {
 struct CurrentRun {
   Time started;    // start of the current run (of the recovery, once it failed)
   double slowdown = 1.0;
+  double net = 1.0;  // the network's factor of the run (FeatureControl::set_network_factor)
   std::int32_t launch_s = 0;  // from placement until it runs (SchedulingPass::try_start)
   std::int32_t fails_after_s = -1;  // when its drawn failure strikes, after `started`; -1: none
   // With features that pace runs (Feature::kPaced): the product of their factors now, the

@@ -140,9 +140,7 @@ bool Simulation::step() {
   if (!t) return false;
   now_ = *t;
   if (!began_) begin_features();
-  if (!changes_scheduled_ && sharing_) schedule_changes();
   for (Feature* f : on_stepping_) f->stepping(now_);
-  if (sharing_) sharing_->advance(now_);
   allocated_integral_ += std::int64_t{cluster_.allocated_gpus()} * (now_ - last_change_).sec();
   last_change_ = now_;
 
@@ -167,7 +165,6 @@ bool Simulation::step() {
   for (Feature* f : on_stepped_) f->stepped(now_);
   if (done())
     for (Feature* f : on_ended_) f->ended(now_);
-  if (sharing_ && done()) sharing_->close(now_);
   if (!ended_sinks_.empty()) note_ended_prefix();
   return true;
 }
@@ -194,7 +191,7 @@ bool Simulation::handle(const Event& e) {
       return true;
     case EventKind::Release: release(e.job); return true;
     case EventKind::Wake: return true;  // the pass is what was asked for
-    case EventKind::NetworkChange: change_network(e.job, e.tag == 1); return true;
+    case EventKind::NetworkChange: switch_up(e.job); return true;
     case EventKind::FeatureTimed: on_timed_[e.tag]->timed(e.job); return true;
     case EventKind::PaceChange:
       if (!current(e.tag)) return false;
@@ -292,9 +289,12 @@ void Simulation::start_run(JobId job) {
   // Held in 16 bits; no real job spans more than 32,767 leaf switches, and the slowdown model
   // saturates long before.
   o.leaves_spanned = static_cast<std::int16_t>(std::min(cluster_.leaves_spanned(placement_of(job)), 32767));
-  cur.slowdown = (network_ ? network_->slowdown(request, o.leaves_spanned) : 1.0) / clock_;
+  cur.net = 1.0;
+  cur.slowdown = cur.net / clock_;
   o.slowdown = static_cast<float>(cur.slowdown);
-  if (sharing_ && request.node_num > 1) join_network(job);
+  starting_ = job;  // the network's factor, then (sharing links) those of the runs it slows
+  for (Feature* f : on_routed_) f->run_joined(job, request, o.leaves_spanned);
+  starting_ = ~JobId{0};
   if (!on_paced_.empty()) {
     start_pace(job, run.starts - 1);
     o.slowdown = static_cast<float>(cur.slowdown);
@@ -329,7 +329,7 @@ void Simulation::free_slot(JobId job) {
 }
 
 void Simulation::stop_run(JobId job) {
-  if (sharing_) leave_network(job);
+  for (Feature* f : on_routed_) f->run_left(job);
   if (storage_) leave_storage(job);
   cluster_.release(placement_of(job));
   if (cordons_) retire_drained(placement_of(job));  // all of it: the request's GPUs

@@ -43,12 +43,12 @@
 //    job is retimed as under contention, its slowness wasted (straggler) when the run stops; one may
 //    stop the run (evict: from its last checkpoint, queued again or at once on its placement).
 //  - A policy may ask for a pass at a later time (EventKind::Wake): its backfill cycle.
-//  - With a network model (set_network), a multi-node job runs slower by its slowdown. With
-//    contention on, that comes from its route over the topology graph and the links it shares
-//    (sim/link_sharing.h): whenever a job on one of its links starts or stops, its rate changes
-//    from then on and its end moves; what it computed so far is kept. Scheduled network faults
-//    take switches or links down for a while: routes move to what is left, and nodes left with
-//    no path stop their jobs as a failed node does and stay down until the fault ends. A failure
+//  - With the network feature (features/network.h), a multi-node job runs slower by its slowdown.
+//    With contention on, that comes from its route over the topology graph and the links it
+//    shares (sim/link_sharing.h): whenever a job on one of its links starts or stops, its rate
+//    changes from then on and its end moves; what it computed so far is kept. Scheduled network
+//    faults take switches or links down for a while: routes move to what is left, and nodes left
+//    with no path stop their jobs as a failed node does and stay down until the fault ends. A failure
 //    drawn at a start strikes at its drawn time whatever the rate; a run stretched past its
 //    drawn length draws no more.
 //
@@ -68,8 +68,6 @@
 #include "sim/event_queue.h"
 #include "sim/failures.h"
 #include "sim/feature.h"
-#include "sim/link_sharing.h"
-#include "sim/network.h"
 #include "sim/outcome.h"
 #include "sim/policy.h"
 #include "sim/run_state.h"
@@ -92,10 +90,6 @@ class Simulation {
   void add_sink(Sink& sink);
   // How jobs are placed (default first fit). Set before the first step.
   void set_placement(PlacementStrategy strategy) { placement_ = strategy; }
-  // Multi-node jobs run slower by the model's slowdown (default: none). Not owned; must outlive
-  // the Simulation. Set before the first step. With contention, link loads are kept per
-  // `link_interval`. Throws InputError for a fault naming no switch or link of the topology.
-  void set_network(const NetworkModel* network, Time link_interval = Time::hours(1));
   // The rest of the workload comes from `feed`, which appends to `workload` (the Simulation's own):
   // whenever fewer than kFedAhead jobs are known and not yet released, the Simulation asks it
   // for more, so a run sees the same facts as with every job there from the start. Not owned;
@@ -129,8 +123,6 @@ class Simulation {
   std::uint64_t jobs_ended() const { return ended_; }
   const Cluster& cluster() const { return cluster_; }
   const Topology& topology() const { return topology_; }
-  // The link loads (null without contention); their rows are complete once done().
-  const LinkSharing* link_sharing() const { return sharing_.get(); }
   const std::vector<JobOutcome>& outcomes() const { return outcomes_; }
   // What the outputs read of the jobs beside their outcomes; stays after free_run_state.
   JobReports job_reports() const { return {{first_launches_}, {slowness_}, training_.get()}; }
@@ -226,24 +218,20 @@ class Simulation {
     if (gpu_seconds != 0) charge_waste(job, cause, gpu_seconds);
   }
   void charge_waste(JobId job, WasteCause cause, std::int64_t gpu_seconds);
-  // Contention: a started multi-node job's route joins the shared links; a stopped one's leaves.
-  // Either retimes the jobs whose starvation changed.
-  void join_network(JobId job);
-  void leave_network(JobId job);
-  void retime_changed();
+  // The network's factor of a run (FeatureControl::set_network_factor): the run being placed takes
+  // it at once; another running one is retimed with `retime`.
+  void set_network_factor(JobId job, double factor, bool retime);
+  // A switch struck by a failure goes down as a network fault, and comes back (Feature::kRouted).
+  std::optional<std::size_t> switch_down(int sw);
+  void switch_up(std::size_t fault);
   void retime(JobId job, double slowdown);  // its rate changed now (contention, the power cap): its end moves
   void move_end(JobId job, double slowdown);  // its end as things stand now, at `slowdown` from now
-  // A running job's slowdown before the power cap: the network model's for its placement (and,
-  // with contention, its links now), 1 without one.
-  double network_slowdown(JobId job) const;
   double work_done(JobId job, Time compute) const;  // full-speed s of work once the run computed `compute`
   // Seconds a run holds its resources to compute `compute`: its launch, restart overhead and
   // checkpoint stalls included.
   Time held_for(JobId job, Time compute) const;
   // Every running job's GPUs run at clock fraction `clock` from now (FeatureControl::set_clock).
   void set_clock(double clock);
-  // Puts the starts and ends of network faults in the event queue (at the first step).
-  void schedule_changes();
   // Features' holds of nodes (FeatureControl::hold, release; sim/simulation_holds.cpp).
   void hold_nodes(const std::vector<int>& nodes, FeatureControl::Vacate how);
   void release_nodes(const std::vector<int>& nodes);
@@ -254,13 +242,6 @@ class Simulation {
   // The jobs running on, or recovering while holding part of, `nodes` (sorted), by submit time,
   // then identity (Workload::keys), then JobId: the same order in any row order of the trace.
   std::vector<JobId> jobs_on(const std::vector<int>& nodes) const;
-  // Network fault `fault` starts (down) or ends.
-  void change_network(std::size_t fault, bool down);
-  // Takes switch `sw` down now as a new network fault; returns the fault's index (its end is the
-  // caller's to schedule).
-  std::size_t start_network_fault(int sw);
-  // The route of running `job` over the links up now, into route_.
-  void route_of(JobId job);
   // Stops every job on `down` (sorted) as their failure does and takes the nodes down, until
   // `repaired_at` (a NodeUp each), or, cut off from the network, until a path is back.
   void take_nodes_down(const std::vector<int>& down, std::optional<Time> repaired_at);
@@ -284,20 +265,9 @@ class Simulation {
   std::unique_ptr<Policy> policy_;
   ReplayMode replay_;
   PlacementStrategy placement_ = PlacementStrategy::FirstFit;
-  const NetworkModel* network_ = nullptr;
-  std::unique_ptr<LinkSharing> sharing_;  // set with contention
-  NetworkHealth health_;
-  // [fault]: the links it takes down: network.faults', then leaf switches struck by failures.
-  std::vector<std::vector<int>> fault_links_;
-  std::vector<int> link_faults_;               // [link]: faults holding it down now
-  bool changes_scheduled_ = false;
   double clock_ = 1.0;         // clock fraction of every running job (a power cap's: set_clock)
   std::vector<std::uint8_t> held_down_;  // [node]: features' holds keeping it down (empty: none ever)
   bool cordons_ = false;                  // a node was ever cordoned (drained): retire_drained at each stop
-  std::vector<std::uint8_t> cut_off_;          // [node]: no path to the network now
-  std::vector<LinkShare> route_;               // scratch
-  std::vector<int> route_nodes_;               // scratch
-  std::vector<JobId> changed_;                 // jobs whose starvation changed
   // Saves through shared storage (sim/simulation_saves.cpp): the writes in flight, where each
   // checkpointing run is in its saves (kept until it starts again or ends), writes whose end moved.
   std::unique_ptr<StorageSharing> storage_;
@@ -394,7 +364,9 @@ class Simulation {
   class Control;  // a feature's FeatureControl (sim/simulation_features.cpp)
   std::vector<std::unique_ptr<FeatureControl>> controls_;  // [feature]; outlived by the features
   std::vector<std::unique_ptr<Feature>> features_;
-  std::vector<Feature*> on_placed_, on_jobs_added_, on_paced_, on_timed_, on_stepped_, on_stepping_, on_ended_, on_held_;
+  std::vector<Feature*> on_placed_, on_jobs_added_, on_paced_, on_timed_, on_stepped_, on_stepping_, on_ended_, on_held_,
+      on_routed_;
+  JobId starting_ = ~JobId{0};  // the job start_run is placing, while the features hear of it
   std::uint32_t causes_listed_ = kCoreWasteCauses;  // the core's causes of waste and the features'
   WasteCause pace_cause_ = WasteCause::Straggler;    // what the slowness of a paced run wastes
   // Paced runs (sim/simulation_pace.cpp): a run starts with the features' pace (its wall not yet
@@ -408,7 +380,7 @@ class Simulation {
   // A feature stops the run (Feature::Stop, sim/feature.h): the job is queued, or runs again at once.
   void evict(JobId job, bool replace);
   // The slowdown of a running job now: the network's, the power cap's and the features' pace.
-  double slowdown_now(JobId job) const { return network_slowdown(job) / clock_ * current(job).pace; }
+  double slowdown_now(JobId job) const { return current(job).net / clock_ * current(job).pace; }
   const FirstLaunchSource* first_launches_ = nullptr;  // a feature's, if one gives them
   const JobSlownessSource* slowness_ = nullptr;        // a feature's, if one gives them
   bool began_ = false;                                 // the features' begin() was called

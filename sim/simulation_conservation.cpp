@@ -45,8 +45,6 @@ Conservation Simulation::check_conservation() const {
     throw std::logic_error("conservation: " + std::to_string(cluster_.allocated_cpus()) +
                            " CPU cores still allocated at the end of the run");
   for (const auto& f : features_) f->check_conservation();
-  if (sharing_ && !sharing_->carries_nothing())
-    throw std::logic_error("conservation: network links still carry jobs' traffic at the end of the run");
   std::int64_t wasted_causes = 0;
   for (auto w : wasted_) wasted_causes += w;
   if (wasted_jobs != wasted_causes || wasted_jobs > c.job_gpu_seconds)

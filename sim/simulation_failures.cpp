@@ -75,10 +75,9 @@ void Simulation::fail(JobId job, FailureDomain domain) {
   const Struck hit = struck(job, domain);
   stop_failed(job, hit.nodes);
   take_nodes_down(hit.nodes, now_ + failures_->repair());
-  if (sharing_ && hit.leaf_switch) {  // with contention, the switch is down too: routes move off it
-    const std::size_t fault = start_network_fault(*hit.leaf_switch);
-    events_.push(now_ + failures_->repair(), EventKind::NetworkChange, static_cast<JobId>(fault), 0);
-  }
+  if (!hit.leaf_switch) return;
+  if (const auto fault = switch_down(*hit.leaf_switch))  // with contention, the switch is down too: routes move off it
+    events_.push(now_ + failures_->repair(), EventKind::NetworkChange, static_cast<JobId>(*fault), 0);
 }
 
 std::vector<JobId> Simulation::jobs_on(const std::vector<int>& nodes) const {
@@ -135,7 +134,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   if (!on_paced_.empty()) stop_pace(job, s.compute, s.saved);
   note_training_run(job, s, s.compute - s.saved);
   const auto kept = static_cast<std::int64_t>(work_done(job, s.saved));
-  if (sharing_) leave_network(job);
+  for (Feature* f : on_routed_) f->run_left(job);
   if (storage_) leave_storage(job);
   c.retimed = false;
   account_run(job);

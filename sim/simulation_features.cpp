@@ -21,11 +21,12 @@ class Simulation::Control final : public FeatureControl {
   }
   void hold(const std::vector<int>& nodes, Vacate how) override { sim_.hold_nodes(nodes, how); }
   void release(const std::vector<int>& nodes) override { sim_.release_nodes(nodes); }
-  std::optional<std::size_t> take_switch_down(int sw) override {
-    if (!sim_.sharing_) return std::nullopt;
-    return sim_.start_network_fault(sw);
+  std::optional<std::size_t> take_switch_down(int sw) override { return sim_.switch_down(sw); }
+  void bring_switch_up(std::size_t fault) override { sim_.switch_up(fault); }
+  void set_network_factor(JobId job, double factor, bool retime) override {
+    sim_.set_network_factor(job, factor, retime);
   }
-  void bring_switch_up(std::size_t fault) override { sim_.change_network(fault, false); }
+  const Placement& placement_of(JobId job) const override { return sim_.placement_of(job); }
   void set_clock(double clock) override { sim_.set_clock(clock); }
   void set_idle_share(JobType t, double share) override { sim_.idle_share_[static_cast<std::size_t>(t)] = share; }
 
@@ -37,6 +38,7 @@ class Simulation::Control final : public FeatureControl {
 void Simulation::add_feature(std::unique_ptr<Feature> feature) {
   if (began_) throw std::logic_error("Simulation::add_feature after the first step");
   Feature* f = feature.get();
+  f->attached(topology_);
   const unsigned hooks = f->hooks();
   if (hooks & Feature::kPlaced) on_placed_.push_back(f);
   if (hooks & Feature::kJobsAdded) on_jobs_added_.push_back(f);
@@ -45,6 +47,7 @@ void Simulation::add_feature(std::unique_ptr<Feature> feature) {
   if (hooks & Feature::kStepping) on_stepping_.push_back(f);
   if (hooks & Feature::kEnded) on_ended_.push_back(f);
   if (hooks & Feature::kHeld) on_held_.push_back(f);
+  if (hooks & Feature::kRouted) on_routed_.push_back(f);
   if (hooks & Feature::kPaced) {
     on_paced_.push_back(f);
     if (f->waste_causes() == 0) throw std::logic_error("a feature that paces runs names no cause of waste");
@@ -64,6 +67,27 @@ void Simulation::begin_features() {
     controls_.push_back(std::make_unique<Control>(*this, has ? std::optional(timed++) : std::nullopt));
     f->begin({workload_, growth_, feed_ ? status_.capacity() : workload_.size(), *controls_.back()});
   }
+}
+
+void Simulation::set_network_factor(JobId job, double factor, bool retime) {
+  CurrentRun& c = current(job);
+  c.net = factor;
+  if (job == starting_) {  // being placed: its rate from the start
+    c.slowdown = factor / clock_;
+    outcomes_[job].slowdown = static_cast<float>(c.slowdown);
+  } else if (retime && status_[job] == Status::Running) {
+    this->retime(job, slowdown_now(job));
+  }
+}
+
+std::optional<std::size_t> Simulation::switch_down(int sw) {
+  for (Feature* f : on_routed_)
+    if (const auto fault = f->switch_down(sw)) return fault;
+  return std::nullopt;
+}
+
+void Simulation::switch_up(std::size_t fault) {
+  for (Feature* f : on_routed_) f->switch_up(fault);
 }
 
 void Simulation::set_clock(double clock) {

@@ -39,7 +39,6 @@ void Simulation::maybe_bring_up(int node) {
   const auto n = static_cast<std::size_t>(node);
   if (!cluster_.is_down(node)) return;
   if (!node_up_at_.empty() && now_ < node_up_at_[n]) return;  // its repair is not over
-  if (!cut_off_.empty() && cut_off_[n]) return;
   if (!held_down_.empty() && held_down_[n] > 0) return;
   cluster_.bring_up(node);
 }

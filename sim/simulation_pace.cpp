@@ -77,7 +77,7 @@ void Simulation::evict(JobId job, bool replace) {
   const auto kept = static_cast<std::int64_t>(work_done(job, s.saved));
   c.retimed = false;
   if (replace) {  // it keeps its resources: only its run stops
-    if (sharing_) leave_network(job);
+    for (Feature* f : on_routed_) f->run_left(job);
     if (storage_) leave_storage(job);
     account_run(job);
   } else {

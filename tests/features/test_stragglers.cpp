@@ -9,7 +9,7 @@
 #include "features/stragglers.h"
 #include "harness.h"
 #include "app/app.h"
-#include "io/network_keys.h"
+#include "features/network.h"
 #include "sim/network.h"
 
 namespace acme::test {
@@ -86,9 +86,8 @@ TEST_CASE("Stragglers: the slowness multiplies the network's slowdown", "[stragg
   std::vector<YamlValue> values{yaml_override("network.comm_share.Pretrain=1"), yaml_override("network.leaf_penalty=0.2"),
                                 yaml_override("network.need_gbps.Pretrain=0")};
   Params p("network", values);
-  const NetworkModel net(spec, read_network_settings(p, true));
   Simulation sim(w, spec, make_policy("fifo"), ReplayMode::Policy);
-  sim.set_network(&net);
+  sim.add_feature(network_feature(read_network_settings(p, true), spec, Time::hours(1)));
   sim.add_feature(std::make_unique<FixedEpisode>(100, 300, 1.1));
   sim.run();
   const Conservation c = sim.check_conservation();

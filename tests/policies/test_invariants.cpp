@@ -29,7 +29,7 @@
 #include "sim/random.h"
 #include "app/sweep.h"
 #include "io/failure_keys.h"
-#include "io/network_keys.h"
+#include "features/network.h"
 
 namespace acme::test {
 namespace {
@@ -183,7 +183,9 @@ TEST_CASE("Random workloads through every policy keep every invariant, and rerun
       const RunReport a = execute_run(config, cluster, w, dir / "a", false);
       execute_run(config, cluster, w, dir / "b", false);
       CHECK(a.conservation.ended == w.size());
-      const bool contention = std::any_of(config.network_params.begin(), config.network_params.end(),
+      const auto network = config.feature_params.find("network");
+      const bool contention = network != config.feature_params.end() &&
+                              std::any_of(network->second.begin(), network->second.end(),
                                           [](const YamlValue& v) { return v.key() == "network.contention"; });
       REQUIRE(files_under(dir / "a").size() == (contention ? 7u : 6u));  // links.csv with contention
       REQUIRE(first_difference(dir / "a", dir / "b") == "");

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
-#include "io/network_keys.h"
+#include "features/network.h"
 #include "sim/link_sharing.h"
 #include "sim/network.h"
 #include "sim/topology.h"
@@ -41,9 +41,8 @@ Workload pretrain_trace(const std::vector<std::tuple<int, int, int, int>>& jobs)
 
 // Runs `w` under fifo with the network model `net` (first fit) and returns the outcomes.
 std::vector<JobOutcome> run(const Workload& w, const ClusterSpec& spec, const NetworkSettings& net) {
-  const NetworkModel model(spec, net);
   Simulation sim(w, spec, make_policy("fifo"), ReplayMode::Policy);
-  sim.set_network(&model);
+  sim.add_feature(network_feature(net, spec, Time::hours(1)));
   sim.run();
   sim.check_conservation();
   return sim.outcomes();

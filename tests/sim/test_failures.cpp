@@ -6,7 +6,7 @@
 
 #include "harness.h"
 #include "sim/failure_fixtures.h"
-#include "io/network_keys.h"
+#include "features/network.h"
 #include "sim/failures.h"
 #include "io/failure_keys.h"
 
@@ -372,9 +372,8 @@ TEST_CASE("A leaf switch failure in a rail-optimized fabric cuts no node off: on
   cluster.fabric = Fabric::RailOptimized;
   cluster.nics_per_node = 2;
   Params net("network", {yaml_override("network.contention=true")});
-  const NetworkModel network(cluster, read_network_settings(net, true));
   Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
-  sim.set_network(&network);
+  sim.add_feature(network_feature(read_network_settings(net, true), cluster, Time::hours(1)));
   sim.set_failures(&m);
   sim.run_until(failure.after);
   REQUIRE(sim.outcomes()[a].failures == 1);

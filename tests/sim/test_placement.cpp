@@ -4,7 +4,7 @@
 
 #include "harness.h"
 #include "sim/network.h"
-#include "io/network_keys.h"
+#include "features/network.h"
 
 namespace acme::test {
 namespace {
@@ -81,9 +81,8 @@ TEST_CASE("A slowed job holds its GPUs longer and a suspended one keeps work at 
   spec.nodes_per_leaf = 1;  // j2's two nodes span two leaves
   spec.oversubscription = 2;
   Params defaults("network", {});
-  const NetworkModel network(spec, read_network_settings(defaults, true));
   Simulation sim(w, spec, make_policy("fifo"), ReplayMode::Policy);
-  sim.set_network(&network);
+  sim.add_feature(network_feature(read_network_settings(defaults, true), spec, Time::hours(1)));
   sim.run();
   sim.check_conservation();
   const JobOutcome& j2 = sim.outcomes()[1];
