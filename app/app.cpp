@@ -34,7 +34,7 @@
 #include "workloads/synthetic_stream.h"
 #include "workloads/trace_schema.h"
 #include "io/cluster_file.h"
-#include "io/failure_keys.h"
+#include "features/failures.h"
 
 namespace acme {
 

@@ -11,7 +11,7 @@
 #include "app/app.h"
 #include "sim/error.h"
 #include "sim/log.h"
-#include "io/failure_keys.h"
+#include "features/failures.h"
 #include "io/feature_registry.h"
 #include "features/network.h"
 #include "workloads/estimates.h"

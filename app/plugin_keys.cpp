@@ -2,7 +2,7 @@
 
 #include "policies/registry.h"
 #include "app/make_simulation.h"
-#include "io/failure_keys.h"
+#include "features/failures.h"
 #include "io/feature_registry.h"
 #include "workloads/estimates.h"
 #include "workloads/trace_cache.h"

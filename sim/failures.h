@@ -122,7 +122,7 @@ struct FailureSettings {
 
 class FailureModel {
  public:
-  // The model of `settings` (read by io/failure_keys.h: load_failure_model). enabled() is
+  // The model of `settings` (read by features/failures.h: load_failure_model). enabled() is
   // false unless settings.enabled.
   explicit FailureModel(FailureSettings settings);
   bool enabled() const { return enabled_; }

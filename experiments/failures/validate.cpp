@@ -41,7 +41,7 @@
 #include "io/yaml_util.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
-#include "io/failure_keys.h"
+#include "features/failures.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 
 #include "harness.h"
 #include "app/app.h"
-#include "io/failure_keys.h"
+#include "features/failures.h"
 #include "sim/random.h"
 
 namespace acme::test {

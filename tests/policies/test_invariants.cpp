@@ -28,7 +28,7 @@
 #include "sim/network.h"
 #include "sim/random.h"
 #include "app/sweep.h"
-#include "io/failure_keys.h"
+#include "features/failures.h"
 #include "features/network.h"
 
 namespace acme::test {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "harness.h"
-#include "io/failure_keys.h"
+#include "features/failures.h"
 #include "sim/failures.h"
 
 namespace acme::test {

@@ -8,7 +8,7 @@
 #include "sim/failure_fixtures.h"
 #include "features/network.h"
 #include "sim/failures.h"
-#include "io/failure_keys.h"
+#include "features/failures.h"
 
 namespace acme::test {
 

@@ -1,4 +1,4 @@
-#include "io/failure_keys.h"
+#include "features/failures.h"
 
 #include <algorithm>
 #include <array>
