@@ -34,7 +34,6 @@
 #include "workloads/synthetic_stream.h"
 #include "workloads/trace_schema.h"
 #include "io/cluster_file.h"
-#include "features/failures.h"
 
 namespace acme {
 
@@ -228,10 +227,10 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
                               cluster.gpus_per_node,
                               capture,
                               capture ? nullptr : &renames,
-                              link_loads_of(features),
-                              link_loads_of(features) ? &sim.topology() : nullptr,
+                              first_of(features, &Feature::link_loads),
+                              first_of(features, &Feature::link_loads) ? &sim.topology() : nullptr,
                               features,
-                              power_meter_of(features),
+                              first_of(features, &Feature::power_meter),
                               threads_of(config)};
   const std::vector<std::string> sink_names = split_commas(config.outputs);
   if (capture) make_tables(sink_names, *capture);
@@ -247,7 +246,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   report.simulate_s = seconds_since(t1);
   report.conservation = sim.check_conservation();
   sim.free_run_state();
-  if (run->failures)
+  if (first_of(features, &Feature::failure_model))
     log::info("failures injected: {} ({} took a node down)", sim.failures_injected(), sim.nodes_failed());
 
   std::array<std::size_t, kRejectReasons> rejected{};
@@ -262,7 +261,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   const JobReports reports = sim.job_reports();
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),
                          report.conservation, sim.window_gpu_seconds(),
-                         evaluations_of(features), reports.launches, reports.training,
+                         first_of(features, &Feature::evaluations), reports.launches, reports.training,
                          reports.slowness};
   if (capture) {
     finish_captured(sink_names, sinks, record, *capture, threads_of(config));

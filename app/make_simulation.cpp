@@ -11,7 +11,6 @@
 #include "app/app.h"
 #include "sim/error.h"
 #include "sim/log.h"
-#include "features/failures.h"
 #include "io/feature_registry.h"
 #include "features/network.h"
 #include "workloads/estimates.h"
@@ -32,8 +31,6 @@ std::filesystem::path configs_dir() {
       if (std::filesystem::is_directory(dir.parent_path() / "configs")) return dir.parent_path() / "configs";
   return "configs";
 }
-
-std::string default_failure_table() { return (configs_dir() / "failures" / "acme.yaml").string(); }
 
 RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
   RunPlugins p;
@@ -58,11 +55,6 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
                                                                                : network_keys->second);
   const NetworkSettings network = read_network_settings(network_params, config.replay == ReplayMode::Policy);
 
-  // The keys of the families that are on, recorded by their order: the features' by
-  // FeatureEntry::order, failures' (not a feature yet) at the place it always had among them, so
-  // that run.json and summary.csv keep their order.
-  constexpr int kFailuresOrder = 25;  // after stragglers (20), before capacity (30)
-  std::vector<std::pair<int, std::vector<std::pair<std::string, std::string>>>> family_keys;
   const FeatureSetup setup{.replay = config.replay,
                            .seed = config.seed,
                            .threads = threads_of(config),
@@ -72,6 +64,9 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
                            .eval_decoupled = config.eval_decoupled,
                            .outputs = config.outputs,
                            .configs = configs_dir()};
+  // The keys of the features that are on, recorded by FeatureEntry::order (the table's order), so
+  // that run.json and summary.csv keep theirs.
+  std::vector<std::pair<std::string, std::string>> feature_keys;
   for (const FeatureEntry& e : feature_table()) {
     const auto given = config.feature_params.find(e.name);
     Params params(std::string(e.name), given == config.feature_params.end() ? std::vector<YamlValue>{} : given->second);
@@ -79,23 +74,13 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
     params.check_all_used();
     if (!feature) continue;  // off: its keys are not listed, so the outputs stay as they were without it
     p.features.push_back(std::move(feature));
-    family_keys.emplace_back(e.order, params.resolved());
+    feature_keys.insert(feature_keys.end(), params.resolved().begin(), params.resolved().end());
   }
-
-  Params failure_params("failures", config.failure_params);
-  p.failures.emplace(load_failure_model(failure_params, default_failure_table()));
-  p.failures->use_cluster(cluster);
-  failure_params.check_all_used();
-  if (!p.failures->enabled()) p.failures.reset();
 
   p.described = describe(config);
   for (const Params* params : {&policy_params, &estimate_params})
     p.described.insert(p.described.end(), params->resolved().begin(), params->resolved().end());
-  // Listed only when on, so that the outputs of a run without them stay as they were.
-  if (p.failures) family_keys.emplace_back(kFailuresOrder, failure_params.resolved());
-  std::stable_sort(family_keys.begin(), family_keys.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [order, keys] : family_keys) p.described.insert(p.described.end(), keys.begin(), keys.end());
+  p.described.insert(p.described.end(), feature_keys.begin(), feature_keys.end());
   return p;
 }
 
@@ -124,14 +109,12 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   Params estimate_params("estimate", config.estimate_params);
   std::vector<Time> estimates =
       make_estimates(plugins.policy->reads_estimates() ? *run->workload : Workload{}, estimate_params, config.seed);
-  run->failures = std::move(plugins.failures);
   run->estimates_made = !estimates.empty();
   run->described = std::move(plugins.described);
   run->sim = std::make_unique<Simulation>(*run->workload, run->cluster, std::move(plugins.policy), config.replay,
                                           std::move(estimates));
   Simulation& sim = *run->sim;
   sim.set_placement(config.placement);
-  if (run->failures) sim.set_failures(&*run->failures);
   for (auto& feature : plugins.features) sim.add_feature(std::move(feature));
   return run;
 }

@@ -1,6 +1,6 @@
 // The one function that builds a run from its configuration: the policy (greedy under replay:
-// recorded), the placement, the failure model, the model features (a rewrite of the
-// workload by one, as evaluation's decoupling) and the run-time estimates (made only for a policy
+// recorded), the placement, the model features (a rewrite of the workload by one, as
+// evaluation's decoupling) and the run-time estimates (made only for a policy
 // that reads them), wired into a Simulation. The
 // CLI (execute_run), sweeps (through execute_run) and tests (tests/policies/test_invariants.cpp)
 // all build their runs here; sinks and feeds are the caller's.
@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "sim/failures.h"
 #include "io/config.h"
 #include "sim/simulation.h"
 
@@ -23,7 +22,6 @@ namespace acme {
 // unique_ptr.
 struct PreparedRun {
   std::optional<Workload> rewritten;           // the workload as a feature rewrote it (Feature::rewrite), if one did
-  std::optional<FailureModel> failures;        // set when failures.enabled is on
   ClusterSpec cluster;                         // the cluster file's, as the features shape it (Feature::shape)
   bool estimates_made = false;                 // the policy reads estimates, so the run made them
   // Every key of the run with the value in force (resolve_run), for the outputs.
@@ -38,13 +36,11 @@ struct PreparedRun {
 
 // A run's plugins, built once from its configuration before its workload is read, each from its
 // own keys (which it checks): the policy, the model features that are on (each registered
-// feature, io/feature_registry.h), the failure model, and every key
-// with the value in force. What needs the workload (a feature's rewrite, the estimates)
+// feature, io/feature_registry.h), and every key with the value in force. What needs the workload (a feature's rewrite, the estimates)
 // make_simulation adds. A run's plugins serve one Simulation: a run replayed again builds them
 // again.
 struct RunPlugins {
   std::unique_ptr<Policy> policy;
-  std::optional<FailureModel> failures;
   std::vector<std::unique_ptr<Feature>> features;  // the registered features that are on (io/feature_registry.h)
   std::vector<std::pair<std::string, std::string>> described;
 };
@@ -66,8 +62,6 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
 // The shipped configs/ folder: ./configs, else the nearest one up from the executable's folder
 // (build/configs, then configs beside build/, ...), else up from the Python module's.
 std::filesystem::path configs_dir();
-// The failure table a run uses unless failures.table names another: configs/failures/acme.yaml.
-std::string default_failure_table();
 
 // Runs scripts/<script> (beside configs_dir()) with /usr/bin/python3 on `folder`, to draw a
 // command's plots; returns false, with a warning, if python3, the script or matplotlib is missing.

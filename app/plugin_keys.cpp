@@ -2,7 +2,6 @@
 
 #include "policies/registry.h"
 #include "app/make_simulation.h"
-#include "features/failures.h"
 #include "io/feature_registry.h"
 #include "workloads/estimates.h"
 #include "workloads/trace_cache.h"
@@ -25,15 +24,13 @@ std::vector<KeySection> plugin_key_sections() {
   make_estimates(Workload{}, estimates, 0);
   out.push_back(
       {"estimate", "Run-time estimates (estimate.*), seen by policies instead of true run times", estimates.docs()});
+  FeatureSetup listing;  // no cluster: only the keys are read
+  listing.configs = configs_dir();
   for (const FeatureEntry& e : feature_table()) {  // the model features, as registered
     Params keys(std::string(e.name), {});
-    e.make(keys, FeatureSetup{});
+    e.make(keys, listing);
     out.push_back({std::string(e.name), std::string(e.title), keys.docs()});
   }
-  // On, so that the defaults listed are the table's, which a run with failures on uses.
-  Params failures("failures", {yaml_override("failures.enabled=true")});
-  load_failure_model(failures, default_failure_table());
-  out.push_back({"failures", "Injected failures (failures.*)", failures.docs()});
   Params cache("cache", {});
   read_trace_cache_settings(cache);
   out.push_back({"cache", "Parsed-trace cache (cache.*; not recorded: it changes no result)", cache.docs()});

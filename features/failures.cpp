@@ -8,8 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "sim/error.h"
+#include "io/feature_registry.h"
 #include "io/yaml_util.h"
+#include "sim/error.h"
 
 namespace acme {
 namespace {
@@ -189,7 +190,7 @@ CheckpointSettings read_checkpoint_settings(Params& params, const TableFile& t, 
 
 }  // namespace
 
-FailureSettings read_failure_settings(Params& params, const std::string& default_table) {
+FailureSettings read_failure_settings(Params& params, const std::string& default_table, bool table_when_off) {
   FailureSettings s;
   s.enabled = params.flag("enabled", false, "inject failures from the failure table (configs/failures/)");
   s.seed = static_cast<std::uint64_t>(
@@ -213,7 +214,7 @@ FailureSettings read_failure_settings(Params& params, const std::string& default
   for (std::size_t t = 0; t < kJobTypeCount; ++t) s.checkpoints[t] = types[t].value_or(0.0) > 0;
   // Its values are the defaults of the keys below. Off, it is not read (the keys are still known,
   // so that they can be set and checked; a run with failures off records none of them).
-  TableFile t = s.enabled ? read_table(table, recovery) : TableFile{};
+  TableFile t = s.enabled || table_when_off ? read_table(table, recovery) : TableFile{};
   s.reasons = std::move(t.reasons);
   s.per_run = std::move(t.per_run);
   s.population = std::move(t.population);
@@ -227,6 +228,39 @@ FailureSettings read_failure_settings(Params& params, const std::string& default
                              "seconds an infrastructure failure keeps its node down (default: the table file's)");
   s.checkpoint = read_checkpoint_settings(params, t, mode);
   return s;
+}
+
+namespace {
+
+// The failures feature: no hook; the core reads its model (Feature::failure_model).
+class FailuresFeature final : public Feature {
+ public:
+  explicit FailuresFeature(FailureModel model) : model_(std::move(model)) {}
+  unsigned hooks() const override { return 0; }
+  const FailureModel* failure_model() const override { return &model_; }
+
+ private:
+  FailureModel model_;
+};
+
+// Listing its keys (no cluster), the table is read so that the defaults listed are those a run
+// with failures on uses.
+std::unique_ptr<Feature> make_failures(Params& params, const FeatureSetup& setup) {
+  const std::string table = (setup.configs / "failures" / "acme.yaml").string();
+  FailureModel model(read_failure_settings(params, table, !setup.cluster));
+  if (!setup.cluster || !model.enabled()) return nullptr;
+  model.use_cluster(*setup.cluster);
+  return failures_feature(std::move(model));
+}
+
+// Its keys after the slow nodes' (20) and before capacity's (30), where run.json has listed them.
+const FeatureRegistrar kFailures({"failures", "Injected failures (failures.*)", make_failures, 25});
+
+}  // namespace
+
+std::unique_ptr<Feature> failures_feature(FailureModel model) {
+  if (!model.enabled()) return nullptr;
+  return std::make_unique<FailuresFeature>(std::move(model));
 }
 
 }  // namespace acme

@@ -204,7 +204,6 @@ RunConfig make_run_config(const std::vector<YamlValue>& given) {
     if (v.key().rfind("policy.", 0) == 0 && v.key() != "policy.name") c.policy_params.push_back(v);
     else if (v.key().rfind("estimate.", 0) == 0) c.estimate_params.push_back(v);
     else if (const FeatureEntry* f = feature_of_key(v.key())) c.feature_params[std::string(f->name)].push_back(v);
-    else if (v.key().rfind("failures.", 0) == 0) c.failure_params.push_back(v);
     else if (v.key().rfind("cache.", 0) == 0) c.cache_params.push_back(v);
     else own.push_back(v);
   }

@@ -49,7 +49,6 @@ struct RunConfig {
   // model through Params: each knows its own keys.
   std::vector<YamlValue> policy_params;
   std::vector<YamlValue> estimate_params;
-  std::vector<YamlValue> failure_params;  // failures.*: injected failures (sim/failures.h)
   // <name>.* of each registered model feature (io/feature_registry.h), by its name: launch.*
   std::map<std::string, std::vector<YamlValue>, std::less<>> feature_params;
   // cache.*: the parsed-trace cache (workloads/trace_cache.h). It changes no result, so these keys

@@ -1,6 +1,6 @@
 // The model-feature contract: a part of the model a run may have or not (a launch latency, slow
-// nodes, capacity changes, power and energy, the network; later failures), in one module of its
-// own under features/.
+// nodes, capacity changes, power and energy, the network, evaluation, failures), in one module of
+// its own under features/.
 //
 // A feature owns its state and reads its own keys (io/feature_registry.h registers it; its factory
 // returns none when the feature is off). The Simulation owns the features of its run
@@ -68,6 +68,12 @@
 // rewrite(workload): the workload the run replays instead, from a feature that changes the jobs
 // themselves (evaluation decoupled), none from most; a feature whose needs_whole_workload() is true
 // is given every job (a run then does not start before its workload is whole).
+//
+// A feature may also give the core a model it consults rather than hooks it calls: failure_model(),
+// the failure model of the failures feature (features/failures.h). The core keeps the mechanics of
+// a stop from the last checkpoint and its recovery, which other features use too (an eviction of
+// slow nodes, a hold with Vacate::Fail, nodes cut off by a network fault), and reads the model's
+// draws and its checkpoint, restart, recovery and repair times from it (Simulation::add_feature).
 //
 // At the end of the run the core's conservation check calls check_conservation() of every feature
 // (a feature's own sums must add up: throws std::logic_error naming what does not).
@@ -156,6 +162,7 @@ struct FeatureRun {
   FeatureControl& control;
 };
 
+class FailureModel;
 class Feature;
 class LinkSharing;
 class PowerMeter;
@@ -251,24 +258,20 @@ class Feature {
   // The run's evaluations for the outputs (the evaluation feature's, when evaluations.csv is
   // written), complete once the run ended; null: none.
   virtual const EvaluationIndex* evaluations() const { return nullptr; }
+  // The failure model of the run (the failures feature's): what the core's stops and recoveries
+  // read (failures drawn at each start, checkpoints, restart phases, recovery delays, repairs);
+  // valid while the feature lives; null: none.
+  virtual const FailureModel* failure_model() const { return nullptr; }
   // The causes of waste the feature adds to the outputs, as bits 1 << WasteCause; none from most.
   virtual std::uint32_t waste_causes() const { return 0; }
 };
 
-// What the outputs read of the run's features: the first that gives it; null: none.
-inline const PowerMeter* power_meter_of(const std::vector<const Feature*>& features) {
+// What the outputs read of the run's features: what the first that gives it gives through `get`
+// (one of the accessors above, e.g. first_of(features, &Feature::power_meter)); null: none.
+template <class T>
+const T* first_of(const std::vector<const Feature*>& features, const T* (Feature::*get)() const) {
   for (const Feature* f : features)
-    if (const PowerMeter* m = f->power_meter()) return m;
-  return nullptr;
-}
-inline const LinkSharing* link_loads_of(const std::vector<const Feature*>& features) {
-  for (const Feature* f : features)
-    if (const LinkSharing* l = f->link_loads()) return l;
-  return nullptr;
-}
-inline const EvaluationIndex* evaluations_of(const std::vector<const Feature*>& features) {
-  for (const Feature* f : features)
-    if (const EvaluationIndex* e = f->evaluations()) return e;
+    if (const T* x = (f->*get)()) return x;
   return nullptr;
 }
 

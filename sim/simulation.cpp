@@ -311,7 +311,7 @@ void Simulation::start_run(JobId job) {
   const Time wall = held_for(job, compute);
   for (Feature* f : on_held_) f->run_held(job, workload_.keys[job], request, compute, wall, idle_share(job));
   if (!on_paced_.empty()) queue_pace(job, now_ + wall);
-  if (failures_ && failures_->enabled() && run.barren < kMaxFailures && o.failures < kMaxFailuresInAll) {
+  if (failures_ && run.barren < kMaxFailures && o.failures < kMaxFailuresInAll) {
     const std::optional<FailureDraw> f = failures_->draw(workload_.keys[job], run.starts - 1, request.gpu_num, wall);
     if (f) {
       if (run.starts > kStartsMask) throw std::logic_error("a job started more than 2^29 times");
@@ -397,7 +397,7 @@ void Simulation::finish(JobId job) {
     waste(job, WasteCause::CheckpointStall, std::int64_t{workload_.requests[job].gpu_num} * s.stall.sec());
   }
   JobState state = workload_.profiles[job].final_state;
-  if (failures_ && failures_->recorded_failed_complete() && failures_->enabled() && is_failure(state))
+  if (failures_ && failures_->recorded_failed_complete() && is_failure(state))
     state = JobState::Completed;
   if (is_failure(state)) {
     waste(job, WasteCause::FailedJob, o.gpu_seconds - o.wasted_gpu_seconds);

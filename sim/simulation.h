@@ -24,7 +24,7 @@
 //    failures.recorded_failed: complete).
 //  - A preempted job goes back to the queue; killed, it needs its whole run time again (the
 //    lost run is wasted GPU-time, cause preemption); suspended, only what is left.
-//  - With a failure model (set_failures), each (re)start of a GPU job draws its failure; one that
+//  - With a failure model (the failures feature, features/failures.h), each (re)start of a GPU job draws its failure; one that
 //    strikes before the run ends stops it (EventKind::Failure): the compute since its last
 //    checkpoint is wasted (failure_lost), a failure of hardware (FailureDomain: a GPU, NIC or node
 //    of the job, or the leaf switch above one) also stops every other job on the nodes it takes
@@ -98,19 +98,10 @@ class Simulation {
   // feed appends a job released before the last one.
   void set_feed(JobFeed& feed, Workload& workload);
   // A model feature of the run (sim/feature.h), owned from now; its hooks are called in the order
-  // the features were added. Add before the first step.
+  // the features were added (null: none, a feature that is off). Add before the first step.
   void add_feature(std::unique_ptr<Feature> feature);
   // The run's features, in the order added (what the outputs read of them).
   const std::vector<std::unique_ptr<Feature>>& features() const { return features_; }
-  // Injected failures and checkpoints (default: none). Not owned; must outlive the Simulation.
-  // Set before the first step.
-  void set_failures(const FailureModel* failures) {
-    failures_ = failures;
-    node_up_at_.assign(static_cast<std::size_t>(cluster_.node_count()), Time{});
-    if (failures_ && failures_->enabled()) training_ = std::make_unique<TrainingLedger>();
-    if (failures_ && failures_->enabled() && failures_->checkpoints().shared_storage())
-      storage_ = std::make_unique<StorageSharing>(failures_->checkpoints().storage_gbps());
-  }
   std::uint64_t failures_injected() const { return failures_injected_; }  // and the nodes they took down:
   std::uint64_t nodes_failed() const { return nodes_failed_; }
 
@@ -174,6 +165,9 @@ class Simulation {
     const float own = workload_.profiles[job].idle_share;
     return own != 0.0f ? own : idle_share_[static_cast<std::size_t>(workload_.requests[job].type)];
   }
+  // Injected failures and checkpoints from the model a feature gives (Feature::failure_model, in
+  // add_feature; default: none).
+  void set_failures(const FailureModel& failures);
   // An injected failure stops a running job and takes down the nodes of `domain` (struck).
   void fail(JobId job, FailureDomain domain);
   // What a failure of `domain` of the running `job` takes down: the nodes, sorted (none for Job,

@@ -9,8 +9,17 @@
 
 namespace acme {
 
+void Simulation::set_failures(const FailureModel& failures) {
+  if (!failures.enabled()) return;
+  failures_ = &failures;
+  node_up_at_.assign(static_cast<std::size_t>(cluster_.node_count()), Time{});
+  training_ = std::make_unique<TrainingLedger>();
+  if (failures.checkpoints().shared_storage())
+    storage_ = std::make_unique<StorageSharing>(failures.checkpoints().storage_gbps());
+}
+
 Time Simulation::checkpoint_interval(JobId job) const {
-  return failures_ && failures_->enabled() ? failures_->checkpoint_interval(workload_.requests[job].type) : Time{};
+  return failures_ ? failures_->checkpoint_interval(workload_.requests[job].type) : Time{};
 }
 
 Time Simulation::checkpoint_stall(JobId job) const {

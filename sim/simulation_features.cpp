@@ -37,7 +37,12 @@ class Simulation::Control final : public FeatureControl {
 
 void Simulation::add_feature(std::unique_ptr<Feature> feature) {
   if (began_) throw std::logic_error("Simulation::add_feature after the first step");
+  if (!feature) return;  // off (a factory's none)
   Feature* f = feature.get();
+  if (const FailureModel* m = f->failure_model()) {
+    if (failures_) throw std::logic_error("two features give the run a failure model");
+    set_failures(*m);
+  }
   f->attached(topology_);
   const unsigned hooks = f->hooks();
   if (hooks & Feature::kPlaced) on_placed_.push_back(f);
@@ -69,17 +74,6 @@ void Simulation::begin_features() {
   }
 }
 
-void Simulation::set_network_factor(JobId job, double factor, bool retime) {
-  CurrentRun& c = current(job);
-  c.net = factor;
-  if (job == starting_) {  // being placed: its rate from the start
-    c.slowdown = factor / clock_;
-    outcomes_[job].slowdown = static_cast<float>(c.slowdown);
-  } else if (retime && status_[job] == Status::Running) {
-    this->retime(job, slowdown_now(job));
-  }
-}
-
 std::optional<std::size_t> Simulation::switch_down(int sw) {
   for (Feature* f : on_routed_)
     if (const auto fault = f->switch_down(sw)) return fault;
@@ -88,15 +82,6 @@ std::optional<std::size_t> Simulation::switch_down(int sw) {
 
 void Simulation::switch_up(std::size_t fault) {
   for (Feature* f : on_routed_) f->switch_up(fault);
-}
-
-void Simulation::set_clock(double clock) {
-  if (clock == clock_) return;
-  clock_ = clock;
-  for (std::size_t slot = 0; slot < held_.size(); ++slot) {
-    const JobId job = held_by_[slot];
-    if (slot_[job] == slot && status_[job] == Status::Running) retime(job, slowdown_now(job));
-  }
 }
 
 }  // namespace acme

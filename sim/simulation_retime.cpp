@@ -7,6 +7,26 @@
 
 namespace acme {
 
+void Simulation::set_network_factor(JobId job, double factor, bool retime) {
+  CurrentRun& c = current(job);
+  c.net = factor;
+  if (job == starting_) {  // being placed: its rate from the start
+    c.slowdown = factor / clock_;
+    outcomes_[job].slowdown = static_cast<float>(c.slowdown);
+  } else if (retime && status_[job] == Status::Running) {
+    this->retime(job, slowdown_now(job));
+  }
+}
+
+void Simulation::set_clock(double clock) {
+  if (clock == clock_) return;
+  clock_ = clock;
+  for (std::size_t slot = 0; slot < held_.size(); ++slot) {
+    const JobId job = held_by_[slot];
+    if (slot_[job] == slot && status_[job] == Status::Running) retime(job, slowdown_now(job));
+  }
+}
+
 void Simulation::retime(JobId job, double slowdown) {
   if (slowdown != current(job).slowdown) move_end(job, slowdown);
 }

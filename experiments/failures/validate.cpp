@@ -159,7 +159,7 @@ Results simulate(const Workload& w, const std::string& table, int replicas) {
     const FailureModel m = make_model(table, s);
     out.tally.resize(m.reasons().size());
     Simulation sim(w, c, make_policy("fifo"), ReplayMode::Policy);
-    sim.set_failures(&m);
+    sim.add_feature(failures_feature(m));
     ReasonSink sink(m, w, out.tally);
     sim.add_sink(sink);
     sim.run();

@@ -66,7 +66,7 @@ std::vector<std::string> shuffled(std::vector<std::string> rows, std::uint64_t s
 std::map<std::string, JobOutcome> outcomes_by_id(const Workload& w, const LaunchModel* launch, const FailureModel* failures) {
   Simulation sim(w, small_cluster(400), make_policy("fifo"), ReplayMode::Policy);
   if (launch) sim.add_feature(launch_feature(*launch, false));
-  if (failures) sim.set_failures(failures);
+  if (failures) sim.add_feature(failures_feature(*failures));
   sim.run();
   sim.check_conservation();
   std::map<std::string, JobOutcome> out;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "features/failures.h"
 #include "features/stragglers.h"
 #include "harness.h"
 #include "app/app.h"
@@ -75,7 +76,7 @@ TEST_CASE("Evict: a 2-node job slow from its start is evicted at 600 s and waits
     w.requests[b].type = JobType::Debug;  // saves no checkpoint
     w.profiles[b].run = Time::seconds(1000);
     Simulation sim(w, small_cluster(2), make_policy("fifo"), ReplayMode::Policy);
-    sim.set_failures(&failures);
+    sim.add_feature(failures_feature(failures));
     sim.add_feature(straggler_feature(evicting(spares)));
     sim.run_until(Time::seconds(999'999'999));  // before the other copies
     const JobOutcome &a = sim.outcomes()[job], &o = sim.outcomes()[b];

@@ -233,7 +233,7 @@ TEST_CASE("A job that would fail in every run runs on unfailed after kMaxFailure
       "t.csv", {});
   Params policy_params("policy", {});
   Simulation sim(w, small_cluster(8), make_policy("fifo", policy_params), ReplayMode::Policy);
-  sim.set_failures(&model);
+  sim.add_feature(failures_feature(model));
   sim.run();
   CHECK_NOTHROW(sim.check_conservation());
   CHECK(sim.outcomes()[0].failures == kMaxFailures);

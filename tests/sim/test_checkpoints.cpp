@@ -106,7 +106,7 @@ TEST_CASE("A failure during an asynchronous write loses back to the save before"
   });
   Workload w = only_job(job, JobType::Pretrain, 64, 8, 100000);
   Simulation sim(w, small_cluster(10), make_policy("fifo"), ReplayMode::Policy);
-  sim.set_failures(&m);
+  sim.add_feature(failures_feature(m));
   sim.run_until(draw->after);
   REQUIRE(sim.failures_injected() == 1);
   const std::int64_t t = draw->after.sec(), saves = t / 1002;  // saves whose stall had ended
@@ -157,7 +157,7 @@ TEST_CASE("A multilevel job restores from host memory, from the SSDs or from sto
     });
     Workload w = only_job(job, JobType::Pretrain, 16, 2, run.sec());
     Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
-    sim.set_failures(&m);
+    sim.add_feature(failures_feature(m));
     sim.run();
     sim.check_conservation();
     const TrainingTimes* ledger = sim.job_reports().training->find(job);
@@ -190,7 +190,7 @@ TEST_CASE("A training job's span splits exactly into training kept and the ledge
   Workload w = one_job(JobType::Pretrain, 8, 1, 50000, 12);
   for (std::size_t i = 0; i < w.size(); ++i) w.requests[i].submit = Time::seconds(static_cast<std::int64_t>(i) * 600);
   Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
-  sim.set_failures(&m);
+  sim.add_feature(failures_feature(m));
   sim.run();
   sim.check_conservation();
   REQUIRE(sim.failures_injected() > 5);

@@ -116,7 +116,7 @@ TEST_CASE("A job hit by a failure loses exactly the progress since its last chec
   const FailureDraw draw = *first;
   Workload w = only_job(job, JobType::Pretrain, 64, 8, 100000);
   Simulation sim(w, small_cluster(10), make_policy("fifo"), ReplayMode::Policy);
-  sim.set_failures(&m);
+  sim.add_feature(failures_feature(m));
   sim.run_until(Time::seconds(draw.after.sec()));
   CHECK(sim.failures_injected() == 1);
   const std::int64_t t = draw.after.sec();
@@ -139,7 +139,7 @@ TEST_CASE("A hardware failure takes the job's node down and brings it back after
   const auto [job, d] = first_id(m, 8, run, [](JobId, const auto& d) { return d && d->takes_hardware(); });
   Workload w = only_job(job, JobType::SFT, 8, 1, run.sec());
   Simulation sim(w, small_cluster(2), make_policy("fifo"), ReplayMode::Policy);
-  sim.set_failures(&m);
+  sim.add_feature(failures_feature(m));
   sim.run_until(d->after);
   REQUIRE(sim.nodes_failed() == 1);
   CHECK(sim.cluster().is_down(0));
@@ -188,7 +188,7 @@ TEST_CASE("GPU-seconds stay conserved and the same seed gives the same failures 
     Simulation sim(w, small_cluster(8), make_policy(policy), ReplayMode::Policy);
     Recorder recorder(w.size());
     sim.add_sink(recorder);
-    sim.set_failures(&m);
+    sim.add_feature(failures_feature(m));
     sim.run();
     const Conservation c = sim.check_conservation();
     CHECK(c.job_gpu_seconds == c.integral_gpu_seconds);
@@ -224,7 +224,7 @@ TEST_CASE("A job stopped by a node failure under it reruns in full after recover
     if (i == b) w.profiles[i].run = Time::seconds(run_b);
   }
   Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
-  sim.set_failures(&m);
+  sim.add_feature(failures_feature(m));
   sim.run();
   sim.check_conservation();
   const JobOutcome& ob = sim.outcomes()[b];
@@ -245,7 +245,7 @@ TEST_CASE("Recorded failures are kept, or completed when injected ones stand for
     Workload w = only_job(job, JobType::Debug, 1, 1, 100);
     for (JobProfile& p : w.profiles) p.final_state = JobState::Failed;
     Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
-    sim.set_failures(&m);
+    sim.add_feature(failures_feature(m));
     sim.run_until(Time::seconds(100));
     const bool complete = setting == "complete";
     CHECK(sim.outcomes()[job].state == (complete ? JobState::Completed : JobState::Failed));
@@ -270,7 +270,7 @@ TEST_CASE("A failed job holds its GPUs while diagnosed, then restarts after relo
     });
     Workload w = only_job(job, JobType::SFT, 8, 1, run.sec());
     Simulation sim(w, small_cluster(1), make_policy("fifo"), ReplayMode::Policy);
-    sim.set_failures(&m);
+    sim.add_feature(failures_feature(m));
     const Time failed = d->after, requeued = d->after + m.recovery_delay();
     REQUIRE(m.recovery_delay() == Time::seconds(5400));
     sim.run_until(failed);
@@ -302,7 +302,7 @@ TEST_CASE("A job hit by a node failure holds only its GPUs on the nodes that sta
   const auto [job, d] = first_id(m, 16, run, [](JobId, const auto& d) { return d && d->takes_hardware(); });
   Workload w = only_job(job, JobType::SFT, 16, 2, run.sec());
   Simulation sim(w, small_cluster(3), make_policy("fifo"), ReplayMode::Policy);
-  sim.set_failures(&m);
+  sim.add_feature(failures_feature(m));
   sim.run_until(d->after);
   REQUIRE(sim.nodes_failed() == 1);
   const int struck = m.where(key(job), 0) < 0.5 ? 0 : 1;
@@ -335,7 +335,7 @@ TEST_CASE("A failure takes down its reason's domain: nothing, the struck node, o
     ClusterSpec cluster = small_cluster(9);
     cluster.nodes_per_leaf = 3;
     Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
-    sim.set_failures(&m);
+    sim.add_feature(failures_feature(m));
     sim.run_until(failure.after);
     REQUIRE(sim.outcomes()[a].failures == 1);
     CHECK(sim.outcomes()[c].failures == 0);
@@ -374,7 +374,7 @@ TEST_CASE("A leaf switch failure in a rail-optimized fabric cuts no node off: on
   Params net("network", {yaml_override("network.contention=true")});
   Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
   sim.add_feature(network_feature(read_network_settings(net, true), cluster, Time::hours(1)));
-  sim.set_failures(&m);
+  sim.add_feature(failures_feature(m));
   sim.run_until(failure.after);
   REQUIRE(sim.outcomes()[a].failures == 1);
   CHECK(sim.outcomes()[b].failures == 0);
@@ -412,7 +412,7 @@ TEST_CASE("A node a failure finds already down stays down until the later repair
   ClusterSpec cluster = small_cluster(6);
   cluster.nodes_per_leaf = 3;
   Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
-  sim.set_failures(&m);
+  sim.add_feature(failures_feature(m));
   // The nodes down under the first leaf (X and Y, rerun, may fail again under the other).
   auto down = [&] {
     std::vector<int> out;

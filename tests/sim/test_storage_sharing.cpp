@@ -85,7 +85,7 @@ TEST_CASE("Shared storage: two jobs whose saves overlap share the storage links 
     w.requests[a].submit = Time::seconds(0);
     w.requests[a + 1].submit = Time::seconds(5);
     Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
-    sim.set_failures(&failures);
+    sim.add_feature(failures_feature(failures));
     sim.run_until(Time::seconds(999'999'999));
     CHECK(sim.outcomes()[a].end == Time::seconds(c.a_end));
     CHECK(sim.outcomes()[a + 1].end == Time::seconds(c.b_end));
@@ -126,7 +126,7 @@ TEST_CASE("Shared storage: a restore after a failure shares the storage links wi
     w.requests[a + 1].submit = Time::seconds(t_r - 1800);
     w.profiles[a + 1].run = Time::seconds(2000);
     Simulation sim(w, cluster, make_policy("fifo"), ReplayMode::Policy);
-    sim.set_failures(&failures);
+    sim.add_feature(failures_feature(failures));
     sim.run_until(Time::seconds(999'999'999));
     const std::int64_t meet = shared == "true" ? 20 : 10;
     CHECK(sim.outcomes()[a].failures == 1);
