@@ -27,7 +27,6 @@ struct IntervalRow {
   std::int64_t time_s, total_gpus;
   const ClusterState& at;  // at time_s
   double allocated_mean;
-  const LinkSharing* links;
 };
 
 constexpr std::string_view kAtInstant = "the state at the instant `time_s`, after every event of that instant";
@@ -52,12 +51,6 @@ constexpr Column<IntervalRow> kIntervalColumns[] = {
     {"jobs_recovering",
      "jobs stopped by an injected failure and not yet queued again (detection and diagnosis), at the instant `time_s`",
      [](const IntervalRow& r) { return Cell::integer(r.at.recovering); }},
-};
-constexpr Column<IntervalRow> kIntervalLinkColumns[] = {
-    {"peak_uplink_load",
-     "the largest demand / capacity of any leaf uplink during the interval (above 1: jobs asked for more than it "
-     "carries)",
-     [](const IntervalRow& r) { return Cell::real(r.links->peak_uplink_load(r.time_s)); }},
 };
 
 // A row of links.csv: an interval's load of a link tier.
@@ -103,7 +96,6 @@ class TimeseriesSink final : public Sink {
         total_gpus_(s.total_gpus),
         fragmentation_(s.nodes, s.gpus_per_node) {
     write_names<IntervalRow>(rows_, kIntervalColumns);
-    if (links_) write_names<IntervalRow>(rows_, kIntervalLinkColumns);
     for (const Feature* f : features_)
       for (const IntervalColumn& c : f->interval_columns()) rows_.text(c.name);
     rows_.end_row();
@@ -179,9 +171,8 @@ class TimeseriesSink final : public Sink {
   void emit_row() {
     if (!snapshot_taken_) take_snapshot();
     const double mean = static_cast<double>(area_) / static_cast<double>(interval_);
-    const IntervalRow row{row_start_, total_gpus_, snapshot_, mean, links_};
+    const IntervalRow row{row_start_, total_gpus_, snapshot_, mean};
     write_cells<IntervalRow>(rows_, kIntervalColumns, row);
-    if (links_) write_cells<IntervalRow>(rows_, kIntervalLinkColumns, row);
     for (const Feature* f : features_)
       for (const IntervalColumn& c : f->interval_columns()) {
         const IntervalCell v = c.cell(*f, row_start_);
@@ -224,8 +215,7 @@ std::unique_ptr<Sink> make_timeseries_sink(const SinkSettings& settings) {
 }
 
 std::vector<FileColumns> timeseries_columns() {
-  std::vector<ColumnGroupDoc> groups{group_doc<IntervalRow>(kIntervalColumns),
-                                     group_doc<IntervalRow>(kIntervalLinkColumns, kWithContention)};
+  std::vector<ColumnGroupDoc> groups{group_doc<IntervalRow>(kIntervalColumns)};
   for (const FeatureEntry& e : feature_table()) {  // the features' own, in their order
     if (e.columns.empty()) continue;
     groups.push_back({e.columns_when, {}, e.columns.data()});

@@ -79,7 +79,7 @@
 // (a feature's own sums must add up: throws std::logic_error naming what does not).
 //
 // And what the outputs read (not hooks): interval_columns(), the feature's columns of
-// timeseries.csv (after the network's, in the order the features were added), each a value at
+// timeseries.csv (in the order the features were added), each a value at
 // the start of each interval once the run is done, none from most; first_launches(), each job's
 // first launch latency, which splits queue_s into wait_s and launch_s (sim/outcome.h), none from
 // most features; slowness(), each job's compute seconds lost to slowness (jobs.csv's
