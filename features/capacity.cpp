@@ -143,7 +143,7 @@ class CapacityFeature final : public Feature {
 
   void stepped(Time now) override { log_.note(now, control_->cluster().gpus_in_service()); }
 
-  std::span<const IntervalColumn> interval_columns() const override;
+  std::span<const FeatureColumn> interval_columns() const override;
   const CapacityLog& log() const { return log_; }
 
  private:
@@ -154,14 +154,14 @@ class CapacityFeature final : public Feature {
   CapacityLog log_;
 };
 
-constexpr IntervalColumn kColumns[] = {
+constexpr FeatureColumn kColumns[] = {
     {"gpus_in_service", "GPUs on nodes that are up and not being drained, at the instant `time_s`",
-     [](const Feature& f, std::int64_t time_s) {
-       return IntervalCell{static_cast<double>(static_cast<const CapacityFeature&>(f).log().at(time_s))};
+     "with `capacity.events` only", [](const Feature& f, std::int64_t time_s) {
+       return FeatureCell{static_cast<double>(static_cast<const CapacityFeature&>(f).log().at(time_s))};
      }},
 };
 
-std::span<const IntervalColumn> CapacityFeature::interval_columns() const {
+std::span<const FeatureColumn> CapacityFeature::interval_columns() const {
   if (s_.events.empty()) return {};
   return kColumns;
 }
@@ -172,7 +172,7 @@ std::unique_ptr<Feature> make_capacity(Params& params, const FeatureSetup& setup
 
 const FeatureRegistrar kCapacity({"capacity",
                                   "Capacity over time (capacity.*): drains, added nodes, leaf switches down",
-                                  make_capacity, 30, kColumns, "with `capacity.events` only"});
+                                  make_capacity, 30, kColumns});
 
 }  // namespace
 

@@ -111,7 +111,7 @@ class NetworkFeature final : public Feature {
       throw std::logic_error("conservation: network links still carry jobs' traffic at the end of the run");
   }
   const LinkSharing* link_loads() const override { return sharing_.get(); }
-  std::span<const IntervalColumn> interval_columns() const override;
+  std::span<const FeatureColumn> interval_columns() const override;
 
  private:
   // The slowdown of a running job with contention: by its starvation on its links now.
@@ -191,14 +191,15 @@ class NetworkFeature final : public Feature {
   std::vector<JobId> changed_;         // jobs whose starvation changed
 };
 
-constexpr IntervalColumn kNetworkColumns[] = {
+constexpr FeatureColumn kNetworkColumns[] = {
     {"peak_uplink_load",
      "the largest demand / capacity of any leaf uplink during the interval (above 1: jobs asked for more than it "
      "carries)",
-     [](const Feature& f, std::int64_t time_s) { return IntervalCell{f.link_loads()->peak_uplink_load(time_s), 3}; }},
+     kWithContention,
+     [](const Feature& f, std::int64_t time_s) { return FeatureCell{f.link_loads()->peak_uplink_load(time_s), 3}; }},
 };
 
-std::span<const IntervalColumn> NetworkFeature::interval_columns() const {
+std::span<const FeatureColumn> NetworkFeature::interval_columns() const {
   if (!sharing_) return {};
   return kNetworkColumns;
 }
@@ -210,7 +211,7 @@ std::unique_ptr<Feature> make_network(Params& params, const FeatureSetup& setup)
 
 // First of the features: its keys are listed where they always were, after estimate.*.
 const FeatureRegistrar kNetwork({"network", "Network model (network.*): how placement slows multi-node jobs",
-                                 make_network, 3, kNetworkColumns, kWithContention});
+                                 make_network, 3, kNetworkColumns});
 
 }  // namespace
 

@@ -121,7 +121,8 @@ class PowerFeature final : public Feature {
 
   void check_conservation() const override { meter_.check_conservation(); }
   const PowerMeter* power_meter() const override { return &meter_; }
-  std::span<const IntervalColumn> interval_columns() const override;
+  std::span<const FeatureColumn> interval_columns() const override;
+  std::span<const FeatureColumn> job_columns() const override;
 
  private:
   // The cluster's power now, and the clock a cap allows from the clock now.
@@ -175,18 +176,26 @@ class PowerFeature final : public Feature {
   double clock_ = 1.0;  // the clock fraction of every running job
 };
 
-constexpr IntervalColumn kPowerColumns[] = {
-    {"power_kw", "mean facility power of the cluster over the interval, kW",
-     [](const Feature& f, std::int64_t time_s) { return IntervalCell{f.power_meter()->mean_kw(time_s), 1}; }},
+constexpr FeatureColumn kPowerColumns[] = {
+    {"power_kw", "mean facility power of the cluster over the interval, kW", kWithPower,
+     [](const Feature& f, std::int64_t time_s) { return FeatureCell{f.power_meter()->mean_kw(time_s), 1}; }},
+};
+constexpr FeatureColumn kPowerJobColumns[] = {
+    {"energy_kwh", "facility energy of the job's GPUs over all its runs and recovery holds, kWh (`sim/power.h`)",
+     kWithPower, [](const Feature& f, std::int64_t job) {
+       return FeatureCell{f.power_meter()->job_kwh(static_cast<JobId>(job)), 3};
+     }},
 };
 
-std::span<const IntervalColumn> PowerFeature::interval_columns() const { return kPowerColumns; }
+std::span<const FeatureColumn> PowerFeature::interval_columns() const { return kPowerColumns; }
+std::span<const FeatureColumn> PowerFeature::job_columns() const { return kPowerJobColumns; }
 
 std::unique_ptr<Feature> make_power(Params& params, const FeatureSetup& setup) {
   return power_feature(read_power_settings(params, setup.seed), setup.interval);
 }
 
-const FeatureRegistrar kPower({"power", "Power and energy (power.*)", make_power, 50, kPowerColumns, kWithPower});
+const FeatureRegistrar kPower({"power", "Power and energy (power.*)", make_power, 50, kPowerColumns,
+                              kPowerJobColumns});
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/feature_registry.h"
+#include "io/sinks.h"
 
 namespace acme {
 
@@ -126,21 +127,22 @@ Feature::Pace pace_of(const StragglerModel& m, JobType type, const StragglerStre
   return {s.slow(t) ? m.factor(type) : 1.0, next < kNever ? at(started, next) : Time::max()};
 }
 
-// Each job's compute seconds lost to slowness, written on the simulation's thread as its runs
-// stop (before it ends) and read once it has ended, perhaps on another thread: in chunks that
-// never move, made for the first job of a chunk that lost any.
-class LostSeconds final : public JobSlownessSource {
+// Each job's compute seconds lost to slowness and its evictions, written on the simulation's
+// thread as its runs stop (before it ends) and read once it has ended, perhaps on another thread
+// (jobs.csv's writer): in chunks that never move, made for the first job of a chunk that lost any.
+class LostSeconds {
  public:
-  explicit LostSeconds(bool evicts) : evicts_(evicts) {}
+  LostSeconds() = default;
+  LostSeconds(const LostSeconds&) = delete;
+  LostSeconds& operator=(const LostSeconds&) = delete;
   ~LostSeconds() {
     for (auto* chunks : {&lost_, &evictions_})
       for (auto& c : *chunks) delete[] c.load(std::memory_order_relaxed);
   }
   void add(JobId job, double s) { add(lost_, job, s); }
   void evicted(JobId job) { add(evictions_, job, 1.0); }
-  double lost_s(JobId job) const override { return read(lost_, job); }
-  bool evicts() const override { return evicts_; }
-  std::uint32_t evictions(JobId job) const override { return static_cast<std::uint32_t>(read(evictions_, job)); }
+  double lost_s(JobId job) const { return read(lost_, job); }
+  std::uint32_t evictions(JobId job) const { return static_cast<std::uint32_t>(read(evictions_, job)); }
 
  private:
   static constexpr unsigned kShift = 16;
@@ -162,12 +164,11 @@ class LostSeconds final : public JobSlownessSource {
   }
   Chunks lost_{};
   Chunks evictions_{};  // counts (exact in a float up to 2^24)
-  bool evicts_;
 };
 
 class StragglerFeature final : public Feature {
  public:
-  explicit StragglerFeature(const StragglerModel& model) : model_(model), rates_(model_), lost_(model.evict) {}
+  explicit StragglerFeature(const StragglerModel& model) : model_(model), rates_(model_) {}
   unsigned hooks() const override { return kPaced; }
   std::uint32_t waste_causes() const override { return cause_bit(WasteCause::Straggler); }
 
@@ -198,8 +199,10 @@ class StragglerFeature final : public Feature {
     }
     if (lost_s > 0) lost_.add(job, lost_s);
   }
-  const JobSlownessSource* slowness() const override { return &lost_; }
   void begin(const FeatureRun& run) override { workload_ = &run.workload; }
+  std::span<const FeatureColumn> job_columns() const override;
+  bool evicts() const override { return model_.evict; }
+  const LostSeconds& lost() const { return lost_; }
 
  private:
   const JobRequest& request(JobId job) const { return workload_->requests[job]; }
@@ -234,6 +237,26 @@ class StragglerFeature final : public Feature {
   std::priority_queue<Time, std::vector<Time>, std::greater<>> back_;  // when spares in use come back
 };
 
+const LostSeconds& lost_of(const Feature& f) { return static_cast<const StragglerFeature&>(f).lost(); }
+
+constexpr FeatureColumn kStragglerJobColumns[] = {
+    {"straggler_s",
+     "compute seconds its runs lost to slow nodes (`features/stragglers.h`): over each slow stretch, its length x "
+     "(1 - 1/(1 + `stragglers.slowdown`)); after a failure only the part its checkpoint kept",
+     kWithStragglers,
+     [](const Feature& f, std::int64_t job) { return FeatureCell{lost_of(f).lost_s(static_cast<JobId>(job)), 1}; }},
+    {"evictions",
+     "runs of the job stopped to evict their slow nodes (`features/stragglers.h`, `stragglers.mitigation: evict`)",
+     kWithEviction, [](const Feature& f, std::int64_t job) {
+       return FeatureCell{static_cast<double>(lost_of(f).evictions(static_cast<JobId>(job)))};
+     }},
+};
+
+// straggler_s, and with eviction evictions.
+std::span<const FeatureColumn> StragglerFeature::job_columns() const {
+  return std::span<const FeatureColumn>(kStragglerJobColumns).first(model_.evict ? 2 : 1);
+}
+
 std::unique_ptr<Feature> make_stragglers(Params& params, const FeatureSetup& setup) {
   StragglerModel model = read_straggler_model(params);
   if (setup.cluster) model.nics_per_node = setup.cluster->nics_per_node;
@@ -242,8 +265,9 @@ std::unique_ptr<Feature> make_stragglers(Params& params, const FeatureSetup& set
   return straggler_feature(model);
 }
 
-const FeatureRegistrar kStragglers(
-    {"stragglers", "Slow nodes (stragglers.*): a run computes slower while one of its nodes is slow", make_stragglers, 20});
+const FeatureRegistrar kStragglers({"stragglers",
+                                    "Slow nodes (stragglers.*): a run computes slower while one of its nodes is slow",
+                                    make_stragglers, 20, {}, kStragglerJobColumns});
 
 }  // namespace
 

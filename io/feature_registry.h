@@ -46,10 +46,10 @@ struct FeatureEntry {
   // when the feature is off. Throws InputError for a bad value.
   std::unique_ptr<Feature> (*make)(Params& params, const FeatureSetup& setup);
   int order = 1000;  // where its keys are listed and recorded: by order, then by name
-  // Its columns of timeseries.csv, for the docs (Feature::interval_columns gives a run's), and
-  // when they are written (Markdown: "with `capacity.events` only").
-  std::span<const IntervalColumn> columns = {};
-  std::string_view columns_when = {};
+  // Its columns of timeseries.csv and of jobs.csv, for the docs (Feature::interval_columns and
+  // job_columns give a run's).
+  std::span<const FeatureColumn> interval_columns = {};
+  std::span<const FeatureColumn> job_columns = {};
   static constexpr std::string_view kKind = "feature";
 };
 

@@ -10,7 +10,7 @@
 #include "io/columns.h"
 #include "io/csv.h"
 #include "io/ended_jobs_thread.h"
-#include "sim/power.h"
+#include "io/feature_columns.h"
 
 namespace acme {
 namespace {
@@ -25,8 +25,6 @@ struct JobRow {
   const JobOutcome& o;
   Time submit;
   QueueParts queue;  // when it started
-  const PowerMeter* power;
-  JobSlowness slowness;
 };
 
 constexpr std::string_view kAsInTrace = "as in the trace (synthetic jobs: numbered)";
@@ -86,32 +84,13 @@ constexpr Column<JobRow> kJobColumns[] = {
      [](const JobRow& j) { return Cell::integer(j.o.failures); }},
 };
 
-constexpr Column<JobRow> kJobPowerColumns[] = {
-    {"energy_kwh",
-     "facility energy of the job's GPUs over all its runs and recovery holds, kWh (`sim/power.h`)",
-     [](const JobRow& j) { return Cell::real(j.power->job_kwh(j.id), 3); }},
-};
-
-constexpr Column<JobRow> kJobStragglerColumns[] = {
-    {"straggler_s",
-     "compute seconds its runs lost to slow nodes (`features/stragglers.h`): over each slow stretch, its length x "
-     "(1 - 1/(1 + `stragglers.slowdown`)); after a failure only the part its checkpoint kept",
-     [](const JobRow& j) { return Cell::real(j.slowness.of(j.id), 1); }},
-};
-
-constexpr Column<JobRow> kJobEvictionColumns[] = {
-    {"evictions",
-     "runs of the job stopped to evict their slow nodes (`features/stragglers.h`, `stragglers.mitigation: evict`)",
-     [](const JobRow& j) { return Cell::integer(j.slowness.source->evictions(j.id)); }},
-};
-
 // jobs.csv: one row per job, in workload order. With SinkSettings::threads above 1, a thread of
 // its own writes (or captures) the rows of the ended jobs while the run goes on.
 class JobsSink final : public Sink {
  public:
   bool wants_facts() const override { return false; }
   explicit JobsSink(const SinkSettings& s)
-      : path_(s.out_dir / "jobs.csv"), capture_(s.capture), renames_(s.renames), power_(s.power),
+      : path_(s.out_dir / "jobs.csv"), capture_(s.capture), renames_(s.renames), features_(s.features),
         live_(s.threads > 1) {}
 
   bool wants_ended() const override { return live_; }
@@ -119,47 +98,42 @@ class JobsSink final : public Sink {
 
   void finish(const RunRecord& run) override {
     written_ = writer_.stop();
-    if (!csv_) start(run.workload.size(), run.slowness);
-    for (; written_ < run.workload.size(); ++written_)
-      row(run.workload, run.outcomes, run.replay, run.launches, run.slowness, written_);
+    if (!csv_) start(run.workload.size());
+    for (; written_ < run.workload.size(); ++written_) row(run.workload, run.outcomes, run.replay, run.launches, written_);
     csv_->commit();
   }
 
  private:
-  void start(std::size_t expected_rows, const JobSlowness& slowness) {
+  void start(std::size_t expected_rows) {
     csv_.emplace(path_, capture_, renames_);
     write_names<JobRow>(*csv_, kJobColumns);
-    if (power_) write_names<JobRow>(*csv_, kJobPowerColumns);
-    if (slowness.on()) write_names<JobRow>(*csv_, kJobStragglerColumns);
-    if (slowness.evicts()) write_names<JobRow>(*csv_, kJobEvictionColumns);
+    write_feature_names(*csv_, features_, &Feature::job_columns);
     csv_->end_row();
     csv_->expect_rows(expected_rows);
   }
 
   void row(const Workload& w, const std::vector<JobOutcome>& outcomes, ReplayMode replay,
-           const FirstLaunches& launches, const JobSlowness& slowness, std::size_t i) {
+           const FirstLaunches& launches, std::size_t i) {
     const auto id = static_cast<JobId>(i);
     const JobOutcome& o = outcomes[i];
     const Time submit = submitted(w, outcomes, id);
     const JobRow j{w, outcomes, replay, id, w.requests[i], o, submit,
-                   o.start ? queue_parts(launches, w, id, submit, *o.start) : QueueParts{}, power_, slowness};
+                   o.start ? queue_parts(launches, w, id, submit, *o.start) : QueueParts{}};
     write_cells<kJobColumns>(*csv_, j);
-    if (power_) write_cells<kJobPowerColumns>(*csv_, j);
-    if (slowness.on()) write_cells<kJobStragglerColumns>(*csv_, j);
-    if (slowness.evicts()) write_cells<kJobEvictionColumns>(*csv_, j);
+    if (!features_.empty()) write_feature_cells(*csv_, features_, &Feature::job_columns, id);
     csv_->end_row();
   }
 
   std::filesystem::path path_;
   TableCapture* capture_;
   DeferredRenames* renames_;
-  const PowerMeter* power_;
+  std::vector<const Feature*> features_;
   bool live_;
   std::optional<CsvWriter> csv_;
   std::size_t written_ = 0;
   EndedJobsThread writer_{[this](const EndedJobs& e, std::size_t begin, std::size_t end) {
-    if (!csv_) start(e.expected_jobs, e.slowness);
-    for (std::size_t i = begin; i < end; ++i) row(e.workload, e.outcomes, e.replay, e.launches, e.slowness, i);
+    if (!csv_) start(e.expected_jobs);
+    for (std::size_t i = begin; i < end; ++i) row(e.workload, e.outcomes, e.replay, e.launches, i);
   }};
 };
 
@@ -168,9 +142,9 @@ class JobsSink final : public Sink {
 std::unique_ptr<Sink> make_jobs_sink(const SinkSettings& settings) { return std::make_unique<JobsSink>(settings); }
 
 std::vector<FileColumns> jobs_columns() {
-  return {{"jobs.csv", {group_doc<JobRow>(kJobColumns), group_doc<JobRow>(kJobPowerColumns, kWithPower),
-                        group_doc<JobRow>(kJobStragglerColumns, kWithStragglers),
-                        group_doc<JobRow>(kJobEvictionColumns, kWithEviction)}}};
+  std::vector<ColumnGroupDoc> groups{group_doc<JobRow>(kJobColumns)};
+  for (ColumnGroupDoc& g : feature_column_docs(&FeatureEntry::job_columns)) groups.push_back(std::move(g));
+  return {{"jobs.csv", std::move(groups)}};
 }
 
 }  // namespace acme

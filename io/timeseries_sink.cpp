@@ -9,7 +9,7 @@
 #include "io/columns.h"
 #include "io/csv.h"
 #include "io/fragmentation.h"
-#include "io/feature_registry.h"
+#include "io/feature_columns.h"
 #include "sim/feature.h"
 #include "sim/link_sharing.h"
 #include "sim/topology.h"
@@ -96,8 +96,7 @@ class TimeseriesSink final : public Sink {
         total_gpus_(s.total_gpus),
         fragmentation_(s.nodes, s.gpus_per_node) {
     write_names<IntervalRow>(rows_, kIntervalColumns);
-    for (const Feature* f : features_)
-      for (const IntervalColumn& c : f->interval_columns()) rows_.text(c.name);
+    write_feature_names(rows_, features_, &Feature::interval_columns);
     rows_.end_row();
   }
 
@@ -173,12 +172,7 @@ class TimeseriesSink final : public Sink {
     const double mean = static_cast<double>(area_) / static_cast<double>(interval_);
     const IntervalRow row{row_start_, total_gpus_, snapshot_, mean};
     write_cells<IntervalRow>(rows_, kIntervalColumns, row);
-    for (const Feature* f : features_)
-      for (const IntervalColumn& c : f->interval_columns()) {
-        const IntervalCell v = c.cell(*f, row_start_);
-        const Cell cell = v.decimals < 0 ? Cell::integer(static_cast<std::int64_t>(v.value)) : Cell::real(v.value, v.decimals);
-        cell.write(rows_);
-      }
+    write_feature_cells(rows_, features_, &Feature::interval_columns, row_start_);
     rows_.end_row();
   }
   // links.csv: per interval and link tier, the mean and peak load and the busiest link.
@@ -216,11 +210,7 @@ std::unique_ptr<Sink> make_timeseries_sink(const SinkSettings& settings) {
 
 std::vector<FileColumns> timeseries_columns() {
   std::vector<ColumnGroupDoc> groups{group_doc<IntervalRow>(kIntervalColumns)};
-  for (const FeatureEntry& e : feature_table()) {  // the features' own, in their order
-    if (e.columns.empty()) continue;
-    groups.push_back({e.columns_when, {}, e.columns.data()});
-    for (const IntervalColumn& c : e.columns) groups.back().columns.push_back({c.name, c.doc});
-  }
+  for (ColumnGroupDoc& g : feature_column_docs(&FeatureEntry::interval_columns)) groups.push_back(std::move(g));
   return {{"timeseries.csv", std::move(groups)}, {"links.csv", {group_doc<LinkRow>(kLinkColumns)}}};
 }
 

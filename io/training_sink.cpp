@@ -1,11 +1,13 @@
 // training.csv and training_summary.csv (io/sinks.h): where the time of each training job went
 // (sim/training.h) and the run's effective training time; written only with failures on.
+#include <algorithm>
 #include <filesystem>
 #include <vector>
 
 #include "io/columns.h"
 #include "io/csv.h"
 #include "io/sinks.h"
+#include "sim/feature.h"
 #include "sim/training.h"
 
 namespace acme {
@@ -131,7 +133,9 @@ std::vector<Column<Row>> inserted(std::span<const Column<Row>> columns, std::str
 class TrainingSink final : public Sink {
  public:
   bool wants_facts() const override { return false; }
-  explicit TrainingSink(const SinkSettings& s) : dir_(s.out_dir), capture_(s.capture), renames_(s.renames) {}
+  explicit TrainingSink(const SinkSettings& s)
+      : dir_(s.out_dir), capture_(s.capture), renames_(s.renames),
+        evicts_(std::any_of(s.features.begin(), s.features.end(), [](const Feature* f) { return f->evicts(); })) {}
   void finish(const RunRecord& run) override {
     if (!run.training) return;  // failures off: no file
     std::vector<TrainingRow> rows;
@@ -141,12 +145,11 @@ class TrainingSink final : public Sink {
         rows.push_back({job, run, *run.training->find(job)});
         totals.add(rows.back());
       }
-    const bool evicts = run.slowness.evicts();
     CsvWriter jobs(dir_ / "training.csv", capture_, renames_);
-    write_table<TrainingRow>(jobs, inserted<TrainingRow>(kTrainingColumns, "lost_s", kEvictedColumns, evicts), rows);
+    write_table<TrainingRow>(jobs, inserted<TrainingRow>(kTrainingColumns, "lost_s", kEvictedColumns, evicts_), rows);
     jobs.commit();
     CsvWriter summary(dir_ / "training_summary.csv", capture_, renames_);
-    write_table<TrainingTotals>(summary, inserted<TrainingTotals>(kTotalColumns, "lost_gpu_h", kEvictedTotalColumns, evicts),
+    write_table<TrainingTotals>(summary, inserted<TrainingTotals>(kTotalColumns, "lost_gpu_h", kEvictedTotalColumns, evicts_),
                                 std::span(&totals, 1));
     summary.commit();
   }
@@ -155,6 +158,7 @@ class TrainingSink final : public Sink {
   std::filesystem::path dir_;
   TableCapture* capture_;
   DeferredRenames* renames_;
+  bool evicts_;  // a feature evicts slow nodes: the evicted columns are written
 };
 
 }  // namespace

@@ -78,12 +78,11 @@
 // At the end of the run the core's conservation check calls check_conservation() of every feature
 // (a feature's own sums must add up: throws std::logic_error naming what does not).
 //
-// And what the outputs read (not hooks): interval_columns(), the feature's columns of
-// timeseries.csv (in the order the features were added), each a value at
-// the start of each interval once the run is done, none from most; first_launches(), each job's
+// And what the outputs read (not hooks): interval_columns() and job_columns(), the feature's
+// columns of timeseries.csv and of jobs.csv (after the core's, in the order the features were
+// added), none from most; first_launches(), each job's
 // first launch latency, which splits queue_s into wait_s and launch_s (sim/outcome.h), none from
-// most features; slowness(), each job's compute seconds lost to slowness (jobs.csv's
-// straggler_s, only when one gives it); power_meter(), the run's energy (sim/power.h), from the
+// most features; power_meter(), the run's energy (sim/power.h), from the
 // power feature only; evaluations(), which evaluation each Eval job belongs to (evaluations.csv),
 // from the evaluation feature, complete once the run ended; and
 // waste_causes(), the causes of wasted GPU-time a feature adds (bits of WasteCause): the outputs
@@ -167,17 +166,20 @@ class Feature;
 class LinkSharing;
 class PowerMeter;
 
-// A column a feature adds to timeseries.csv: its name and meaning (Markdown, configs/README.md's
-// table) and its cell at the start of the interval at `time_s`, an integer or a real with
-// `decimals` decimals (decimals < 0: an integer). Declared once, in the feature's file, for the
-// docs (FeatureEntry::columns) and the runs (Feature::interval_columns).
-struct IntervalCell {
+// A column a feature adds to an output: its name, its meaning and when it is written (Markdown,
+// configs/README.md's tables: "with `power.enabled` only"), and its cell in a row, an integer or a
+// real with `decimals` decimals (decimals < 0: an integer). The row is the start `time_s` of an
+// interval in timeseries.csv (read once the run is done), a JobId in jobs.csv (read for jobs that
+// have ended, perhaps on another thread while the run goes on: the feature keeps what it reads
+// safe to read so). Declared once, in the feature's file, for the docs (FeatureEntry's columns)
+// and the runs (Feature::interval_columns, job_columns).
+struct FeatureCell {
   double value = 0;
   int decimals = -1;
 };
-struct IntervalColumn {
-  std::string_view name, doc;
-  IntervalCell (*cell)(const Feature&, std::int64_t time_s);
+struct FeatureColumn {
+  std::string_view name, doc, when;
+  FeatureCell (*cell)(const Feature&, std::int64_t row);
 };
 
 class Feature {
@@ -242,14 +244,12 @@ class Feature {
   // Simulation is made); none from most.
   virtual std::optional<Workload> rewrite(const Workload& /*workload*/) { return std::nullopt; }
   virtual bool needs_whole_workload() const { return false; }
-  // The feature's columns of timeseries.csv in this run; none from most.
-  virtual std::span<const IntervalColumn> interval_columns() const { return {}; }
+  // The feature's columns of timeseries.csv and of jobs.csv in this run; none from most.
+  virtual std::span<const FeatureColumn> interval_columns() const { return {}; }
+  virtual std::span<const FeatureColumn> job_columns() const { return {}; }
 
   // Each job's first launch latency for the outputs, valid while the feature lives; null: none.
   virtual const FirstLaunchSource* first_launches() const { return nullptr; }
-  // Each job's compute seconds lost to slowness for the outputs (jobs.csv's straggler_s), valid
-  // while the feature lives; null: none.
-  virtual const JobSlownessSource* slowness() const { return nullptr; }
   // The run's energy for the outputs (the power feature's), valid while the feature lives; null: none.
   virtual const PowerMeter* power_meter() const { return nullptr; }
   // The link loads for the outputs (the network feature's with contention: links.csv and
@@ -262,6 +262,9 @@ class Feature {
   // read (failures drawn at each start, checkpoints, restart phases, recovery delays, repairs);
   // valid while the feature lives; null: none.
   virtual const FailureModel* failure_model() const { return nullptr; }
+  // Whether the feature may stop runs to evict their slow nodes (Stop::Evict, Replace): training.csv
+  // then tells the compute those stops lost apart.
+  virtual bool evicts() const { return false; }
   // The causes of waste the feature adds to the outputs, as bits 1 << WasteCause; none from most.
   virtual std::uint32_t waste_causes() const { return 0; }
 };

@@ -147,34 +147,11 @@ struct FirstLaunches {
   }
 };
 
-// Where each job's compute seconds lost to slow components come from: a model feature that
-// paces runs (features/stragglers.h). Read by jobs.csv's writer, perhaps on a thread of its own,
-// for jobs that have ended.
-class JobSlownessSource {
- public:
-  virtual double lost_s(JobId job) const = 0;
-  // Whether its slow nodes are evicted (stragglers.mitigation: evict), and each job's evictions.
-  virtual bool evicts() const { return false; }
-  virtual std::uint32_t evictions(JobId) const { return 0; }
-
- protected:
-  ~JobSlownessSource() = default;
-};
-
-// Each job's compute seconds lost to slowness; none (no column) without such a feature.
-struct JobSlowness {
-  const JobSlownessSource* source = nullptr;
-  bool on() const { return source != nullptr; }
-  double of(JobId job) const { return source ? source->lost_s(job) : 0.0; }
-  bool evicts() const { return source && source->evicts(); }  // jobs.csv's `evictions` column
-};
-
 class TrainingLedger;
 
 // What the outputs read of a run's jobs beside their outcomes (Simulation::job_reports).
 struct JobReports {
   FirstLaunches launches;  // each job's first launch latency (queue_parts below)
-  JobSlowness slowness;    // each job's compute seconds lost to slow components (a feature's; none without)
   const TrainingLedger* training = nullptr;  // where training jobs' time went (sim/training.h; with failures on)
 };
 
@@ -190,7 +167,6 @@ struct RunRecord {
   const EvaluationIndex* evaluations = nullptr;  // when the run grouped its evaluations
   FirstLaunches launches{};  // each job's first launch latency (none without a launch latency)
   const TrainingLedger* training = nullptr;  // where training jobs' time went (with failures on)
-  JobSlowness slowness{};    // each job's seconds lost to slow components (none without stragglers)
 };
 
 // How long a started job launched before its first start (its first launch latency, or less if

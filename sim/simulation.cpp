@@ -216,7 +216,7 @@ void Simulation::note_ended_prefix() {
   if (p == ended_prefix_) return;
   ended_prefix_ = p;
   const EndedJobs ended{workload_, outcomes_, replay_, p, growth_, std::max(workload_.size(), status_.capacity()),
-                        {first_launches_}, {slowness_}};
+                        {first_launches_}};
   for (Sink* s : ended_sinks_) s->on_ended(ended);
 }
 

@@ -116,7 +116,7 @@ class Simulation {
   const Topology& topology() const { return topology_; }
   const std::vector<JobOutcome>& outcomes() const { return outcomes_; }
   // What the outputs read of the jobs beside their outcomes; stays after free_run_state.
-  JobReports job_reports() const { return {{first_launches_}, {slowness_}, training_.get()}; }
+  JobReports job_reports() const { return {{first_launches_}, training_.get()}; }
   const std::array<std::int64_t, kWasteCauseCount>& wasted_by_cause() const { return wasted_; }
 
   // GPU-seconds held inside the workload's window [window_from, window_to), by job type; an
@@ -376,7 +376,6 @@ class Simulation {
   // The slowdown of a running job now: the network's, the power cap's and the features' pace.
   double slowdown_now(JobId job) const { return current(job).net / clock_ * current(job).pace; }
   const FirstLaunchSource* first_launches_ = nullptr;  // a feature's, if one gives them
-  const JobSlownessSource* slowness_ = nullptr;        // a feature's, if one gives them
   bool began_ = false;                                 // the features' begin() was called
   void begin_features();
 };

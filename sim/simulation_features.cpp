@@ -60,7 +60,6 @@ void Simulation::add_feature(std::unique_ptr<Feature> feature) {
   }
   causes_listed_ |= f->waste_causes();
   if (!first_launches_) first_launches_ = f->first_launches();
-  if (!slowness_) slowness_ = f->slowness();
   features_.push_back(std::move(feature));
 }
 

@@ -31,7 +31,6 @@ struct EndedJobs {
   std::shared_mutex& growth;
   std::size_t expected_jobs;  // about how many jobs the run will have in all (to size buffers)
   FirstLaunches launches;     // each job's first launch latency
-  JobSlowness slowness{};     // each job's seconds lost to slow components
 };
 
 class Sink {
@@ -69,7 +68,7 @@ struct SinkSettings {
   const LinkSharing* links = nullptr;
   const Topology* topology = nullptr;
   // The run's model features, in their order: timeseries.csv adds their interval_columns()
-  // (complete when the run is done). Not owned.
+  // (complete when the run is done), jobs.csv their job_columns(). Not owned.
   std::vector<const Feature*> features = {};
   // With the power model: the run's energy (complete when the run is done). Not owned.
   const PowerMeter* power = nullptr;

@@ -18,7 +18,7 @@ struct Run {
   const std::vector<JobOutcome>& jobs() const { return sim->outcomes(); }
   // GPUs in service at `t`, as timeseries.csv's column reads them.
   int in_service(std::int64_t t) const {
-    const IntervalColumn& column = capacity->interval_columns()[0];
+    const FeatureColumn& column = capacity->interval_columns()[0];
     REQUIRE(column.name == "gpus_in_service");
     return static_cast<int>(column.cell(*capacity, t).value);
   }
