@@ -230,7 +230,6 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
                               first_of(features, &Feature::link_loads),
                               first_of(features, &Feature::link_loads) ? &sim.topology() : nullptr,
                               features,
-                              first_of(features, &Feature::power_meter),
                               threads_of(config)};
   const std::vector<std::string> sink_names = split_commas(config.outputs);
   if (capture) make_tables(sink_names, *capture);

@@ -143,7 +143,7 @@ class CapacityFeature final : public Feature {
 
   void stepped(Time now) override { log_.note(now, control_->cluster().gpus_in_service()); }
 
-  std::span<const FeatureColumn> interval_columns() const override;
+  std::span<const FeatureColumn> columns(FeatureOutput output) const override;
   const CapacityLog& log() const { return log_; }
 
  private:
@@ -161,8 +161,8 @@ constexpr FeatureColumn kColumns[] = {
      }},
 };
 
-std::span<const FeatureColumn> CapacityFeature::interval_columns() const {
-  if (s_.events.empty()) return {};
+std::span<const FeatureColumn> CapacityFeature::columns(FeatureOutput output) const {
+  if (output != FeatureOutput::Interval || s_.events.empty()) return {};
   return kColumns;
 }
 
@@ -172,7 +172,7 @@ std::unique_ptr<Feature> make_capacity(Params& params, const FeatureSetup& setup
 
 const FeatureRegistrar kCapacity({"capacity",
                                   "Capacity over time (capacity.*): drains, added nodes, leaf switches down",
-                                  make_capacity, 30, kColumns});
+                                  make_capacity, 30, {kColumns}});
 
 }  // namespace
 

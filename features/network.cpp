@@ -111,7 +111,7 @@ class NetworkFeature final : public Feature {
       throw std::logic_error("conservation: network links still carry jobs' traffic at the end of the run");
   }
   const LinkSharing* link_loads() const override { return sharing_.get(); }
-  std::span<const FeatureColumn> interval_columns() const override;
+  std::span<const FeatureColumn> columns(FeatureOutput output) const override;
 
  private:
   // The slowdown of a running job with contention: by its starvation on its links now.
@@ -199,8 +199,8 @@ constexpr FeatureColumn kNetworkColumns[] = {
      [](const Feature& f, std::int64_t time_s) { return FeatureCell{f.link_loads()->peak_uplink_load(time_s), 3}; }},
 };
 
-std::span<const FeatureColumn> NetworkFeature::interval_columns() const {
-  if (!sharing_) return {};
+std::span<const FeatureColumn> NetworkFeature::columns(FeatureOutput output) const {
+  if (output != FeatureOutput::Interval || !sharing_) return {};
   return kNetworkColumns;
 }
 
@@ -211,7 +211,7 @@ std::unique_ptr<Feature> make_network(Params& params, const FeatureSetup& setup)
 
 // First of the features: its keys are listed where they always were, after estimate.*.
 const FeatureRegistrar kNetwork({"network", "Network model (network.*): how placement slows multi-node jobs",
-                                 make_network, 3, kNetworkColumns});
+                                 make_network, 3, {kNetworkColumns}});
 
 }  // namespace
 

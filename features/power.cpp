@@ -1,6 +1,7 @@
 #include "features/power.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -58,6 +59,11 @@ class PowerFeature final : public Feature {
   void ended(Time now) override {
     meter_.advance(now, level_);
     meter_.close(now);
+    for (std::size_t job = 0; job < workload_->size(); ++job) {
+      const double kwh = meter_.job_kwh(static_cast<JobId>(job));
+      jobs_kwh_[static_cast<std::size_t>(workload_->requests[job].type)] += kwh;
+      jobs_kwh_[kJobTypeCount] += kwh;
+    }
   }
 
   void run_held(JobId job, std::uint64_t job_key, const JobRequest& request, Time compute, Time wall,
@@ -121,8 +127,9 @@ class PowerFeature final : public Feature {
 
   void check_conservation() const override { meter_.check_conservation(); }
   const PowerMeter* power_meter() const override { return &meter_; }
-  std::span<const FeatureColumn> interval_columns() const override;
-  std::span<const FeatureColumn> job_columns() const override;
+  std::span<const FeatureColumn> columns(FeatureOutput output) const override;
+  // The energy of the jobs of type `t` (kJobTypeCount: of all), kWh, once the run ended.
+  double jobs_kwh(std::size_t t) const { return jobs_kwh_[t]; }
 
  private:
   // The cluster's power now, and the clock a cap allows from the clock now.
@@ -174,6 +181,7 @@ class PowerFeature final : public Feature {
   };
   Inputs inputs_;      // what level_ was last computed from
   double clock_ = 1.0;  // the clock fraction of every running job
+  std::array<double, kJobTypeCount + 1> jobs_kwh_{};  // by type, then of all (at ended)
 };
 
 constexpr FeatureColumn kPowerColumns[] = {
@@ -186,16 +194,92 @@ constexpr FeatureColumn kPowerJobColumns[] = {
        return FeatureCell{f.power_meter()->job_kwh(static_cast<JobId>(job)), 3};
      }},
 };
+constexpr FeatureColumn kPowerCauseColumns[] = {
+    {"energy_kwh", "facility energy of the cause's wasted GPU-time, kWh (as `wasted_energy_kwh` of `summary.csv`)",
+     kWithPower, [](const Feature& f, std::int64_t cause) {
+       return FeatureCell{f.power_meter()->wasted_kwh(static_cast<WasteCause>(cause)), 1};
+     }},
+};
 
-std::span<const FeatureColumn> PowerFeature::interval_columns() const { return kPowerColumns; }
-std::span<const FeatureColumn> PowerFeature::job_columns() const { return kPowerJobColumns; }
+// The summaries' energy columns: of the run (row kJobTypeCount), or of a type's row, where only
+// its jobs' energy is the type's (idle GPUs, nodes and the GPU power spread are the cluster's: blank).
+bool of_type(std::int64_t row) { return row != static_cast<std::int64_t>(kJobTypeCount); }
+FeatureCell of_run(std::int64_t row, double v, int decimals) { return {v, decimals, of_type(row)}; }
+template <int Percent>
+FeatureCell gpu_power(const Feature& f, std::int64_t row) {
+  return of_run(row, f.power_meter()->gpu_power_quantile(Percent / 100.0), 0);
+}
+template <int Percent>
+FeatureCell job_gpu_power(const Feature& f, std::int64_t row) {
+  return of_run(row, f.power_meter()->job_gpu_power_quantile(Percent / 100.0), 0);
+}
+double jobs_kwh(const Feature& f, std::int64_t row) {
+  return static_cast<const PowerFeature&>(f).jobs_kwh(static_cast<std::size_t>(row));
+}
+
+constexpr std::string_view kEnergy =
+    "facility energy of the run (the integral of cluster power), of the jobs (their GPUs), of idle GPUs and of the "
+    "nodes' overhead; the last three add up to the first, less `cap_saved_kwh` under a cap (checked at the end of "
+    "every run). In summary_by_type.csv the type's jobs' energy, the rest blank";
+constexpr std::string_view kGpuPower =
+    "quantiles of per-GPU power (uncapped) over the GPU-time of up nodes inside the workload's window, idle GPUs "
+    "included, W";
+constexpr std::string_view kJobGpuPower =
+    "the same over the GPU-time jobs held, W (what AcmeTrace's measured GPU power quantiles are compared with: "
+    "`experiments/power/`)";
+constexpr std::string_view kCap =
+    "hours the cap throttled jobs, the mean clock fraction over the GPU-time jobs held (1: never throttled; jobs ran "
+    "1 / clock slower), and the energy the cap saved (job energy is counted at uncapped power)";
+
+constexpr FeatureColumn kPowerSummaryColumns[] = {
+    {"energy_kwh", kEnergy, kWithPower,
+     [](const Feature& f, std::int64_t row) {
+       return FeatureCell{of_type(row) ? jobs_kwh(f, row) : f.power_meter()->total_kwh(), 1};
+     }},
+    {"jobs_energy_kwh", kEnergy, kWithPower,
+     [](const Feature& f, std::int64_t row) { return FeatureCell{jobs_kwh(f, row), 1}; }},
+    {"idle_energy_kwh", kEnergy, kWithPower,
+     [](const Feature& f, std::int64_t row) { return of_run(row, f.power_meter()->idle_kwh(), 1); }},
+    {"nodes_energy_kwh", kEnergy, kWithPower,
+     [](const Feature& f, std::int64_t row) { return of_run(row, f.power_meter()->nodes_kwh(), 1); }},
+    {"wasted_energy_kwh",
+     "energy of the wasted GPU-time (held-idle causes at `held_w`, lost compute at the job's running power); by cause "
+     "in wasted_by_cause.csv's `energy_kwh`",
+     kWithPower,
+     [](const Feature& f, std::int64_t row) {
+       double wasted = 0;
+       for (std::size_t c = 0; c < kWasteCauseCount; ++c) wasted += f.power_meter()->wasted_kwh(static_cast<WasteCause>(c));
+       return of_run(row, wasted, 1);
+     }},
+    {"gpu_power_p25_w", kGpuPower, kWithPower, gpu_power<25>},
+    {"gpu_power_p50_w", kGpuPower, kWithPower, gpu_power<50>},
+    {"gpu_power_p75_w", kGpuPower, kWithPower, gpu_power<75>},
+    {"gpu_power_p90_w", kGpuPower, kWithPower, gpu_power<90>},
+    {"job_gpu_power_p25_w", kJobGpuPower, kWithPower, job_gpu_power<25>},
+    {"job_gpu_power_p50_w", kJobGpuPower, kWithPower, job_gpu_power<50>},
+    {"job_gpu_power_p75_w", kJobGpuPower, kWithPower, job_gpu_power<75>},
+    {"job_gpu_power_p90_w", kJobGpuPower, kWithPower, job_gpu_power<90>},
+    {"capped_hours", kCap, kWithPower,
+     [](const Feature& f, std::int64_t row) { return of_run(row, f.power_meter()->capped_hours(), 2); }},
+    {"clock_mean", kCap, kWithPower,
+     [](const Feature& f, std::int64_t row) { return of_run(row, f.power_meter()->clock_mean(), 4); }},
+    {"cap_saved_kwh", kCap, kWithPower,
+     [](const Feature& f, std::int64_t row) { return of_run(row, f.power_meter()->saved_kwh(), 1); }},
+};
+
+// Its columns of every output, by FeatureOutput.
+constexpr std::array<std::span<const FeatureColumn>, kFeatureOutputs> kPowerOutputColumns = {
+    kPowerColumns, kPowerJobColumns, kPowerCauseColumns, kPowerSummaryColumns};
+
+std::span<const FeatureColumn> PowerFeature::columns(FeatureOutput output) const {
+  return kPowerOutputColumns[static_cast<std::size_t>(output)];
+}
 
 std::unique_ptr<Feature> make_power(Params& params, const FeatureSetup& setup) {
   return power_feature(read_power_settings(params, setup.seed), setup.interval);
 }
 
-const FeatureRegistrar kPower({"power", "Power and energy (power.*)", make_power, 50, kPowerColumns,
-                              kPowerJobColumns});
+const FeatureRegistrar kPower({"power", "Power and energy (power.*)", make_power, 50, kPowerOutputColumns});
 
 }  // namespace
 

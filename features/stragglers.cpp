@@ -200,7 +200,7 @@ class StragglerFeature final : public Feature {
     if (lost_s > 0) lost_.add(job, lost_s);
   }
   void begin(const FeatureRun& run) override { workload_ = &run.workload; }
-  std::span<const FeatureColumn> job_columns() const override;
+  std::span<const FeatureColumn> columns(FeatureOutput output) const override;
   bool evicts() const override { return model_.evict; }
   const LostSeconds& lost() const { return lost_; }
 
@@ -253,7 +253,8 @@ constexpr FeatureColumn kStragglerJobColumns[] = {
 };
 
 // straggler_s, and with eviction evictions.
-std::span<const FeatureColumn> StragglerFeature::job_columns() const {
+std::span<const FeatureColumn> StragglerFeature::columns(FeatureOutput output) const {
+  if (output != FeatureOutput::Job) return {};
   return std::span<const FeatureColumn>(kStragglerJobColumns).first(model_.evict ? 2 : 1);
 }
 
@@ -267,7 +268,7 @@ std::unique_ptr<Feature> make_stragglers(Params& params, const FeatureSetup& set
 
 const FeatureRegistrar kStragglers({"stragglers",
                                     "Slow nodes (stragglers.*): a run computes slower while one of its nodes is slow",
-                                    make_stragglers, 20, {}, kStragglerJobColumns});
+                                    make_stragglers, 20, {std::span<const FeatureColumn>{}, kStragglerJobColumns}});
 
 }  // namespace
 

@@ -2,10 +2,10 @@
 
 namespace acme {
 
-std::vector<ColumnGroupDoc> feature_column_docs(std::span<const FeatureColumn> FeatureEntry::*of) {
+std::vector<ColumnGroupDoc> feature_column_docs(FeatureOutput output) {
   std::vector<ColumnGroupDoc> groups;
   for (const FeatureEntry& e : feature_table()) {
-    const std::span<const FeatureColumn> columns = e.*of;
+    const std::span<const FeatureColumn> columns = e.columns[static_cast<std::size_t>(output)];
     for (std::size_t i = 0; i < columns.size(); ++i) {
       if (i == 0 || columns[i].when != columns[i - 1].when) groups.push_back({columns[i].when, {}, &columns[i]});
       groups.back().columns.push_back({columns[i].name, columns[i].doc});

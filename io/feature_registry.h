@@ -10,6 +10,7 @@
 // (Params::check_all_used) read the keys it asks for. Nothing else names a feature.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -46,10 +47,8 @@ struct FeatureEntry {
   // when the feature is off. Throws InputError for a bad value.
   std::unique_ptr<Feature> (*make)(Params& params, const FeatureSetup& setup);
   int order = 1000;  // where its keys are listed and recorded: by order, then by name
-  // Its columns of timeseries.csv and of jobs.csv, for the docs (Feature::interval_columns and
-  // job_columns give a run's).
-  std::span<const FeatureColumn> interval_columns = {};
-  std::span<const FeatureColumn> job_columns = {};
+  // Its columns of each output, by FeatureOutput, for the docs (Feature::columns gives a run's).
+  std::array<std::span<const FeatureColumn>, kFeatureOutputs> columns = {};
   static constexpr std::string_view kKind = "feature";
 };
 

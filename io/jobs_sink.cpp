@@ -90,7 +90,10 @@ class JobsSink final : public Sink {
  public:
   bool wants_facts() const override { return false; }
   explicit JobsSink(const SinkSettings& s)
-      : path_(s.out_dir / "jobs.csv"), capture_(s.capture), renames_(s.renames), features_(s.features),
+      : path_(s.out_dir / "jobs.csv"),
+        capture_(s.capture),
+        renames_(s.renames),
+        feature_columns_(s.features, FeatureOutput::Job),
         live_(s.threads > 1) {}
 
   bool wants_ended() const override { return live_; }
@@ -107,7 +110,7 @@ class JobsSink final : public Sink {
   void start(std::size_t expected_rows) {
     csv_.emplace(path_, capture_, renames_);
     write_names<JobRow>(*csv_, kJobColumns);
-    write_feature_names(*csv_, features_, &Feature::job_columns);
+    feature_columns_.write_names(*csv_);
     csv_->end_row();
     csv_->expect_rows(expected_rows);
   }
@@ -120,14 +123,14 @@ class JobsSink final : public Sink {
     const JobRow j{w, outcomes, replay, id, w.requests[i], o, submit,
                    o.start ? queue_parts(launches, w, id, submit, *o.start) : QueueParts{}};
     write_cells<kJobColumns>(*csv_, j);
-    if (!features_.empty()) write_feature_cells(*csv_, features_, &Feature::job_columns, id);
+    feature_columns_.write_cells(*csv_, id);
     csv_->end_row();
   }
 
   std::filesystem::path path_;
   TableCapture* capture_;
   DeferredRenames* renames_;
-  std::vector<const Feature*> features_;
+  FeatureColumnsOf feature_columns_;  // the run's features' columns of the file
   bool live_;
   std::optional<CsvWriter> csv_;
   std::size_t written_ = 0;
@@ -143,7 +146,7 @@ std::unique_ptr<Sink> make_jobs_sink(const SinkSettings& settings) { return std:
 
 std::vector<FileColumns> jobs_columns() {
   std::vector<ColumnGroupDoc> groups{group_doc<JobRow>(kJobColumns)};
-  for (ColumnGroupDoc& g : feature_column_docs(&FeatureEntry::job_columns)) groups.push_back(std::move(g));
+  for (ColumnGroupDoc& g : feature_column_docs(FeatureOutput::Job)) groups.push_back(std::move(g));
   return {{"jobs.csv", std::move(groups)}};
 }
 

@@ -9,8 +9,8 @@
 #include "io/columns.h"
 #include "io/csv.h"
 #include "io/ended_jobs_thread.h"
+#include "io/feature_columns.h"
 #include "io/metrics.h"
-#include "sim/power.h"
 
 namespace acme {
 namespace {
@@ -104,60 +104,6 @@ constexpr Column<Stats> kStatColumns[] = {
 };
 static_assert(kJobStateCount == 8, "a column per final state");
 
-// The energy columns: of the run, or of a type's row, where only its jobs' energy is the type's
-// (idle GPUs, nodes and the GPU power spread are the cluster's: blank).
-struct EnergyRow {
-  const PowerMeter& meter;
-  double jobs_kwh;  // the row's jobs' energy
-  bool of_type;
-};
-Cell of_run(const EnergyRow& r, double v, int decimals) { return r.of_type ? Cell::blank() : Cell::real(v, decimals); }
-template <int Percent>
-Cell gpu_power(const EnergyRow& r) { return of_run(r, r.meter.gpu_power_quantile(Percent / 100.0), 0); }
-template <int Percent>
-Cell job_gpu_power(const EnergyRow& r) { return of_run(r, r.meter.job_gpu_power_quantile(Percent / 100.0), 0); }
-
-constexpr std::string_view kEnergy =
-    "facility energy of the run (the integral of cluster power), of the jobs (their GPUs), of idle GPUs and of the "
-    "nodes' overhead; the last three add up to the first, less `cap_saved_kwh` under a cap (checked at the end of "
-    "every run). In summary_by_type.csv the type's jobs' energy, the rest blank";
-constexpr std::string_view kGpuPower =
-    "quantiles of per-GPU power (uncapped) over the GPU-time of up nodes inside the workload's window, idle GPUs "
-    "included, W";
-constexpr std::string_view kJobGpuPower =
-    "the same over the GPU-time jobs held, W (what AcmeTrace's measured GPU power quantiles are compared with: "
-    "`experiments/power/`)";
-constexpr std::string_view kCap =
-    "hours the cap throttled jobs, the mean clock fraction over the GPU-time jobs held (1: never throttled; jobs ran "
-    "1 / clock slower), and the energy the cap saved (job energy is counted at uncapped power)";
-
-constexpr Column<EnergyRow> kEnergyColumns[] = {
-    {"energy_kwh", kEnergy,
-     [](const EnergyRow& r) { return Cell::real(r.of_type ? r.jobs_kwh : r.meter.total_kwh(), 1); }},
-    {"jobs_energy_kwh", kEnergy, [](const EnergyRow& r) { return Cell::real(r.jobs_kwh, 1); }},
-    {"idle_energy_kwh", kEnergy, [](const EnergyRow& r) { return of_run(r, r.meter.idle_kwh(), 1); }},
-    {"nodes_energy_kwh", kEnergy, [](const EnergyRow& r) { return of_run(r, r.meter.nodes_kwh(), 1); }},
-    {"wasted_energy_kwh",
-     "energy of the wasted GPU-time (held-idle causes at `held_w`, lost compute at the job's running power); by cause "
-     "in wasted_by_cause.csv's `energy_kwh`",
-     [](const EnergyRow& r) {
-       double wasted = 0;
-       for (std::size_t c = 0; c < kWasteCauseCount; ++c) wasted += r.meter.wasted_kwh(static_cast<WasteCause>(c));
-       return of_run(r, wasted, 1);
-     }},
-    {"gpu_power_p25_w", kGpuPower, gpu_power<25>},
-    {"gpu_power_p50_w", kGpuPower, gpu_power<50>},
-    {"gpu_power_p75_w", kGpuPower, gpu_power<75>},
-    {"gpu_power_p90_w", kGpuPower, gpu_power<90>},
-    {"job_gpu_power_p25_w", kJobGpuPower, job_gpu_power<25>},
-    {"job_gpu_power_p50_w", kJobGpuPower, job_gpu_power<50>},
-    {"job_gpu_power_p75_w", kJobGpuPower, job_gpu_power<75>},
-    {"job_gpu_power_p90_w", kJobGpuPower, job_gpu_power<90>},
-    {"capped_hours", kCap, [](const EnergyRow& r) { return of_run(r, r.meter.capped_hours(), 2); }},
-    {"clock_mean", kCap, [](const EnergyRow& r) { return of_run(r, r.meter.clock_mean(), 4); }},
-    {"cap_saved_kwh", kCap, [](const EnergyRow& r) { return of_run(r, r.meter.saved_kwh(), 1); }},
-};
-
 void write_config_cells(CsvWriter& csv, const RunRecord& run) {
   for (const auto& [key, value] : run.config) csv.text(value);
 }
@@ -172,31 +118,27 @@ class SummarySink final : public Sink {
  public:
   bool wants_facts() const override { return false; }
   explicit SummarySink(const SinkSettings& s)
-      : dir_(s.out_dir), capture_(s.capture), renames_(s.renames), power_(s.power), live_(s.threads > 1) {}
+      : dir_(s.out_dir),
+        capture_(s.capture),
+        renames_(s.renames),
+        feature_columns_(s.features, FeatureOutput::Summary),
+        live_(s.threads > 1) {}
   bool wants_ended() const override { return live_; }
   void on_ended(const EndedJobs& ended) override { adder_.on_ended(ended); }
   void finish(const RunRecord& run) override {
     adder_.stop();
     const RunSummary sum = builder_.finish(run);
-    // With the power model: energy of the jobs by type (and in all), kWh.
-    std::array<double, kJobTypeCount + 1> job_kwh{};
-    if (power_)
-      for (std::size_t i = 0; i < run.workload.size(); ++i) {
-        const double kwh = power_->job_kwh(static_cast<JobId>(i));
-        job_kwh[static_cast<std::size_t>(run.workload.requests[i].type)] += kwh;
-        job_kwh[kJobTypeCount] += kwh;
-      }
     {
       CsvWriter csv(dir_ / "summary.csv", capture_, renames_);
       write_config_names(csv, run);
       write_names<RunRow>(csv, kRunColumns);
       write_names<Stats>(csv, kStatColumns);
-      if (power_) write_names<EnergyRow>(csv, kEnergyColumns);
+      feature_columns_.write_names(csv);
       csv.end_row();
       write_config_cells(csv, run);
       write_cells<RunRow>(csv, kRunColumns, {run, sum});
       write_cells<Stats>(csv, kStatColumns, sum.all);
-      if (power_) write_cells<EnergyRow>(csv, kEnergyColumns, {*power_, job_kwh[kJobTypeCount], false});
+      feature_columns_.write_cells(csv, kJobTypeCount);
       csv.end_row();
       csv.commit();
     }
@@ -204,14 +146,14 @@ class SummarySink final : public Sink {
     write_config_names(csv, run);
     write_names<std::size_t>(csv, kTypeColumns);
     write_names<Stats>(csv, kStatColumns);
-    if (power_) write_names<EnergyRow>(csv, kEnergyColumns);
+    feature_columns_.write_names(csv);
     csv.end_row();
     for (std::size_t t = 0; t < kJobTypeCount; ++t) {
       if (sum.by_type[t].jobs == 0) continue;
       write_config_cells(csv, run);
       write_cells<std::size_t>(csv, kTypeColumns, t);
       write_cells<Stats>(csv, kStatColumns, sum.by_type[t]);
-      if (power_) write_cells<EnergyRow>(csv, kEnergyColumns, {*power_, job_kwh[t], true});
+      feature_columns_.write_cells(csv, static_cast<std::int64_t>(t));
       csv.end_row();
     }
     csv.commit();
@@ -221,7 +163,7 @@ class SummarySink final : public Sink {
   std::filesystem::path dir_;
   TableCapture* capture_;
   DeferredRenames* renames_;
-  const PowerMeter* power_;
+  FeatureColumnsOf feature_columns_;  // the run's features' columns of the file
   bool live_;
   SummaryBuilder builder_;
   EndedJobsThread adder_{[this](const EndedJobs& e, std::size_t begin, std::size_t end) {
@@ -237,9 +179,13 @@ std::unique_ptr<Sink> make_summary_sink(const SinkSettings& settings) {
 
 std::vector<FileColumns> summary_columns() {
   const ColumnGroupDoc stats = group_doc<Stats>(kStatColumns);
-  const ColumnGroupDoc energy = group_doc<EnergyRow>(kEnergyColumns, kWithPower);
-  return {{"summary.csv", {group_doc<RunRow>(kRunColumns), stats, energy}},
-          {"summary_by_type.csv", {group_doc<std::size_t>(kTypeColumns), stats, energy}}};
+  std::vector<ColumnGroupDoc> run{group_doc<RunRow>(kRunColumns), stats};
+  std::vector<ColumnGroupDoc> by_type{group_doc<std::size_t>(kTypeColumns), stats};
+  for (const ColumnGroupDoc& g : feature_column_docs(FeatureOutput::Summary)) {
+    run.push_back(g);
+    by_type.push_back(g);
+  }
+  return {{"summary.csv", std::move(run)}, {"summary_by_type.csv", std::move(by_type)}};
 }
 
 }  // namespace acme

@@ -91,12 +91,12 @@ class TimeseriesSink final : public Sink {
         capture_(s.capture), renames_(s.renames),
         links_(s.links),
         topology_(s.topology),
-        features_(s.features),
+        feature_columns_(s.features, FeatureOutput::Interval),
         interval_(s.interval.sec()),
         total_gpus_(s.total_gpus),
         fragmentation_(s.nodes, s.gpus_per_node) {
     write_names<IntervalRow>(rows_, kIntervalColumns);
-    write_feature_names(rows_, features_, &Feature::interval_columns);
+    feature_columns_.write_names(rows_);
     rows_.end_row();
   }
 
@@ -172,7 +172,7 @@ class TimeseriesSink final : public Sink {
     const double mean = static_cast<double>(area_) / static_cast<double>(interval_);
     const IntervalRow row{row_start_, total_gpus_, snapshot_, mean};
     write_cells<IntervalRow>(rows_, kIntervalColumns, row);
-    write_feature_cells(rows_, features_, &Feature::interval_columns, row_start_);
+    feature_columns_.write_cells(rows_, row_start_);
     rows_.end_row();
   }
   // links.csv: per interval and link tier, the mean and peak load and the busiest link.
@@ -192,7 +192,7 @@ class TimeseriesSink final : public Sink {
   DeferredRenames* renames_;
   const LinkSharing* links_;
   const Topology* topology_;
-  std::vector<const Feature*> features_;
+  FeatureColumnsOf feature_columns_;  // the run's features' columns of the file
   std::int64_t interval_;
   std::int64_t total_gpus_;
   CsvWriter rows_{path_, capture_, renames_};
@@ -210,7 +210,7 @@ std::unique_ptr<Sink> make_timeseries_sink(const SinkSettings& settings) {
 
 std::vector<FileColumns> timeseries_columns() {
   std::vector<ColumnGroupDoc> groups{group_doc<IntervalRow>(kIntervalColumns)};
-  for (ColumnGroupDoc& g : feature_column_docs(&FeatureEntry::interval_columns)) groups.push_back(std::move(g));
+  for (ColumnGroupDoc& g : feature_column_docs(FeatureOutput::Interval)) groups.push_back(std::move(g));
   return {{"timeseries.csv", std::move(groups)}, {"links.csv", {group_doc<LinkRow>(kLinkColumns)}}};
 }
 

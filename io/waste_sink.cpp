@@ -5,7 +5,7 @@
 
 #include "io/columns.h"
 #include "io/csv.h"
-#include "sim/power.h"
+#include "io/feature_columns.h"
 
 namespace acme {
 namespace {
@@ -14,7 +14,6 @@ namespace {
 struct CauseRow {
   std::size_t cause;
   const RunRecord& run;
-  const PowerMeter* power;
 };
 
 constexpr Column<CauseRow> kCauseColumns[] = {
@@ -24,28 +23,25 @@ constexpr Column<CauseRow> kCauseColumns[] = {
        return Cell::real(static_cast<double>(r.run.conservation.wasted_by_cause[r.cause]) / 3600.0);
      }},
 };
-constexpr Column<CauseRow> kCauseEnergyColumns[] = {
-    {"energy_kwh", "facility energy of the cause's wasted GPU-time, kWh (as `wasted_energy_kwh` of `summary.csv`)",
-     [](const CauseRow& r) { return Cell::real(r.power->wasted_kwh(static_cast<WasteCause>(r.cause)), 1); }},
-};
-
 // wasted_by_cause.csv: wasted GPU-hours by cause, one row per cause: every cause of the core, and
 // those of the run's model features (Conservation::causes_listed).
 class WasteSink final : public Sink {
  public:
   bool wants_facts() const override { return false; }
   explicit WasteSink(const SinkSettings& s)
-      : path_(s.out_dir / "wasted_by_cause.csv"), capture_(s.capture), renames_(s.renames), power_(s.power) {}
+      : path_(s.out_dir / "wasted_by_cause.csv"),
+        capture_(s.capture),
+        renames_(s.renames),
+        feature_columns_(s.features, FeatureOutput::Cause) {}
   void finish(const RunRecord& run) override {
     CsvWriter csv(path_, capture_, renames_);
     write_names<CauseRow>(csv, kCauseColumns);
-    if (power_) write_names<CauseRow>(csv, kCauseEnergyColumns);
+    feature_columns_.write_names(csv);
     csv.end_row();
     for (std::size_t c = 0; c < kWasteCauseCount; ++c) {
       if (!run.conservation.listed(c)) continue;
-      const CauseRow row{c, run, power_};
-      write_cells<CauseRow>(csv, kCauseColumns, row);
-      if (power_) write_cells<CauseRow>(csv, kCauseEnergyColumns, row);
+      write_cells<CauseRow>(csv, kCauseColumns, {c, run});
+      feature_columns_.write_cells(csv, static_cast<std::int64_t>(c));
       csv.end_row();
     }
     csv.commit();
@@ -55,7 +51,7 @@ class WasteSink final : public Sink {
   std::filesystem::path path_;
   TableCapture* capture_;
   DeferredRenames* renames_;
-  const PowerMeter* power_;
+  FeatureColumnsOf feature_columns_;  // the run's features' columns of the file
 };
 
 }  // namespace
@@ -63,8 +59,9 @@ class WasteSink final : public Sink {
 std::unique_ptr<Sink> make_waste_sink(const SinkSettings& settings) { return std::make_unique<WasteSink>(settings); }
 
 std::vector<FileColumns> waste_columns() {
-  return {{"wasted_by_cause.csv",
-           {group_doc<CauseRow>(kCauseColumns), group_doc<CauseRow>(kCauseEnergyColumns, kWithPower)}}};
+  std::vector<ColumnGroupDoc> groups{group_doc<CauseRow>(kCauseColumns)};
+  for (ColumnGroupDoc& g : feature_column_docs(FeatureOutput::Cause)) groups.push_back(std::move(g));
+  return {{"wasted_by_cause.csv", std::move(groups)}};
 }
 
 }  // namespace acme

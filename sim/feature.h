@@ -78,16 +78,17 @@
 // At the end of the run the core's conservation check calls check_conservation() of every feature
 // (a feature's own sums must add up: throws std::logic_error naming what does not).
 //
-// And what the outputs read (not hooks): interval_columns() and job_columns(), the feature's
-// columns of timeseries.csv and of jobs.csv (after the core's, in the order the features were
-// added), none from most; first_launches(), each job's
-// first launch latency, which splits queue_s into wait_s and launch_s (sim/outcome.h), none from
-// most features; power_meter(), the run's energy (sim/power.h), from the
-// power feature only; evaluations(), which evaluation each Eval job belongs to (evaluations.csv),
-// from the evaluation feature, complete once the run ended; and
-// waste_causes(), the causes of wasted GPU-time a feature adds (bits of WasteCause): the outputs
-// list those only in runs with a feature that names them, so a run without it writes what it
-// wrote before the cause existed (Conservation::causes_listed).
+// And what the outputs read (not hooks): columns(output), the feature's columns of timeseries.csv,
+// jobs.csv, wasted_by_cause.csv and the summaries (FeatureOutput; after the file's own, in the
+// order the features were added), none from most; first_launches(), each job's first launch
+// latency, which splits queue_s into wait_s and launch_s (sim/outcome.h), none from most features;
+// link_loads(), the network's links (links.csv); evaluations(), which evaluation each Eval job
+// belongs to (evaluations.csv), from the evaluation feature, complete once the run ended;
+// evicts(), whether slow nodes are evicted (training.csv's evicted columns); and waste_causes(),
+// the causes of wasted GPU-time a feature adds (bits of WasteCause): the outputs list those only
+// in runs with a feature that names them, so a run without it writes what it wrote before the
+// cause existed (Conservation::causes_listed). power_meter() is the power feature's meter, which
+// its own columns read.
 //
 // A hook runs on the simulation's thread, inside a step; it must not throw except for a bug
 // (std::logic_error) and must draw nothing from a shared generator: every draw is keyed by the
@@ -166,21 +167,30 @@ class Feature;
 class LinkSharing;
 class PowerMeter;
 
+// The outputs a feature may add columns to, and what a row of each is.
+enum class FeatureOutput : std::uint8_t {
+  Interval,  // timeseries.csv: the interval that starts at time_s (read once the run is done)
+  Job,       // jobs.csv: a JobId (read for jobs that have ended, perhaps on another thread while the
+             // run goes on: the feature keeps what it reads safe to read so)
+  Cause,     // wasted_by_cause.csv: a WasteCause (once the run is done)
+  Summary,   // summary.csv: kJobTypeCount, the run; summary_by_type.csv: a JobType (once the run is done)
+};
+inline constexpr std::size_t kFeatureOutputs = 4;
+
 // A column a feature adds to an output: its name, its meaning and when it is written (Markdown,
-// configs/README.md's tables: "with `power.enabled` only"), and its cell in a row, an integer or a
-// real with `decimals` decimals (decimals < 0: an integer). The row is the start `time_s` of an
-// interval in timeseries.csv (read once the run is done), a JobId in jobs.csv (read for jobs that
-// have ended, perhaps on another thread while the run goes on: the feature keeps what it reads
-// safe to read so). Declared once, in the feature's file, for the docs (FeatureEntry's columns)
-// and the runs (Feature::interval_columns, job_columns).
+// configs/README.md's tables: "with `power.enabled` only"), and its cell in a row: an integer or a
+// real with `decimals` decimals (decimals < 0: an integer), or blank. Declared once, in the
+// feature's file, for the docs (FeatureEntry::columns) and the runs (Feature::columns).
 struct FeatureCell {
   double value = 0;
   int decimals = -1;
+  bool blank = false;
 };
 struct FeatureColumn {
   std::string_view name, doc, when;
   FeatureCell (*cell)(const Feature&, std::int64_t row);
 };
+
 
 class Feature {
  public:
@@ -244,9 +254,8 @@ class Feature {
   // Simulation is made); none from most.
   virtual std::optional<Workload> rewrite(const Workload& /*workload*/) { return std::nullopt; }
   virtual bool needs_whole_workload() const { return false; }
-  // The feature's columns of timeseries.csv and of jobs.csv in this run; none from most.
-  virtual std::span<const FeatureColumn> interval_columns() const { return {}; }
-  virtual std::span<const FeatureColumn> job_columns() const { return {}; }
+  // The feature's columns of `output` in this run (the same all run); none from most.
+  virtual std::span<const FeatureColumn> columns(FeatureOutput /*output*/) const { return {}; }
 
   // Each job's first launch latency for the outputs, valid while the feature lives; null: none.
   virtual const FirstLaunchSource* first_launches() const { return nullptr; }

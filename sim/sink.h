@@ -52,7 +52,6 @@ class DeferredRenames;
 class LinkSharing;
 class Topology;
 class Feature;
-class PowerMeter;
 
 struct SinkSettings {
   std::filesystem::path out_dir;
@@ -67,11 +66,9 @@ struct SinkSettings {
   // that names the links. Not owned.
   const LinkSharing* links = nullptr;
   const Topology* topology = nullptr;
-  // The run's model features, in their order: timeseries.csv adds their interval_columns()
-  // (complete when the run is done), jobs.csv their job_columns(). Not owned.
+  // The run's model features, in their order: the sinks add their columns (Feature::columns).
+  // Not owned.
   std::vector<const Feature*> features = {};
-  // With the power model: the run's energy (complete when the run is done). Not owned.
-  const PowerMeter* power = nullptr;
   // Threads the outputs may use: above 1, jobs.csv's rows are written while the run goes.
   unsigned threads = 1;
 };

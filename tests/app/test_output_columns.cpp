@@ -133,7 +133,7 @@ TEST_CASE("Every output file's header is its columns, model features off and on,
   run_with(dir / "on", {"power.enabled=true", "network.slowdown=true", "network.contention=true",
                         "failures.enabled=true", "capacity.events=drain 0-3 from 6h for 6h; add 2 from 1d",
                         "stragglers.enabled=true"});
-  const std::string_view capacity = feature_of_key("capacity.events")->interval_columns[0].when;
+  const std::string_view capacity = feature_of_key("capacity.events")->columns[0][0].when;
   const std::string_view on[] = {kWithPower, kWithContention, capacity, kWithStragglers, kWithFailures};
   check_headers(dir / "on" / "out", on);
 }

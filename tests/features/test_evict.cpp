@@ -19,11 +19,11 @@
 namespace acme::test {
 namespace {
 
-// The cell of the run's jobs.csv column `name` (a feature's, Feature::job_columns) for `job`;
+// The cell of the run's jobs.csv column `name` (a feature's, Feature::columns) for `job`;
 // none when no feature writes that column.
 std::optional<double> job_cell(const Simulation& sim, std::string_view name, JobId job) {
   for (const auto& f : sim.features())
-    for (const FeatureColumn& c : f->job_columns())
+    for (const FeatureColumn& c : f->columns(FeatureOutput::Job))
       if (c.name == name) return c.cell(*f, job).value;
   return std::nullopt;
 }

@@ -18,7 +18,7 @@ struct Run {
   const std::vector<JobOutcome>& jobs() const { return sim->outcomes(); }
   // GPUs in service at `t`, as timeseries.csv's column reads them.
   int in_service(std::int64_t t) const {
-    const FeatureColumn& column = capacity->interval_columns()[0];
+    const FeatureColumn& column = capacity->columns(FeatureOutput::Interval)[0];
     REQUIRE(column.name == "gpus_in_service");
     return static_cast<int>(column.cell(*capacity, t).value);
   }
@@ -117,7 +117,7 @@ TEST_CASE("Reserved nodes without events make a feature with no hook and no colu
   const std::unique_ptr<Feature> capacity = capacity_feature(read_capacity(p, spec));
   REQUIRE(capacity);
   CHECK(capacity->hooks() == 0);
-  CHECK(capacity->interval_columns().empty());
+  CHECK(capacity->columns(FeatureOutput::Interval).empty());
   capacity->shape(spec);
   CHECK(spec.nodes == 2);
   CHECK(spec.reserved_nodes == 1);
