@@ -1,9 +1,9 @@
 // The one function that builds a run from its configuration: the policy (greedy under replay:
 // recorded), the placement, the model features (a rewrite of the workload by one, as
-// evaluation's decoupling) and the run-time estimates (made only for a policy
-// that reads them), wired into a Simulation. The
-// CLI (execute_run), sweeps (through execute_run) and tests (tests/policies/test_invariants.cpp)
-// all build their runs here; sinks and feeds are the caller's.
+// evaluation's decoupling; the failure model is the failures feature's) and the run-time estimates
+// (made only for a policy that reads them), wired into a Simulation. The CLI (execute_run), sweeps
+// (through execute_run) and tests (tests/policies/test_invariants.cpp) all build their runs here;
+// sinks and feeds are the caller's.
 #pragma once
 
 #include <filesystem>
@@ -36,9 +36,9 @@ struct PreparedRun {
 
 // A run's plugins, built once from its configuration before its workload is read, each from its
 // own keys (which it checks): the policy, the model features that are on (each registered
-// feature, io/feature_registry.h), and every key with the value in force. What needs the workload (a feature's rewrite, the estimates)
-// make_simulation adds. A run's plugins serve one Simulation: a run replayed again builds them
-// again.
+// feature, io/feature_registry.h), and every key with the value in force. What needs the
+// workload (a feature's rewrite, the estimates) make_simulation adds. A run's plugins serve one
+// Simulation: a run replayed again builds them again.
 struct RunPlugins {
   std::unique_ptr<Policy> policy;
   std::vector<std::unique_ptr<Feature>> features;  // the registered features that are on (io/feature_registry.h)
