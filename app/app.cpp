@@ -22,7 +22,6 @@
 #include "sim/error.h"
 #include "sim/log.h"
 #include "sim/simulation.h"
-#include "sim/sink.h"
 #include "sim/topology.h"
 #include "workloads/acme_trace_reader.h"
 #include "workloads/acme_trace_writer.h"

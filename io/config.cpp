@@ -7,7 +7,7 @@
 
 #include "io/csv.h"
 #include "io/feature_registry.h"
-#include "sim/sink.h"
+#include "io/sinks.h"
 
 namespace acme {
 namespace {

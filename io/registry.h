@@ -10,7 +10,7 @@
 // Registry<Entry>::table().
 //
 // The kinds: policies (policies/registry.h) and model features (io/feature_registry.h) register
-// from their own files; outputs (SinkEntry, sim/sink.h) in io/sink_registry.cpp and workload
+// from their own files; outputs (SinkEntry, io/sinks.h) in io/sink_registry.cpp and workload
 // sources (workloads/registry.h) in workloads/registry.cpp, whose libraries are not linked whole.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The registry of sinks (sim/sink.h): every output's name, description, files and factory; and
+// The registry of sinks (io/sinks.h): every output's name, description, files and factory; and
 // the columns of every CSV file they write.
 #include <string>
 #include <utility>

@@ -1,4 +1,5 @@
-// The sinks the registry (io/sink_registry.cpp, sink_table() of sim/sink.h) names, one file each:
+// What a sink that writes files is made from (SinkSettings), the registry of sinks (sink_table,
+// filled in io/sink_registry.cpp) and the sinks it names, one file each:
 //   jobs.csv             io/jobs_sink.cpp
 //   timeseries.csv       io/timeseries_sink.cpp (links.csv too; fragmentation in io/fragmentation.h)
 //   summary.csv          io/summary_sink.cpp (and summary_by_type.csv)
@@ -11,7 +12,10 @@
 // The jobs.csv and summary sinks handle ended jobs on a thread of their own (io/ended_jobs_thread.h).
 #pragma once
 
+#include <array>
+#include <filesystem>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +23,50 @@
 #include "sim/sink.h"
 
 namespace acme {
+
+struct TableCapture;
+class DeferredRenames;
+class Feature;
+class LinkSharing;
+class Topology;
+
+// Every file a sink writes appears whole or not at all (written to a temporary name, then
+// renamed, at once or, with SinkSettings::renames, when the run is done).
+struct SinkSettings {
+  std::filesystem::path out_dir;
+  Time interval = Time::hours(1);  // time-series interval
+  int total_gpus = 0;
+  int nodes = 0;
+  int gpus_per_node = 8;
+  TableCapture* capture = nullptr;  // set: the outputs go there (io/captured_table.h), no file
+  // Set: files are finished under their temporary names and renamed by its owner (io/csv.h).
+  DeferredRenames* renames = nullptr;
+  // With network contention: the link loads (complete when the run is done) and the topology
+  // that names the links. Not owned.
+  const LinkSharing* links = nullptr;
+  const Topology* topology = nullptr;
+  // The run's model features, in their order: the sinks add their columns (Feature::columns).
+  // Not owned.
+  std::vector<const Feature*> features = {};
+  // Threads the outputs may use: above 1, jobs.csv's rows are written while the run goes.
+  unsigned threads = 1;
+};
+
+struct SinkEntry {
+  std::string_view name;
+  std::string_view description;
+  std::array<std::string_view, 2> files;  // the files it writes (empty entries: none)
+  std::unique_ptr<Sink> (*make)(const SinkSettings&);
+  int order = 1000;  // output order: by order, then by name
+  static constexpr std::string_view kKind = "output";
+};
+
+// The registry table (Registry<SinkEntry> of io/registry.h, filled in io/sink_registry.cpp), in
+// output order.
+std::span<const SinkEntry> sink_table();
+
+// REQUIRES: `name` is in sink_table(); otherwise InputError listing the valid names.
+std::unique_ptr<Sink> make_sink(std::string_view name, const SinkSettings& settings);
 
 std::unique_ptr<Sink> make_jobs_sink(const SinkSettings& settings);
 std::unique_ptr<Sink> make_timeseries_sink(const SinkSettings& settings);

@@ -6,6 +6,7 @@
 #include "harness.h"
 #include "app/app.h"
 #include "features/evaluation.h"
+#include "io/sinks.h"
 
 namespace acme::test {
 namespace {

@@ -4,6 +4,7 @@
 
 #include "features/power.h"
 #include "harness.h"
+#include "io/sinks.h"
 
 namespace acme::test {
 namespace {

@@ -4,6 +4,7 @@
 #include "harness.h"
 #include "io/csv_table.h"
 #include "io/fairness.h"
+#include "io/sinks.h"
 #include "io/metrics.h"
 
 namespace acme::test {

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "harness.h"
-#include "sim/sink.h"
+#include "io/sinks.h"
 
 namespace acme::test {
 namespace {
