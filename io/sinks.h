@@ -7,7 +7,7 @@
 //   run.json             io/run_json_sink.cpp
 //   evaluations.csv      io/evaluations_sink.cpp
 //   users.csv            io/users_sink.cpp
-//   training.csv         io/training_sink.cpp (and training_summary.csv; with failures on only)
+//   training.csv         features/training_output.cpp (and training_summary.csv; with failures on only)
 //   standard output      io/console_sink.cpp
 // The jobs.csv and summary sinks handle ended jobs on a thread of their own (io/ended_jobs_thread.h).
 #pragma once
