@@ -1,11 +1,13 @@
-// training.csv and training_summary.csv (io/sinks.h): where the time of each training job went
-// (sim/training.h) and the run's effective training time; written only with failures on.
+// training.csv and training_summary.csv: where the time of each training job went
+// (sim/training.h) and the run's effective training time; the failures feature's output (written
+// only with failures on), registered here like every sink (io/sinks.h).
 #include <algorithm>
 #include <filesystem>
 #include <vector>
 
 #include "io/columns.h"
 #include "io/csv.h"
+#include "io/registry.h"
 #include "io/sinks.h"
 #include "sim/feature.h"
 #include "sim/training.h"
@@ -161,8 +163,6 @@ class TrainingSink final : public Sink {
   bool evicts_;  // a feature evicts slow nodes: the evicted columns are written
 };
 
-}  // namespace
-
 std::unique_ptr<Sink> make_training_sink(const SinkSettings& settings) { return std::make_unique<TrainingSink>(settings); }
 
 std::vector<FileColumns> training_columns() {
@@ -172,5 +172,16 @@ std::vector<FileColumns> training_columns() {
            {group_doc<TrainingTotals>(kTotalColumns, kWithFailures),
             group_doc<TrainingTotals>(kEvictedTotalColumns, kWithEviction)}}};
 }
+
+const Registrar<SinkEntry> kTrainingSink(
+    {"training",
+     "training.csv and training_summary.csv, with failures on: where each training job's time went (training, "
+     "checkpoints, lost work, recovery and restart phases) and the effective training time",
+     {"training.csv", "training_summary.csv"},
+     make_training_sink,
+     75,
+     training_columns});
+
+}  // namespace
 
 }  // namespace acme

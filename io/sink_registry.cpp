@@ -10,31 +10,32 @@
 namespace acme {
 namespace {
 
-// Each output registers as every plugin does (io/registry.h); here rather than in its sink's own
-// file, so that acmesim_io needs no whole-archive link.
+// Each output registers as every plugin does (io/registry.h); the I/O layer's here rather than in
+// its sink's own file, so that acmesim_io needs no whole-archive link (a model feature's output
+// registers in its own file under features/, a library linked whole).
 const Registrar<SinkEntry> kJobsSink({"jobs",
                                   "jobs.csv: one row per job (request, state, times, queuing delay, GPU-seconds)",
                                   {"jobs.csv"},
                                   make_jobs_sink,
-                                  10});
+                                  10, jobs_columns});
 const Registrar<SinkEntry> kTimeseriesSink(
     {"timeseries",
      "timeseries.csv: cluster state per interval (allocated GPUs, running and pending jobs); with network "
      "contention also links.csv, the load of each link tier per interval",
      {"timeseries.csv", "links.csv"},
      make_timeseries_sink,
-     20});
+     20, timeseries_columns});
 const Registrar<SinkEntry> kSummarySink({"summary",
                                      "summary.csv and summary_by_type.csv: run statistics with every configuration key",
                                      {"summary.csv", "summary_by_type.csv"},
                                      make_summary_sink,
-                                     30});
+                                     30, summary_columns});
 const Registrar<SinkEntry> kWasteSink(
     {"waste",
      "wasted_by_cause.csv: wasted GPU-hours by cause (failed jobs, preemption, idle evaluation GPUs)",
      {"wasted_by_cause.csv"},
      make_waste_sink,
-     40});
+     40, waste_columns});
 const Registrar<SinkEntry> kRunJsonSink(
     {"run_json",
      "run.json: resolved configuration, version, workload provenance, conservation figures",
@@ -46,20 +47,13 @@ const Registrar<SinkEntry> kEvaluationsSink(
      "evaluations.csv: one row per evaluation (a checkpoint's batch of Eval jobs): makespan, GPU-seconds",
      {"evaluations.csv"},
      make_evaluations_sink,
-     60});
+     60, evaluations_columns});
 const Registrar<SinkEntry> kUsersSink(
     {"users",
      "users.csv: one row per user: jobs, GPU-hours, queuing delay, slowdown, waits over an hour",
      {"users.csv"},
      make_users_sink,
-     70});
-const Registrar<SinkEntry> kTrainingSink(
-    {"training",
-     "training.csv and training_summary.csv, with failures on: where each training job's time went (training, "
-     "checkpoints, lost work, recovery and restart phases) and the effective training time",
-     {"training.csv", "training_summary.csv"},
-     make_training_sink,
-     75});
+     70, users_columns});
 const Registrar<SinkEntry> kConsoleSink(
     {"console", "a summary table per job type on standard output", {}, make_console_sink, 80});
 
@@ -78,9 +72,9 @@ std::unique_ptr<Sink> make_sink(std::string_view name, const SinkSettings& setti
 
 std::vector<FileColumns> output_columns() {
   std::vector<FileColumns> all;
-  for (auto* of_sink : {jobs_columns, timeseries_columns, summary_columns, waste_columns, evaluations_columns,
-                        users_columns, training_columns})
-    for (FileColumns& f : of_sink()) all.push_back(std::move(f));
+  for (const SinkEntry& e : sink_table())
+    if (e.columns)
+      for (FileColumns& f : e.columns()) all.push_back(std::move(f));
   return all;
 }
 

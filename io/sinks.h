@@ -7,7 +7,8 @@
 //   run.json             io/run_json_sink.cpp
 //   evaluations.csv      io/evaluations_sink.cpp
 //   users.csv            io/users_sink.cpp
-//   training.csv         features/training_output.cpp (and training_summary.csv; with failures on only)
+//   training.csv         features/training_output.cpp (and training_summary.csv; with failures on
+//                        only), the failures feature's, which registers it there
 //   standard output      io/console_sink.cpp
 // The jobs.csv and summary sinks handle ended jobs on a thread of their own (io/ended_jobs_thread.h).
 #pragma once
@@ -58,6 +59,8 @@ struct SinkEntry {
   std::array<std::string_view, 2> files;  // the files it writes (empty entries: none)
   std::unique_ptr<Sink> (*make)(const SinkSettings&);
   int order = 1000;  // output order: by order, then by name
+  // The CSV files it writes with their columns, for the docs (none: run.json, the console).
+  std::vector<FileColumns> (*columns)() = nullptr;
   static constexpr std::string_view kKind = "output";
 };
 
@@ -75,7 +78,6 @@ std::unique_ptr<Sink> make_waste_sink(const SinkSettings& settings);
 std::unique_ptr<Sink> make_run_json_sink(const SinkSettings& settings);
 std::unique_ptr<Sink> make_evaluations_sink(const SinkSettings& settings);
 std::unique_ptr<Sink> make_users_sink(const SinkSettings& settings);
-std::unique_ptr<Sink> make_training_sink(const SinkSettings& settings);
 std::unique_ptr<Sink> make_console_sink(const SinkSettings& settings);
 
 // The conditions of columns written only with a model feature on (ColumnGroupDoc::when).
@@ -92,9 +94,8 @@ std::vector<FileColumns> summary_columns();     // and summary_by_type.csv
 std::vector<FileColumns> waste_columns();
 std::vector<FileColumns> evaluations_columns();
 std::vector<FileColumns> users_columns();
-std::vector<FileColumns> training_columns();  // and training_summary.csv
-// Every CSV file of every sink, with its columns, in the order of sink_table() (run.json and the
-// console have none).
+// Every CSV file of every registered sink, with its columns (SinkEntry::columns), in the order of
+// sink_table().
 std::vector<FileColumns> output_columns();
 
 }  // namespace acme
