@@ -1,5 +1,6 @@
-// What a sink that writes files is made from (SinkSettings), the registry of sinks (sink_table,
-// filled in io/sink_registry.cpp) and the sinks it names, one file each:
+// What a sink that writes files is made from (SinkSettings), the registry of sinks (sink_table:
+// the I/O layer's registered in io/sink_registry.cpp, a model feature's in its own file) and the
+// sinks, one file each:
 //   jobs.csv             io/jobs_sink.cpp
 //   timeseries.csv       io/timeseries_sink.cpp (links.csv too; fragmentation in io/fragmentation.h)
 //   summary.csv          io/summary_sink.cpp (and summary_by_type.csv)
@@ -64,8 +65,7 @@ struct SinkEntry {
   static constexpr std::string_view kKind = "output";
 };
 
-// The registry table (Registry<SinkEntry> of io/registry.h, filled in io/sink_registry.cpp), in
-// output order.
+// The registry table (Registry<SinkEntry> of io/registry.h), in output order.
 std::span<const SinkEntry> sink_table();
 
 // REQUIRES: `name` is in sink_table(); otherwise InputError listing the valid names.
