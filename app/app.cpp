@@ -219,6 +219,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   DeferredRenames renames;
   std::vector<const Feature*> features;
   for (const auto& f : sim.features()) features.push_back(f.get());
+  const LinkSharing* links = first_of(features, &Feature::link_loads);
   const SinkSettings settings{out_dir,
                               config.metrics_interval,
                               cluster.total_gpus(),
@@ -226,8 +227,8 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
                               cluster.gpus_per_node,
                               capture,
                               capture ? nullptr : &renames,
-                              first_of(features, &Feature::link_loads),
-                              first_of(features, &Feature::link_loads) ? &sim.topology() : nullptr,
+                              links,
+                              links ? &sim.topology() : nullptr,
                               features,
                               threads_of(config)};
   const std::vector<std::string> sink_names = split_commas(config.outputs);

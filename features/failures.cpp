@@ -248,9 +248,9 @@ class FailuresFeature final : public Feature {
 std::unique_ptr<Feature> make_failures(Params& params, const FeatureSetup& setup) {
   const std::string table = (setup.configs / "failures" / "acme.yaml").string();
   FailureModel model(read_failure_settings(params, table, !setup.cluster));
-  if (!setup.cluster || !model.enabled()) return nullptr;
+  if (!setup.cluster) return nullptr;
   model.use_cluster(*setup.cluster);
-  return failures_feature(std::move(model));
+  return failures_feature(std::move(model));  // none when off
 }
 
 // Its keys after the slow nodes' (20) and before capacity's (30), where run.json has listed them.

@@ -2,8 +2,7 @@
 
 namespace acme {
 
-std::vector<ColumnGroupDoc> feature_column_docs(FeatureOutput output) {
-  std::vector<ColumnGroupDoc> groups;
+std::vector<ColumnGroupDoc> with_feature_columns(std::vector<ColumnGroupDoc> groups, FeatureOutput output) {
   for (const FeatureEntry& e : feature_table()) {
     const std::span<const FeatureColumn> columns = e.columns[static_cast<std::size_t>(output)];
     for (std::size_t i = 0; i < columns.size(); ++i) {

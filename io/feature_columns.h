@@ -39,8 +39,8 @@ class FeatureColumnsOf {
   std::vector<std::pair<const Feature*, const FeatureColumn*>> columns_;
 };
 
-// The docs of every registered feature's columns of `output`: a group per run of a feature's
-// columns written under the same condition.
-std::vector<ColumnGroupDoc> feature_column_docs(FeatureOutput output);
+// A file's own column groups `groups`, then the docs of every registered feature's columns of
+// `output`: a group per run of a feature's columns written under the same condition.
+std::vector<ColumnGroupDoc> with_feature_columns(std::vector<ColumnGroupDoc> groups, FeatureOutput output);
 
 }  // namespace acme

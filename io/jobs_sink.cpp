@@ -102,7 +102,8 @@ class JobsSink final : public Sink {
   void finish(const RunRecord& run) override {
     written_ = writer_.stop();
     if (!csv_) start(run.workload.size());
-    for (; written_ < run.workload.size(); ++written_) row(run.workload, run.outcomes, run.replay, run.launches, written_);
+    for (; written_ < run.workload.size(); ++written_)
+      row(run.workload, run.outcomes, run.replay, run.launches, written_);
     csv_->commit();
   }
 
@@ -145,9 +146,7 @@ class JobsSink final : public Sink {
 std::unique_ptr<Sink> make_jobs_sink(const SinkSettings& settings) { return std::make_unique<JobsSink>(settings); }
 
 std::vector<FileColumns> jobs_columns() {
-  std::vector<ColumnGroupDoc> groups{group_doc<JobRow>(kJobColumns)};
-  for (ColumnGroupDoc& g : feature_column_docs(FeatureOutput::Job)) groups.push_back(std::move(g));
-  return {{"jobs.csv", std::move(groups)}};
+  return {{"jobs.csv", with_feature_columns({group_doc<JobRow>(kJobColumns)}, FeatureOutput::Job)}};
 }
 
 }  // namespace acme

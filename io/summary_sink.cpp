@@ -179,13 +179,9 @@ std::unique_ptr<Sink> make_summary_sink(const SinkSettings& settings) {
 
 std::vector<FileColumns> summary_columns() {
   const ColumnGroupDoc stats = group_doc<Stats>(kStatColumns);
-  std::vector<ColumnGroupDoc> run{group_doc<RunRow>(kRunColumns), stats};
-  std::vector<ColumnGroupDoc> by_type{group_doc<std::size_t>(kTypeColumns), stats};
-  for (const ColumnGroupDoc& g : feature_column_docs(FeatureOutput::Summary)) {
-    run.push_back(g);
-    by_type.push_back(g);
-  }
-  return {{"summary.csv", std::move(run)}, {"summary_by_type.csv", std::move(by_type)}};
+  return {{"summary.csv", with_feature_columns({group_doc<RunRow>(kRunColumns), stats}, FeatureOutput::Summary)},
+          {"summary_by_type.csv",
+           with_feature_columns({group_doc<std::size_t>(kTypeColumns), stats}, FeatureOutput::Summary)}};
 }
 
 }  // namespace acme

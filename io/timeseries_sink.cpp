@@ -209,9 +209,8 @@ std::unique_ptr<Sink> make_timeseries_sink(const SinkSettings& settings) {
 }
 
 std::vector<FileColumns> timeseries_columns() {
-  std::vector<ColumnGroupDoc> groups{group_doc<IntervalRow>(kIntervalColumns)};
-  for (ColumnGroupDoc& g : feature_column_docs(FeatureOutput::Interval)) groups.push_back(std::move(g));
-  return {{"timeseries.csv", std::move(groups)}, {"links.csv", {group_doc<LinkRow>(kLinkColumns)}}};
+  return {{"timeseries.csv", with_feature_columns({group_doc<IntervalRow>(kIntervalColumns)}, FeatureOutput::Interval)},
+          {"links.csv", {group_doc<LinkRow>(kLinkColumns)}}};
 }
 
 }  // namespace acme

@@ -59,9 +59,7 @@ class WasteSink final : public Sink {
 std::unique_ptr<Sink> make_waste_sink(const SinkSettings& settings) { return std::make_unique<WasteSink>(settings); }
 
 std::vector<FileColumns> waste_columns() {
-  std::vector<ColumnGroupDoc> groups{group_doc<CauseRow>(kCauseColumns)};
-  for (ColumnGroupDoc& g : feature_column_docs(FeatureOutput::Cause)) groups.push_back(std::move(g));
-  return {{"wasted_by_cause.csv", std::move(groups)}};
+  return {{"wasted_by_cause.csv", with_feature_columns({group_doc<CauseRow>(kCauseColumns)}, FeatureOutput::Cause)}};
 }
 
 }  // namespace acme

@@ -24,16 +24,17 @@
 //    failures.recorded_failed: complete).
 //  - A preempted job goes back to the queue; killed, it needs its whole run time again (the
 //    lost run is wasted GPU-time, cause preemption); suspended, only what is left.
-//  - With a failure model (the failures feature, features/failures.h), each (re)start of a GPU job draws its failure; one that
-//    strikes before the run ends stops it (EventKind::Failure): the compute since its last
-//    checkpoint is wasted (failure_lost), a failure of hardware (FailureDomain: a GPU, NIC or node
-//    of the job, or the leaf switch above one) also stops every other job on the nodes it takes
-//    down, for the repair time (EventKind::NodeUp; a node down twice comes up at the later end), and
-//    the job is queued again after the recovery delay (EventKind::Recovered), to resume from its
-//    last checkpoint. Checkpoint saves stall the run (checkpoint_stall). With
-//    FailureModel::holds_gpus, a failed job keeps its resources but those on the failed node
-//    through the recovery delay (recovery_hold; a node failure under them ends the hold at once);
-//    a run after a failure first spends FailureModel::restart() reloading (restart).
+//  - With a failure model (the failures feature, features/failures.h), each (re)start of a GPU
+//    job draws its failure; one that strikes before the run ends stops it (EventKind::Failure):
+//    the compute since its last checkpoint is wasted (failure_lost), a failure of hardware
+//    (FailureDomain: a GPU, NIC or node of the job, or the leaf switch above one) also stops
+//    every other job on the nodes it takes down, for the repair time (EventKind::NodeUp; a node
+//    down twice comes up at the later end), and the job is queued again after the recovery delay
+//    (EventKind::Recovered), to resume from its last checkpoint. Checkpoint saves stall the run
+//    (checkpoint_stall). With FailureModel::holds_gpus, a failed job keeps its resources but
+//    those on the failed node through the recovery delay (recovery_hold; a node failure under
+//    them ends the hold at once); a run after a failure first spends FailureModel::restart()
+//    reloading (restart).
 //  - With model features (add_feature, sim/feature.h) that delay a start (the launch latency,
 //    features/launch.h), a started job holds its resources from then on but starts
 //    (JobOutcome::start, and queue_s, as traces record it) when the delay is over; that GPU-time
