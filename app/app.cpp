@@ -260,7 +260,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   const JobReports reports = sim.job_reports();
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),
                          report.conservation, sim.window_gpu_seconds(),
-                         first_of(features, &Feature::evaluations), reports.launches, reports.training};
+                         first_of(features, &Feature::evaluations), reports.launches};
   if (capture) {
     finish_captured(sink_names, sinks, record, *capture, threads_of(config));
   } else {

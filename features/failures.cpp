@@ -232,16 +232,33 @@ FailureSettings read_failure_settings(Params& params, const std::string& default
 
 namespace {
 
-// The failures feature: no hook; the core reads its model (Feature::failure_model).
+// The failures feature: the core reads its model (Feature::failure_model) and tells it where its
+// training jobs' time goes (kTrained), kept in its ledger.
 class FailuresFeature final : public Feature {
  public:
   explicit FailuresFeature(FailureModel model) : model_(std::move(model)) {}
-  unsigned hooks() const override { return 0; }
+  unsigned hooks() const override { return kTrained; }
   const FailureModel* failure_model() const override { return &model_; }
+  void run_trained(JobId job, const TrainingTimes& parts) override { ledger_.add(job, parts); }
+  void training_step(JobId job, TrainingStep step, Time now) override {
+    ledger_.step(job, step, now, model_.detection());
+  }
+  const TrainingLedger& ledger() const { return ledger_; }
 
  private:
   FailureModel model_;
+  TrainingLedger ledger_;
 };
+
+}  // namespace
+
+const TrainingLedger* training_ledger(std::span<const Feature* const> features) {
+  for (const Feature* f : features)
+    if (const auto* failures = dynamic_cast<const FailuresFeature*>(f)) return &failures->ledger();
+  return nullptr;
+}
+
+namespace {
 
 // Listing its keys (no cluster), the table is read so that the defaults listed are those a run
 // with failures on uses.

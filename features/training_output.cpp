@@ -1,6 +1,7 @@
-// training.csv and training_summary.csv: where the time of each training job went
-// (sim/training.h) and the run's effective training time; the failures feature's output (written
-// only with failures on), registered here like every sink (io/sinks.h).
+// training.csv and training_summary.csv: where the time of each training job went (the failures
+// feature's ledger, features/training_ledger.h) and the run's effective training time; the
+// failures feature's output (written only with failures on), registered here like every sink
+// (io/sinks.h).
 #include <algorithm>
 #include <filesystem>
 #include <vector>
@@ -9,8 +10,8 @@
 #include "io/csv.h"
 #include "io/registry.h"
 #include "io/sinks.h"
+#include "features/failures.h"
 #include "sim/feature.h"
-#include "sim/training.h"
 
 namespace acme {
 namespace {
@@ -136,15 +137,15 @@ class TrainingSink final : public Sink {
  public:
   bool wants_facts() const override { return false; }
   explicit TrainingSink(const SinkSettings& s)
-      : dir_(s.out_dir), capture_(s.capture), renames_(s.renames),
+      : dir_(s.out_dir), capture_(s.capture), renames_(s.renames), ledger_(training_ledger(s.features)),
         evicts_(std::any_of(s.features.begin(), s.features.end(), [](const Feature* f) { return f->evicts(); })) {}
   void finish(const RunRecord& run) override {
-    if (!run.training) return;  // failures off: no file
+    if (!ledger_) return;  // failures off: no file
     std::vector<TrainingRow> rows;
     TrainingTotals totals;
-    for (const JobId job : run.training->jobs())
+    for (const JobId job : ledger_->jobs())
       if (run.outcomes[job].start) {
-        rows.push_back({job, run, *run.training->find(job)});
+        rows.push_back({job, run, *ledger_->find(job)});
         totals.add(rows.back());
       }
     CsvWriter jobs(dir_ / "training.csv", capture_, renames_);
@@ -160,6 +161,7 @@ class TrainingSink final : public Sink {
   std::filesystem::path dir_;
   TableCapture* capture_;
   DeferredRenames* renames_;
+  const TrainingLedger* ledger_;  // the failures feature's; null without failures
   bool evicts_;  // a feature evicts slow nodes: the evicted columns are written
 };
 

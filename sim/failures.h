@@ -150,7 +150,7 @@ class FailureModel {
     return checkpoints_[static_cast<std::size_t>(t)] ? checkpoint_.interval() : Time{};
   }
   // Whether jobs of type `t` checkpoint (failures.checkpoint.<Type>, whatever the interval): the
-  // training jobs whose time the Simulation's training ledger follows.
+  // training jobs whose time the Simulation tells the features of (Feature::kTrained).
   bool trains(JobType t) const { return checkpoints_[static_cast<std::size_t>(t)]; }
   // Saves, their safety and the restart phases (sim/checkpoints.h).
   const CheckpointModel& checkpoints() const { return checkpoint_; }

@@ -55,6 +55,11 @@
 //    hold_ended(job, gpus, held): it gave them back after `held`; wasted(job, cause, gpu_seconds):
 //    GPU-time of the job was counted as wasted (the cause says whether its GPUs sat idle or lost
 //    compute they did), after its run_released when the run stopped.
+//  - The time of training jobs [kTrained], for their ledger (the failures feature's, training.csv;
+//    sim/training.h), told only of the jobs of the types that checkpoint, with a failure model:
+//    run_trained(job, parts): a run stopped (ended, preempted, failed, evicted), its time by part
+//    (its launch counted from its second run on); training_step(job, step, now): the job moved
+//    between its runs (failed, recovered, queued again, placed again).
 //  - The runs' routes over the network [kRouted], for the network model: run_joined(job, request,
 //    leaves_spanned): a run was placed now on nodes spanning `leaves_spanned` leaf switches; the
 //    feature gives its network factor (FeatureControl::set_network_factor, first of all) and,
@@ -69,7 +74,7 @@
 // themselves (evaluation decoupled), none from most; a feature whose needs_whole_workload() is true
 // is given every job (a run then does not start before its workload is whole).
 //
-// A feature may also give the core a model it consults rather than hooks it calls: failure_model(),
+// A feature may also give the core a model it consults beside the hooks it calls: failure_model(),
 // the failure model of the failures feature (features/failures.h). The core keeps the mechanics of
 // a stop from the last checkpoint and its recovery, which other features use too (an eviction of
 // slow nodes, a hold with Vacate::Fail, nodes cut off by a network fault), and reads the model's
@@ -109,6 +114,7 @@
 #include "sim/outcome.h"
 #include "sim/time.h"
 #include "sim/topology.h"
+#include "sim/training.h"
 
 namespace acme {
 
@@ -205,6 +211,7 @@ class Feature {
     kEnded = 1u << 6,
     kHeld = 1u << 7,
     kRouted = 1u << 8,
+    kTrained = 1u << 9,
   };
   // A run's pace: its rate is divided by `factor` from now until `next`; or the run stops now.
   enum class Stop : std::uint8_t { None, Evict, Replace };
@@ -239,6 +246,8 @@ class Feature {
   virtual void hold_began(JobId, std::int64_t /*gpus*/) {}
   virtual void hold_ended(JobId, std::int64_t /*gpus*/, Time /*held*/) {}
   virtual void wasted(JobId, WasteCause, std::int64_t /*gpu_seconds*/) {}
+  virtual void run_trained(JobId, const TrainingTimes& /*parts*/) {}
+  virtual void training_step(JobId, TrainingStep, Time /*now*/) {}
   virtual void run_joined(JobId, const JobRequest&, int /*leaves_spanned*/) {}
   virtual void run_left(JobId) {}
   virtual std::optional<std::size_t> switch_down(int /*sw*/) { return std::nullopt; }

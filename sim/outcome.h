@@ -147,12 +147,9 @@ struct FirstLaunches {
   }
 };
 
-class TrainingLedger;
-
 // What the outputs read of a run's jobs beside their outcomes (Simulation::job_reports).
 struct JobReports {
   FirstLaunches launches;  // each job's first launch latency (queue_parts below)
-  const TrainingLedger* training = nullptr;  // where training jobs' time went (sim/training.h; with failures on)
 };
 
 // Everything a sink may report once the run is over.
@@ -166,7 +163,6 @@ struct RunRecord {
   std::array<std::int64_t, kJobTypeCount> window_gpu_seconds{};  // see Simulation
   const EvaluationIndex* evaluations = nullptr;  // when the run grouped its evaluations
   FirstLaunches launches{};  // each job's first launch latency (none without a launch latency)
-  const TrainingLedger* training = nullptr;  // where training jobs' time went (with failures on)
 };
 
 // How long a started job launched before its first start (its first launch latency, or less if

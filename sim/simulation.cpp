@@ -261,10 +261,7 @@ bool Simulation::try_start(JobId job) {
   held_[slot].swap(scratch_);
   slot_[job] = slot;
   --pending_;
-  if (TrainingTimes* t = in_restarted_[job] ? ledger(job) : nullptr) {  // placed again: its wait is over
-    t->wait += (now_ - training_->since(job)).sec();
-    training_->forget_since(job);
-  }
+  if (in_restarted_[job]) note_training_step(job, TrainingStep::Placed);
   change_allocated(request.type, request.gpu_num);
   start_run(job);
   return true;
@@ -347,7 +344,7 @@ void Simulation::preempt(JobId job, SchedulingPass::Preempt how) {
   const RunSplit s = split(job, held);
   if (!on_paced_.empty()) stop_pace(job, s.compute, how == SchedulingPass::Preempt::Kill ? Time{} : s.compute);
   note_training_run(job, s, Time{});
-  if (ledger(job)) training_->since(job) = now_;  // queued again
+  note_training_step(job, TrainingStep::Requeued);
   waste(job, WasteCause::Launch, std::int64_t{workload_.requests[job].gpu_num} * s.launch.sec());
   if (how == SchedulingPass::Preempt::Kill) {
     waste(job, WasteCause::Preemption, std::int64_t{workload_.requests[job].gpu_num} * (held - s.launch).sec());

@@ -117,7 +117,7 @@ class Simulation {
   const Topology& topology() const { return topology_; }
   const std::vector<JobOutcome>& outcomes() const { return outcomes_; }
   // What the outputs read of the jobs beside their outcomes; stays after free_run_state.
-  JobReports job_reports() const { return {{first_launches_}, training_.get()}; }
+  JobReports job_reports() const { return {{first_launches_}}; }
   const std::array<std::int64_t, kWasteCauseCount>& wasted_by_cause() const { return wasted_; }
 
   // GPU-seconds held inside the workload's window [window_from, window_to), by job type; an
@@ -202,11 +202,17 @@ class Simulation {
   // parts wasted (compute no safe save covers as `lost`); its next run reloads from `from`.
   void charge_short_run(JobId job, const RunSplit& s, std::int64_t kept, WasteCause lost,
                         CheckpointModel::Restore from);
-  // The training ledger of a job of a type that checkpoints (null for others, or without failures).
-  TrainingTimes* ledger(JobId job);
-  // A run of a training job stopped (ended, preempted, failed or evicted) split as `s`, `lost` of its
-  // compute lost, counted in the ledger's `lost_to` (failures' `lost`, or `evicted`).
+  // Whether the job is of a type that checkpoints, with failures on: the features that follow
+  // training jobs' time hear of it (Feature::kTrained).
+  bool trains(JobId job) const { return failures_ && failures_->trains(workload_.requests[job].type); }
+  // A run of the job stopped (ended, preempted, failed or evicted) split as `s`, `lost` of its
+  // compute lost, counted in `lost_to` (failures' `lost`, or `evicted`): told the features (kTrained).
   void note_training_run(JobId job, const RunSplit& s, Time lost, std::int64_t TrainingTimes::*lost_to = &TrainingTimes::lost);
+  // The job moved between its runs: told the features (kTrained).
+  void note_training_step(JobId job, TrainingStep step) {
+    if (trains(job))
+      for (Feature* f : on_trained_) f->training_step(job, step, now_);
+  }
   // Charges `gpu_seconds` of the job's GPU-time to `cause` as wasted (its outcome, the run's
   // totals, the meter's energy). Inline for the common nothing: most runs' restart and stall are 0.
   void waste(JobId job, WasteCause cause, std::int64_t gpu_seconds) {
@@ -284,7 +290,6 @@ class Simulation {
   Time compute_from(JobId job, const SaveClock& k) const;  // loading: when it will compute, as things stand
   std::array<double, kJobTypeCount> idle_share_{};
   const FailureModel* failures_ = nullptr;
-  std::unique_ptr<TrainingLedger> training_;  // with failures on
   std::uint64_t failures_injected_ = 0;
   std::uint64_t nodes_failed_ = 0;
   std::vector<Time> node_up_at_;  // [node]: when its repair ends (a node may go down again meanwhile)
@@ -360,7 +365,7 @@ class Simulation {
   std::vector<std::unique_ptr<FeatureControl>> controls_;  // [feature]; outlived by the features
   std::vector<std::unique_ptr<Feature>> features_;
   std::vector<Feature*> on_placed_, on_jobs_added_, on_paced_, on_timed_, on_stepped_, on_stepping_, on_ended_, on_held_,
-      on_routed_;
+      on_routed_, on_trained_;
   JobId starting_ = ~JobId{0};  // the job start_run is placing, while the features hear of it
   std::uint32_t causes_listed_ = kCoreWasteCauses;  // the core's causes of waste and the features'
   WasteCause pace_cause_ = WasteCause::Straggler;    // what the slowness of a paced run wastes

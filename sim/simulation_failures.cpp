@@ -13,7 +13,6 @@ void Simulation::set_failures(const FailureModel& failures) {
   if (!failures.enabled()) return;
   failures_ = &failures;
   node_up_at_.assign(static_cast<std::size_t>(cluster_.node_count()), Time{});
-  training_ = std::make_unique<TrainingLedger>();
   if (failures.checkpoints().shared_storage())
     storage_ = std::make_unique<StorageSharing>(failures.checkpoints().storage_gbps());
 }
@@ -41,25 +40,21 @@ RestartPhases Simulation::restart_phases(JobId job) const {
   return p;
 }
 
-TrainingTimes* Simulation::ledger(JobId job) {
-  if (!training_ || !failures_->trains(workload_.requests[job].type)) return nullptr;
-  return &training_->of(job);
-}
-
 void Simulation::note_training_run(JobId job, const RunSplit& s, Time lost, std::int64_t TrainingTimes::*lost_to) {
-  TrainingTimes* t = ledger(job);
-  if (!t) return;
-  if (run_of(job).starts > 1) t->launch += s.launch.sec();  // the first launch comes before the first start
-  t->stall += s.stall.sec();
-  t->*lost_to += lost.sec();
+  if (!trains(job)) return;
+  TrainingTimes t;
+  if (run_of(job).starts > 1) t.launch = s.launch.sec();  // the first launch comes before the first start
+  t.stall = s.stall.sec();
+  t.*lost_to = lost.sec();
   // The restart overhead spent, phase by phase in order (a run may stop inside one).
   const RestartPhases p = restart_phases(job);
   Time left = s.overhead;
-  for (auto [phase, into] : {std::pair{p.comm_init, &t->comm_init}, {p.load, &t->load}, {p.warmup, &t->warmup}}) {
+  for (auto [phase, into] : {std::pair{p.comm_init, &t.comm_init}, {p.load, &t.load}, {p.warmup, &t.warmup}}) {
     const Time spent = std::min(left, phase);
-    *into += spent.sec();
+    *into = spent.sec();
     left = left - spent;
   }
+  for (Feature* f : on_trained_) f->run_trained(job, t);
 }
 
 Simulation::Struck Simulation::struck(JobId job, FailureDomain domain) const {
@@ -149,7 +144,7 @@ void Simulation::stop_failed(JobId job, const std::vector<int>& down) {
   account_run(job);
   charge_short_run(job, s, kept, WasteCause::FailureLost, kept_at.from);
   c.started = now_;   // the recovery starts (read only while it holds its slot)
-  if (ledger(job)) training_->since(job) = now_;
+  note_training_step(job, TrainingStep::Failed);
   JobOutcome::count(outcomes_[job].failures);
   ++failures_injected_;
   status_[job] = Status::Recovering;
@@ -190,13 +185,7 @@ void Simulation::charge_short_run(JobId job, const RunSplit& s, std::int64_t kep
 }
 
 void Simulation::requeue(JobId job) {
-  if (TrainingTimes* t = ledger(job)) {  // its recovery is over (or cut short): detection, then diagnosis
-    Time& since = training_->since(job);
-    const Time detect = std::min(now_ - since, failures_->detection());
-    t->detect += detect.sec();
-    t->diagnose += (now_ - since - detect).sec();
-    since = now_;  // queued again from now
-  }
+  note_training_step(job, TrainingStep::Recovered);  // its recovery is over (or cut short)
   Placement released;
   if (holds(job)) {
     released.swap(held_[slot_[job]]);

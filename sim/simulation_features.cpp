@@ -53,6 +53,7 @@ void Simulation::add_feature(std::unique_ptr<Feature> feature) {
   if (hooks & Feature::kEnded) on_ended_.push_back(f);
   if (hooks & Feature::kHeld) on_held_.push_back(f);
   if (hooks & Feature::kRouted) on_routed_.push_back(f);
+  if (hooks & Feature::kTrained) on_trained_.push_back(f);
   if (hooks & Feature::kPaced) {
     on_paced_.push_back(f);
     if (f->waste_causes() == 0) throw std::logic_error("a feature that paces runs names no cause of waste");

@@ -86,7 +86,7 @@ void Simulation::evict(JobId job, bool replace) {
   charge_short_run(job, s, kept, pace_cause_, kept_at.from);
   emit(FactKind::Preempted, job);  // its resources given back (and, replaced, taken again at once)
   if (replace) return start_run(job);
-  if (ledger(job)) training_->since(job) = now_;  // queued again
+  note_training_step(job, TrainingStep::Requeued);
   status_[job] = Status::Pending;
   ++pending_;
   free_slot(job);

@@ -1,5 +1,7 @@
-// Where the time of a training job goes: the ledger the Simulation keeps, with failures on, for
-// the jobs of the types that checkpoint (failures.checkpoint.<Type>), read by training.csv.
+// Where the time of a training job goes, part by part: what the core tells the features of the runs
+// and restarts of the jobs of the types that checkpoint (failures.checkpoint.<Type>), with failures
+// on (Feature::kTrained); the failures feature keeps each job's sums (features/training_ledger.h),
+// which training.csv reads.
 //
 // From a job's first start (after its first launch) to its end, every second is one of: training
 // that is kept (the job's work, at full speed), a checkpoint stall, compute lost to a failure or to
@@ -10,17 +12,11 @@
 // "effective training time ratio", Llama 3's "effective training time").
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-#include <unordered_map>
-#include <vector>
-
-#include "sim/job.h"
-#include "sim/time.h"
 
 namespace acme {
 
-struct TrainingTimes {  // seconds of one job
+struct TrainingTimes {  // seconds of one job, or of one of its runs
   std::int64_t launch = 0;    // launching again after a failure or a preemption
   std::int64_t stall = 0;     // checkpoint saves
   std::int64_t lost = 0;      // compute since the last safe save, lost to failures
@@ -28,32 +24,28 @@ struct TrainingTimes {  // seconds of one job
   std::int64_t detect = 0, diagnose = 0;   // a failure's recovery delay, in order
   std::int64_t wait = 0;      // queued again after a failure or a preemption, until placed
   std::int64_t comm_init = 0, load = 0, warmup = 0;  // the restart phases of runs after failures
+
+  TrainingTimes& operator+=(const TrainingTimes& o) {
+    launch += o.launch;
+    stall += o.stall;
+    lost += o.lost;
+    evicted += o.evicted;
+    detect += o.detect;
+    diagnose += o.diagnose;
+    wait += o.wait;
+    comm_init += o.comm_init;
+    load += o.load;
+    warmup += o.warmup;
+    return *this;
+  }
 };
 
-class TrainingLedger {
- public:
-  // The job's times, made (zero) on first use.
-  TrainingTimes& of(JobId job) { return times_[job]; }
-  const TrainingTimes* find(JobId job) const {
-    const auto it = times_.find(job);
-    return it == times_.end() ? nullptr : &it->second;
-  }
-  // The jobs it holds, in JobId order.
-  std::vector<JobId> jobs() const {
-    std::vector<JobId> out;
-    out.reserve(times_.size());
-    for (const auto& entry : times_) out.push_back(entry.first);
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
-  // Since when the job is recovering (from its failure) or queued again (Simulation's bookkeeping).
-  Time& since(JobId job) { return since_[job]; }
-  void forget_since(JobId job) { since_.erase(job); }
-
- private:
-  std::unordered_map<JobId, TrainingTimes> times_;
-  std::unordered_map<JobId, Time> since_;
+// Where a training job is between its runs, as the core tells the features (Feature::restarted).
+enum class TrainingStep : std::uint8_t {
+  Failed,     // a failure stopped its run now: its recovery (detection, then diagnosis) begins
+  Recovered,  // its recovery is over (or was cut short): it is queued again from now
+  Requeued,   // preempted, or evicted from its slow nodes, now: queued again from now
+  Placed,     // placed again now, after one of the above: its wait is over
 };
 
 }  // namespace acme

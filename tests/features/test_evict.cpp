@@ -102,7 +102,7 @@ TEST_CASE("Evict: a 2-node job slow from its start is evicted at 600 s and waits
     CHECK(sim.wasted_by_cause()[static_cast<std::size_t>(WasteCause::Restart)] == 16 * 38);
     CHECK(sim.wasted_by_cause()[static_cast<std::size_t>(WasteCause::FailureLost)] == 0);
     CHECK(job_cell(sim, "evictions", job) == 1.0);
-    const TrainingTimes* t = sim.job_reports().training->find(job);
+    const TrainingTimes* t = ledger_of(sim).find(job);
     REQUIRE(t);
     CHECK(t->evicted == 290);  // lost to the eviction, not to a failure
     CHECK(t->lost == 0);

@@ -1,6 +1,7 @@
 // Failures as a model feature (features/failures.h): the run builder makes it only with
 // failures.enabled and records its keys only then; listed, its defaults are the table's; the core
-// takes its model once (a second is a bug); and a model that is off adds nothing.
+// takes its model once (a second is a bug); a model that is off adds nothing; and its training
+// ledger sums the parts the core tells it of, worked out by hand.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -80,6 +81,48 @@ TEST_CASE("The core takes one failure model from its features, and one that is o
   sim.add_feature(failures_feature(model({})));
   CHECK(sim.features().size() == 1);
   CHECK_THROWS_AS(sim.add_feature(failures_feature(model({}))), std::logic_error);
+}
+
+TEST_CASE("The failures feature's ledger sums each run's parts and splits the time between runs", "[failures]") {
+  TrainingLedger ledger;
+  const JobId job = 3;
+  const Time detection = Time::seconds(120);
+  TrainingTimes run;
+  run.stall = 40;
+  run.lost = 300;
+  ledger.add(job, run);  // failed at 1,000 s: 40 s of saves, 300 s lost
+  ledger.step(job, TrainingStep::Failed, Time::seconds(1000), detection);
+  ledger.step(job, TrainingStep::Recovered, Time::seconds(1500), detection);  // 120 s detection, 380 s diagnosis
+  ledger.step(job, TrainingStep::Placed, Time::seconds(1700), detection);     // waited 200 s
+  TrainingTimes second;
+  second.launch = 15;
+  second.comm_init = 30;
+  ledger.add(job, second);  // preempted at 5,000 s
+  ledger.step(job, TrainingStep::Requeued, Time::seconds(5000), detection);
+  ledger.step(job, TrainingStep::Placed, Time::seconds(5050), detection);  // waited 50 s more
+  ledger.step(job, TrainingStep::Failed, Time::seconds(6000), detection);
+  ledger.step(job, TrainingStep::Recovered, Time::seconds(6060), detection);  // cut short: 60 s of detection
+  const TrainingTimes* t = ledger.find(job);
+  REQUIRE(t);
+  CHECK(t->stall == 40);
+  CHECK(t->lost == 300);
+  CHECK(t->launch == 15);
+  CHECK(t->comm_init == 30);
+  CHECK(t->detect == 120 + 60);
+  CHECK(t->diagnose == 380);
+  CHECK(t->wait == 200 + 50);
+  CHECK(ledger.find(job + 1) == nullptr);
+  CHECK(ledger.jobs() == std::vector<JobId>{job});
+}
+
+TEST_CASE("With failures on, a run's training ledger is the failures feature's", "[failures]") {
+  const Workload w = one_job(JobType::Pretrain, 8, 1, 3600);
+  Simulation sim(w, small_cluster(2), make_policy("fifo"), ReplayMode::Policy);
+  std::vector<const Feature*> none;
+  CHECK(training_ledger(none) == nullptr);
+  sim.add_feature(failures_feature(model({})));
+  sim.run();
+  CHECK(ledger_of(sim).jobs() == std::vector<JobId>{0});  // a Pretrain job: its one run told
 }
 
 }  // namespace acme::test

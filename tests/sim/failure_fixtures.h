@@ -14,10 +14,20 @@
 #include "harness.h"
 #include "features/failures.h"
 #include "sim/failures.h"
+#include "sim/simulation.h"
 
 namespace acme::test {
 
 inline const std::string kTable = (source_dir() / "configs" / "failures" / "acme.yaml").string();
+
+// The failures feature's ledger of `sim`'s run (REQUIRES: failures on).
+inline const TrainingLedger& ledger_of(const Simulation& sim) {
+  std::vector<const Feature*> features;
+  for (const auto& f : sim.features()) features.push_back(f.get());
+  const TrainingLedger* ledger = training_ledger(features);
+  REQUIRE(ledger);
+  return *ledger;
+}
 
 inline FailureModel model(const std::vector<std::string>& settings) {
   std::vector<YamlValue> values{yaml_override("failures.enabled=true")};

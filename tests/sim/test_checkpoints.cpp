@@ -1,5 +1,5 @@
 // Checkpoints through storage, saves that are safe only once written, restores from each level,
-// and the training ledger (sim/checkpoints.h, sim/training.h), worked out by hand.
+// and the training ledger (sim/checkpoints.h, features/training_ledger.h), worked out by hand.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -114,7 +114,7 @@ TEST_CASE("A failure during an asynchronous write loses back to the save before"
   // The last save was still being written: the job keeps saves - 1 of them (sync would keep all).
   CHECK(wasted(sim, WasteCause::FailureLost) == 64 * (compute - (saves - 1) * 1000));
   CHECK(wasted(sim, WasteCause::CheckpointStall) == 64 * 2 * saves);
-  const TrainingTimes* ledger = sim.job_reports().training->find(job);
+  const TrainingTimes* ledger = ledger_of(sim).find(job);
   REQUIRE(ledger);
   CHECK(ledger->lost == compute - (saves - 1) * 1000);
   sim.run();
@@ -160,7 +160,7 @@ TEST_CASE("A multilevel job restores from host memory, from the SSDs or from sto
     sim.add_feature(failures_feature(m));
     sim.run();
     sim.check_conservation();
-    const TrainingTimes* ledger = sim.job_reports().training->find(job);
+    const TrainingTimes* ledger = ledger_of(sim).find(job);
     REQUIRE(ledger);
     CHECK(sim.outcomes()[job].failures == 1);
     CHECK(ledger->comm_init == 10);
@@ -195,10 +195,10 @@ TEST_CASE("A training job's span splits exactly into training kept and the ledge
   sim.check_conservation();
   REQUIRE(sim.failures_injected() > 5);
   std::int64_t lost = 0, loads = 0;
-  for (const JobId job : sim.job_reports().training->jobs()) {
+  for (const JobId job : ledger_of(sim).jobs()) {
     const JobOutcome& o = sim.outcomes()[job];
     if (o.state != JobState::Completed) continue;  // a job failures stopped for good ends FAILED
-    const TrainingTimes& t = *sim.job_reports().training->find(job);
+    const TrainingTimes& t = *ledger_of(sim).find(job);
     INFO("job " << job);
     CHECK((*o.end - *o.start).sec() == w.profiles[job].run.sec() + parts(t));
     lost += t.lost * 8;

@@ -130,8 +130,8 @@ TEST_CASE("Shared storage: a restore after a failure shares the storage links wi
     sim.run_until(Time::seconds(999'999'999));
     const std::int64_t meet = shared == "true" ? 20 : 10;
     CHECK(sim.outcomes()[a].failures == 1);
-    CHECK(sim.job_reports().training->find(a)->load == meet);
-    CHECK(sim.job_reports().training->find(a + 1)->stall == meet);
+    CHECK(ledger_of(sim).find(a)->load == meet);
+    CHECK(ledger_of(sim).find(a + 1)->stall == meet);
     CHECK(sim.outcomes()[a + 1].end == Time::seconds(t_r + 200 + meet));
     CHECK(sim.outcomes()[a].end == Time::seconds(t_r + meet + 60 + 3200 + 10));
   }
