@@ -18,7 +18,7 @@
 #include "io/captured_table.h"
 #include "io/csv.h"
 #include "io/config.h"
-#include "io/sinks.h"
+#include "io/run_outputs.h"
 #include "sim/error.h"
 #include "sim/log.h"
 #include "sim/simulation.h"
@@ -64,16 +64,6 @@ void run_with_progress(Simulation& sim, std::size_t jobs, bool show) {
                  static_cast<unsigned long long>(sim.jobs_ended()), jobs, seconds_since(t0));
   }
   if (drawn) std::fprintf(stderr, "\r%*s\r", 80, "");
-}
-
-// Every file the sinks write (io/sink_registry.cpp), finished or under its temporary name (io/csv.h).
-// Removes the outputs of an earlier run from `dir`: the folder never holds files of two runs, and
-// a run killed before it writes its own leaves none that look finished.
-void remove_earlier_outputs(const std::filesystem::path& dir) {
-  for (const SinkEntry& sink : sink_table())
-    for (std::string_view name : sink.files)
-      if (!name.empty())
-        for (const char* suffix : {"", ".tmp"}) std::filesystem::remove(dir / (std::string(name) + suffix));
 }
 
 // A run's jobs: loaded whole, or (a synthetic workload, when the run can take its jobs so) drawn
@@ -134,67 +124,6 @@ RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, Wall
   return execute_run(config, cluster, w.workload, out_dir, progress, std::nullopt, observer, capture, &plugins);
 }
 
-// Finishes every sink: with `threads` > 1, jobs.csv (the largest output, about half of the time
-// the outputs take) on a thread of its own while this one finishes the others in order. An error
-// is the one the first failing sink, in order, throws. Sinks share nothing they write: each
-// writes its own files (renamed at the end by the caller), or its own tables of a capture.
-void finish_sinks(const std::vector<std::string>& names, const std::vector<std::unique_ptr<Sink>>& sinks,
-                  const RunRecord& record, unsigned threads) {
-  const auto jobs = threads > 1 ? static_cast<std::size_t>(std::find(names.begin(), names.end(), "jobs") - names.begin())
-                                : sinks.size();
-  std::exception_ptr jobs_failed, other_failed;
-  std::size_t other = sinks.size();  // the sink that failed on this thread
-  std::thread own;
-  if (jobs < sinks.size())
-    own = std::thread([&] {
-      try {
-        sinks[jobs]->finish(record);
-      } catch (...) {
-        jobs_failed = std::current_exception();
-      }
-    });
-  for (std::size_t i = 0; i < sinks.size() && !other_failed; ++i) {
-    if (i == jobs) continue;
-    try {
-      sinks[i]->finish(record);
-    } catch (...) {
-      other_failed = std::current_exception();
-      other = i;
-    }
-  }
-  if (own.joinable()) own.join();
-  if (jobs_failed && jobs < other) std::rethrow_exception(jobs_failed);
-  if (other_failed) std::rethrow_exception(other_failed);
-}
-
-// Captured outputs (no files): every table a sink may fill is made before the run (make_tables),
-// so that a sink only looks its own up (nothing is inserted into the shared map while another
-// thread runs: jobs.csv's rows are captured while the run goes); those left empty are dropped
-// at the end.
-void make_tables(const std::vector<std::string>& names, TableCapture& capture) {
-  for (const std::string& name : names)
-    for (const SinkEntry& e : sink_table())
-      if (e.name == name)
-        for (std::string_view file : e.files)
-          if (!file.empty()) capture.tables.try_emplace(std::string(file));
-}
-void finish_captured(const std::vector<std::string>& names, const std::vector<std::unique_ptr<Sink>>& sinks,
-                     const RunRecord& record, TableCapture& capture, unsigned threads) {
-  finish_sinks(names, sinks, record, threads);
-  std::erase_if(capture.tables, [](const auto& t) { return t.second.header.empty(); });
-}
-
-// The files of the outputs `names`, in the order they are written one after the other.
-std::vector<std::string_view> files_of(const std::vector<std::string>& names) {
-  std::vector<std::string_view> files;
-  for (const std::string& name : names)
-    for (const SinkEntry& e : sink_table())
-      if (e.name == name)
-        for (std::string_view file : e.files)
-          if (!file.empty()) files.push_back(file);
-  return files;
-}
-
 }  // namespace
 
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, const Workload& workload_in,
@@ -210,34 +139,22 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   const Workload& workload = *run->workload;
   Simulation& sim = *run->sim;
 
-  if (!capture) {
-    create_output_folder(out_dir);
-    remove_earlier_outputs(out_dir);
-  }
-  // Files are finished under temporary names, on two threads, and renamed together at the end,
-  // in output order: a run killed at any point before leaves no output that looks finished.
-  DeferredRenames renames;
   std::vector<const Feature*> features;
   for (const auto& f : sim.features()) features.push_back(f.get());
   const LinkSharing* links = first_of(features, &Feature::link_loads);
-  const SinkSettings settings{out_dir,
-                              config.metrics_interval,
-                              cluster.total_gpus(),
-                              cluster.nodes,
-                              cluster.gpus_per_node,
-                              capture,
-                              capture ? nullptr : &renames,
-                              links,
-                              links ? &sim.topology() : nullptr,
-                              features,
-                              threads_of(config)};
-  const std::vector<std::string> sink_names = split_commas(config.outputs);
-  if (capture) make_tables(sink_names, *capture);
-  std::vector<std::unique_ptr<Sink>> sinks;
-  for (const std::string& name : sink_names) sinks.push_back(make_sink(name, settings));
-
+  RunOutputs outputs(config.outputs, SinkSettings{out_dir,
+                                                  config.metrics_interval,
+                                                  cluster.total_gpus(),
+                                                  cluster.nodes,
+                                                  cluster.gpus_per_node,
+                                                  capture,
+                                                  nullptr,
+                                                  links,
+                                                  links ? &sim.topology() : nullptr,
+                                                  features,
+                                                  threads_of(config)});
   RunReport report;
-  for (auto& s : sinks) sim.add_sink(*s);
+  for (const auto& s : outputs.sinks()) sim.add_sink(*s);
   if (observer) sim.add_sink(*observer);
   if (more) sim.set_feed(more->feed, more->workload);
   run_with_progress(sim, workload.size() + (more ? more->feed.expected_jobs() : 0), progress);
@@ -261,12 +178,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),
                          report.conservation, sim.window_gpu_seconds(),
                          first_of(features, &Feature::evaluations), reports.launches};
-  if (capture) {
-    finish_captured(sink_names, sinks, record, *capture, threads_of(config));
-  } else {
-    finish_sinks(sink_names, sinks, record, threads_of(config));
-    renames.rename_all(files_of(sink_names));
-  }
+  outputs.finish(record, threads_of(config));
   if (observer) observer->finish(record);
   report.outputs_s = seconds_since(t2);
   return report;
