@@ -40,7 +40,7 @@ struct TrainingTimes {  // seconds of one job, or of one of its runs
   }
 };
 
-// Where a training job is between its runs, as the core tells the features (Feature::restarted).
+// Where a training job is between its runs, as the core tells the features (Feature::training_step).
 enum class TrainingStep : std::uint8_t {
   Failed,     // a failure stopped its run now: its recovery (detection, then diagnosis) begins
   Recovered,  // its recovery is over (or was cut short): it is queued again from now
