@@ -106,22 +106,38 @@ void log_recorded_scheduler(const RunConfig& config) {
 // execute_run on the run's workload, opened here: taken as the replay goes if it can be, and
 // loaded whole and run again (from plugins built anew: the first replay's policy has moved on) if
 // its feed finds it cannot go on in release order.
-RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, WallClock::time_point t0, RunWorkload& w,
-                       const std::filesystem::path& out_dir, bool progress, Sink* observer = nullptr,
-                       TableCapture* capture = nullptr) {
+RunReport replay_workload(const RunConfig& config, const ClusterSpec& cluster, WallClock::time_point t0, RunWorkload& w,
+                          const std::filesystem::path& out_dir, bool progress, Sink* observer, TableCapture* capture) {
   log_recorded_scheduler(config);
   RunPlugins plugins = build_plugins(config, cluster);
   w = open_run_workload(config, cluster, plugins, t0);
   if (!w.feed) return execute_run(config, cluster, w.workload, out_dir, progress, std::nullopt, observer, capture, &plugins);
+  std::string why;
   try {
     return execute_run(config, cluster, w.workload, out_dir, progress, w.more(), observer, capture, &plugins);
   } catch (const WholeWorkloadNeeded& e) {
-    log::info("{}: the trace cannot be replayed as it is read; read whole and replayed again", e.what());
+    why = e.what();
   }
   w.feed.reset();  // before the workload it appended to
   plugins = build_plugins(config, cluster);
   w = open_run_workload(config, cluster, plugins, t0, true);
+  log::info("{}: the trace cannot be replayed as it is read; read whole and replayed again", why);
   return execute_run(config, cluster, w.workload, out_dir, progress, std::nullopt, observer, capture, &plugins);
+}
+
+// replay_workload, leaving no folder made for a trace found bad only as the replay went (a feed
+// reads it then, after the outputs are set up): its error is the one line the run prints.
+RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, WallClock::time_point t0, RunWorkload& w,
+                       const std::filesystem::path& out_dir, bool progress, Sink* observer = nullptr,
+                       TableCapture* capture = nullptr) {
+  const bool made_folder = !capture && !std::filesystem::exists(out_dir);
+  try {
+    return replay_workload(config, cluster, t0, w, out_dir, progress, observer, capture);
+  } catch (const InputError&) {
+    std::error_code ignored;
+    if (made_folder) std::filesystem::remove(out_dir, ignored);  // only if empty: the run wrote nothing there
+    throw;
+  }
 }
 
 }  // namespace
@@ -134,7 +150,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
       plugins ? make_simulation(config, cluster_file, workload_in, std::move(*plugins))
               : make_simulation(config, cluster_file, workload_in);
   const ClusterSpec& cluster = run->cluster;  // as the features shape it (the nodes capacity adds)
-  if (more && (run->rewritten || run->estimates_made))
+  if (more && (run->rewritten || (run->estimator && !run->estimator->per_job())))
     throw std::logic_error("execute_run: this run needs its whole workload first");
   const Workload& workload = *run->workload;
   Simulation& sim = *run->sim;
@@ -156,7 +172,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   RunReport report;
   for (const auto& s : outputs.sinks()) sim.add_sink(*s);
   if (observer) sim.add_sink(*observer);
-  if (more) sim.set_feed(more->feed, more->workload);
+  if (more) sim.set_feed(more->feed, more->workload, run->estimator.get());
   run_with_progress(sim, workload.size() + (more ? more->feed.expected_jobs() : 0), progress);
   if (more) more->feed.finish();
   report.simulate_s = seconds_since(t1);
@@ -289,7 +305,7 @@ int gen_command(const GenArgs& args) {
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
   const SyntheticModel model = on_cluster(load_synthetic_model(config.workload_model), cluster.total_gpus());
   // Start and end times are those of a replay on the cluster, so the trace is self-consistent:
-  // the jobs are replayed as they are drawn, unless the policy reads estimates (made first).
+  // the jobs are replayed as they are drawn, unless the policy's estimates need them all first.
   const auto t_run = WallClock::now();
   SyntheticStream stream(model, *from, *to, args.load, args.seed, cluster.gpus_per_node);
   Workload w = stream.start();
@@ -299,7 +315,7 @@ int gen_command(const GenArgs& args) {
     while (stream.append_next(w)) {
     }
   const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster, w, std::move(plugins));
-  if (as_they_come) run->sim->set_feed(stream, w);
+  if (as_they_come) run->sim->set_feed(stream, w, run->estimator.get());
   run->sim->run();
   const double sim_s = seconds_since(t_run);
   run->sim->check_conservation();

@@ -44,10 +44,9 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
     throw InputError(config.where("policy.name") + ": policy.name: " + e.what());
   }
   // What needs the workload (the estimates; a feature's rewrite) is made by make_simulation; here
-  // the estimates' keys are read and checked on no jobs.
-  const Workload none;
+  // the estimates' keys are read and checked.
   Params estimate_params("estimate", config.estimate_params);
-  make_estimates(none, estimate_params, config.seed);
+  p.estimator = std::make_unique<Estimator>(estimate_params, config.seed);
   // The network's settings for the features that read them (slow links: its comm_share); the
   // network feature reads and records its keys itself.
   const auto network_keys = config.feature_params.find("network");
@@ -87,7 +86,7 @@ RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster) {
 bool takes_jobs_as_they_come(const RunPlugins& plugins) {
   for (const auto& feature : plugins.features)
     if (feature->needs_whole_workload()) return false;
-  return !plugins.policy->reads_estimates();
+  return !plugins.policy->reads_estimates() || plugins.estimator->per_job();
 }
 
 std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
@@ -106,10 +105,11 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
     if (std::optional<Workload> rewritten = feature->rewrite(run->rewritten ? *run->rewritten : workload))
       run->rewritten = std::move(rewritten);
   run->workload = run->rewritten ? &*run->rewritten : &workload;
-  Params estimate_params("estimate", config.estimate_params);
-  std::vector<Time> estimates =
-      make_estimates(plugins.policy->reads_estimates() ? *run->workload : Workload{}, estimate_params, config.seed);
-  run->estimates_made = !estimates.empty();
+  std::vector<Time> estimates;
+  if (plugins.policy->reads_estimates()) {
+    estimates = plugins.estimator->all(*run->workload);
+    run->estimator = std::move(plugins.estimator);
+  }
   run->described = std::move(plugins.described);
   run->sim = std::make_unique<Simulation>(*run->workload, run->cluster, std::move(plugins.policy), config.replay,
                                           std::move(estimates));

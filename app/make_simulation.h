@@ -15,6 +15,7 @@
 
 #include "io/config.h"
 #include "sim/simulation.h"
+#include "workloads/estimates.h"
 
 namespace acme {
 
@@ -23,7 +24,9 @@ namespace acme {
 struct PreparedRun {
   std::optional<Workload> rewritten;           // the workload as a feature rewrote it (Feature::rewrite), if one did
   ClusterSpec cluster;                         // the cluster file's, as the features shape it (Feature::shape)
-  bool estimates_made = false;                 // the policy reads estimates, so the run made them
+  // The run's estimate model when its policy reads estimates (made for the workload's jobs, and
+  // for a fed workload's as they come: Simulation::set_feed); null otherwise.
+  std::unique_ptr<Estimator> estimator;
   // Every key of the run with the value in force (resolve_run), for the outputs.
   std::vector<std::pair<std::string, std::string>> described;
   const Workload* workload = nullptr;          // what `sim` replays: &*rewritten or the caller's
@@ -41,6 +44,7 @@ struct PreparedRun {
 // Simulation: a run replayed again builds them again.
 struct RunPlugins {
   std::unique_ptr<Policy> policy;
+  std::unique_ptr<Estimator> estimator;  // estimate.*, made for every run (its keys are checked)
   std::vector<std::unique_ptr<Feature>> features;  // the registered features that are on (io/feature_registry.h)
   std::vector<std::pair<std::string, std::string>> described;
 };
@@ -48,7 +52,8 @@ struct RunPlugins {
 RunPlugins build_plugins(const RunConfig& config, const ClusterSpec& cluster);
 
 // Whether a run can start before its workload is whole: no feature rewrites its jobs
-// (Feature::needs_whole_workload) and its policy reads no estimates (both need every job first).
+// (Feature::needs_whole_workload) and its policy reads no estimates or estimates each job's from
+// the job alone (Estimator::per_job; percentile needs every job first).
 bool takes_jobs_as_they_come(const RunPlugins& plugins);
 
 // Builds the run of `config` over `workload` on `cluster` from its plugins (built here if not

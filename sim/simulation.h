@@ -79,6 +79,14 @@
 
 namespace acme {
 
+// Each job's run-time estimate from the job alone (workloads/estimates.h), for a workload fed as
+// the replay goes (Simulation::set_feed).
+class EstimateSource {
+ public:
+  virtual ~EstimateSource() = default;
+  virtual Time estimate(const Workload& w, JobId job) const = 0;
+};
+
 class Simulation {
  public:
   // `workload` must outlive the Simulation. `estimates` are the users' run-time estimates by
@@ -93,11 +101,13 @@ class Simulation {
   void set_placement(PlacementStrategy strategy) { placement_ = strategy; }
   // The rest of the workload comes from `feed`, which appends to `workload` (the Simulation's own):
   // whenever fewer than kFedAhead jobs are known and not yet released, the Simulation asks it
-  // for more, so a run sees the same facts as with every job there from the start. Not owned;
-  // must outlive the Simulation. Set before the first step. REQUIRES: jobs released in JobId order, none waiting
-  // for another (Workload::after), no estimates. Throws std::logic_error otherwise, or when the
-  // feed appends a job released before the last one.
-  void set_feed(JobFeed& feed, Workload& workload);
+  // for more, so a run sees the same facts as with every job there from the start. With
+  // `estimates`, each job's run-time estimate comes from it as the job comes (those given to the
+  // constructor are replaced). Not owned; must outlive the Simulation. Set before the first step.
+  // REQUIRES: jobs released in JobId order, none waiting for another (Workload::after), no
+  // estimates but from `estimates`. Throws std::logic_error otherwise, or when the feed appends a
+  // job released before the last one.
+  void set_feed(JobFeed& feed, Workload& workload, const EstimateSource* estimates = nullptr);
   // A model feature of the run (sim/feature.h), owned from now; its hooks are called in the order
   // the features were added (null: none, a feature that is off). Add before the first step.
   void add_feature(std::unique_ptr<Feature> feature);
@@ -261,6 +271,7 @@ class Simulation {
 
   const Workload& workload_;
   std::vector<Time> estimates_;
+  const EstimateSource* fed_estimates_ = nullptr;  // a fed workload's (set_feed)
   Cluster cluster_;
   Topology topology_;
   std::unique_ptr<Policy> policy_;

@@ -44,14 +44,21 @@ bool Simulation::withdraw(JobId job) {
   return true;
 }
 
-void Simulation::set_feed(JobFeed& feed, Workload& workload) {
+void Simulation::set_feed(JobFeed& feed, Workload& workload, const EstimateSource* estimates) {
   if (&workload != &workload_) throw std::logic_error("Simulation::set_feed: the feed must append to the replayed workload");
-  if (!release_order_.empty() || !workload_.after.empty() || !estimates_.empty())
-    throw std::logic_error("Simulation::set_feed: a fed workload is released in JobId order, without dependencies or estimates");
+  if (!release_order_.empty() || !workload_.after.empty() || (!estimates_.empty() && !estimates))
+    throw std::logic_error("Simulation::set_feed: a fed workload is released in JobId order, without dependencies, "
+                           "its estimates made as its jobs come");
   feed_ = &feed;
   fed_ = &workload;
+  fed_estimates_ = estimates;
+  if (estimates) {
+    estimates_.resize(workload_.size());
+    for (std::size_t j = 0; j < workload_.size(); ++j) estimates_[j] = estimates->estimate(workload_, static_cast<JobId>(j));
+  }
   const std::size_t room = workload_.size() + feed.expected_jobs() + feed.expected_jobs() / 20 + 16;
   status_.reserve(room);
+  if (estimates) estimates_.reserve(room);
   outcomes_.reserve(room);
   slot_.reserve(room);
   // Their pages, mapped as the feed reads ahead on a thread of its own, or else here at once
@@ -91,6 +98,8 @@ void Simulation::admit(std::size_t first) {
   outcomes_.resize(n);
   in_restarted_.resize(n, false);
   slot_.resize(n, 0);
+  if (fed_estimates_)
+    for (std::size_t j = first; j < n; ++j) estimates_.push_back(fed_estimates_->estimate(workload_, static_cast<JobId>(j)));
   for (std::size_t i = std::max<std::size_t>(first, 1); i < n; ++i)
     if (release_time(i) < release_time(i - 1))
       throw std::logic_error("JobFeed: job " + std::string(workload_.names[static_cast<std::uint32_t>(i)]) +

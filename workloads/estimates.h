@@ -9,18 +9,41 @@
 //   percentile  the estimate.percentile-th percentile of the run times of the job's type over
 //               the workload: the history a site would have.
 //   none        no estimate (0).
-// Estimates are at least 1 s. Cost: O(n), O(n log n) for percentile.
+// Estimates are at least 1 s. Every model but percentile gives a job its estimate from the job
+// alone, so a run may take its jobs as they come (Simulation::set_feed); percentile needs every
+// job first. Cost: O(1) a job; O(n log n) for percentile's fit.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "sim/job.h"
 #include "io/params.h"
+#include "sim/job.h"
+#include "sim/simulation.h"
 
 namespace acme {
 
-// The estimate of every job, by JobId.
-std::vector<Time> make_estimates(const Workload& workload, Params& params, std::uint64_t seed);
+class Estimator final : public EstimateSource {
+ public:
+  // Reads and checks estimate.* from `params` (InputError for a bad value).
+  Estimator(Params& params, std::uint64_t seed);
+  // Whether each job's estimate comes from the job alone (every model but percentile).
+  bool per_job() const { return model_ != "percentile"; }
+  // The estimate of every job of `w` (percentile: fitted on `w`'s run times first).
+  std::vector<Time> all(const Workload& w);
+  // The estimate of job `job` of `w`. REQUIRES: per_job(), or all() fitted it.
+  Time estimate(const Workload& w, JobId job) const override;
+
+ private:
+  std::string model_;
+  double factor_, sigma_, percentile_;
+  std::array<Time, kJobTypeCount> per_type_{};
+  std::uint64_t stream_;
+};
+
+// The estimate of every job of `w`, by JobId: Estimator(params, seed).all(w).
+std::vector<Time> make_estimates(const Workload& w, Params& params, std::uint64_t seed);
 
 }  // namespace acme

@@ -3,7 +3,8 @@
 # same standard output and the same warnings and errors, on a trace read whole (with warnings),
 # through a window, leniently with bad rows, with every output (links.csv and the power columns
 # included), drawn in-process, and on a trace with an error (the same line, exit code 2, no
-# output); a trace in submit order, read as the replay goes, against one read whole first, and
+# output); a trace in submit order, read as the replay goes, against one read whole first (under
+# fifo, and under acme, whose estimates come as its jobs do), and
 # with a duplicate id. With more than one thread jobs.csv is written while the run goes.
 # Usage: tests/cli/test_threads_same_bytes.sh path/to/acmesim   (ctest: cli_threads_same_bytes)
 set -euo pipefail
@@ -67,6 +68,15 @@ same streamed --set workload.trace="$work/trace.csv" --set policy.name=fifo --se
   >/dev/null 2>&1
 for f in jobs.csv timeseries.csv; do
   cmp -s "$work/streamed-1/$f" "$work/loaded/$f" || fail "streamed: $f differs from the run that read the trace whole"
+done
+# So is a trace under a policy that reads estimates: each job's comes as the job does (Estimator,
+# workloads/estimates.h), the same as when every job's is made first.
+same streamed_estimates --set workload.trace="$work/trace.csv" --set policy.name=acme --set cache.enabled=false
+"$acmesim" run "$src/configs/seren.yaml" -q --out "$work/loaded_estimates" --set workload.from= --set workload.to= \
+  --set workload.trace="$work/trace.csv" --set policy.name=acme --set workload.lenient=true >/dev/null 2>&1
+for f in jobs.csv timeseries.csv; do
+  cmp -s "$work/streamed_estimates-1/$f" "$work/loaded_estimates/$f" ||
+    fail "streamed_estimates: $f differs from the run that read the trace whole"
 done
 awk -F, -v OFS=, 'NR == 2 { id = $1 } { print; last = $0 } END { $0 = last; $1 = id; print }' "$work/trace.csv" >"$work/dup.csv"
 same duplicate --set workload.trace="$work/dup.csv"
