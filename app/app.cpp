@@ -106,8 +106,9 @@ void log_recorded_scheduler(const RunConfig& config) {
 // execute_run on the run's workload, opened here: taken as the replay goes if it can be, and
 // loaded whole and run again (from plugins built anew: the first replay's policy has moved on) if
 // its feed finds it cannot go on in release order.
-RunReport replay_workload(const RunConfig& config, const ClusterSpec& cluster, WallClock::time_point t0, RunWorkload& w,
-                          const std::filesystem::path& out_dir, bool progress, Sink* observer, TableCapture* capture) {
+RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, WallClock::time_point t0, RunWorkload& w,
+                       const std::filesystem::path& out_dir, bool progress, Sink* observer = nullptr,
+                       TableCapture* capture = nullptr) {
   log_recorded_scheduler(config);
   RunPlugins plugins = build_plugins(config, cluster);
   w = open_run_workload(config, cluster, plugins, t0);
@@ -123,21 +124,6 @@ RunReport replay_workload(const RunConfig& config, const ClusterSpec& cluster, W
   w = open_run_workload(config, cluster, plugins, t0, true);
   log::info("{}: the trace cannot be replayed as it is read; read whole and replayed again", why);
   return execute_run(config, cluster, w.workload, out_dir, progress, std::nullopt, observer, capture, &plugins);
-}
-
-// replay_workload, leaving no folder made for a trace found bad only as the replay went (a feed
-// reads it then, after the outputs are set up): its error is the one line the run prints.
-RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, WallClock::time_point t0, RunWorkload& w,
-                       const std::filesystem::path& out_dir, bool progress, Sink* observer = nullptr,
-                       TableCapture* capture = nullptr) {
-  const bool made_folder = !capture && !std::filesystem::exists(out_dir);
-  try {
-    return replay_workload(config, cluster, t0, w, out_dir, progress, observer, capture);
-  } catch (const InputError&) {
-    std::error_code ignored;
-    if (made_folder) std::filesystem::remove(out_dir, ignored);  // only if empty: the run wrote nothing there
-    throw;
-  }
 }
 
 }  // namespace

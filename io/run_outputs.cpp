@@ -31,6 +31,7 @@ RunOutputs::RunOutputs(const std::string& names, SinkSettings settings)
   if (capture_) {
     for (std::string_view file : files_of(names_)) capture_->tables.try_emplace(std::string(file));
   } else {
+    if (!std::filesystem::exists(settings.out_dir)) made_.dir = settings.out_dir;
     create_output_folder(settings.out_dir);
     remove_earlier_outputs(settings.out_dir);
     settings.renames = &renames_;
@@ -69,6 +70,12 @@ void RunOutputs::finish(const RunRecord& record, unsigned threads) {
   } else {
     renames_.rename_all(files_of(names_));
   }
+  made_.finished = true;
+}
+
+RunOutputs::MadeFolder::~MadeFolder() {
+  std::error_code ignored;
+  if (!finished && !dir.empty()) std::filesystem::remove(dir, ignored);  // only if empty
 }
 
 void remove_earlier_outputs(const std::filesystem::path& dir) {

@@ -20,8 +20,8 @@ namespace acme {
 class RunOutputs {
  public:
   // The sinks of `names` (comma-separated, the outputs key) with `settings`, whose folder is made
-  // and emptied of an earlier run's outputs unless they are captured (its `renames` is this
-  // object's). Throws InputError for an unknown output or a folder it cannot make.
+  // (removed again, if still empty, should the run stop unfinished) and emptied of an earlier
+  // run's outputs unless they are captured (its `renames` is this object's). Throws InputError for an unknown output or a folder it cannot make.
   RunOutputs(const std::string& names, SinkSettings settings);
   RunOutputs(const RunOutputs&) = delete;
   RunOutputs& operator=(const RunOutputs&) = delete;
@@ -34,6 +34,13 @@ class RunOutputs {
   void finish(const RunRecord& record, unsigned threads);
 
  private:
+  // The folder the outputs made, removed again if they are destroyed unfinished (an error stopped
+  // the run) and it is empty: a run that wrote nothing leaves no folder. Destroyed last.
+  struct MadeFolder {
+    std::filesystem::path dir;  // empty: none made
+    bool finished = false;
+    ~MadeFolder();
+  } made_;
   std::vector<std::string> names_;
   TableCapture* capture_;
   DeferredRenames renames_;

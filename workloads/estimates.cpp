@@ -9,8 +9,8 @@
 namespace acme {
 
 Estimator::Estimator(Params& params, std::uint64_t seed)
-    : model_(params.choice("model", "noisy", {"noisy", "limit", "percentile", "none"},
-                           "how run-time estimates are made: noisy, limit, percentile or none")),
+    : model_(model_of(params.choice("model", "noisy", {"noisy", "limit", "percentile", "none"},
+                                    "how run-time estimates are made: noisy, limit, percentile or none"))),
       factor_(params.number("factor", 2.0, 0.01, 1e6, "noisy: mean overestimate factor")),
       sigma_(params.number("sigma", 0.5, 0, 10, "noisy: log-normal scatter of the factor")),
       percentile_(params.number("percentile", 90, 0, 100, "percentile: which percentile of the type's run times")),
@@ -20,7 +20,7 @@ Estimator::Estimator(Params& params, std::uint64_t seed)
                                     {"Debug", 12}, {"Other", 72}},
                                    0.001, 1e6, "limit: per-type limit, hours");
   params.check_all_used();
-  if (model_ != "limit") return;
+  if (model_ != Model::Limit) return;
   for (const auto& [name, hours] : limits) {
     const auto t = parse_job_type(name);
     if (!t) throw InputError("estimate.limit_h." + name + ": unknown job type");
@@ -28,8 +28,12 @@ Estimator::Estimator(Params& params, std::uint64_t seed)
   }
 }
 
+Estimator::Model Estimator::model_of(const std::string& name) {
+  return name == "noisy" ? Model::Noisy : name == "limit" ? Model::Limit : name == "percentile" ? Model::Percentile : Model::None;
+}
+
 std::vector<Time> Estimator::all(const Workload& w) {
-  if (model_ == "percentile") {
+  if (model_ == Model::Percentile) {
     std::array<std::vector<std::int64_t>, kJobTypeCount> runs;
     for (std::size_t i = 0; i < w.size(); ++i)
       runs[static_cast<std::size_t>(w.requests[i].type)].push_back(w.profiles[i].run.sec());
@@ -44,15 +48,15 @@ std::vector<Time> Estimator::all(const Workload& w) {
     }
   }
   std::vector<Time> out(w.size());
-  if (model_ == "none") return out;
+  if (model_ == Model::None) return out;
   for (std::size_t i = 0; i < w.size(); ++i) out[i] = estimate(w, static_cast<JobId>(i));
   return out;
 }
 
 Time Estimator::estimate(const Workload& w, JobId job) const {
-  if (model_ == "none") return Time{};
+  if (model_ == Model::None) return Time{};
   Time e;
-  if (model_ == "noisy") {
+  if (model_ == Model::Noisy) {
     Rng rng(stream_ ^ w.keys[job]);
     const double s = static_cast<double>(w.profiles[job].run.sec()) * factor_ * std::exp(sigma_ * rng.normal());
     e = Time::seconds(static_cast<std::int64_t>(std::ceil(s)));

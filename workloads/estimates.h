@@ -30,14 +30,16 @@ class Estimator final : public EstimateSource {
   // Reads and checks estimate.* from `params` (InputError for a bad value).
   Estimator(Params& params, std::uint64_t seed);
   // Whether each job's estimate comes from the job alone (every model but percentile).
-  bool per_job() const { return model_ != "percentile"; }
+  bool per_job() const { return model_ != Model::Percentile; }
   // The estimate of every job of `w` (percentile: fitted on `w`'s run times first).
   std::vector<Time> all(const Workload& w);
   // The estimate of job `job` of `w`. REQUIRES: per_job(), or all() fitted it.
   Time estimate(const Workload& w, JobId job) const override;
 
  private:
-  std::string model_;
+  enum class Model : std::uint8_t { Noisy, Limit, Percentile, None };
+  static Model model_of(const std::string& name);
+  Model model_;
   double factor_, sigma_, percentile_;
   std::array<Time, kJobTypeCount> per_type_{};
   std::uint64_t stream_;
