@@ -13,8 +13,10 @@ namespace {
 
 // The queuing delays of a group of jobs, for their mean and nearest-rank percentiles without
 // keeping each: counted per second below kCounted (nearly all of them), the others kept, in 32
-// bits when they fit (4 bytes a delay: a deep queue's run keeps hundreds of thousands). O(1) an
-// add (amortized). At most 256 KiB of counts, as far as the longest counted delay.
+// bits when they fit (4 bytes a delay: a deep queue's run keeps hundreds of thousands), in
+// chunks of kChunk, so that a growing group never holds twice its delays while it is copied nor
+// room for as many again. O(1) an add (amortized). At most 256 KiB of counts, as far as the
+// longest counted delay.
 class Delays {
  public:
   // A delay of the group, kept (add) or only counted in its size and sum (note: the run's totals,
@@ -26,7 +28,7 @@ class Delays {
       if (at >= counts_.size()) counts_.resize(std::min<std::size_t>(kCounted, std::max(at + 1, 2 * counts_.size())), 0);
       ++counts_[at];
     } else if (s >= std::numeric_limits<std::int32_t>::min() && s <= std::numeric_limits<std::int32_t>::max()) {
-      rest_.push_back(static_cast<std::int32_t>(s));
+      keep(static_cast<std::int32_t>(s));
     } else {
       far_.push_back(s);
     }
@@ -69,26 +71,37 @@ class Delays {
   void ready() {
     if (ready_) return;
     ready_ = true;
-    std::sort(rest_.begin(), rest_.end());
+    for (std::vector<std::int32_t>& chunk : rest_) std::sort(chunk.begin(), chunk.end());
     std::sort(far_.begin(), far_.end());
     std::partial_sum(counts_.begin(), counts_.end(), counts_.begin());
   }
   // How many of the delays are at most x. REQUIRES: ready().
   std::size_t at_most(std::int64_t x) const {
     std::size_t k = static_cast<std::size_t>(std::upper_bound(far_.begin(), far_.end(), x) - far_.begin());
-    if (x > std::numeric_limits<std::int32_t>::max()) k += rest_.size();
-    else if (x >= std::numeric_limits<std::int32_t>::min())
-      k += static_cast<std::size_t>(std::upper_bound(rest_.begin(), rest_.end(), static_cast<std::int32_t>(x)) - rest_.begin());
+    for (const std::vector<std::int32_t>& chunk : rest_) {
+      if (x > std::numeric_limits<std::int32_t>::max()) k += chunk.size();
+      else if (x >= std::numeric_limits<std::int32_t>::min())
+        k += static_cast<std::size_t>(std::upper_bound(chunk.begin(), chunk.end(), static_cast<std::int32_t>(x)) - chunk.begin());
+    }
     if (x >= 0 && !counts_.empty()) k += counts_[std::min(static_cast<std::size_t>(x), counts_.size() - 1)];
     return k;
   }
 
+  // Keeps a delay in the last chunk, which grows to kChunk, then in a new one.
+  void keep(std::int32_t s) {
+    if (rest_.empty() || rest_.back().size() == kChunk) rest_.emplace_back();
+    std::vector<std::int32_t>& chunk = rest_.back();
+    if (chunk.size() == chunk.capacity()) chunk.reserve(std::min(kChunk, std::max<std::size_t>(16, 2 * chunk.size())));
+    chunk.push_back(s);
+  }
+
   static constexpr std::int64_t kCounted = 1 << 16;
+  static constexpr std::size_t kChunk = std::size_t{1} << 16;  // delays (256 KiB) a chunk of rest_ holds
   std::size_t n_ = 0;
   std::int64_t sum_ = 0;
   std::int64_t least_ = std::numeric_limits<std::int64_t>::max(), most_ = std::numeric_limits<std::int64_t>::min();
   std::vector<std::uint32_t> counts_;  // [s]: delays of s seconds (after ready(): of at most s)
-  std::vector<std::int32_t> rest_;     // the others that fit 32 bits (68 years either way)
+  std::vector<std::vector<std::int32_t>> rest_;  // the others that fit 32 bits (68 years either way)
   std::vector<std::int64_t> far_;      // and those that do not
   bool ready_ = false;
 };
