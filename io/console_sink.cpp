@@ -2,9 +2,10 @@
 #include "io/sinks.h"
 
 #include <cstdio>
+#include <memory>
 #include <string_view>
 
-#include "io/metrics.h"
+#include "io/shared_summary.h"
 
 namespace acme {
 namespace {
@@ -13,9 +14,9 @@ namespace {
 class ConsoleSink final : public Sink {
  public:
   bool wants_facts() const override { return false; }
-  explicit ConsoleSink(const SinkSettings&) {}
+  explicit ConsoleSink(const SinkSettings& s) : summary_(s.summary ? s.summary : std::make_shared<SharedSummary>()) {}
   void finish(const RunRecord& run) override {
-    const RunSummary sum = summarize(run);
+    const RunSummary& sum = summary_->of(run);
     std::printf("\n%-9s %9s %9s %10s %9s %9s %10s %12s %7s %12s %9s %9s %9s\n", "type", "jobs", "gpu_jobs",
                 "queue_mean", "queue_p50", "queue_p90", "queue_p99", "gpu_hours", "util%", "wasted_gpu_h",
                 "completed", "failed", "cancelled");
@@ -46,6 +47,9 @@ class ConsoleSink final : public Sink {
                 static_cast<unsigned long long>(run.workload.rows_skipped));
     std::fflush(stdout);
   }
+
+ private:
+  std::shared_ptr<SharedSummary> summary_;  // summary.csv's, when both are written
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "io/captured_table.h"
 #include "io/config.h"
+#include "io/shared_summary.h"
 
 namespace acme {
 namespace {
@@ -36,6 +37,7 @@ RunOutputs::RunOutputs(const std::string& names, SinkSettings settings)
     remove_earlier_outputs(settings.out_dir);
     settings.renames = &renames_;
   }
+  settings.summary = std::make_shared<SharedSummary>();
   for (const std::string& name : names_) sinks_.push_back(make_sink(name, settings));
 }
 

@@ -30,6 +30,7 @@ struct TableCapture;
 class DeferredRenames;
 class Feature;
 class LinkSharing;
+class SharedSummary;
 class Topology;
 
 // Every file a sink writes appears whole or not at all (written to a temporary name, then
@@ -52,6 +53,9 @@ struct SinkSettings {
   std::vector<const Feature*> features = {};
   // Threads the outputs may use: above 1, jobs.csv's rows are written while the run goes.
   unsigned threads = 1;
+  // The run's summary, shared by the sinks that write or print it (io/shared_summary.h); null:
+  // each such sink builds its own.
+  std::shared_ptr<SharedSummary> summary = nullptr;
 };
 
 struct SinkEntry {

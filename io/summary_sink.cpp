@@ -8,9 +8,9 @@
 
 #include "io/columns.h"
 #include "io/csv.h"
-#include "io/ended_jobs_thread.h"
 #include "io/feature_columns.h"
 #include "io/metrics.h"
+#include "io/shared_summary.h"
 
 namespace acme {
 namespace {
@@ -113,7 +113,7 @@ void write_config_names(CsvWriter& csv, const RunRecord& run) {
 
 // summary.csv (one row) and summary_by_type.csv (one row per job type present).
 // With SinkSettings::threads above 1, a thread of its own adds the ended jobs to the summary
-// while the run goes on.
+// while the run goes on (SharedSummary, which the console table reads too).
 class SummarySink final : public Sink {
  public:
   bool wants_facts() const override { return false; }
@@ -122,12 +122,12 @@ class SummarySink final : public Sink {
         capture_(s.capture),
         renames_(s.renames),
         feature_columns_(s.features, FeatureOutput::Summary),
-        live_(s.threads > 1) {}
+        live_(s.threads > 1),
+        summary_(s.summary ? s.summary : std::make_shared<SharedSummary>()) {}
   bool wants_ended() const override { return live_; }
-  void on_ended(const EndedJobs& ended) override { adder_.on_ended(ended); }
+  void on_ended(const EndedJobs& ended) override { summary_->on_ended(ended); }
   void finish(const RunRecord& run) override {
-    adder_.stop();
-    const RunSummary sum = builder_.finish(run);
+    const RunSummary& sum = summary_->of(run);
     {
       CsvWriter csv(dir_ / "summary.csv", capture_, renames_);
       write_config_names(csv, run);
@@ -165,10 +165,7 @@ class SummarySink final : public Sink {
   DeferredRenames* renames_;
   FeatureColumnsOf feature_columns_;  // the run's features' columns of the file
   bool live_;
-  SummaryBuilder builder_;
-  EndedJobsThread adder_{[this](const EndedJobs& e, std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) builder_.add(e.workload, e.outcomes, e.replay, e.launches);
-  }};
+  std::shared_ptr<SharedSummary> summary_;
 };
 
 }  // namespace
