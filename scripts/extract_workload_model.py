@@ -159,27 +159,28 @@ def duration_cdfs(data, m):
     """Run-time CDFs by type and of CPU jobs, with notes, and Kalos' GPU-time factors (gt_factor)."""
     key, name, durations = m["key"], m["name"], data["duration_cdf"]
     by_type = durations[m["c"]["cdfs"]]
-    # Run time CDFs; Kalos has no SFT CDF: the all-types one. Kalos' are of end - submit: the
-    # points scripts/fit_queueing.py found are added, so that the run times plus the replay's
-    # queueing give them back.
+    # Run time CDFs; Kalos has no SFT CDF: the all-types one. Kalos' (CPU jobs' too) are of end -
+    # submit: the points scripts/fit_queueing.py found are added, so that run time plus queueing fit.
     cdfs, cdf_notes = {}, {}
     fitted, gt_factor = {}, {}
     if key == "kalos" and os.path.exists(QUEUEING_FIT):
         with open(QUEUEING_FIT) as f:
             fit = json.load(f)
         fitted, gt_factor = fit["points_added"], fit.get("gpu_time_factor", {})
+
+    def run_time(t, points):  # the published CDF, plus the fitted points if any
+        if t not in fitted:
+            return cdf(points)
+        added = dict((x, a) for x, a in fitted[t])
+        cdf_notes[t] = f"published end - submit CDF plus the points of {QUEUEING_FIT} (FITTED)"
+        return cdf([[x, min(100.0, max(0.0, y + added.get(x, 0.0)))] for x, y in points])
     for t in m["types"]:
         if t in by_type:
-            points = by_type[t]["cdf_points_x_s_y_pct"]
-            if t in fitted:
-                added = dict((x, a) for x, a in fitted[t])
-                points = [[x, min(100.0, max(0.0, y + added.get(x, 0.0)))] for x, y in points]
-                cdf_notes[t] = f"published end - submit CDF plus the points of {QUEUEING_FIT} (FITTED)"
-            cdfs[t] = cdf(points)
+            cdfs[t] = run_time(t, by_type[t]["cdf_points_x_s_y_pct"])
         else:
             cdfs[t] = cdf(durations["gpu_jobs_all_types"][name]["cdf_points_x_s_y_pct"])
             cdf_notes[t] = f"no per-type CDF published for {name}; gpu_jobs_all_types.{name}"
-    cpu_points = cdf(durations["cpu_jobs"][name]["cdf_points_x_s_y_pct"])
+    cpu_points = run_time("CPU", durations["cpu_jobs"][name]["cdf_points_x_s_y_pct"])
     return dict(cdfs=cdfs, cdf_notes=cdf_notes, cpu_points=cpu_points, gt_factor=gt_factor)
 
 
@@ -330,8 +331,8 @@ def duration_lines(data, m):
         if t in m["cdf_notes"]:
             out.append(f"  # {t}: {m['cdf_notes'][t]}")
         out.append(f"  {t}: {pairs(m['cdfs'][t])}")
-    out.append(f"  CPU: {pairs(m['cpu_points'])}")
-    return out
+    out += [f"  # CPU: {m['cdf_notes']['CPU']}"] if "CPU" in m["cdf_notes"] else []
+    return out + [f"  CPU: {pairs(m['cpu_points'])}"]
 
 
 def state_lines(data, m):
@@ -404,10 +405,11 @@ def published_yaml(data, m):
             " (FAILED includes TIMEOUT and NODE_FAIL)",
             f"state_count_pct: {flow(gs['count_pct'])}",
             f"state_gpu_time_pct: {flow(gs['gpu_time_pct'])}",
-            source(durations, f"duration_cdf.gpu_jobs_all_types.{name} and duration_cdf.{c['cdfs']}"),
+            source(durations, f"duration_cdf.gpu_jobs_all_types.{name}, .{c['cdfs']} and .cpu_jobs.{name}"),
             "duration_cdf:",
             f"  all: {pairs(durations['gpu_jobs_all_types'][name]['cdf_points_x_s_y_pct'])}"]
     out += [f"  {t}: {pairs(v['cdf_points_x_s_y_pct'])}" for t, v in durations[c["cdfs"]].items()]
+    out.append(f"  CPU: {pairs(durations['cpu_jobs'][name]['cdf_points_x_s_y_pct'])}")
     out += [source(demand, f"gpu_demand.job_count_cdf_vertices.{name} and gpu_time_cdf_vertices.{name}")
             + " (plots only)",
             f"size_cdf_jobs: {pairs(demand['job_count_cdf_vertices'][name])}",

@@ -2,7 +2,7 @@
 """Fit Kalos' run-time CDFs so that generated traces give back the published end - submit CDFs.
 
 Kalos' published duration CDFs are of end - submit: run time plus queueing (the wait to be placed
-and the launch, at least 5 s on Kalos). The model draws run times, and `acmesim gen` replays them
+and the launch, at least 5 s on Kalos; 4 s for CPU jobs, whose CDF is fitted the same way). The model draws run times, and `acmesim gen` replays them
 on the cluster, which adds its own queueing. This script finds, per type, the run-time CDF whose
 sum with the replay's queueing gives the published end - submit CDF back (a deconvolution), and
 per type the factor on the GPU-time share the run times are coupled to, so that
@@ -31,29 +31,31 @@ import pandas as pd
 from scipy.optimize import lsq_linear
 
 FIT = "configs/workloads/kalos.queueing_fit.json"
-TYPES = ["Eval", "Pretrain", "Debug", "Other"]  # the types with a published Kalos CDF
+TYPES = ["Eval", "Pretrain", "Debug", "Other"]  # the GPU job types with a published Kalos CDF and share
+CDF_TYPES = TYPES + ["CPU"]  # and the CPU jobs' CDF (no GPU-time share)
 WINDOW = ("2023-05-17", "2023-08-17")
 
 
 def measure(build, seeds, points, tmp):
-    """Mean over the seeds of each type's end - submit CDF (percent) at the published points, and
-    of each type's share (percent) of gpu_num x (end - submit), and its jobs per trace; and each
-    type's queueing (start - submit, seconds) of every job of every seed."""
-    out = {t: np.zeros(len(points[t])) for t in TYPES}
+    """Mean over the seeds of each type's end - submit CDF (percent) at the published points (CPU
+    jobs too), and of each GPU job type's share (percent) of gpu_num x (end - submit), and its
+    jobs per trace; and each type's queueing (start - submit, seconds) of every job of every seed."""
+    out = {t: np.zeros(len(points[t])) for t in CDF_TYPES}
     shares = {t: 0.0 for t in TYPES}
-    counts = {t: 0.0 for t in TYPES}
-    queues = {t: [] for t in TYPES}
+    counts = {t: 0.0 for t in CDF_TYPES}
+    queues = {t: [] for t in CDF_TYPES}
     for seed in seeds:
         path = f"{tmp}/kalos_{seed}.csv"
         subprocess.run([f"{build}/acmesim", "gen", "--cluster", "kalos", "--from", WINDOW[0], "--to", WINDOW[1],
                         "--seed", str(seed), "-o", path], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         trace = pd.read_csv(path, usecols=["gpu_num", "type", "duration", "queue"])
-        trace = trace[(trace.gpu_num > 0) & trace.duration.notna()]
-        gpu_time = (trace.gpu_num * trace.duration).groupby(trace.type).sum()
+        trace = trace[trace.duration.notna()]
+        gpu = trace[trace.gpu_num > 0]
+        gpu_time = (gpu.gpu_num * gpu.duration).groupby(gpu.type).sum()
         for t in TYPES:
             shares[t] += 100.0 * gpu_time.get(t, 0.0) / gpu_time.sum() / len(seeds)
+        for t in CDF_TYPES:
             counts[t] += (trace.type == t).sum() / len(seeds)
-        for t in TYPES:
             d = np.sort(trace[trace.type == t].duration.to_numpy())
             xs = np.array([x for x, _ in points[t]])
             out[t] += 100.0 * np.searchsorted(d, xs, side="right") / max(len(d), 1) / len(seeds)
@@ -97,20 +99,21 @@ def main():
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     with open("workloads/data/acme_workload.json") as f:
-        published = json.load(f)["duration_cdf"]["kalos_by_type"]
-    points = {t: published[t]["cdf_points_x_s_y_pct"] for t in TYPES}
+        durations = json.load(f)["duration_cdf"]
+    points = {t: durations["kalos_by_type"][t]["cdf_points_x_s_y_pct"] for t in TYPES}
+    points["CPU"] = durations["cpu_jobs"]["Kalos"]["cdf_points_x_s_y_pct"]
     with open("configs/workloads/kalos.published.yaml") as f:  # flow map: {Pretrain: 95.481, ...}
         line = next(l for l in f if l.startswith("gpu_time_share_pct:"))
     published_share = {k.strip(): float(v) for k, v in
                        (kv.split(":") for kv in line.split(":", 1)[1].strip(" {}\n").split(","))}
-    correction = {t: [0.0] * len(points[t]) for t in TYPES}
+    correction = {t: [0.0] * len(points[t]) for t in CDF_TYPES}
     factor = {t: 1.0 for t in TYPES}
     best = (float("inf"), correction, factor)
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds + 1):
             write_model(correction, factor, points, args)
             got, shares, counts, queues = measure(args.build, seeds, points, tmp)
-            gaps = {t: max(abs(y - g) for (_, y), g in zip(points[t], got[t])) for t in TYPES}
+            gaps = {t: max(abs(y - g) for (_, y), g in zip(points[t], got[t])) for t in CDF_TYPES}
             share_gaps = {t: 100.0 * (shares[t] / published_share[t] - 1) for t in TYPES}
             print(f"round {r}: largest gap of the mean end - submit CDF, points: "
                   + ", ".join(f"{t} {v:.2f}" for t, v in gaps.items())
@@ -118,7 +121,7 @@ def main():
                   flush=True)
             # The small types' gaps oscillate from round to round: the best round is kept, judged
             # by the gaps in standard errors of one trace's CDF point (about 50 / sqrt(jobs)).
-            worst = max(max(gaps[t] * np.sqrt(counts[t]) / 50 for t in TYPES),
+            worst = max(max(gaps[t] * np.sqrt(counts[t]) / 50 for t in CDF_TYPES),
                         max(abs(v) for v in share_gaps.values()) / 5)
             if worst < best[0]:
                 best = (worst, correction, factor)
@@ -127,9 +130,9 @@ def main():
             # Then damped: evaluation's queueing under its cap moves with its run times, so a full
             # step overshoots and the rounds swing.
             step = 1.0 if r == 0 else args.damping
-            solved = {t: run_time_cdf(points[t], queues[t]) for t in TYPES}
+            solved = {t: run_time_cdf(points[t], queues[t]) for t in CDF_TYPES}
             correction = {t: [c + step * (s - y - c) for c, s, (_, y) in zip(correction[t], solved[t], points[t])]
-                          for t in TYPES}
+                          for t in CDF_TYPES}
             factor = {t: factor[t] * published_share[t] / max(shares[t], 1e-9) for t in TYPES}
     print(f"kept the round whose worst gap is {best[0]:.2f}", flush=True)
     write_model(best[1], best[2], points, args)
@@ -142,7 +145,7 @@ def write_model(correction, factor, points, args):
                    "the published Kalos end - submit CDF of each type, at its points, to make the "
                    "model's run-time CDF; seeds " + args.seeds,
                    "points_added": {t: [[x, round(c, 3)] for (x, _), c in zip(points[t], correction[t])]
-                                    for t in TYPES},
+                                    for t in CDF_TYPES},
                    "gpu_time_factor": {t: round(factor[t], 4) for t in TYPES}}, f, indent=1)
         f.write("\n")
     subprocess.run([sys.executable, "scripts/extract_workload_model.py"], check=True, stdout=subprocess.DEVNULL)

@@ -120,7 +120,8 @@ std::size_t CalibrationReport::failures() const {
 
 namespace {
 
-// What calibrate() compares, counted over a trace in one pass: GPU jobs only, but for the type mix.
+// What calibrate() compares, counted over a trace in one pass: GPU jobs only, but for the type mix
+// and the CPU jobs' durations.
 struct TraceTally {
   std::size_t jobs = 0, gpu_jobs = 0;
   std::array<double, kJobTypeCount> jobs_by_type{}, gpu_jobs_by_type{}, gpu_time_by_type{};
@@ -139,19 +140,22 @@ TraceTally tally_trace(const Workload& w, bool duration_end_minus_submit) {
   for (std::size_t i = 0; i < w.size(); ++i) {
     const JobRequest& r = w.requests[i];
     const JobProfile& p = w.profiles[i];
-    t.jobs_by_type[static_cast<std::size_t>(r.type)] += 1;
-    if (r.gpu_num <= 0) continue;
-    ++t.gpu_jobs;
-    if (!t.first_submit || r.submit < *t.first_submit) t.first_submit = r.submit;
-    if (!t.last_submit || r.submit > *t.last_submit) t.last_submit = r.submit;
+    const auto ti = static_cast<std::size_t>(r.type);
+    t.jobs_by_type[ti] += 1;
     const double run = p.recorded_start() ? static_cast<double>(p.run.sec()) : 0.0;
     double duration = run;
     if (duration_end_minus_submit) {
       const Time end = p.recorded_start() ? *p.recorded_start() + p.run : p.cancel_pending_at().value_or(r.submit);
       duration = static_cast<double>((end - r.submit).sec());
     }
+    if (r.gpu_num <= 0) {  // a CPU job: its duration only
+      t.durations_by_type[ti].emplace_back(duration, 1.0);
+      continue;
+    }
+    ++t.gpu_jobs;
+    if (!t.first_submit || r.submit < *t.first_submit) t.first_submit = r.submit;
+    if (!t.last_submit || r.submit > *t.last_submit) t.last_submit = r.submit;
     const double g = duration * r.gpu_num;  // as the trace's gpu_time column: gpu_num x duration
-    const auto ti = static_cast<std::size_t>(r.type);
     t.gpu_jobs_by_type[ti] += 1;
     t.gpu_time_by_type[ti] += g;
     JobState s = p.final_state;
@@ -194,7 +198,7 @@ class Rows {
   CalibrationReport& rep_;
 };
 
-// The duration CDFs (all GPU jobs, and per type), as rows and as series for the plots.
+// The duration CDFs (all GPU jobs, per type, and the CPU jobs'), as rows and as series for the plots.
 void check_durations(const TraceTally& t, const PublishedStats& pub, Rows& rows, CalibrationReport& rep) {
   const CalibrationTolerance& tol = pub.tolerance;
   std::vector<double> fine;  // the trace's CDF for the plots: four points per doubling

@@ -9,7 +9,8 @@
 //    `duration: end_minus_submit` (Kalos) GPU-time includes queueing, by state and size too;
 //  - share of GPU jobs with at most 1, 8, 64, 256, 1024 GPUs, and the mean GPUs per GPU job;
 //  - duration CDF at 2^k s, all GPU jobs and per type (types with at least
-//    duration_min_type_share_pct of the GPU jobs); duration is end - start, or end - submit when
+//    duration_min_type_share_pct of the GPU jobs), and of the CPU jobs where the published file
+//    has one (`duration_cdf.CPU`); duration is end - start, or end - submit when
 //    the published file says `duration: end_minus_submit` (Kalos: its published CDFs include
 //    queueing); a job that never started has duration 0 (end - submit for Kalos);
 //  - final state of GPU jobs by count and by GPU-time (FAILED includes TIMEOUT and NODE_FAIL);
