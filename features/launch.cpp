@@ -19,6 +19,19 @@ bool LaunchModel::enabled() const {
                 std::any_of(type_median_s.begin(), type_median_s.end(), [](const auto& m) { return m > 0; }));
 }
 
+// `s` plus a slow prolog if one of the job's nodes has one (see features/launch.h).
+double LaunchModel::with_slow_prolog(double s, std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const {
+  Rng rng(mix64(mix64(seed ^ 0x534c4f57ULL) ^ job_key) ^ start);
+  const double none_slow = std::pow(1.0 - node_slow_share, std::max(r.node_num, 1));
+  if (rng.uniform() < none_slow) return s;
+  double slow = slow_median_s;
+  for (int tries = 0; tries < 64; ++tries) {
+    slow = slow_median_s * std::exp(slow_sigma * rng.normal());
+    if (s + slow <= max_s) break;
+  }
+  return std::min(s + slow, max_s);
+}
+
 Time LaunchModel::draw(std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const {
   // A GPU job's type's own value where it has one, else the GPU jobs'.
   const auto type = static_cast<std::size_t>(r.type);
@@ -35,6 +48,7 @@ Time LaunchModel::draw(std::uint64_t job_key, std::uint32_t start, const JobRequ
       if (s <= max_s) break;
     }
   }
+  if (node_slow_share > 0 && slow_median_s > 0) s = with_slow_prolog(s, job_key, start, r);
   return Time::seconds(std::clamp<std::int64_t>(std::llround(s), 0, std::llround(max_s)));
 }
 
@@ -56,6 +70,10 @@ LaunchModel read_launch_model(Params& params) {
       "type_floor_s", {}, 0, m.max_s, "a GPU job type's own least seconds from placement to start, in place of gpu_floor_s",
       true);
   m.sigma = params.number("sigma", 0, 0, 4, "log-normal sigma of the latency above the floor; 0: always the median");
+  m.node_slow_share = params.number("node_slow_share", 0, 0, 0.999,
+                                    "chance that one node's prolog is slow; a job waits for its slowest node");
+  m.slow_median_s = params.number("slow_median_s", 0, 0, m.max_s, "median seconds a slow prolog adds; 0: none");
+  m.slow_sigma = params.number("slow_sigma", 0, 0, 4, "log-normal sigma of a slow prolog; 0: always the median");
   m.seed = static_cast<std::uint64_t>(params.number("seed", 1, 0, 9.0e15, "seed of the launch-latency draws"));
   return m;
 }

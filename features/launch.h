@@ -15,7 +15,12 @@
 // drawing again: no draw exceeds max_s. Rounded to whole seconds. A GPU job's median and floor
 // may be set per job type (launch.type_median_s.<Type>, launch.type_floor_s.<Type>: where the
 // platform starts some kinds of job faster); the other types take gpu_median_s and gpu_floor_s.
-// The defaults (medians 0) mean no latency; so does launch.enabled: false, whatever the medians.
+// A job starts when the last of its nodes is ready: each node's prolog is slow with probability
+// node_slow_share, so a job of n nodes has a slow one with probability 1 - (1 - share)^n and then
+// waits a slow prolog more (log-normal, median slow_median_s, sigma slow_sigma; from a generator
+// of its own keyed the same way, so the other draws do not move; drawn again while the sum would
+// pass max_s). The defaults (medians 0) mean no latency; so does launch.enabled: false, whatever
+// the medians.
 #pragma once
 
 #include <array>
@@ -42,16 +47,22 @@ struct LaunchModel {
   // A GPU job type's own median and floor, in place of gpu_median_s and gpu_floor_s; none: the
   // type takes the GPU job's.
   std::array<std::optional<double>, kJobTypeCount> type_median_s, type_floor_s;
+  // The chance that one node's prolog is slow, in [0, 1), and the slow prolog's log-normal median
+  // (seconds; 0: none) and sigma.
+  double node_slow_share = 0, slow_median_s = 0, slow_sigma = 0;
 
   bool enabled() const;
   // The latency of start number `start` (0 for its first) of the job whose key (job_key,
   // Workload::keys) is `job_key`. O(1).
   Time draw(std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const;
+  // `s` seconds of latency plus a slow prolog when one of the job's nodes has one. O(1).
+  double with_slow_prolog(double s, std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const;
 };
 
 // Reads launch.enabled, launch.gpu_median_s, launch.cpu_median_s, the floors, the per-type tables
 // (launch.type_median_s.<Type>, launch.type_floor_s.<Type>, GPU job types only), launch.sigma,
-// launch.max_s and launch.seed, with defaults.
+// the slow prologs (launch.node_slow_share, slow_median_s, slow_sigma), launch.max_s and
+// launch.seed, with defaults.
 LaunchModel read_launch_model(Params& params);
 
 // The feature of `model` (enabled()); `draw_ahead`: the first starts' latencies are drawn on a

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "features/launch.h"
@@ -80,6 +82,39 @@ TEST_CASE("Launch latency never exceeds its maximum nor falls below its floor", 
   // Cutting the spread at max_s moves the median a little below 14 (about 13).
   CHECK(drawn[500'000] >= 12);
   CHECK(drawn[500'000] <= 14);
+}
+
+// A job starts when its slowest node is ready: with sigma 0 a slow start waits the base draw plus
+// slow_median_s exactly, one of n nodes slow with probability 1 - (1 - share)^n (a 1-node job
+// share, a 64-node job about 1 - 0.9^64 here), the other starts keep their base draw (the slow
+// prologs draw from a generator of their own), and no sum passes max_s.
+TEST_CASE("Launch latency: a job waits for its slowest node", "[launch]") {
+  LaunchModel m;
+  m.gpu_median_s = 2;
+  m.sigma = 1;
+  m.max_s = 300;
+  LaunchModel slow = m;
+  slow.node_slow_share = 0.1;
+  slow.slow_median_s = 40;
+  JobRequest one, many;
+  one.gpu_num = 8;
+  many.gpu_num = 512;
+  many.node_num = 64;
+  int slow_one = 0, slow_many = 0;
+  for (JobId j = 0; j < 10'000; ++j) {
+    const std::int64_t base = m.draw(j, 0, one).sec(), with = slow.draw(j, 0, one).sec();
+    CHECK((with == base || std::abs(with - base - 40) <= 1));  // rounded together
+    slow_one += with != base;
+    slow_many += slow.draw(j, 0, many) != m.draw(j, 0, many);
+  }
+  CHECK(slow_one > 900);  // 10% of 10,000, give or take sampling
+  CHECK(slow_one < 1100);
+  CHECK(slow_many > 9'900);  // 1 - 0.9^64: 99.9%
+  slow.slow_sigma = 2;  // a wide slow prolog never takes the sum past max_s
+  std::int64_t most = 0;
+  for (JobId j = 0; j < 100'000; ++j) most = std::max(most, slow.draw(j, 0, many).sec());
+  CHECK(most <= 300);
+  CHECK(most >= 290);
 }
 
 }  // namespace acme::test
