@@ -22,8 +22,11 @@ bool LaunchModel::enabled() const {
 // `s` plus a slow prolog if one of the job's nodes has one (see features/launch.h).
 double LaunchModel::with_slow_prolog(double s, std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const {
   Rng rng(mix64(mix64(seed ^ 0x534c4f57ULL) ^ job_key) ^ start);
-  const double none_slow = std::pow(1.0 - node_slow_share, std::max(r.node_num, 1));
-  if (rng.uniform() < none_slow) return s;
+  const double u = rng.uniform();
+  const int nodes = std::max(r.node_num, 1);
+  // No node slow: u below (1 - share)^nodes, which is at least 1 - nodes x share (Bernoulli's
+  // inequality; the margin covers rounding), so most draws need no power.
+  if (u < 1.0 - nodes * node_slow_share - 1e-12 || u < std::pow(1.0 - node_slow_share, nodes)) return s;
   double slow = slow_median_s;
   for (int tries = 0; tries < 64; ++tries) {
     slow = slow_median_s * std::exp(slow_sigma * rng.normal());
