@@ -78,10 +78,10 @@ class Delays {
   // How many of the delays are at most x. REQUIRES: ready().
   std::size_t at_most(std::int64_t x) const {
     std::size_t k = static_cast<std::size_t>(std::upper_bound(far_.begin(), far_.end(), x) - far_.begin());
-    for (const std::vector<std::int32_t>& chunk : rest_) {
-      if (x > std::numeric_limits<std::int32_t>::max()) k += chunk.size();
-      else if (x >= std::numeric_limits<std::int32_t>::min())
-        k += static_cast<std::size_t>(std::upper_bound(chunk.begin(), chunk.end(), static_cast<std::int32_t>(x)) - chunk.begin());
+    if (x >= std::numeric_limits<std::int32_t>::min()) {
+      const auto x32 = static_cast<std::int32_t>(std::min<std::int64_t>(x, std::numeric_limits<std::int32_t>::max()));
+      for (const std::vector<std::int32_t>& chunk : rest_)
+        k += static_cast<std::size_t>(std::upper_bound(chunk.begin(), chunk.end(), x32) - chunk.begin());
     }
     if (x >= 0 && !counts_.empty()) k += counts_[std::min(static_cast<std::size_t>(x), counts_.size() - 1)];
     return k;

@@ -21,7 +21,8 @@ class RunOutputs {
  public:
   // The sinks of `names` (comma-separated, the outputs key) with `settings`, whose folder is made
   // (removed again, if still empty, should the run stop unfinished) and emptied of an earlier
-  // run's outputs unless they are captured (its `renames` and `summary` are this object's). Throws InputError for an unknown output or a folder it cannot make.
+  // run's outputs unless they are captured (its `renames` and `summary` are this object's).
+  // Throws InputError for an unknown output or a folder it cannot make.
   RunOutputs(const std::string& names, SinkSettings settings);
   RunOutputs(const RunOutputs&) = delete;
   RunOutputs& operator=(const RunOutputs&) = delete;
