@@ -87,15 +87,18 @@ std::vector<double> StragglerStream::in_progress(double t) const {
 
 StragglerModel read_straggler_model(Params& params) {
   StragglerModel m;
-  m.enabled = params.flag("enabled", false, "slow nodes: a run computes 1 + slowdown times slower while one of its nodes is slow");
+  m.enabled = params.flag("enabled", false, "slow nodes: a run goes 1 + slowed_share x slowdown times slower while one of its nodes is slow");
   const std::string component = params.choice("component", "node", {"node", "gpu", "link"},
                                               "what is slow for an episode: a node, a GPU (prevalence per GPU), or a "
-                                              "NIC's link (multi-node jobs; the job slows by 1 + comm_share x slowdown)");
+                                              "NIC's link (multi-node jobs; the job slows by 1 + slowed_share x comm_share x slowdown)");
   m.component = component == "gpu" ? SlowComponent::Gpu : component == "link" ? SlowComponent::Link : SlowComponent::Node;
   m.prevalence = params.number("prevalence", 0.005, 0, 0.5,
                                "long-run share of nodes (GPUs, links) slow at any time (MegaScale §5.1: about 0.5% of machines)");
   m.slowdown = params.number("slowdown", 0.10, 0, 10,
                              "a slow node computes 1 + slowdown times slower (MegaScale §6.3: about 10%)");
+  m.slowed_share = params.number("slowed_share", 1, 0, 1,
+                                 "share of a step's work a slow node or GPU (a link: of the communication) does "
+                                 "slower: 1, all of it; MegaScale's hosts, their forward pass, about 1/3");
   m.min_episode_s = params.number("min_episode_s", 30, 1, 1.0e7,
                                   "shortest slow episode, seconds (FALCON: tens of seconds); log-uniform, an assumption");
   m.max_episode_s = params.number("max_episode_s", 36000, m.min_episode_s, 1.0e8,
@@ -242,7 +245,7 @@ const LostSeconds& lost_of(const Feature& f) { return static_cast<const Straggle
 constexpr FeatureColumn kStragglerJobColumns[] = {
     {"straggler_s",
      "compute seconds its runs lost to slow nodes (`features/stragglers.h`): over each slow stretch, its length x "
-     "(1 - 1/(1 + `stragglers.slowdown`)); after a failure only the part its checkpoint kept",
+     "(1 - 1/(1 + `stragglers.slowed_share` x `slowdown`)); after a failure only the part its checkpoint kept",
      kWithStragglers,
      [](const Feature& f, std::int64_t job) { return FeatureCell{lost_of(f).lost_s(static_cast<JobId>(job)), 1}; }},
     {"evictions",

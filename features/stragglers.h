@@ -11,6 +11,10 @@
 //    0.5%" of machines substantially slower).
 //  - `slowdown` (0.10): a slow node computes 1 + slowdown times slower (MegaScale §6.3, about 10%
 //    longer forward pass).
+//  - `slowed_share` (1): the share of a step's work the slowness stretches: all of it (a machine
+//    slow at everything), or a part (MegaScale's hosts: their forward pass, about a third of a
+//    step; configs/stragglers/megascale.yaml). A run then goes 1 + slowed_share x slowdown times
+//    slower while a member is slow.
 //  - an episode lasts a log-uniform time between `min_episode_s` (30) and `max_episode_s` (36,000):
 //    FALCON's "tens of seconds to nearly 10 hours"; the log-uniform shape is an ASSUMPTION.
 //  - episodes start as a Poisson process of rate lambda = -ln(1 - prevalence) / E[duration] and may
@@ -21,9 +25,9 @@
 //    (for a log-uniform duration, length-biased is uniform between the bounds; the residual a
 //    uniform share of it).
 //  - a run on n nodes sees the union of its nodes' episodes (episodes at rate n lambda); it runs
-//    at 1 / (1 + slowdown) of its rate whenever at least one of its nodes is slow (a synchronous
-//    job waits for its slowest member each step), else at full rate. The factor multiplies the
-//    network model's slowdown and the power cap's clock.
+//    at 1 / (1 + slowed_share x slowdown) of its rate whenever at least one of its nodes is slow (a
+//    synchronous job waits for its slowest member each step), else at full rate. The factor
+//    multiplies the network model's slowdown and the power cap's clock.
 //  - it applies to GPU jobs of at least `min_nodes` nodes (default 1: a slow machine slows any job
 //    on it); CPU-only jobs are never slowed.
 //
@@ -52,9 +56,10 @@
 // evicted (sim/failures.h), so that it still ends. Not modelled: evicting only some of the slow nodes, a
 // detection that misses, the slow node kept out of other jobs' draws.
 //
-// Not yet calibrated: with these defaults a 1,250-node job is slow 99.8% of the time and loses
-// 9.1% of its GPU-time, where MegaScale's eviction of its slow hosts gave back about 0.7% of MFU
-// (features/README.md): for big jobs a slowdown of about 0.007 matches MegaScale.
+// With these defaults a 1,250-node job is slow 99.8% of the time and loses 9.1% of its GPU-time:
+// a machine slow at everything it does. MegaScale's eviction of its slow hosts gave back about
+// 0.7% of MFU; its hosts were slow in their forward pass, which the preset reads as slowed_share
+// 1/3 (experiments/training_at_scale/ compares the two).
 //
 // What is slow (`component`): `node` (the above), `gpu` (prevalence per GPU: a run sees the union
 // of its GPUs' episodes, and a slow GPU slows its synchronous job as a slow node does; evicted,
@@ -90,6 +95,7 @@ struct StragglerModel {
   SlowComponent component = SlowComponent::Node;
   double prevalence = 0.005;     // long-run share of components slow, in [0, 1)
   double slowdown = 0.10;        // a slow node or GPU computes, a slow link carries, 1 + slowdown times slower
+  double slowed_share = 1.0;     // the share of a step's work a slow member does slower (1: all of it)
   double min_episode_s = 30;     // episode durations, log-uniform between these
   double max_episode_s = 36000;
   int min_nodes = 1;             // GPU jobs of at least this many nodes are slowed
@@ -117,11 +123,13 @@ struct StragglerModel {
   // Episodes a node starts per second.
   double rate() const;
   // How much slower a job of type `t` runs while one of its members is slow: a synchronous job
-  // waits for its slowest GPU or node each step (1 + slowdown); a link carrying 1 / (1 +
-  // slowdown) of its bandwidth starves the job's traffic by 1 + slowdown, which by the network
-  // model's rule (sim/network.h) stretches its communication: 1 + comm_share x slowdown.
+  // waits for its slowest GPU or node each step, whose work the slowness stretches by slowdown for
+  // the share slowed_share of it (1 + slowed_share x slowdown); a link carrying 1 / (1 + slowdown)
+  // of its bandwidth starves the job's traffic by 1 + slowdown, which by the network model's rule
+  // (sim/network.h) stretches its communication: 1 + slowed_share x comm_share x slowdown.
   double factor(JobType t) const {
-    return component == SlowComponent::Link ? 1.0 + comm_share[static_cast<std::size_t>(t)] * slowdown : 1.0 + slowdown;
+    const double share = component == SlowComponent::Link ? comm_share[static_cast<std::size_t>(t)] : 1.0;
+    return 1.0 + slowed_share * share * slowdown;
   }
 };
 

@@ -238,6 +238,14 @@ TEST_CASE("Stragglers: slow GPUs and slow links, and a run that is never without
   CHECK(m.members(r) == 8);
   CHECK(m.factor(r.type) == Approx(1.0 + 0.1 * m.comm_share[static_cast<std::size_t>(JobType::Pretrain)]));
   CHECK(m.factor(r.type) < 1.1);
+  // A slow member stretching a third of the step (MegaScale's forward pass): 1 + 0.1 / 3, and of a
+  // slow link, a third of the communication.
+  m.slowed_share = 1.0 / 3;
+  CHECK(m.factor(r.type) == Approx(1.0 + 0.1 * m.comm_share[static_cast<std::size_t>(JobType::Pretrain)] / 3));
+  m.component = SlowComponent::Node;
+  CHECK(m.factor(r.type) == Approx(1.0 + 0.1 / 3));
+  m.component = SlowComponent::Link;
+  m.slowed_share = 1;
   r.node_num = 1;
   r.gpu_num = 8;
   CHECK_FALSE(m.applies(r));  // one node talks over NVLink only
