@@ -421,7 +421,7 @@ def published_yaml(data, m):
             "  size_share_points: 1",
             "  gpu_time_share_relative_pct: 10",
             "  duration_cdf_points: 2",
-            "  duration_cdf_sigmas: 2   # or within 2 standard errors of two samples of the trace's size (workloads/calibration.h)",
+            "  sampling_sigmas: 2   # or within 2 standard errors of two samples of the trace's size (workloads/calibration.h)",
             "  duration_min_type_share_pct: 1   # per-type CDFs for types with at least this share of GPU jobs",
             "  state_count_points: 2",
             "  state_gpu_time_points: 5",

@@ -64,7 +64,7 @@ PublishedStats load_published_stats(const std::string& path) {
       {"tolerance.size_share_points", &t.size_share_points},
       {"tolerance.gpu_time_share_relative_pct", &t.gpu_time_share_relative_pct},
       {"tolerance.duration_cdf_points", &t.duration_cdf_points},
-      {"tolerance.duration_cdf_sigmas", &t.duration_cdf_sigmas},
+      {"tolerance.sampling_sigmas", &t.sampling_sigmas},
       {"tolerance.duration_min_type_share_pct", &t.duration_min_type_share_pct},
       {"tolerance.state_count_points", &t.state_count_points},
       {"tolerance.state_gpu_time_points", &t.state_gpu_time_points},
@@ -125,12 +125,13 @@ namespace {
 struct TraceTally {
   std::size_t jobs = 0, gpu_jobs = 0;
   std::array<double, kJobTypeCount> jobs_by_type{}, gpu_jobs_by_type{}, gpu_time_by_type{};
+  std::array<double, kJobTypeCount> gpu_time_squares_by_type{};  // sums of each job's GPU-time squared
   std::array<double, kJobStateCount> jobs_by_state{}, gpu_time_by_state{};
   // (value, weight) samples, sorted: GPUs per job (weight 1, or GPU-time), durations (weight 1).
   std::vector<std::pair<double, double>> sizes_jobs, sizes_time;
   std::array<std::vector<std::pair<double, double>>, kJobTypeCount> durations_by_type;
   std::vector<std::pair<double, double>> durations_all;
-  double gpus_sum = 0, gpu_time = 0;
+  double gpus_sum = 0, gpus_squares = 0, gpu_time = 0;
   std::optional<Time> first_submit, last_submit;
 };
 
@@ -158,6 +159,7 @@ TraceTally tally_trace(const Workload& w, bool duration_end_minus_submit) {
     const double g = duration * r.gpu_num;  // as the trace's gpu_time column: gpu_num x duration
     t.gpu_jobs_by_type[ti] += 1;
     t.gpu_time_by_type[ti] += g;
+    t.gpu_time_squares_by_type[ti] += g * g;
     JobState s = p.final_state;
     if (s == JobState::Timeout || s == JobState::NodeFail) s = JobState::Failed;
     t.jobs_by_state[static_cast<std::size_t>(s)] += 1;
@@ -167,6 +169,7 @@ TraceTally tally_trace(const Workload& w, bool duration_end_minus_submit) {
     t.durations_by_type[ti].emplace_back(duration, 1.0);
     t.durations_all.emplace_back(duration, 1.0);
     t.gpus_sum += r.gpu_num;
+    t.gpus_squares += static_cast<double>(r.gpu_num) * r.gpu_num;
     t.gpu_time += g;
   }
   std::sort(t.sizes_jobs.begin(), t.sizes_jobs.end());
@@ -177,6 +180,12 @@ TraceTally tally_trace(const Workload& w, bool duration_end_minus_submit) {
 }
 
 double share(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
+// The relative allowance, in % of `published`, for a statistic of standard error `se` (in its
+// units) over the trace's jobs: sampling_sigmas standard errors of the difference of two samples.
+double sampling_pct(const CalibrationTolerance& tol, double se, double published) {
+  return published > 0 ? 100.0 * tol.sampling_sigmas * std::sqrt(2.0) * se / published : 0.0;
+}
 
 // Adds rows to a report: a difference in points, or relative in %, against a tolerance.
 class Rows {
@@ -226,7 +235,7 @@ void check_durations(const TraceTally& t, const PublishedStats& pub, Rows& rows,
     const double n = static_cast<double>(samples->size());
     for (std::size_t i = 0; i < pts.size(); ++i) {
       const double p = std::clamp(pts[i].second / 100.0, 0.0, 1.0);
-      const double sampling = n > 0 ? 100.0 * tol.duration_cdf_sigmas * std::sqrt(p * (1 - p) * 2.0 / n) : 0.0;
+      const double sampling = n > 0 ? 100.0 * tol.sampling_sigmas * std::sqrt(p * (1 - p) * 2.0 / n) : 0.0;
       rows.points("duration CDF % " + group + " <= " + format_fixed(pts[i].first, 0) + " s" + note, pts[i].second,
                   trace[i].second, std::max(tol.duration_cdf_points, sampling), gated);
     }
@@ -268,11 +277,20 @@ CalibrationReport calibrate(const Workload& w, const PublishedStats& pub) {
     rows.points("GPU jobs % with <= " + std::to_string(n) + " GPUs", pct, share(le, gpu_jobs), tol.size_share_points);
   }
 
-  double covered = 0;
-  for (const auto& [type, pct] : pub.gpu_time_share_pct) covered += t.gpu_time_by_type[static_cast<std::size_t>(type)];
-  for (const auto& [type, pct] : pub.gpu_time_share_pct)
-    rows.relative("GPU-time % by type: " + std::string(name(type)) + " (diff rel. %)", pct,
-                  share(t.gpu_time_by_type[static_cast<std::size_t>(type)], covered), tol.gpu_time_share_relative_pct);
+  // A share's standard error over the jobs (the delta method for a ratio of sums): with x a job's
+  // GPU-time if of the type, y its GPU-time, S = sum x / sum y, it is sqrt(sum (x - S y)^2) / sum y.
+  double covered = 0, covered_squares = 0;
+  for (const auto& [type, pct] : pub.gpu_time_share_pct) {
+    covered += t.gpu_time_by_type[static_cast<std::size_t>(type)];
+    covered_squares += t.gpu_time_squares_by_type[static_cast<std::size_t>(type)];
+  }
+  for (const auto& [type, pct] : pub.gpu_time_share_pct) {
+    const auto ti = static_cast<std::size_t>(type);
+    const double s = covered > 0 ? t.gpu_time_by_type[ti] / covered : 0.0, own = t.gpu_time_squares_by_type[ti];
+    const double se = covered > 0 ? std::sqrt((1 - s) * (1 - s) * own + s * s * (covered_squares - own)) / covered : 0.0;
+    rows.relative("GPU-time % by type: " + std::string(name(type)) + " (diff rel. %)", pct, 100.0 * s,
+                  std::max(tol.gpu_time_share_relative_pct, sampling_pct(tol, 100.0 * se, pct)));
+  }
 
   check_durations(t, pub, rows, rep);
 
@@ -284,10 +302,15 @@ CalibrationReport calibrate(const Workload& w, const PublishedStats& pub) {
                 share(t.gpu_time_by_state[static_cast<std::size_t>(state)], t.gpu_time), tol.state_gpu_time_points);
 
   const double mean = gpu_jobs > 0 ? t.gpus_sum / gpu_jobs : 0.0;
-  if (pub.mean_gpus > 0) rows.relative("mean GPUs per GPU job (diff rel. %)", pub.mean_gpus, mean, tol.mean_gpus_relative_pct);
+  const double mean_se = gpu_jobs > 1 ? std::sqrt((t.gpus_squares - gpu_jobs * mean * mean) / (gpu_jobs - 1) / gpu_jobs) : 0.0;
+  const auto mean_tolerance = [&](double published) {
+    return std::max(tol.mean_gpus_relative_pct, sampling_pct(tol, mean_se, published));
+  };
+  if (pub.mean_gpus > 0)
+    rows.relative("mean GPUs per GPU job (diff rel. %)", pub.mean_gpus, mean, mean_tolerance(pub.mean_gpus));
   if (pub.mean_gpus_full_trace > 0)
     rows.relative("mean GPUs per GPU job, full trace (diff rel. %)", pub.mean_gpus_full_trace, mean,
-                  tol.mean_gpus_relative_pct, false);
+                  mean_tolerance(pub.mean_gpus_full_trace), false);
   if (pub.gpu_jobs_per_month > 0) {
     const double days = t.first_submit ? static_cast<double>((*t.last_submit - *t.first_submit).sec()) / 86400.0 : 0.0;
     rows.relative("GPU jobs per month (diff rel. %)", pub.gpu_jobs_per_month,

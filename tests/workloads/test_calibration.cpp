@@ -83,7 +83,7 @@ TEST_CASE("A duration CDF point allows for the sampling error of a small type", 
   PublishedStats pub;
   pub.type_mix_pct = {{JobType::Other, 100}};
   pub.duration_cdf = {{"all", {{64, 30}}}};
-  pub.tolerance.duration_cdf_sigmas = 2;
+  pub.tolerance.sampling_sigmas = 2;
   auto report_for = [&](int jobs, int short_jobs) {
     Workload w;
     for (int i = 0; i < jobs; ++i) {
@@ -109,6 +109,44 @@ TEST_CASE("A duration CDF point allows for the sampling error of a small type", 
   const CalibrationRow off_large = report_for(2500, 600);  // 24% of 2,500: 6 points off, beyond 2.59
   CHECK(off_large.tolerance == Approx(2.592).epsilon(1e-3));
   CHECK_FALSE(off_large.pass);
+}
+
+TEST_CASE("A GPU-time share carried by few jobs allows for its sampling error", "[calibration]") {
+  // By hand: Other jobs and Pretrain jobs of 100 GPU-seconds each (one GPU, 100 s), Other 4% of
+  // them, published 5%. With n jobs, S = 0.04 and the share's standard error is
+  // sqrt((1 - S)^2 x n_other x 100^2 + S^2 x n_pretrain x 100^2) / (100 n) = sqrt(0.0384 / n):
+  // 0.0196 for n = 100, so two standard errors of two samples allow 2 x sqrt(2) x 0.0196 / 0.05 =
+  // 110.9% of the published share; 11.09% for n = 10,000. The trace is 20% low: it passes with 100
+  // jobs (4 of them Other), not with 10,000 (beyond 11.09%, and the flat 10%).
+  PublishedStats pub;
+  pub.gpu_time_share_pct = {{JobType::Pretrain, 95}, {JobType::Other, 5}};
+  pub.tolerance.gpu_time_share_relative_pct = 10;
+  pub.tolerance.sampling_sigmas = 2;
+  auto other_row = [&](int jobs) {
+    Workload w;
+    for (int i = 0; i < jobs; ++i) {
+      JobRequest r;
+      r.type = i < jobs / 25 ? JobType::Other : JobType::Pretrain;
+      r.gpu_num = 1;
+      r.node_num = 1;
+      JobProfile p;
+      p.run = Time::seconds(100);
+      p.set_recorded_start(Time::seconds(0));
+      w.add("j" + std::to_string(i), r, p);
+    }
+    for (const CalibrationRow& r : calibrate(w, pub).rows)
+      if (r.statistic == "GPU-time % by type: Other (diff rel. %)") return r;
+    FAIL("no GPU-time row");
+    return CalibrationRow{};
+  };
+  const CalibrationRow few = other_row(100);
+  CHECK(few.difference == Approx(-20));
+  CHECK(few.tolerance == Approx(200 * std::sqrt(2.0) * std::sqrt(0.0384 / 100) / 0.05).epsilon(1e-6));
+  CHECK(few.tolerance == Approx(110.85).epsilon(1e-3));
+  CHECK(few.pass);
+  const CalibrationRow many = other_row(10000);
+  CHECK(many.tolerance == Approx(11.085).epsilon(1e-3));
+  CHECK_FALSE(many.pass);
 }
 
 TEST_CASE("The calibration table and CSV name each statistic with its tolerance and verdict", "[calibration]") {
