@@ -25,6 +25,23 @@ Cluster load(const std::string& name) {
           load_published_stats((dir / (name + ".published.yaml")).string())};
 }
 
+// `jobs` one-GPU jobs started at 0: job i of type type_of(i), run_s_of(i) seconds long.
+template <class TypeOf, class RunOf>
+Workload one_gpu_jobs(int jobs, TypeOf type_of, RunOf run_s_of) {
+  Workload w;
+  for (int i = 0; i < jobs; ++i) {
+    JobRequest r;
+    r.type = type_of(i);
+    r.gpu_num = 1;
+    r.node_num = 1;
+    JobProfile p;
+    p.run = Time::seconds(run_s_of(i));
+    p.set_recorded_start(Time::seconds(0));
+    w.add("j" + std::to_string(i), r, p);
+  }
+  return w;
+}
+
 // Every gated statistic except the GPU-time-weighted ones passes. GPU-time shares (by type and by
 // state) are carried by a handful of long, large jobs, so a few weeks cannot check them; the
 // full-window report does (experiments/calibration).
@@ -85,17 +102,7 @@ TEST_CASE("A duration CDF point allows for the sampling error of a small type", 
   pub.duration_cdf = {{"all", {{64, 30}}}};
   pub.tolerance.sampling_sigmas = 2;
   auto report_for = [&](int jobs, int short_jobs) {
-    Workload w;
-    for (int i = 0; i < jobs; ++i) {
-      JobRequest r;
-      r.type = JobType::Other;
-      r.gpu_num = 1;
-      r.node_num = 1;
-      JobProfile p;
-      p.run = Time::seconds(i < short_jobs ? 60 : 600);
-      p.set_recorded_start(Time::seconds(0));
-      w.add("j" + std::to_string(i), r, p);
-    }
+    const Workload w = one_gpu_jobs(jobs, [](int) { return JobType::Other; }, [&](int i) { return i < short_jobs ? 60 : 600; });
     for (const CalibrationRow& r : calibrate(w, pub).rows)
       if (r.statistic == "duration CDF % all <= 64 s") return r;
     FAIL("no duration row");
@@ -123,17 +130,8 @@ TEST_CASE("A GPU-time share carried by few jobs allows for its sampling error", 
   pub.tolerance.gpu_time_share_relative_pct = 10;
   pub.tolerance.sampling_sigmas = 2;
   auto other_row = [&](int jobs) {
-    Workload w;
-    for (int i = 0; i < jobs; ++i) {
-      JobRequest r;
-      r.type = i < jobs / 25 ? JobType::Other : JobType::Pretrain;
-      r.gpu_num = 1;
-      r.node_num = 1;
-      JobProfile p;
-      p.run = Time::seconds(100);
-      p.set_recorded_start(Time::seconds(0));
-      w.add("j" + std::to_string(i), r, p);
-    }
+    const Workload w = one_gpu_jobs(jobs, [&](int i) { return i < jobs / 25 ? JobType::Other : JobType::Pretrain; },
+                                    [](int) { return 100; });
     for (const CalibrationRow& r : calibrate(w, pub).rows)
       if (r.statistic == "GPU-time % by type: Other (diff rel. %)") return r;
     FAIL("no GPU-time row");
