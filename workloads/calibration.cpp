@@ -287,7 +287,8 @@ CalibrationReport calibrate(const Workload& w, const PublishedStats& pub) {
   for (const auto& [type, pct] : pub.gpu_time_share_pct) {
     const auto ti = static_cast<std::size_t>(type);
     const double s = covered > 0 ? t.gpu_time_by_type[ti] / covered : 0.0, own = t.gpu_time_squares_by_type[ti];
-    const double se = covered > 0 ? std::sqrt((1 - s) * (1 - s) * own + s * s * (covered_squares - own)) / covered : 0.0;
+    const double spread = std::max(0.0, (1 - s) * (1 - s) * own + s * s * (covered_squares - own));
+    const double se = covered > 0 ? std::sqrt(spread) / covered : 0.0;
     rows.relative("GPU-time % by type: " + std::string(name(type)) + " (diff rel. %)", pct, 100.0 * s,
                   std::max(tol.gpu_time_share_relative_pct, sampling_pct(tol, 100.0 * se, pct)));
   }
@@ -302,7 +303,8 @@ CalibrationReport calibrate(const Workload& w, const PublishedStats& pub) {
                 share(t.gpu_time_by_state[static_cast<std::size_t>(state)], t.gpu_time), tol.state_gpu_time_points);
 
   const double mean = gpu_jobs > 0 ? t.gpus_sum / gpu_jobs : 0.0;
-  const double mean_se = gpu_jobs > 1 ? std::sqrt((t.gpus_squares - gpu_jobs * mean * mean) / (gpu_jobs - 1) / gpu_jobs) : 0.0;
+  const double squares_off = std::max(0.0, t.gpus_squares - gpu_jobs * mean * mean);  // of the GPUs from their mean
+  const double mean_se = gpu_jobs > 1 ? std::sqrt(squares_off / (gpu_jobs - 1) / gpu_jobs) : 0.0;
   const auto mean_tolerance = [&](double published) {
     return std::max(tol.mean_gpus_relative_pct, sampling_pct(tol, mean_se, published));
   };
