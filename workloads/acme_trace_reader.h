@@ -69,7 +69,7 @@ Workload read_acme_trace(const std::string& path, const TraceOptions& options,
 Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options);
 
 // A trace read while it is replayed (a JobFeed, Simulation::set_feed). The file is cut at line
-// starts into chunks of 2 MiB that threads - 1 workers (TraceOptions::threads; started by
+// starts into chunks of 1 MiB that threads - 1 workers (TraceOptions::threads; started by
 // map_ahead or the first append_next) read ahead with pread, in order (with none, append_next
 // reads them), one of them mapping the pages of the workload (and map_ahead's arrays) as it goes;
 // append_next joins them into the workload one by one as read_acme_trace joins its parts: the
