@@ -126,13 +126,16 @@ struct Layout {
   }
 };
 
-// The checksum of jobs [first, first + count): their requests, profiles, keys, name offsets (but
-// the first job's), `after` (if any) and names, seeded with the chunk's number.
-std::uint64_t chunk_sum(const JobRequest* r, const JobProfile* p, const std::uint64_t* keys, const std::uint32_t* offsets,
-                        const JobId* after, const char* names, std::size_t first, std::size_t count, std::uint64_t chunk) {
+// The checksum of jobs [first, first + count): their requests, profiles (`chunk_profiles`: the
+// chunk's, from job `first` on), keys, name offsets (but the first job's), `after` (if any) and
+// names, seeded with the chunk's number.
+std::uint64_t chunk_sum(const JobRequest* r, const JobProfile* chunk_profiles, const std::uint64_t* keys,
+                        const std::uint32_t* offsets, const JobId* after, const char* names, std::size_t first,
+                        std::size_t count, std::uint64_t chunk) {
   auto bytes = [](const void* at) { return static_cast<const char*>(at); };
   const std::uint64_t sums[6] = {
-      hash_bytes(bytes(r + first), count * sizeof *r, chunk), hash_bytes(bytes(p + first), count * sizeof *p, chunk),
+      hash_bytes(bytes(r + first), count * sizeof *r, chunk),
+      hash_bytes(bytes(chunk_profiles), count * sizeof *chunk_profiles, chunk),
       hash_bytes(bytes(keys + first), count * sizeof *keys, chunk),
       hash_bytes(bytes(offsets + first + 1), count * 4, chunk),
       after ? hash_bytes(bytes(after + first), count * 4, chunk) : 0,
@@ -198,18 +201,26 @@ bool write(std::FILE* f, const std::string& key, const Workload& w, const std::v
   const std::string key_and_head = key + head.bytes;
   header.value(hash_bytes(key_and_head.data(), key_and_head.size(), 0));
   const std::string zeros(kAlign, '\0');
-  std::vector<JobProfile> profiles(n);  // the written profiles, their padding zero
-  for (std::size_t j = 0; j < n; ++j) profiles[j] = clean(w.profiles[j]);
   const std::uint32_t* offsets = w.names.offsets();
   const JobId* after = waits ? w.after.data() : nullptr;
-  std::vector<std::uint64_t> sums;
-  for (std::size_t first = 0, k = 0; first < n; first += kChunkJobs, ++k)
-    sums.push_back(chunk_sum(w.requests.data(), profiles.data(), w.keys.data(), offsets, after, names.data(), first,
-                             std::min(kChunkJobs, n - first), k));
   auto put = [&](const void* p, std::size_t bytes) { return bytes == 0 || std::fwrite(p, 1, bytes, f) == bytes; };
+  // The profiles, their padding zero, written a chunk at a time (a copy of them all was 24 bytes a
+  // job beside the replay's), and each chunk's checksum made as it goes.
+  std::vector<std::uint64_t> sums;
+  const auto put_profiles = [&] {
+    std::vector<JobProfile> chunk;
+    for (std::size_t first = 0, k = 0; first < n; first += kChunkJobs, ++k) {
+      const std::size_t count = std::min(kChunkJobs, n - first);
+      chunk.resize(count);
+      for (std::size_t j = 0; j < count; ++j) chunk[j] = clean(w.profiles[first + j]);
+      sums.push_back(chunk_sum(w.requests.data(), chunk.data(), w.keys.data(), offsets, after, names.data(), first, count, k));
+      if (!put(chunk.data(), count * sizeof(JobProfile))) return false;
+    }
+    return true;
+  };
   return put(header.bytes.data(), header.bytes.size()) && put(key_and_head.data(), key_and_head.size()) &&
          put(zeros.data(), at.requests - kHeaderBytes - key_and_head.size()) &&
-         put(w.requests.data(), n * sizeof(JobRequest)) && put(profiles.data(), n * sizeof(JobProfile)) &&
+         put(w.requests.data(), n * sizeof(JobRequest)) && put_profiles() &&
          put(w.keys.data(), n * 8) && put(offsets, (n + 1) * 4) && put(after, waits ? n * 4 : 0) && put(names.data(), names.size()) &&
          put(zeros.data(), at.sums - at.names - names.size()) && put(sums.data(), sums.size() * 8);
 }
@@ -299,7 +310,7 @@ bool Reader::next() {
   const std::uint32_t* offsets = offsets_ + first;
   bool in_order = offsets[count] <= name_bytes_ && (first + count < jobs_ || offsets[count] == name_bytes_);
   for (std::size_t j = 0; j < count; ++j) in_order &= offsets[j] <= offsets[j + 1];
-  if (!in_order || chunk_sum(requests_, profiles_, keys_, offsets_, after_, names_, first, count, chunk_) != sums_[chunk_])
+  if (!in_order || chunk_sum(requests_, profiles_ + first, keys_, offsets_, after_, names_, first, count, chunk_) != sums_[chunk_])
     return false;
   const JobRequest* r = requests_ + first;
   const JobProfile* p = profiles_ + first;
