@@ -19,6 +19,21 @@ bool LaunchModel::enabled() const {
                 std::any_of(type_median_s.begin(), type_median_s.end(), [](const auto& m) { return m > 0; }));
 }
 
+namespace {
+
+// offset + scale x exp(sigma x a normal draw), drawn again while past `limit` (a draw is kept with
+// probability at least 1/2 when the median is within the limit; after 64 tries, the last).
+double below_limit(Rng& rng, double offset, double scale, double sigma, double limit) {
+  double s = offset + scale;
+  for (int tries = 0; tries < 64; ++tries) {
+    s = offset + scale * std::exp(sigma * rng.normal());
+    if (s <= limit) break;
+  }
+  return s;
+}
+
+}  // namespace
+
 // `s` plus a slow prolog if one of the job's nodes has one (see features/launch.h).
 double LaunchModel::with_slow_prolog(double s, std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const {
   Rng rng(mix64(mix64(seed ^ 0x534c4f57ULL) ^ job_key) ^ start);
@@ -27,12 +42,7 @@ double LaunchModel::with_slow_prolog(double s, std::uint64_t job_key, std::uint3
   // No node slow: u below (1 - share)^nodes, which is at least 1 - nodes x share (Bernoulli's
   // inequality; the margin covers rounding), so most draws need no power.
   if (u < 1.0 - nodes * node_slow_share - 1e-12 || u < std::pow(1.0 - node_slow_share, nodes)) return s;
-  double slow = slow_median_s;
-  for (int tries = 0; tries < 64; ++tries) {
-    slow = slow_median_s * std::exp(slow_sigma * rng.normal());
-    if (s + slow <= max_s) break;
-  }
-  return std::min(s + slow, max_s);
+  return std::min(below_limit(rng, s, slow_median_s, slow_sigma, max_s), max_s);
 }
 
 Time LaunchModel::draw(std::uint64_t job_key, std::uint32_t start, const JobRequest& r) const {
@@ -45,11 +55,7 @@ Time LaunchModel::draw(std::uint64_t job_key, std::uint32_t start, const JobRequ
   double s = median;
   if (sigma > 0 && median > floor) {
     Rng rng(mix64(mix64(seed ^ 0x4c41554e43ULL) ^ job_key) ^ start);
-    // Drawn again past max_s: a draw is kept with probability at least 1/2 (max_s >= the median).
-    for (int tries = 0; tries < 64; ++tries) {
-      s = floor + (median - floor) * std::exp(sigma * rng.normal());
-      if (s <= max_s) break;
-    }
+    s = below_limit(rng, floor, median - floor, sigma, max_s);  // max_s >= the median
   }
   if (node_slow_share > 0 && slow_median_s > 0) s = with_slow_prolog(s, job_key, start, r);
   return Time::seconds(std::clamp<std::int64_t>(std::llround(s), 0, std::llround(max_s)));

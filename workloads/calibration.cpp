@@ -181,10 +181,12 @@ TraceTally tally_trace(const Workload& w, bool duration_end_minus_submit) {
 
 double share(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
-// The relative allowance, in % of `published`, for a statistic of standard error `se` (in its
-// units) over the trace's jobs: sampling_sigmas standard errors of the difference of two samples.
+// The allowance for a statistic of standard error `se` over the trace's jobs, in its units:
+// sampling_sigmas standard errors of the difference of two samples of that size.
+double sampling(const CalibrationTolerance& tol, double se) { return tol.sampling_sigmas * std::sqrt(2.0) * se; }
+// The same in % of `published`.
 double sampling_pct(const CalibrationTolerance& tol, double se, double published) {
-  return published > 0 ? 100.0 * tol.sampling_sigmas * std::sqrt(2.0) * se / published : 0.0;
+  return published > 0 ? 100.0 * sampling(tol, se) / published : 0.0;
 }
 
 // Adds rows to a report: a difference in points, or relative in %, against a tolerance.
@@ -235,9 +237,9 @@ void check_durations(const TraceTally& t, const PublishedStats& pub, Rows& rows,
     const double n = static_cast<double>(samples->size());
     for (std::size_t i = 0; i < pts.size(); ++i) {
       const double p = std::clamp(pts[i].second / 100.0, 0.0, 1.0);
-      const double sampling = n > 0 ? 100.0 * tol.sampling_sigmas * std::sqrt(p * (1 - p) * 2.0 / n) : 0.0;
+      const double allowance = n > 0 ? 100.0 * sampling(tol, std::sqrt(p * (1 - p) / n)) : 0.0;
       rows.points("duration CDF % " + group + " <= " + format_fixed(pts[i].first, 0) + " s" + note, pts[i].second,
-                  trace[i].second, std::max(tol.duration_cdf_points, sampling), gated);
+                  trace[i].second, std::max(tol.duration_cdf_points, allowance), gated);
     }
     rep.series.push_back({"duration", group, "published", pts});
     rep.series.push_back({"duration", group, "trace", cdf_at(*samples, fine)});
