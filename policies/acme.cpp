@@ -257,7 +257,7 @@ class AcmePolicy final : public Policy {
   // limit asks again which groups it binds.
   void backfill(SchedulingPass& pass, ShapedQueue& queue, const QueueEntry& head, const QueueEntry& from, Walk& walk) {
     queue.walk(
-        from, [&](JobId j) { return wanted(pass, queue, j); },
+        from, nullptr, [&](JobId j) { return wanted(pass, queue, j); },
         [&](JobId j) { return visit(pass, queue, head, walk, j); },
         walk.shorter);
   }

@@ -1,6 +1,7 @@
 #include "policies/shaped_queue.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace acme {
@@ -8,7 +9,12 @@ namespace acme {
 void ShapedQueue::insert(const SchedulingPass& pass, const QueueEntry& e, std::uint64_t tag, Time estimate) {
   const auto group = groups_.try_emplace({Shape::of(pass.cluster(), pass.request(e.job)), tag}).first;
   if (estimate <= Time{}) estimate = Time::max();  // none given
-  group->second.jobs.insert({e, estimate});
+  Group& g = group->second;
+  g.jobs.insert({e, estimate});
+  if (g.cached && g.from < e && (!g.has_first || e < g.first)) {
+    g.first = e;
+    g.has_first = true;
+  }
   ranked_.insert(e);
   if (e.job >= place_of_.size()) place_of_.resize(std::max<std::size_t>(e.job + 1, 2 * place_of_.size()), 0);
   if (free_places_.empty()) {
@@ -30,9 +36,16 @@ void ShapedQueue::erase(JobId job) {
   free_places_.push_back(p - 1);
   ranked_.erase(e);
   if (!withdrawn_.empty()) withdrawn_.erase(e);
-  group->second.jobs.erase({e, estimate});
+  Group& g = group->second;
+  const auto member = g.jobs.find({e, estimate});
+  if (g.cached && g.has_first && g.first == e) {  // the next job takes its place
+    const auto next = std::next(member);
+    g.has_first = next != g.jobs.end();
+    if (g.has_first) g.first = next->entry;
+  }
+  g.jobs.erase(member);
   // Inside a walk an empty group stays until the walk ends: the walk may still hold it.
-  if (group->second.jobs.empty() && !group->second.followed) groups_.erase(group);
+  if (g.jobs.empty() && !g.followed) groups_.erase(group);
 }
 
 bool ShapedQueue::fits_now(const SchedulingPass& pass, JobId job) {
@@ -61,11 +74,24 @@ ShapedQueue::Members::const_iterator ShapedQueue::next_in(const Members& jobs, c
   return first(first, jobs.node_begin());
 }
 
-void ShapedQueue::walk(const QueueEntry& after, FunctionRef<bool(JobId)> wanted, FunctionRef<Step(JobId)> visit,
-                       const Time& shorter) {
+const QueueEntry* ShapedQueue::first_after(Group& group, const QueueEntry& from) {
+  if (!group.cached || group.from != from) {
+    const auto first = group.jobs.upper_bound({from, Time{}});
+    group.cached = true;
+    group.from = from;
+    group.has_first = first != group.jobs.end();
+    if (group.has_first) group.first = first->entry;
+  }
+  return group.has_first ? &group.first : nullptr;
+}
+
+void ShapedQueue::walk(const QueueEntry& after, const QueueEntry* before, FunctionRef<bool(JobId)> wanted,
+                       FunctionRef<Step(JobId)> visit, const Time& shorter) {
   // The next job of each group followed, earliest first (a heap kept in heads_, reused).
   const auto later = [](const Head& a, const Head& b) { return b.entry < a.entry; };
   heads_.clear();
+  const std::optional<QueueEntry> end = before ? std::optional(*before) : std::nullopt;  // `before` may be taken
+  const auto in_window = [&](const QueueEntry& e) { return !end || e < *end; };
   const auto push = [&](const Head& h) {
     heads_.push_back(h);
     std::push_heap(heads_.begin(), heads_.end(), later);
@@ -73,25 +99,25 @@ void ShapedQueue::walk(const QueueEntry& after, FunctionRef<bool(JobId)> wanted,
   // Follows the group from its first job after `from` (of those in bound, if shorter).
   const auto push_next = [&](GroupMap::iterator group, const QueueEntry& from) {
     Group& g = group->second;
-    if (const auto next = next_in(g.jobs, from, g.shorter, shorter); next != g.jobs.end()) {
+    if (const auto next = next_in(g.jobs, from, g.shorter, shorter); next != g.jobs.end() && in_window(next->entry)) {
       push({next->entry, group, false, g.epoch});
     } else {
       g.followed = false;
     }
   };
   // A group's jobs are alike to `wanted` (one shape and tag): it is asked with the group's first
-  // job, and the group's first job after `from` looked for only if wanted.
+  // job after `from`, if that is in the window.
   const auto follow = [&](GroupMap::iterator group, const QueueEntry& from) {
     Group& g = group->second;
     g.shorter = false;
-    if (g.jobs.empty() || !wanted(g.jobs.begin()->entry.job)) return;
-    const auto first = g.jobs.upper_bound({from, Time{}});
-    if (first == g.jobs.end()) return;
+    const QueueEntry* first = first_after(g, from);
+    if (first == nullptr || !in_window(*first) || !wanted(first->job)) return;
     g.followed = true;
-    push({first->entry, group, false, g.epoch});
+    push({*first, group, false, g.epoch});
   };
   const auto next_withdrawn = [&](const QueueEntry& from) {
-    if (const auto w = withdrawn_.upper_bound(from); w != withdrawn_.end()) push({*w, groups_.end(), true, 0});
+    if (const auto w = withdrawn_.upper_bound(from); w != withdrawn_.end() && in_window(*w))
+      push({*w, groups_.end(), true, 0});
   };
   for (auto group = groups_.begin(); group != groups_.end(); ++group) follow(group, after);
   next_withdrawn(after);
@@ -101,8 +127,7 @@ void ShapedQueue::walk(const QueueEntry& after, FunctionRef<bool(JobId)> wanted,
     heads_.pop_back();
     if (!head.withdrawn && head.epoch != head.group->second.epoch) continue;  // followed again since
     // A job taken through its other way in (as withdrawn, or from its group) is passed over.
-    const bool there = head.withdrawn ? withdrawn_.count(head.entry) > 0
-                                      : head.group->second.jobs.find({head.entry, Time{}}) != head.group->second.jobs.end();
+    const bool there = head.withdrawn ? withdrawn_.count(head.entry) > 0 : contains(head.entry.job) && entry_of(head.entry.job) == head.entry;
     const Step step = there ? visit(head.entry.job) : Step::Keep;
     if (step == Step::Stop) break;
     if (step == Step::Take || step == Step::Retake) erase(head.entry.job);
@@ -135,12 +160,9 @@ void ShapedQueue::walk(const QueueEntry& after, FunctionRef<bool(JobId)> wanted,
 
 void ShapedQueue::visit_fitting(const SchedulingPass& pass, const QueueEntry& after, const QueueEntry* before,
                                 FunctionRef<Step(JobId)> start, const Time& shorter) {
-  const bool bounded = before != nullptr;
-  const QueueEntry last = bounded ? *before : QueueEntry{};
   walk(
-      after, [&](JobId j) { return fits_now(pass, j); },
+      after, before, [&](JobId j) { return fits_now(pass, j); },
       [&](JobId j) {
-        if (bounded && !(entry_of(j) < last)) return Step::Stop;
         if (!pass.is_pending(j)) return Step::Take;
         if (!fits_now(pass, j)) return Step::Leave;  // nor will the rest of its shape
         return start(j);

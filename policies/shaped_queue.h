@@ -18,9 +18,10 @@
 // smallest estimate of every subtree, so the next such job is found in O(log^2 q) whatever the
 // number passed over.
 //
-// Cost: insert, erase, rank, nth O(log q); walk O(g) over the g groups queued, plus O(log q) per
-// job visited (O(log^2 q) following Shorter), plus O(g) each time the policy asks for the groups
-// to be looked at again.
+// Cost: insert, erase, rank, nth O(log q); walk O(g) over the g groups queued (each group keeps
+// its first job after the last walk's start, so walks behind one head do not look for it again;
+// O(log q) when they start elsewhere), plus O(log q) per job visited (O(log^2 q) following
+// Shorter), plus O(g) each time the policy asks for the groups to be looked at again.
 #pragma once
 
 #include <ext/pb_ds/assoc_container.hpp>
@@ -83,13 +84,13 @@ class ShapedQueue {
   // job on, and follows every group again in full (Retake: the policy's state changed, as its
   // limits after a start); end the walk (Stop).
   enum class Step : std::uint8_t { Keep, Shorter, Leave, Take, Retake, Stop };
-  // Visits, in queue order, the jobs after `after` of the groups `wanted` accepts (asked with one
-  // job of each group, whose jobs it must answer alike: one shape and tag; and again after a
-  // Retake) and every withdrawn job, calling visit(job) for each. A withdrawn job may be visited
-  // twice (from its group and as withdrawn) unless the first visit takes it. `shorter` is read
-  // when a visit returns Shorter.
-  void walk(const QueueEntry& after, FunctionRef<bool(JobId)> wanted, FunctionRef<Step(JobId)> visit,
-            const Time& shorter = kNoBound);
+  // Visits, in queue order, the jobs after `after` and before `before` (nullptr: to the end) of
+  // the groups `wanted` accepts (asked with one job of each group with a job there, whose jobs it
+  // must answer alike: one shape and tag; and again after a Retake) and every withdrawn job there,
+  // calling visit(job) for each. A withdrawn job may be visited twice (from its group and as
+  // withdrawn) unless the first visit takes it. `shorter` is read when a visit returns Shorter.
+  void walk(const QueueEntry& after, const QueueEntry* before, FunctionRef<bool(JobId)> wanted,
+            FunctionRef<Step(JobId)> visit, const Time& shorter = kNoBound);
   static constexpr Time kNoBound = Time::max();
 
   // backfill's and sjf's walk: the jobs after `after` and before `before` (nullptr: to the end)
@@ -124,6 +125,10 @@ class ShapedQueue {
   using Members = __gnu_pbds::tree<Member, __gnu_pbds::null_type, std::less<Member>, __gnu_pbds::rb_tree_tag, ShortestBelow>;
   struct Group {
     Members jobs;
+    // Its first job after `from` (none: has_first false), kept through inserts and erases while
+    // `cached`: the walks behind one head find each group's first job in O(1).
+    QueueEntry from, first;
+    bool cached = false, has_first = false;
     bool followed = false;  // by the walk under way
     bool shorter = false;   // only through its jobs of estimates up to the walk's bound
     std::uint32_t epoch = 0;  // of the head the walk follows it by; older heads are passed over
@@ -131,6 +136,8 @@ class ShapedQueue {
   };
   // The group's first job after `from`: any, or (shorter) one whose estimate is at most `bound`.
   static Members::const_iterator next_in(const Members& jobs, const QueueEntry& from, bool shorter, Time bound);
+  // The group's first job after `from`, or nullptr: O(1) when asked again with the same `from`.
+  static const QueueEntry* first_after(Group& group, const QueueEntry& from);
   using GroupMap = std::map<std::pair<Shape, std::uint64_t>, Group>;
   struct Place {
     QueueEntry entry;

@@ -1,8 +1,11 @@
 // policies/shaped_queue.h: a walk that follows a group only through its shorter jobs (Step::Shorter)
 // starts the same jobs in the same order as one that visits every job of the group and keeps
-// those it may not start, Retakes included.
+// those it may not start, Retakes included; and walks behind one head, between which jobs are
+// queued and taken out, visit the jobs of their window that a scan of the queue would.
 #include <catch2/catch.hpp>
 
+#include <optional>
+#include <set>
 #include <vector>
 
 #include "harness.h"
@@ -71,7 +74,7 @@ TEST_CASE("A walk through the shorter jobs of a group starts what a walk of ever
       int retakes = 0;
       const QueueEntry before{-1.0, Time::seconds(-1), 0};
       q.walk(
-          before, [](JobId) { return true; },
+          before, nullptr, [](JobId) { return true; },
           [&](JobId j) {
             taken.push_back(j);
             if (held[tags[j]]) return ShapedQueue::Step::Take;
@@ -91,6 +94,63 @@ TEST_CASE("A walk through the shorter jobs of a group starts what a walk of ever
     CHECK(skipped == visited);
     CHECK_FALSE(visited.empty());
     CHECK(skipping.size() == visiting.size());
+  }
+}
+
+TEST_CASE("Walks behind one head visit their window's jobs while jobs come and go between them", "[policies]") {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    INFO("seed " << seed);
+    Rng rng(seed);
+    const int n = 600;
+    std::vector<JobRequest> requests;
+    for (int j = 0; j < n; ++j) {
+      const int gpus = 1 << (rng.next() % 4);
+      requests.push_back({Time::seconds(j), gpus, 1, 4 * gpus, JobType::Other, 0});
+    }
+    const QueuedOnly pass(requests, std::vector<Time>(n));
+    ShapedQueue queue;
+    std::set<QueueEntry> queued;  // what the walks are checked against
+    const auto entry = [&](JobId j) { return QueueEntry{static_cast<double>(rng.next() % 4), requests[j].submit, j}; };
+    JobId next = 0;
+    for (; next < 200; ++next) {
+      const QueueEntry e = entry(next);
+      queue.insert(pass, e);
+      queued.insert(e);
+    }
+    const QueueEntry head = *std::next(queued.begin(), 20);
+    for (int round = 0; round < 60; ++round) {
+      // Arrivals (some ahead of the head: the key is random), and jobs taken out anywhere.
+      for (int k = 0; k < 5 && next < static_cast<JobId>(n); ++k, ++next) {
+        const QueueEntry e = entry(next);
+        queue.insert(pass, e);
+        queued.insert(e);
+      }
+      for (int k = 0; k < 3 && queued.size() > 30; ++k) {
+        const QueueEntry e = *std::next(queued.begin(), static_cast<long>(rng.next() % queued.size()));
+        if (e == head) continue;
+        queue.erase(e.job);
+        queued.erase(e);
+      }
+      // A walk behind the head over a window of 40 jobs, wanting the groups of 1 and 4 GPUs,
+      // taking every third job it visits.
+      const QueueEntry* before = queue.nth(queue.rank(head) + 41);
+      const std::optional<QueueEntry> end = before ? std::optional(*before) : std::nullopt;
+      const auto wanted = [&](JobId j) {
+        CHECK(queue.contains(j));  // asked with a job of the group
+        return requests[j].gpu_num == 1 || requests[j].gpu_num == 4;
+      };
+      std::vector<JobId> expected, visited;
+      for (auto it = queued.upper_bound(head); it != queued.end() && (!end || *it < *end); ++it)
+        if (requests[it->job].gpu_num == 1 || requests[it->job].gpu_num == 4) expected.push_back(it->job);
+      queue.walk(head, before, wanted, [&](JobId j) {
+        visited.push_back(j);
+        if (visited.size() % 3 != 0) return ShapedQueue::Step::Keep;
+        queued.erase(queue.entry_of(j));
+        return ShapedQueue::Step::Take;
+      });
+      CHECK(visited == expected);
+      CHECK(queue.size() == queued.size());
+    }
   }
 }
 
