@@ -9,12 +9,7 @@ namespace acme {
 void ShapedQueue::insert(const SchedulingPass& pass, const QueueEntry& e, std::uint64_t tag, Time estimate) {
   const auto group = groups_.try_emplace({Shape::of(pass.cluster(), pass.request(e.job)), tag}).first;
   if (estimate <= Time{}) estimate = Time::max();  // none given
-  Group& g = group->second;
-  g.jobs.insert({e, estimate});
-  if (g.cached && g.from < e && (!g.has_first || e < g.first)) {
-    g.first = e;
-    g.has_first = true;
-  }
+  group->second.jobs.insert({e, estimate});
   ranked_.insert(e);
   if (e.job >= place_of_.size()) place_of_.resize(std::max<std::size_t>(e.job + 1, 2 * place_of_.size()), 0);
   if (free_places_.empty()) {
@@ -36,16 +31,9 @@ void ShapedQueue::erase(JobId job) {
   free_places_.push_back(p - 1);
   ranked_.erase(e);
   if (!withdrawn_.empty()) withdrawn_.erase(e);
-  Group& g = group->second;
-  const auto member = g.jobs.find({e, estimate});
-  if (g.cached && g.has_first && g.first == e) {  // the next job takes its place
-    const auto next = std::next(member);
-    g.has_first = next != g.jobs.end();
-    if (g.has_first) g.first = next->entry;
-  }
-  g.jobs.erase(member);
+  group->second.jobs.erase({e, estimate});
   // Inside a walk an empty group stays until the walk ends: the walk may still hold it.
-  if (g.jobs.empty() && !g.followed) groups_.erase(group);
+  if (group->second.jobs.empty() && !group->second.followed) groups_.erase(group);
 }
 
 bool ShapedQueue::fits_now(const SchedulingPass& pass, JobId job) {
@@ -74,15 +62,11 @@ ShapedQueue::Members::const_iterator ShapedQueue::next_in(const Members& jobs, c
   return first(first, jobs.node_begin());
 }
 
-const QueueEntry* ShapedQueue::first_after(Group& group, const QueueEntry& from) {
-  if (!group.cached || group.from != from) {
-    const auto first = group.jobs.upper_bound({from, Time{}});
-    group.cached = true;
-    group.from = from;
-    group.has_first = first != group.jobs.end();
-    if (group.has_first) group.first = first->entry;
-  }
-  return group.has_first ? &group.first : nullptr;
+ShapedQueue::Members::const_iterator ShapedQueue::first_after(const Members& jobs, const QueueEntry& from) {
+  const auto first = jobs.begin();
+  if (first == jobs.end() || from < first->entry) return first;  // a walk from the queue's front
+  if (first->entry == from) return std::next(first);
+  return jobs.upper_bound({from, Time{}});
 }
 
 void ShapedQueue::walk(const QueueEntry& after, const QueueEntry* before, FunctionRef<bool(JobId)> wanted,
@@ -110,10 +94,10 @@ void ShapedQueue::walk(const QueueEntry& after, const QueueEntry* before, Functi
   const auto follow = [&](GroupMap::iterator group, const QueueEntry& from) {
     Group& g = group->second;
     g.shorter = false;
-    const QueueEntry* first = first_after(g, from);
-    if (first == nullptr || !in_window(*first) || !wanted(first->job)) return;
+    const auto first = first_after(g.jobs, from);
+    if (first == g.jobs.end() || !in_window(first->entry) || !wanted(first->entry.job)) return;
     g.followed = true;
-    push({*first, group, false, g.epoch});
+    push({first->entry, group, false, g.epoch});
   };
   const auto next_withdrawn = [&](const QueueEntry& from) {
     if (const auto w = withdrawn_.upper_bound(from); w != withdrawn_.end() && in_window(*w))

@@ -18,10 +18,9 @@
 // smallest estimate of every subtree, so the next such job is found in O(log^2 q) whatever the
 // number passed over.
 //
-// Cost: insert, erase, rank, nth O(log q); walk O(g) over the g groups queued (each group keeps
-// its first job after the last walk's start, so walks behind one head do not look for it again;
-// O(log q) when they start elsewhere), plus O(log q) per job visited (O(log^2 q) following
-// Shorter), plus O(g) each time the policy asks for the groups to be looked at again.
+// Cost: insert, erase, rank, nth O(log q); walk O(g) over the g groups queued from the queue's
+// front (O(g log q) from elsewhere), plus O(log q) per job visited (O(log^2 q) following Shorter),
+// plus O(g log q) each time the policy asks for the groups to be looked at again.
 #pragma once
 
 #include <ext/pb_ds/assoc_container.hpp>
@@ -125,10 +124,6 @@ class ShapedQueue {
   using Members = __gnu_pbds::tree<Member, __gnu_pbds::null_type, std::less<Member>, __gnu_pbds::rb_tree_tag, ShortestBelow>;
   struct Group {
     Members jobs;
-    // Its first job after `from` (none: has_first false), kept through inserts and erases while
-    // `cached`: the walks behind one head find each group's first job in O(1).
-    QueueEntry from, first;
-    bool cached = false, has_first = false;
     bool followed = false;  // by the walk under way
     bool shorter = false;   // only through its jobs of estimates up to the walk's bound
     std::uint32_t epoch = 0;  // of the head the walk follows it by; older heads are passed over
@@ -136,8 +131,9 @@ class ShapedQueue {
   };
   // The group's first job after `from`: any, or (shorter) one whose estimate is at most `bound`.
   static Members::const_iterator next_in(const Members& jobs, const QueueEntry& from, bool shorter, Time bound);
-  // The group's first job after `from`, or nullptr: O(1) when asked again with the same `from`.
-  static const QueueEntry* first_after(Group& group, const QueueEntry& from);
+  // The first of `jobs` after `from`: O(1) when `from` is at most the first of them (a walk from
+  // the queue's front, as the policies' walks behind their blocked first job), else O(log q).
+  static Members::const_iterator first_after(const Members& jobs, const QueueEntry& from);
   using GroupMap = std::map<std::pair<Shape, std::uint64_t>, Group>;
   struct Place {
     QueueEntry entry;

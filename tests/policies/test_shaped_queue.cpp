@@ -1,7 +1,8 @@
 // policies/shaped_queue.h: a walk that follows a group only through its shorter jobs (Step::Shorter)
 // starts the same jobs in the same order as one that visits every job of the group and keeps
-// those it may not start, Retakes included; and walks behind one head, between which jobs are
-// queued and taken out, visit the jobs of their window that a scan of the queue would.
+// those it may not start, Retakes included; and walks behind one head (not the queue's front:
+// jobs arrive ahead of it), between which jobs are queued and taken out, visit the jobs of their
+// window that a scan of the queue would.
 #include <catch2/catch.hpp>
 
 #include <optional>
