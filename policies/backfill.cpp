@@ -8,9 +8,8 @@
 // a job without one never ends before the shadow time. True run times are never used.
 //
 // A pass costs O(log q) per job started, plus O(r) for the shadow time over r running jobs and,
-// for the backfill scan, O(g) over the g shapes queued (O(g log q) behind a new head) plus
-// O(log q) per job of the window whose shape fits (policies/shaped_queue.h): the jobs that cannot
-// fit are never looked at. The shadow time is kept until the head, the running jobs or the free
+// for the backfill scan, O(g) over the g shapes queued plus O(log q) per job of the window whose
+// shape fits (policies/shaped_queue.h): the jobs that cannot fit are never looked at. The shadow time is kept until the head, the running jobs or the free
 // room change. A pass after one that started nothing, with no arrival, withdrawal or freed room
 // between them, costs O(1).
 #include <algorithm>

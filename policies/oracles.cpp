@@ -9,7 +9,7 @@
 // on both sides: a running job slowed down by the network ends later than its work alone says,
 // and comparing its end with a queued job's work would suspend it for a job no shorter, which
 // then loses to it in turn, pass after pass.
-// A pass costs O(log q) per job started, plus O(g log q) over the g shapes queued (only the jobs
+// A pass costs O(log q) per job started, plus O(g) over the g shapes queued (only the jobs
 // of shapes that fit are looked at: policies/shaped_queue.h), plus the victims considered (srtf);
 // after a pass that started nothing, with no arrival, withdrawal, stop or freed room since, O(1).
 #include <cmath>
