@@ -9,9 +9,9 @@
 //
 // A pass costs O(log q) per job started, plus O(r) for the shadow time over r running jobs and,
 // for the backfill scan, O(g) over the g shapes queued plus O(log q) per job of the window whose
-// shape fits (policies/shaped_queue.h): the jobs that cannot fit are never looked at. The shadow time is kept until the head, the running jobs or the free
-// room change. A pass after one that started nothing, with no arrival, withdrawal or freed room
-// between them, costs O(1).
+// shape fits (policies/shaped_queue.h): the jobs that cannot fit are never looked at. The shadow
+// time is kept until the head, the running jobs or the free room change. A pass after one that
+// started nothing, with no arrival, withdrawal or freed room between them, costs O(1).
 #include <algorithm>
 #include <optional>
 #include <vector>
