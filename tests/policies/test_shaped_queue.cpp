@@ -42,6 +42,12 @@ class QueuedOnly final : public SchedulingPass {
   Placement none_;
 };
 
+// Job j of a random queue: 1, 2, 4 or 8 GPUs on one node, 4 cores a GPU, submitted at j s.
+JobRequest random_request(Rng& rng, int j) {
+  const int gpus = 1 << (rng.next() % 4);
+  return {Time::seconds(j), gpus, 1, 4 * gpus, JobType::Other, 0};
+}
+
 }  // namespace
 
 TEST_CASE("A walk through the shorter jobs of a group starts what a walk of every job starts", "[policies]") {
@@ -52,8 +58,7 @@ TEST_CASE("A walk through the shorter jobs of a group starts what a walk of ever
     std::vector<JobRequest> requests;
     std::vector<Time> estimates;
     for (int j = 0; j < n; ++j) {
-      const int gpus = 1 << (rng.next() % 4);
-      requests.push_back({Time::seconds(j), gpus, 1, 4 * gpus, JobType::Other, 0});
+      requests.push_back(random_request(rng, j));
       estimates.push_back(Time::seconds(static_cast<std::int64_t>(rng.next() % 1000)));  // 0: none given
     }
     const QueuedOnly pass(requests, estimates);
@@ -104,10 +109,7 @@ TEST_CASE("Walks behind one head visit their window's jobs while jobs come and g
     Rng rng(seed);
     const int n = 600;
     std::vector<JobRequest> requests;
-    for (int j = 0; j < n; ++j) {
-      const int gpus = 1 << (rng.next() % 4);
-      requests.push_back({Time::seconds(j), gpus, 1, 4 * gpus, JobType::Other, 0});
-    }
+    for (int j = 0; j < n; ++j) requests.push_back(random_request(rng, j));
     const QueuedOnly pass(requests, std::vector<Time>(n));
     ShapedQueue queue;
     std::set<QueueEntry> queued;  // what the walks are checked against
