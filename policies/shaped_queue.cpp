@@ -49,7 +49,7 @@ bool ShapedQueue::fits_now(const SchedulingPass& pass, JobId job) {
 
 ShapedQueue::Members::const_iterator ShapedQueue::next_in(const Members& jobs, const QueueEntry& from, bool shorter,
                                                           Time bound) {
-  if (!shorter) return jobs.upper_bound({from, Time{}});
+  if (!shorter) return first_after(jobs, from);
   // Down the tree: the first member after `from` in a subtree whose smallest estimate is in bound.
   const auto end = jobs.node_end();
   const auto first = [&](auto self, Members::node_const_iterator n) -> Members::const_iterator {
@@ -111,7 +111,8 @@ void ShapedQueue::walk(const QueueEntry& after, const QueueEntry* before, Functi
     heads_.pop_back();
     if (!head.withdrawn && head.epoch != head.group->second.epoch) continue;  // followed again since
     // A job taken through its other way in (as withdrawn, or from its group) is passed over.
-    const bool there = head.withdrawn ? withdrawn_.count(head.entry) > 0 : contains(head.entry.job) && entry_of(head.entry.job) == head.entry;
+    const bool there = head.withdrawn ? withdrawn_.count(head.entry) > 0
+                                      : contains(head.entry.job) && entry_of(head.entry.job) == head.entry;
     const Step step = there ? visit(head.entry.job) : Step::Keep;
     if (step == Step::Stop) break;
     if (step == Step::Take || step == Step::Retake) erase(head.entry.job);

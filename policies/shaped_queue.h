@@ -132,7 +132,8 @@ class ShapedQueue {
   // The group's first job after `from`: any, or (shorter) one whose estimate is at most `bound`.
   static Members::const_iterator next_in(const Members& jobs, const QueueEntry& from, bool shorter, Time bound);
   // The first of `jobs` after `from`: O(1) when `from` is at most the first of them (a walk from
-  // the queue's front, as the policies' walks behind their blocked first job), else O(log q).
+  // the queue's front, as the policies' walks behind their blocked first job, or on from a job the
+  // walk just visited at a group's front), else O(log q).
   static Members::const_iterator first_after(const Members& jobs, const QueueEntry& from);
   using GroupMap = std::map<std::pair<Shape, std::uint64_t>, Group>;
   struct Place {
