@@ -7,7 +7,7 @@
 namespace acme {
 
 void ShapedQueue::insert(const SchedulingPass& pass, const QueueEntry& e, std::uint64_t tag, Time estimate) {
-  const auto group = groups_.try_emplace({Shape::of(pass.cluster(), pass.request(e.job)), tag}).first;
+  const auto group = group_of({Shape::of(pass.cluster(), pass.request(e.job)), tag});
   if (estimate <= Time{}) estimate = Time::max();  // none given
   group->second.jobs.insert({e, estimate});
   ranked_.insert(e);
@@ -33,7 +33,24 @@ void ShapedQueue::erase(JobId job) {
   if (!withdrawn_.empty()) withdrawn_.erase(e);
   group->second.jobs.erase({e, estimate});
   // Inside a walk an empty group stays until the walk ends: the walk may still hold it.
-  if (group->second.jobs.empty() && !group->second.followed) groups_.erase(group);
+  if (group->second.jobs.empty() && !group->second.followed) drop(group);
+}
+
+ShapedQueue::GroupMap::iterator ShapedQueue::group_of(const GroupMap::key_type& key) {
+  const auto at = groups_.lower_bound(key);
+  if (at != groups_.end() && at->first == key) return at;
+  if (spare_groups_.empty()) return groups_.try_emplace(at, key);
+  GroupMap::node_type node = std::move(spare_groups_.back());
+  spare_groups_.pop_back();
+  node.key() = key;
+  node.mapped().full_at = ~std::uint64_t{0};  // of another shape
+  return groups_.insert(at, std::move(node));
+}
+
+ShapedQueue::GroupMap::iterator ShapedQueue::drop(GroupMap::iterator group) {
+  const auto next = std::next(group);
+  spare_groups_.push_back(groups_.extract(group));
+  return next;
 }
 
 bool ShapedQueue::fits_now(const SchedulingPass& pass, JobId job) {
@@ -139,7 +156,7 @@ void ShapedQueue::walk(const QueueEntry& after, const QueueEntry* before, Functi
   for (auto group = groups_.begin(); group != groups_.end();) {
     group->second.followed = false;
     group->second.shorter = false;
-    group = group->second.jobs.empty() ? groups_.erase(group) : std::next(group);
+    group = group->second.jobs.empty() ? drop(group) : std::next(group);
   }
 }
 

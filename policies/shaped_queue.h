@@ -136,6 +136,12 @@ class ShapedQueue {
   // walk just visited at a group's front), else O(log q).
   static Members::const_iterator first_after(const Members& jobs, const QueueEntry& from);
   using GroupMap = std::map<std::pair<Shape, std::uint64_t>, Group>;
+  // The group of `key`, made if there is none (from a spare one if any: most groups of a short
+  // queue hold one job, made when it is queued and dropped when it starts); drop() keeps an
+  // empty group's node (its map node and tree) for the next, and returns the group after it.
+  GroupMap::iterator group_of(const GroupMap::key_type& key);
+  GroupMap::iterator drop(GroupMap::iterator group);
+  std::vector<GroupMap::node_type> spare_groups_;
   struct Place {
     QueueEntry entry;
     Time estimate;
