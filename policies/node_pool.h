@@ -15,6 +15,7 @@ class NodePool {
   void* allocate(std::size_t bytes) {
     if (slot_ == 0) slot_ = round_up(bytes);
     if (bytes > slot_) return ::operator new(bytes);
+    ++live_;
     if (free_) {
       Free* f = free_;
       free_ = f->next;
@@ -30,8 +31,11 @@ class NodePool {
   }
   void deallocate(void* p, std::size_t bytes) {
     if (bytes > slot_) return ::operator delete(p);
+    --live_;
     free_ = new (p) Free{free_};
   }
+  // Nodes taken and not given back (here: a node given back to another pool counts in neither).
+  std::ptrdiff_t live() const { return live_; }
 
  private:
   struct Free {
@@ -44,6 +48,7 @@ class NodePool {
   }
   std::vector<std::unique_ptr<std::byte[]>> chunks_;
   std::size_t used_ = 0, slot_ = 0;
+  std::ptrdiff_t live_ = 0;
   Free* free_ = nullptr;
 };
 
@@ -64,6 +69,42 @@ struct NodePoolAllocator {
   }
   template <class U>
   bool operator==(const NodePoolAllocator<U>& other) const { return pool == other.pool; }
+};
+
+// A stateless allocator for containers that keep theirs in a static (GCC's pb_ds trees): single
+// nodes come from a NodePool of the thread's, one per node type, kept for the thread's next
+// containers and freed when the thread ends. REQUIRES: a container is made and destroyed on one
+// thread (a policy's, as a simulation runs on one). A pool that still has nodes out when its
+// thread ends is not freed: a node given back on another thread stays valid.
+template <class T>
+struct ThreadNodeAllocator {
+  using value_type = T;
+  using size_type = std::size_t;
+  using difference_type = std::ptrdiff_t;
+  ThreadNodeAllocator() = default;
+  template <class U>
+  ThreadNodeAllocator(const ThreadNodeAllocator<U>&) {}
+  T* allocate(std::size_t n) {
+    return static_cast<T*>(n == 1 ? pool().allocate(sizeof(T)) : ::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t n) {
+    if (n == 1) pool().deallocate(p, sizeof(T));
+    else ::operator delete(p);
+  }
+  template <class U>
+  bool operator==(const ThreadNodeAllocator<U>&) const { return true; }
+
+ private:
+  static NodePool& pool() {
+    struct Owner {
+      NodePool* pool = new NodePool;
+      ~Owner() {
+        if (pool->live() == 0) delete pool;
+      }
+    };
+    thread_local Owner owner;
+    return *owner.pool;
+  }
 };
 
 }  // namespace acme

@@ -34,6 +34,7 @@
 
 #include "policies/common.h"
 #include "policies/function_ref.h"
+#include "policies/node_pool.h"
 #include "policies/shape.h"
 #include "sim/time.h"
 
@@ -100,7 +101,7 @@ class ShapedQueue {
 
  private:
   using Ranked = __gnu_pbds::tree<QueueEntry, __gnu_pbds::null_type, std::less<QueueEntry>, __gnu_pbds::rb_tree_tag,
-                                  __gnu_pbds::tree_order_statistics_node_update>;
+                                  __gnu_pbds::tree_order_statistics_node_update, ThreadNodeAllocator<char>>;
   // A group's job: its entry and estimate (Time::max() for none), ordered by the entry.
   struct Member {
     QueueEntry entry;
@@ -121,7 +122,8 @@ class ShapedQueue {
     virtual NodeConstIt node_end() const = 0;
     virtual ~ShortestBelow() = default;
   };
-  using Members = __gnu_pbds::tree<Member, __gnu_pbds::null_type, std::less<Member>, __gnu_pbds::rb_tree_tag, ShortestBelow>;
+  using Members = __gnu_pbds::tree<Member, __gnu_pbds::null_type, std::less<Member>, __gnu_pbds::rb_tree_tag, ShortestBelow,
+                                   ThreadNodeAllocator<char>>;
   struct Group {
     Members jobs;
     bool followed = false;  // by the walk under way
