@@ -1,6 +1,7 @@
 // Nodes of a std::set (or map) from a free list: an insert after an erase reuses the erased
 // node instead of calling malloc. Memory grows in 64 KiB chunks, returned when the pool goes.
-// One pool serves one container (one node size); allocations of other sizes go to operator new.
+// One pool serves one container (one node size), or with ThreadNodeAllocator (below) a thread's
+// containers of one node type; allocations of other sizes go to operator new.
 #pragma once
 
 #include <cstddef>
