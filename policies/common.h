@@ -51,20 +51,8 @@ struct QueueEntry {
   JobId job = 0;
   auto operator<=>(const QueueEntry&) const = default;
 };
-namespace detail {
-struct PoolOwner {  // a base, so that the pool outlives the set's nodes
-  std::unique_ptr<NodePool> pool = std::make_unique<NodePool>();
-};
-}  // namespace detail
-
-// Pending jobs in order: a std::set whose nodes come from a pool of its own (policies/node_pool.h),
-// so that a job queued and started costs no malloc. Not copyable.
-class JobQueue : private detail::PoolOwner, public std::set<QueueEntry, std::less<>, NodePoolAllocator<QueueEntry>> {
- public:
-  JobQueue() : set(NodePoolAllocator<QueueEntry>(pool.get())) {}
-  JobQueue(const JobQueue&) = delete;
-  JobQueue& operator=(const JobQueue&) = delete;
-};
+// Pending jobs in order, from a pool of their own (policies/node_pool.h). Not copyable.
+using JobQueue = PooledSet<QueueEntry>;
 
 // Priorities per job type and per user, with optional aging. A job's effective priority at time
 // t is type + user priority + aging_per_hour x hours waited; ranking by it is the same at every

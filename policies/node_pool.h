@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <new>
+#include <set>
 #include <vector>
 
 namespace acme {
@@ -70,6 +71,22 @@ struct NodePoolAllocator {
   }
   template <class U>
   bool operator==(const NodePoolAllocator<U>& other) const { return pool == other.pool; }
+};
+
+namespace detail {
+struct PoolOwner {  // a base, so that the pool outlives the set's nodes
+  std::unique_ptr<NodePool> pool = std::make_unique<NodePool>();
+};
+}  // namespace detail
+
+// A std::set whose nodes come from a pool of its own, so that an insert after an erase costs no
+// malloc. Not copyable.
+template <class T>
+class PooledSet : private detail::PoolOwner, public std::set<T, std::less<>, NodePoolAllocator<T>> {
+ public:
+  PooledSet() : std::set<T, std::less<>, NodePoolAllocator<T>>(NodePoolAllocator<T>(pool.get())) {}
+  PooledSet(const PooledSet&) = delete;
+  PooledSet& operator=(const PooledSet&) = delete;
 };
 
 // A stateless allocator for containers that keep theirs in a static (GCC's pb_ds trees): single

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <set>
 #include <utility>
@@ -76,11 +75,7 @@ class ShadowPlanner {
                                    r.node_num, {from, nodes}) >= r.node_num;
   }
 
-  // (expected end, job) of the running jobs; nodes from a pool (policies/node_pool.h): a start
-  // and a stop cost no malloc once warm.
-  std::unique_ptr<NodePool> pool_ = std::make_unique<NodePool>();
-  std::set<std::pair<Time, JobId>, std::less<>, NodePoolAllocator<std::pair<Time, JobId>>> by_end_{
-      NodePoolAllocator<std::pair<Time, JobId>>(pool_.get())};
+  PooledSet<std::pair<Time, JobId>> by_end_;  // (expected end, job) of the running jobs
   std::vector<std::optional<Time>> end_of_;   // [job]: its expected end in by_end_; none when not running
   std::vector<std::pair<std::int32_t, std::int32_t>> free_;
   std::vector<std::int32_t> touched_;
