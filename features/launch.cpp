@@ -174,6 +174,7 @@ class LaunchFeature final : public Feature, public FirstLaunchSource {
   Time first(JobId job, std::uint64_t job_key, const JobRequest& r) const override {
     return ahead_ ? ahead_->first(job, r) : model_.draw(job_key, 0, r);
   }
+  Time most() const override { return Time::seconds(std::llround(model_.max_s)); }
 
  private:
   const LaunchModel model_;

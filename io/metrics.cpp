@@ -6,105 +6,11 @@
 #include <span>
 #include <vector>
 
+#include "io/delays.h"
 #include "io/fairness.h"
 
 namespace acme {
 namespace {
-
-// The queuing delays of a group of jobs, for their mean and nearest-rank percentiles without
-// keeping each: counted per second below kCounted (nearly all of them), the others kept, in 32
-// bits when they fit (4 bytes a delay: a deep queue's run keeps hundreds of thousands), in
-// chunks of kChunk, so that a growing group never holds twice its delays while it is copied nor
-// room for as many again. O(1) an add (amortized). At most 256 KiB of counts, as far as the
-// longest counted delay.
-class Delays {
- public:
-  // A delay of the group, kept (add) or only counted in its size and sum (note: the run's totals,
-  // whose percentiles come from its groups', so that no delay is kept twice).
-  void add(std::int64_t s) {
-    note(s);
-    if (s >= 0 && s < kCounted) {
-      const auto at = static_cast<std::size_t>(s);
-      if (at >= counts_.size()) counts_.resize(std::min<std::size_t>(kCounted, std::max(at + 1, 2 * counts_.size())), 0);
-      ++counts_[at];
-    } else if (s >= std::numeric_limits<std::int32_t>::min() && s <= std::numeric_limits<std::int32_t>::max()) {
-      keep(static_cast<std::int32_t>(s));
-    } else {
-      far_.push_back(s);
-    }
-  }
-  void note(std::int64_t s) {
-    ++n_;
-    sum_ += s;
-    least_ = std::min(least_, s);
-    most_ = std::max(most_, s);
-  }
-  std::size_t size() const { return n_; }
-  std::int64_t sum() const { return sum_; }
-  double mean() const { return n_ == 0 ? 0 : static_cast<double>(sum_) / static_cast<double>(n_); }
-
-  // The ceil(n x pct / 100)-th smallest delay kept by `groups` together, n their count (the
-  // smallest when that is 0); 0 when they keep none. Bisection on the value: O(64 x groups x
-  // log r), after each group's O(kCounted + r log r) the first time. No add() after it.
-  static std::int64_t nearest_rank(std::span<Delays* const> groups, int pct) {
-    std::size_t n = 0;
-    std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
-    for (Delays* g : groups) {
-      g->ready();
-      n += g->n_;
-      if (g->n_ > 0) lo = std::min(lo, g->least_), hi = std::max(hi, g->most_);
-    }
-    if (n == 0) return 0;
-    const std::size_t wanted = std::max<std::size_t>((n * static_cast<std::size_t>(pct) + 99) / 100, 1);
-    while (lo < hi) {  // the smallest x with at least `wanted` delays <= x
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      std::size_t at_most = 0;
-      for (const Delays* g : groups) at_most += g->at_most(mid);
-      if (at_most >= wanted) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
-  }
-
- private:
-  // Sorts what is kept and makes the counts cumulative, once.
-  void ready() {
-    if (ready_) return;
-    ready_ = true;
-    for (std::vector<std::int32_t>& chunk : rest_) std::sort(chunk.begin(), chunk.end());
-    std::sort(far_.begin(), far_.end());
-    std::partial_sum(counts_.begin(), counts_.end(), counts_.begin());
-  }
-  // How many of the delays are at most x. REQUIRES: ready().
-  std::size_t at_most(std::int64_t x) const {
-    std::size_t k = static_cast<std::size_t>(std::upper_bound(far_.begin(), far_.end(), x) - far_.begin());
-    if (x >= std::numeric_limits<std::int32_t>::min()) {
-      const auto x32 = static_cast<std::int32_t>(std::min<std::int64_t>(x, std::numeric_limits<std::int32_t>::max()));
-      for (const std::vector<std::int32_t>& chunk : rest_)
-        k += static_cast<std::size_t>(std::upper_bound(chunk.begin(), chunk.end(), x32) - chunk.begin());
-    }
-    if (x >= 0 && !counts_.empty()) k += counts_[std::min(static_cast<std::size_t>(x), counts_.size() - 1)];
-    return k;
-  }
-
-  // Keeps a delay in the last chunk, which grows to kChunk, then in a new one.
-  void keep(std::int32_t s) {
-    if (rest_.empty() || rest_.back().size() == kChunk) rest_.emplace_back();
-    std::vector<std::int32_t>& chunk = rest_.back();
-    if (chunk.size() == chunk.capacity()) chunk.reserve(std::min(kChunk, std::max<std::size_t>(16, 2 * chunk.size())));
-    chunk.push_back(s);
-  }
-
-  static constexpr std::int64_t kCounted = 1 << 16;
-  static constexpr std::size_t kChunk = std::size_t{1} << 16;  // delays (256 KiB) a chunk of rest_ holds
-  std::size_t n_ = 0;
-  std::int64_t sum_ = 0;
-  std::int64_t least_ = std::numeric_limits<std::int64_t>::max(), most_ = std::numeric_limits<std::int64_t>::min();
-  std::vector<std::uint32_t> counts_;  // [s]: delays of s seconds (after ready(): of at most s)
-  std::vector<std::vector<std::int32_t>> rest_;  // the others that fit 32 bits (68 years either way)
-  std::vector<std::int64_t> far_;      // and those that do not
-  bool ready_ = false;
-};
 
 struct Accumulator {
   Stats s;
@@ -114,27 +20,34 @@ struct Accumulator {
   std::optional<Time> first_submit, last_end;
 
   // Its statistics; the delays' percentiles from `groups`' delays (its own, or the run's job
-  // types' for the run's totals).
-  void finish(Time w0, Time w1, int total_gpus, std::span<Accumulator> groups) {
+  // types' for the run's totals). False while a percentile waits for a bucket's delays
+  // (Delays::nearest_rank): they are collected, then it is called again.
+  bool finish(Time w0, Time w1, int total_gpus, std::span<Accumulator> groups) {
     std::vector<Delays*> queues, waits, launches;
     for (Accumulator& g : groups) {
       queues.push_back(&g.queue);
       waits.push_back(&g.wait);
       launches.push_back(&g.launch);
     }
+    bool complete = true;
+    const auto rank = [&](const std::vector<Delays*>& of, int pct, std::int64_t& out) {
+      const std::optional<std::int64_t> r = Delays::nearest_rank(of, pct);
+      out = r.value_or(0);
+      complete = complete && r.has_value();
+    };
     s.queue_mean_s = queue.size() == 0 ? 0 : static_cast<double>(queue.sum()) / static_cast<double>(queue.size());
-    s.queue_p50_s = Delays::nearest_rank(queues, 50);
-    s.queue_p90_s = Delays::nearest_rank(queues, 90);
-    s.queue_p99_s = Delays::nearest_rank(queues, 99);
-    s.queue_max_s = Delays::nearest_rank(queues, 100);
+    rank(queues, 50, s.queue_p50_s);
+    rank(queues, 90, s.queue_p90_s);
+    rank(queues, 99, s.queue_p99_s);
+    rank(queues, 100, s.queue_max_s);
     s.wait_mean_s = wait.mean();
-    s.wait_p50_s = Delays::nearest_rank(waits, 50);
-    s.wait_p90_s = Delays::nearest_rank(waits, 90);
-    s.wait_p99_s = Delays::nearest_rank(waits, 99);
+    rank(waits, 50, s.wait_p50_s);
+    rank(waits, 90, s.wait_p90_s);
+    rank(waits, 99, s.wait_p99_s);
     s.launch_mean_s = launch.mean();
-    s.launch_p50_s = Delays::nearest_rank(launches, 50);
-    s.launch_p99_s = Delays::nearest_rank(launches, 99);
-    s.launch_max_s = Delays::nearest_rank(launches, 100);
+    rank(launches, 50, s.launch_p50_s);
+    rank(launches, 99, s.launch_p99_s);
+    rank(launches, 100, s.launch_max_s);
     s.gpu_hours = static_cast<double>(gpu_seconds) / 3600.0;
     s.wasted_gpu_hours = static_cast<double>(wasted) / 3600.0;
     const double capacity = static_cast<double>(total_gpus) * static_cast<double>((w1 - w0).sec());
@@ -145,8 +58,32 @@ struct Accumulator {
                                 : 0;
     if (queue.size() > 0)
       s.waiting_over_1h_pct = 100.0 * static_cast<double>(long_waits) / static_cast<double>(queue.size());
+    return complete;
   }
 };
+
+// Gives each job type's delays again (Delays::collect) for the buckets its percentiles fall in. A
+// job's wait and launch are worked out only where they may fall in one: a launch takes at most
+// launches.most(), so a wait is at most that shorter than the queuing delay.
+void collect_wanted(const RunRecord& run, std::span<Accumulator> by_type) {
+  const Workload& w = run.workload;
+  const std::int64_t most = run.launches.most().sec();
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const JobRequest& r = w.requests[i];
+    const JobOutcome& o = run.outcomes[i];
+    if (!o.start || r.gpu_num <= 0) continue;
+    const auto job = static_cast<JobId>(i);
+    const Time submit = submitted(w, run.outcomes, job);
+    const std::int64_t queued = (*o.start - submit).sec();
+    Accumulator& a = by_type[static_cast<std::size_t>(r.type)];
+    a.queue.collect(queued);
+    if (!a.wait.wants(queued - most, queued) && !a.launch.wants(0, std::min(most, queued))) continue;
+    const QueueParts parts = queue_parts(run.launches, w, job, submit, *o.start);
+    a.wait.collect(parts.wait.sec());
+    a.launch.collect(parts.launch.sec());
+  }
+  for (Accumulator& a : by_type) a.queue.collected(), a.wait.collected(), a.launch.collected();
+}
 
 }  // namespace
 
@@ -227,12 +164,20 @@ RunSummary SummaryBuilder::finish(const RunRecord& run) {
     p.all.alloc_in_window += run.window_gpu_seconds[t];
   }
   const int gpus = run.cluster.total_gpus();
-  p.all.finish(out.window_start, out.window_end, gpus, p.by_type);
+  const auto finish_all = [&] {
+    bool complete = p.all.finish(out.window_start, out.window_end, gpus, p.by_type);
+    for (Accumulator& a : p.by_type)
+      complete = a.finish(out.window_start, out.window_end, gpus, std::span<Accumulator>(&a, 1)) && complete;
+    return complete;
+  };
+  if (!finish_all()) {
+    collect_wanted(run, p.by_type);
+    finish_all();
+  }
   p.all.s.jain_slowdown_users = jain_index(p.user_slowdown.means());
   p.all.s.jain_slowdown_types = jain_index(p.type_slowdown.means());
   out.all = p.all.s;
   for (std::size_t t = 0; t < kJobTypeCount; ++t) {
-    p.by_type[t].finish(out.window_start, out.window_end, gpus, std::span<Accumulator>(&p.by_type[t], 1));
     p.by_type[t].s.jain_slowdown_users = jain_index(p.user_slowdown_by_type[t].means());
     out.by_type[t] = p.by_type[t].s;
   }

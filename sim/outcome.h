@@ -134,6 +134,8 @@ class FirstLaunchSource {
  public:
   // The latency of the first start of `job`, whose key (Workload::keys) is `job_key`. O(1).
   virtual Time first(JobId job, std::uint64_t job_key, const JobRequest& r) const = 0;
+  // No first latency is longer.
+  virtual Time most() const = 0;
 
  protected:
   ~FirstLaunchSource() = default;
@@ -145,6 +147,7 @@ struct FirstLaunches {
   Time of(JobId job, std::uint64_t job_key, const JobRequest& r) const {
     return source ? source->first(job, job_key, r) : Time{};
   }
+  Time most() const { return source ? source->most() : Time{}; }
 };
 
 // What the outputs read of a run's jobs beside their outcomes (Simulation::job_reports).
