@@ -212,16 +212,34 @@ EvalShares shares_of(const EvalCatalogue& c, int gpus_per_node) {
 EvaluationIndex group_evaluations(const Workload& w, Time gap) {
   EvaluationIndex index;
   index.of_job.assign(w.size(), EvaluationIndex::kNone);
+  const auto grouped = [&](std::size_t i) { return w.requests[i].type == JobType::Eval && w.requests[i].gpu_num > 0; };
+  std::optional<Time> last;  // the submit time of the job joined last
+  const auto join = [&](JobId j) {
+    const Time submit = w.requests[j].submit;
+    if (!last || submit - *last > gap) index.trials.push_back(0);
+    last = submit;
+    index.of_job[j] = static_cast<std::uint32_t>(index.trials.size() - 1);
+    ++index.trials.back();
+  };
+  // In submit order, ties by JobId: the jobs' own order when it is that, as a trace's usually is
+  // (no copy of the jobs), else sorted.
+  bool in_order = true;
+  for (std::size_t i = 0; i < w.size() && in_order; ++i) {
+    if (!grouped(i)) continue;
+    in_order = !last || w.requests[i].submit >= *last;
+    last = w.requests[i].submit;
+  }
+  last.reset();
+  if (in_order) {
+    for (std::size_t i = 0; i < w.size(); ++i)
+      if (grouped(i)) join(static_cast<JobId>(i));
+    return index;
+  }
   std::vector<JobId> eval;
   for (std::size_t i = 0; i < w.size(); ++i)
-    if (w.requests[i].type == JobType::Eval && w.requests[i].gpu_num > 0) eval.push_back(static_cast<JobId>(i));
-  auto earlier = [&](JobId a, JobId b) { return w.requests[a].submit < w.requests[b].submit; };
-  if (!std::is_sorted(eval.begin(), eval.end(), earlier)) std::stable_sort(eval.begin(), eval.end(), earlier);
-  for (std::size_t k = 0; k < eval.size(); ++k) {
-    if (k == 0 || w.requests[eval[k]].submit - w.requests[eval[k - 1]].submit > gap) index.trials.push_back(0);
-    index.of_job[eval[k]] = static_cast<std::uint32_t>(index.trials.size() - 1);
-    ++index.trials.back();
-  }
+    if (grouped(i)) eval.push_back(static_cast<JobId>(i));
+  std::stable_sort(eval.begin(), eval.end(), [&](JobId a, JobId b) { return w.requests[a].submit < w.requests[b].submit; });
+  for (const JobId j : eval) join(j);
   return index;
 }
 

@@ -128,7 +128,7 @@ inline constexpr EvalShares kDefaultEvalShares{0.0310, 0.2680, 0.1843, 0.0006};
 // (ties: JobId), a job submitted at most `gap` after the previous such job joins its evaluation.
 // The synthetic workload submits a checkpoint's batch 2 s apart; a real trace's batches look the
 // same, and unrelated Eval jobs that happen to come that close are counted as one evaluation.
-// Cost: O(n), plus O(e log e) for e Eval GPU jobs when they are not in submit order.
+// Cost: O(n); when they are not in submit order, O(e log e) and a list of them, for e Eval GPU jobs.
 EvaluationIndex group_evaluations(const Workload& w, Time gap);
 
 // How decoupled evaluations are run on the cluster (the catalogue gives the model's size, the
