@@ -222,14 +222,14 @@ EvaluationIndex group_evaluations(const Workload& w, Time gap) {
     ++index.trials.back();
   };
   // In submit order, ties by JobId: the jobs' own order when it is that, as a trace's usually is
-  // (no copy of the jobs), else sorted.
+  // (then no list of them is made), else sorted.
   bool in_order = true;
+  std::optional<Time> seen;
   for (std::size_t i = 0; i < w.size() && in_order; ++i) {
     if (!grouped(i)) continue;
-    in_order = !last || w.requests[i].submit >= *last;
-    last = w.requests[i].submit;
+    in_order = !seen || w.requests[i].submit >= *seen;
+    seen = w.requests[i].submit;
   }
-  last.reset();
   if (in_order) {
     for (std::size_t i = 0; i < w.size(); ++i)
       if (grouped(i)) join(static_cast<JobId>(i));

@@ -1,8 +1,6 @@
 #include "io/metrics.h"
 
 #include <algorithm>
-#include <limits>
-#include <numeric>
 #include <span>
 #include <vector>
 
