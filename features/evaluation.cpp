@@ -213,21 +213,22 @@ EvaluationIndex group_evaluations(const Workload& w, Time gap) {
   EvaluationIndex index;
   index.of_job.assign(w.size(), EvaluationIndex::kNone);
   const auto grouped = [&](std::size_t i) { return w.requests[i].type == JobType::Eval && w.requests[i].gpu_num > 0; };
-  std::optional<Time> last;  // the submit time of the job joined last
+  Time last;  // the submit time of the job joined last, once one was
   const auto join = [&](JobId j) {
     const Time submit = w.requests[j].submit;
-    if (!last || submit - *last > gap) index.trials.push_back(0);
+    if (index.trials.empty() || submit - last > gap) index.trials.push_back(0);
     last = submit;
     index.of_job[j] = static_cast<std::uint32_t>(index.trials.size() - 1);
     ++index.trials.back();
   };
   // In submit order, ties by JobId: the jobs' own order when it is that, as a trace's usually is
   // (then no list of them is made), else sorted.
-  bool in_order = true;
-  std::optional<Time> seen;
+  bool in_order = true, any = false;
+  Time seen;
   for (std::size_t i = 0; i < w.size() && in_order; ++i) {
     if (!grouped(i)) continue;
-    in_order = !seen || w.requests[i].submit >= *seen;
+    in_order = !any || w.requests[i].submit >= seen;
+    any = true;
     seen = w.requests[i].submit;
   }
   if (in_order) {
