@@ -63,6 +63,7 @@ void join(Part& all, Workload& w, Part& later, std::size_t line_base) {
   w.rows_skipped += later.w.rows_skipped;
   w.rows_outside_window += later.w.rows_outside_window;
   all.uneven.add(later.uneven, line_base);
+  all.slurm_states.add(later.slurm_states, line_base);
   all.latest = std::max(all.latest, later.latest);
   later.w = Workload{};
   later.ids = IdIndex(false);
@@ -87,6 +88,11 @@ void warn_of_whole(std::string_view name, const Part& all, const Workload& w, st
          ": {} jobs have a gpu_num that node_num does not divide (first on line {}): their GPUs are "
          "spread as evenly as possible, the first nodes one more",
          all.uneven.rows, all.uneven.first_line);
+  if (all.slurm_states.rows > 0)
+    warn(name, warnings,
+         ": {} rows end in a Slurm state AcmeTrace does not use (first on line {}): OUT_OF_MEMORY read as "
+         "FAILED, BOOT_FAIL as NODE_FAIL, DEADLINE as TIMEOUT, REVOKED and CANCELLED by <uid> as CANCELLED",
+         all.slurm_states.rows, all.slurm_states.first_line);
   if (all.unordered.rows > 0)
     warn(name, warnings,
          ": {} rows are submitted before a row above them (first on line {}): jobs are released in "

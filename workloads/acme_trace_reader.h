@@ -10,6 +10,10 @@
 //    A CANCELLED job with start_time == end_time is treated the same way.
 //  - end_time empty: only for RUNNING (the trace ended first); the job runs until the horizon,
 //    workload.to if given, else the latest timestamp in the file.
+//  - state: AcmeTrace's (COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, RUNNING),
+//    or one of Slurm's end states that AcmeTrace does not use, read as the nearest of them:
+//    OUT_OF_MEMORY as FAILED, BOOT_FAIL as NODE_FAIL, DEADLINE as TIMEOUT, REVOKED and sacct's
+//    "CANCELLED by <uid>" as CANCELLED.
 //  - gpu_num empty: 0 for CPU jobs, an error otherwise. node_num empty or 0: 1 for CPU-only jobs,
 //    ceil(gpu_num / 8) otherwise. gpu_time and every other column are not read.
 //  - end before start or before submit, a start before submit, a negative or non-numeric number,
@@ -18,7 +22,8 @@
 //    also names the line of the first).
 //  - An empty file, or a header without rows, is an error; so is a line longer than 1 MiB.
 //  - Accepted with a warning (one per file, with a count and the first line): gpu_num not a
-//    multiple of node_num (spread as evenly as possible, sim/cluster.h), rows out of submit order
+//    multiple of node_num (spread as evenly as possible, sim/cluster.h), Slurm's states read as
+//    AcmeTrace's, rows out of submit order
 //    (jobs are released in submit order all the same), a window that selects no row.
 //
 // The window [from, to) selects rows by submit time. With `lenient`, a malformed row (of two with

@@ -74,6 +74,31 @@ inline std::optional<Time> parse_time(std::string_view s, std::string_view colum
   throw RowError{column, "expected a timestamp like 2023-03-01 00:18:22+08:00, got " + shown(s)};
 }
 
+// Slurm's end states that AcmeTrace does not use, and the AcmeTrace state each is read as (sacct's
+// "CANCELLED by <uid>" is read as CANCELLED too): a trace exported from another Slurm cluster
+// carries them.
+inline constexpr std::array<std::pair<std::string_view, JobState>, 4> kSlurmStates{{
+    {"OUT_OF_MEMORY", JobState::Failed},
+    {"BOOT_FAIL", JobState::NodeFail},
+    {"DEADLINE", JobState::Timeout},
+    {"REVOKED", JobState::Cancelled},
+}};
+inline constexpr std::string_view kCancelledBy = "CANCELLED by ";
+
+// A row's state: AcmeTrace's (a JobState's name, REJECTED aside), or one of Slurm's read as one of
+// AcmeTrace's (then `slurm` is set). Throws RowError for any other.
+inline JobState parse_trace_state(std::string_view s, std::string_view column, bool& slurm) {
+  slurm = false;
+  if (const auto state = parse_job_state(s); state && *state != JobState::Rejected) return *state;
+  slurm = true;
+  if (s.starts_with(kCancelledBy)) return JobState::Cancelled;
+  for (const auto& [name, state] : kSlurmStates)
+    if (s == name) return state;
+  throw RowError{column, "unknown job state " + shown(s) +
+                             " (AcmeTrace's: COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, RUNNING; "
+                             "Slurm's OUT_OF_MEMORY, BOOT_FAIL, DEADLINE, REVOKED, CANCELLED by <uid>)"};
+}
+
 // A count of rows with something worth a warning, and the first line it was seen on.
 struct Oddity {
   std::uint64_t rows = 0;
@@ -200,7 +225,7 @@ struct Part {
   std::vector<Problem> skipped;  // lenient: the first kShownSkipped skipped rows (all: w.rows_skipped)
   std::optional<Problem> stop;   // the row (strict) or line (too long) that stopped reading
   std::exception_ptr failed;     // a read error, or another exception
-  Oddity uneven, unordered;
+  Oddity uneven, unordered, slurm_states;
   Time latest, last_submit;
 
  private:
@@ -245,10 +270,9 @@ struct Part {
     const auto type = parse_job_type(field(kType));
     if (!type) throw RowError{kColNames[kType], "unknown job type " + shown(field(kType))};
     r.type = *type;
-    const auto state = parse_job_state(field(kState));
-    if (!state || *state == JobState::Rejected)
-      throw RowError{kColNames[kState], "unknown job state " + shown(field(kState))};
-    p.final_state = *state;
+    bool slurm = false;
+    p.final_state = parse_trace_state(field(kState), kColNames[kState], slurm);
+    if (slurm) slurm_states.saw(number);
     r.gpu_num = field(kGpuNum).empty() && r.type == JobType::CPU ? 0 : parse_count(field(kGpuNum), kColNames[kGpuNum]);
     r.cpu_num = parse_count(field(kCpuNum), kColNames[kCpuNum]);
     r.node_num = field(kNodeNum).empty() ? 0 : parse_count(field(kNodeNum), kColNames[kNodeNum]);

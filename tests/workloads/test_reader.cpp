@@ -1,6 +1,7 @@
 // The AcmeTrace reader on the published example rows of both schemas, and on bad input.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <random>
 
 #include "harness.h"
@@ -111,11 +112,29 @@ TEST_CASE("Malformed input stops with one line naming file, line and column", "[
             "t.csv:2: submit_time:") == 0);
   CHECK(trace_error(header + "2,u1,1,8,128,Chat,COMPLETED,2023-03-01 00:00:00Z,,2023-03-01 00:00:01Z\n") ==
         "t.csv:2: type: unknown job type 'Chat'");
-  CHECK(trace_error(header + "2,u1,1,8,128,Eval,DONE,2023-03-01 00:00:00Z,,2023-03-01 00:00:01Z\n") ==
-        "t.csv:2: state: unknown job state 'DONE'");
+  CHECK(trace_error(header + "2,u1,1,8,128,Eval,DONE,2023-03-01 00:00:00Z,,2023-03-01 00:00:01Z\n")
+            .starts_with("t.csv:2: state: unknown job state 'DONE' (AcmeTrace's: COMPLETED,"));
   CHECK(trace_error(header + good + "3,u1,1,8") ==
         "t.csv:3: cpu_num: missing: the line has 4 fields, the header 10 (truncated line?)");
   CHECK(trace_error(header + "2,u1,1,8,128,Eval,COMPLETED,2023-03-01 00:00:00Z,,\n") == "t.csv:2: end_time: empty");
+}
+
+TEST_CASE("Slurm's end states AcmeTrace does not use read as its nearest, with one warning", "[reader]") {
+  const std::string row = ",u1,1,8,128,SFT,{},2023-03-01 00:00:00Z,2023-03-01 00:00:01Z,2023-03-01 00:00:09Z\n";
+  std::string text = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n";
+  const std::vector<std::pair<std::string, JobState>> states{
+      {"COMPLETED", JobState::Completed}, {"OUT_OF_MEMORY", JobState::Failed}, {"BOOT_FAIL", JobState::NodeFail},
+      {"DEADLINE", JobState::Timeout},     {"REVOKED", JobState::Cancelled},    {"CANCELLED by 1042", JobState::Cancelled}};
+  for (std::size_t i = 0; i < states.size(); ++i)
+    text += std::to_string(i + 1) + fmt::format(fmt::runtime(row), states[i].first);
+  const std::filesystem::path file = temp_dir("slurm_states") / "t.csv";
+  std::ofstream(file) << text;
+  std::vector<std::string> warnings;
+  const Workload w = read_acme_trace(file.string(), {}, &warnings);
+  REQUIRE(w.size() == states.size());
+  for (std::size_t i = 0; i < states.size(); ++i) CHECK(w.profiles[i].final_state == states[i].second);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].starts_with(": 5 rows end in a Slurm state AcmeTrace does not use (first on line 3)"));
 }
 
 TEST_CASE("Lenient reading skips and counts malformed rows instead of stopping", "[reader]") {
