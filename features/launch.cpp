@@ -8,6 +8,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <thread>
+#include <vector>
 
 #include "io/feature_registry.h"
 #include "sim/random.h"
@@ -163,23 +164,38 @@ class LaunchFeature final : public Feature, public FirstLaunchSource {
   unsigned hooks() const override { return kPlaced | kJobsAdded; }
   void begin(const FeatureRun& run) override {
     if (draw_ahead_) ahead_ = std::make_unique<LaunchAhead>(model_, run);
+    else kept_.reserve(run.expected_jobs);
   }
   Time placed(JobId job, std::uint64_t job_key, std::uint32_t start, const JobRequest& r) override {
-    return start == 0 && ahead_ ? ahead_->first(job, r) : model_.draw(job_key, start, r);
+    if (start == 0 && ahead_) return ahead_->first(job, r);
+    const Time t = model_.draw(job_key, start, r);
+    if (start == 0) keep_first(job, t);
+    return t;
   }
   void jobs_added() override {
     if (ahead_) ahead_->more();
   }
   const FirstLaunchSource* first_launches() const override { return this; }
   Time first(JobId job, std::uint64_t job_key, const JobRequest& r) const override {
-    return ahead_ ? ahead_->first(job, r) : model_.draw(job_key, 0, r);
+    if (ahead_) return ahead_->first(job, r);
+    if (job < kept_.size() && kept_[job] != kNotKept) return Time::seconds(kept_[job]);
+    return model_.draw(job_key, 0, r);
   }
   Time most() const override { return Time::seconds(std::llround(model_.max_s)); }
 
  private:
+  static constexpr std::uint16_t kNotKept = 0xffff;
+  // On one thread, each job's first latency as drawn when it was placed, for the outputs' first()
+  // (2 bytes a job), instead of a draw again for each output that asks.
+  void keep_first(JobId job, Time t) {
+    if (job >= kept_.size()) kept_.resize(std::max({std::size_t{job} + 1, 2 * kept_.size(), kept_.capacity()}), kNotKept);
+    kept_[job] = t.sec() < kNotKept ? static_cast<std::uint16_t>(t.sec()) : kNotKept;
+  }
+
   const LaunchModel model_;
   const bool draw_ahead_;
   std::unique_ptr<LaunchAhead> ahead_;  // its thread reads model_: declared after it, stopped first
+  std::vector<std::uint16_t> kept_;     // [job]: without ahead_, its first latency, s; kNotKept: none
 };
 
 std::unique_ptr<Feature> make_launch(Params& params, const FeatureSetup& setup) {
