@@ -272,7 +272,6 @@ struct Part {
     r.type = *type;
     bool slurm = false;
     p.final_state = parse_trace_state(field(kState), kColNames[kState], slurm);
-    if (slurm) slurm_states.saw(number);
     r.gpu_num = field(kGpuNum).empty() && r.type == JobType::CPU ? 0 : parse_count(field(kGpuNum), kColNames[kGpuNum]);
     r.cpu_num = parse_count(field(kCpuNum), kColNames[kCpuNum]);
     r.node_num = field(kNodeNum).empty() ? 0 : parse_count(field(kNodeNum), kColNames[kNodeNum]);
@@ -287,6 +286,7 @@ struct Part {
     if (end) latest = std::max(latest, *end);
     latest = std::max(latest, start.value_or(submit));
     if (r.gpu_num % r.node_num != 0) uneven.saw(number);
+    if (slurm) slurm_states.saw(number);
     if (w.size() > 0 && submit < last_submit) unordered.saw(number);
     last_submit = std::max(last_submit, submit);
 
