@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "io/delays.h"
@@ -170,7 +171,7 @@ RunSummary SummaryBuilder::finish(const RunRecord& run) {
   };
   if (!finish_all()) {
     collect_wanted(run, p.by_type);
-    finish_all();
+    if (!finish_all()) throw std::logic_error("SummaryBuilder: a percentile's bucket not collected");
   }
   p.all.s.jain_slowdown_users = jain_index(p.user_slowdown.means());
   p.all.s.jain_slowdown_types = jain_index(p.type_slowdown.means());
