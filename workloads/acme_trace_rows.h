@@ -133,6 +133,8 @@ struct Header {
 
 inline Header read_header(std::string_view line, std::string_view name) {
   if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);  // UTF-8 byte-order mark
+  if (line.starts_with("\x1f\x8b")) throw_input_error(name, 1, "header", "gzip-compressed: decompress it first (gunzip)");
+  if (line.starts_with("PK\x03\x04")) throw_input_error(name, 1, "header", "a zip archive: extract the CSV first (unzip)");
   if (line.find('\0') != std::string_view::npos)
     throw_input_error(name, 1, "header", "binary data (a NUL byte): not a CSV text file");
   std::vector<std::string_view> fields;

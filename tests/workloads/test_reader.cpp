@@ -98,6 +98,8 @@ TEST_CASE("Malformed input stops with one line naming file, line and column", "[
   const std::string header = kHeader;
   const std::string good = "1,u1,1,8,128,Eval,COMPLETED,2023-03-01 00:00:00Z,2023-03-01 00:00:01Z,2023-03-01 00:00:09Z\n";
   CHECK(trace_error("") == "t.csv:1: header: empty file: expected an AcmeTrace header");
+  CHECK(trace_error(std::string("\x1f\x8b\x08\0\0\0", 6) + "\n") == "t.csv:1: header: gzip-compressed: decompress it first (gunzip)");
+  CHECK(trace_error(std::string("PK\x03\x04\0\0", 6) + "\n") == "t.csv:1: header: a zip archive: extract the CSV first (unzip)");
   CHECK(trace_error("job_id,user\n1,u\n") ==
         "t.csv:1: header: missing required column 'node_num' (is this an AcmeTrace file?)");
   CHECK(trace_error(header + good + "2,u1,1,eight,128,Eval,COMPLETED,2023-03-01 00:00:00Z,,2023-03-01 00:00:09Z\n") ==
