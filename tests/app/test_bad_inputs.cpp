@@ -3,7 +3,7 @@
 //    reordered columns, no final newline (and all of them at once);
 //  - rejected with one line naming file, line and field: empty, header only, a missing column,
 //    bad numbers and timestamps, end before start, duplicate job ids, a truncated last line,
-//    binary data, a line without end;
+//    binary data (a gzip file named as one), a line without end;
 //  - accepted with a warning: jobs larger than the cluster (REJECTED, counted in the summary),
 //    GPUs that node_num does not divide (spread evenly), rows out of submit order;
 //  - a large trace read through a window holds memory for the rows selected, not the file.
@@ -163,7 +163,8 @@ TEST_CASE("Bad traces stop with one line naming file, line and field", "[bad-inp
       {h + "3,\"u1,1,8,16,SFT,COMPLETED,2023-03-01 00:00:00Z,,2023-03-01 01:00:00Z\n",
        "t.csv:2: user: a quoted field is not closed on its line"},
       {"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\n"s + ok,
-       "t.csv:1: header: binary data (a NUL byte): not a CSV text file"},
+       "t.csv:1: header: gzip-compressed: decompress it first (gunzip)"},
+      {"job_id\0\x01\x02\n"s + ok, "t.csv:1: header: binary data (a NUL byte): not a CSV text file"},
       {h + "2,u\0\x01,1,8,16,SFT,COMPLETED,2023-03-01 00:00:00Z,,2023-03-01 01:00:00Z\n"s,
        "t.csv:2: user: binary data (a NUL byte): not a CSV text file"},
       {h + "2,u1,1,8,16,\x01\x02\x7f" + std::string(100, 'x') +
