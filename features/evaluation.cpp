@@ -221,21 +221,16 @@ EvaluationIndex group_evaluations(const Workload& w, Time gap) {
     index.of_job[j] = static_cast<std::uint32_t>(index.trials.size() - 1);
     ++index.trials.back();
   };
-  // In submit order, ties by JobId: the jobs' own order when it is that, as a trace's usually is
-  // (then no list of them is made), else sorted.
-  bool in_order = true, any = false;
-  Time seen;
+  // In submit order, ties by JobId: the jobs' own order while it is that, as a trace's usually is
+  // (no list of them made); else, from the start again, sorted.
+  bool in_order = true;
   for (std::size_t i = 0; i < w.size() && in_order; ++i) {
     if (!grouped(i)) continue;
-    in_order = !any || w.requests[i].submit >= seen;
-    any = true;
-    seen = w.requests[i].submit;
+    in_order = index.trials.empty() || w.requests[i].submit >= last;
+    if (in_order) join(static_cast<JobId>(i));
   }
-  if (in_order) {
-    for (std::size_t i = 0; i < w.size(); ++i)
-      if (grouped(i)) join(static_cast<JobId>(i));
-    return index;
-  }
+  if (in_order) return index;
+  index.trials.clear();  // each job joined is joined again below
   std::vector<JobId> eval;
   for (std::size_t i = 0; i < w.size(); ++i)
     if (grouped(i)) eval.push_back(static_cast<JobId>(i));

@@ -43,7 +43,7 @@ std::optional<std::int64_t> Delays::nearest_rank(std::span<Delays* const> groups
   // In a bucket, lo is exact once every group collected it; until then, its first second.
   if (!bucketed(lo)) return lo;
   const std::size_t b = bucket_of(lo);
-  if (std::all_of(groups.begin(), groups.end(), [&](const Delays* g) { return g->complete(b); })) return lo;
+  if (std::all_of(groups.begin(), groups.end(), [&](const Delays* g) { return g->collected_in(b) != nullptr; })) return lo;
   for (Delays* g : groups) g->wanted_.try_emplace(b);
   return std::nullopt;
 }
@@ -84,16 +84,15 @@ std::size_t Delays::at_most(std::int64_t x) const {
   if (x < kCounted || buckets_.empty()) return k;
   const std::size_t b = bucket_of(std::min(x, kLongest));
   if (b >= buckets_.size()) return k + buckets_.back();
-  const auto kept = wanted_.find(b);
-  if (kept == wanted_.end() || !kept->second.complete) return k + buckets_[b];
-  const std::vector<std::int32_t>& d = kept->second.delays;
-  const auto in_bucket = std::upper_bound(d.begin(), d.end(), std::min(x, kLongest)) - d.begin();
+  const std::vector<std::int32_t>* d = collected_in(b);
+  if (!d) return k + buckets_[b];
+  const auto in_bucket = std::upper_bound(d->begin(), d->end(), std::min(x, kLongest)) - d->begin();
   return k + buckets_[b - 1] + static_cast<std::size_t>(in_bucket);
 }
 
-bool Delays::complete(std::size_t bucket) const {
+const std::vector<std::int32_t>* Delays::collected_in(std::size_t bucket) const {
   const auto it = wanted_.find(bucket);
-  return it != wanted_.end() && it->second.complete;
+  return it != wanted_.end() && it->second.complete ? &it->second.delays : nullptr;
 }
 
 }  // namespace acme

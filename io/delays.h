@@ -61,7 +61,8 @@ class Delays {
   // How many delays are at most x; for x inside a bucket not collected, every delay of the bucket
   // counts. REQUIRES: ready().
   std::size_t at_most(std::int64_t x) const;
-  bool complete(std::size_t bucket) const;
+  // The bucket's delays, sorted, once collected; else null.
+  const std::vector<std::int32_t>* collected_in(std::size_t bucket) const;
 
   struct Kept {
     std::vector<std::int32_t> delays;  // sorted once complete

@@ -174,6 +174,19 @@ TEST_CASE("Eval GPU jobs submitted close together are one evaluation", "[evaluat
   CHECK(group_evaluations(two_evaluations(), Time::seconds(1)).trials.size() == 5);
 }
 
+TEST_CASE("Eval GPU jobs out of submit order are grouped in submit order", "[evaluation]") {
+  // two_evaluations()'s jobs with the late trial first in the workload: grouping starts in the
+  // jobs' own order, finds the next trial submitted earlier, and begins again sorted.
+  const Workload in_order = two_evaluations();
+  Workload w;
+  for (const JobId j : {0u, 5u, 1u, 2u, 3u, 4u})
+    w.add(in_order.names[j], in_order.requests[j], in_order.profiles[j]);
+  const EvaluationIndex index = group_evaluations(w, Time::seconds(10));
+  const auto none = EvaluationIndex::kNone;
+  CHECK(index.of_job == std::vector<std::uint32_t>{none, 1, 0, 0, 0, 0});
+  CHECK(index.trials == std::vector<std::uint32_t>{4, 1});
+}
+
 TEST_CASE("A decoupled evaluation on the cluster is packed by hand-checked numbers", "[evaluation]") {
   // Trials a, b, c: preprocess 40/20/20 s, inference 100/50/50 s, metric 40/20/20 s. GPU work
   // 140, 70, 70 on 2 GPUs: target max(280 / 2, 60) = 140, nothing split; LPT: GPU 0 runs a,
