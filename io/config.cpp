@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 
@@ -20,6 +21,28 @@ std::optional<Time> optional_time(const YamlValue& v) {
 
 std::string print_time(const std::optional<Time>& t, int offset_s) { return t ? format_timestamp(*t, offset_s) : ""; }
 
+// "+08:00", "-05:30", "Z" (seconds east of UTC); empty: none.
+std::optional<int> utc_offset(const YamlValue& v) {
+  const std::string s = v.as_string();
+  if (s.empty()) return std::nullopt;
+  if (s == "Z") return 0;
+  const auto digit = [&](std::size_t i) { return s[i] >= '0' && s[i] <= '9' ? s[i] - '0' : -100; };
+  if (s.size() == 6 && (s[0] == '+' || s[0] == '-') && s[3] == ':') {
+    const int hours = digit(1) * 10 + digit(2), minutes = digit(4) * 10 + digit(5);
+    if (hours >= 0 && hours <= 14 && minutes >= 0 && minutes <= 59)
+      return (hours * 3600 + minutes * 60) * (s[0] == '-' ? -1 : 1);
+  }
+  v.fail("expected a UTC offset such as +08:00, -05:00 or Z, got '" + s + "'");
+}
+
+std::string print_utc_offset(const std::optional<int>& offset_s) {
+  if (!offset_s) return "";
+  const int a = std::abs(*offset_s);
+  const int h = a / 3600, m = a % 3600 / 60;
+  return std::string{*offset_s < 0 ? '-' : '+', static_cast<char>('0' + h / 10), static_cast<char>('0' + h % 10), ':',
+                     static_cast<char>('0' + m / 10), static_cast<char>('0' + m % 10)};
+}
+
 void check_outputs(const YamlValue& v, const std::string& list) {
   const std::vector<std::string> items = split_commas(list);
   for (auto item = items.begin(); item != items.end(); ++item) {
@@ -37,7 +60,7 @@ void check_outputs(const YamlValue& v, const std::string& list) {
 
 using F = Field<RunConfig>;
 
-const std::array<F, 15> kFields = {{
+const std::array<F, 16> kFields = {{
     {"cluster", "cluster description file (configs/clusters/*.yaml)",
      [](RunConfig& c, const YamlValue& v) { c.cluster = v.as_path(); },
      [](const RunConfig& c) { return c.cluster; }},
@@ -59,6 +82,10 @@ const std::array<F, 15> kFields = {{
        c.workload_to_offset_s = v.utc_offset_s();
      },
      [](const RunConfig& c) { return print_time(c.workload_to, c.workload_to_offset_s); }},
+    {"workload.trace_utc_offset",
+     "UTC offset of trace timestamps written without one (Helios's: +08:00); empty: read as UTC, with a warning",
+     [](RunConfig& c, const YamlValue& v) { c.workload_utc_offset_s = utc_offset(v); },
+     [](const RunConfig& c) { return print_utc_offset(c.workload_utc_offset_s); }},
     {"workload.lenient", "true: skip malformed trace rows and count them; false: stop at the first",
      [](RunConfig& c, const YamlValue& v) { c.workload_lenient = v.as_bool(); },
      [](const RunConfig& c) { return std::string(c.workload_lenient ? "true" : "false"); }},

@@ -29,6 +29,7 @@ struct RunConfig {
   // The UTC offset (seconds) each bound was written with ("+08:00": 28800; a date: 0). They are
   // printed in it (run.json, summary.csv, the console), as the user wrote them.
   int workload_from_offset_s = 0, workload_to_offset_s = 0;
+  std::optional<int> workload_utc_offset_s;  // of trace timestamps without one; none: UTC, with a warning
   bool workload_lenient = false;         // skip (and count) malformed rows instead of stopping
   std::string workload_model = "configs/workloads/seren.yaml";  // synthetic workload model
   double workload_load = 1.0;            // synthetic arrival-rate multiplier

@@ -44,9 +44,9 @@ std::optional<std::int64_t> parse_date(std::string_view s) {
   return days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
 }
 
-}  // namespace
-
-std::optional<Time> parse_timestamp(std::string_view s) {
+// parse_timestamp's; a timestamp without an offset is read at `*naive_offset_s` (and `naive` set)
+// when that is given, else refused.
+std::optional<Time> parse_timestamp_at(std::string_view s, const int* naive_offset_s, bool& naive) {
   // Traces hold runs of timestamps of the same day: the last date parsed is remembered.
   thread_local char last_date[10] = {};
   thread_local std::int64_t last_day = 0;
@@ -74,8 +74,12 @@ std::optional<Time> parse_timestamp(std::string_view s) {
     while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') ++pos;
   }
   int offset = 0;
+  naive = false;
   if (pos < s.size() && s[pos] == 'Z') {
     ++pos;
+  } else if (pos == s.size() && naive_offset_s) {
+    offset = *naive_offset_s;
+    naive = true;
   } else {
     int oh, om;
     if (pos + 6 != s.size() || (s[pos] != '+' && s[pos] != '-') || !two_digits(s, pos + 1, oh) ||
@@ -86,6 +90,17 @@ std::optional<Time> parse_timestamp(std::string_view s) {
   }
   if (pos != s.size()) return std::nullopt;
   return Time::seconds(day * 86400 + h * 3600 + mi * 60 + se - offset);
+}
+
+}  // namespace
+
+std::optional<Time> parse_timestamp(std::string_view s) {
+  bool naive;
+  return parse_timestamp_at(s, nullptr, naive);
+}
+
+std::optional<Time> parse_timestamp(std::string_view s, int naive_offset_s, bool& naive) {
+  return parse_timestamp_at(s, &naive_offset_s, naive);
 }
 
 std::string_view format_timestamp(Time t, int utc_offset_seconds, char (&buf)[48]) {

@@ -61,8 +61,12 @@ class OptionalTime {
 // Parses "YYYY-MM-DD HH:MM:SS+HH:MM" (also with 'T' for the space, 'Z' for +00:00, or fractional
 // seconds, which are dropped) and "YYYY-MM-DD" (midnight UTC). Returns nullopt on any other text,
 // on an impossible date or time, and on a timestamp without an offset: a time in an unknown zone
-// would silently shift a replay by hours. Does not allocate; no iostreams.
+// would silently shift a replay by hours (the overload below reads one in a zone given). Does not
+// allocate; no iostreams.
 std::optional<Time> parse_timestamp(std::string_view text);
+// The same, but a date and time without an offset ("2020-06-09 18:41:01", as Helios's traces
+// write them) is read at `naive_offset_s` seconds east of UTC, and `naive` says whether it was.
+std::optional<Time> parse_timestamp(std::string_view text, int naive_offset_s, bool& naive);
 
 // Formats an instant as "YYYY-MM-DD HH:MM:SS+HH:MM" in the given UTC offset (seconds).
 std::string format_timestamp(Time t, int utc_offset_seconds = 0);

@@ -64,6 +64,7 @@ void join(Part& all, Workload& w, Part& later, std::size_t line_base) {
   w.rows_outside_window += later.w.rows_outside_window;
   all.uneven.add(later.uneven, line_base);
   all.slurm_states.add(later.slurm_states, line_base);
+  all.naive_times.add(later.naive_times, line_base);
   all.latest = std::max(all.latest, later.latest);
   later.w = Workload{};
   later.ids = IdIndex(false);
@@ -91,8 +92,16 @@ void warn_of_whole(std::string_view name, const Part& all, const Workload& w, st
   if (all.slurm_states.rows > 0)
     warn(name, warnings,
          ": {} rows end in a Slurm state AcmeTrace does not use (first on line {}): OUT_OF_MEMORY read as "
-         "FAILED, BOOT_FAIL as NODE_FAIL, DEADLINE as TIMEOUT, REVOKED and CANCELLED by <uid> as CANCELLED",
+         "FAILED, BOOT_FAIL as NODE_FAIL, DEADLINE as TIMEOUT, REVOKED and CANCELLED by <uid> as CANCELLED, "
+         "SUSPENDED as PREEMPTED",
          all.slurm_states.rows, all.slurm_states.first_line);
+  if (!all.header->typed())
+    warn(name, warnings, ": no type column (not an AcmeTrace file?): jobs with GPUs read as Other, the others as CPU");
+  if (all.naive_times.rows > 0)
+    warn(name, warnings,
+         ": {} rows have timestamps without a UTC offset (first on line {}): read as UTC; "
+         "workload.trace_utc_offset says the trace's offset (for example +08:00)",
+         all.naive_times.rows, all.naive_times.first_line);
   if (all.unordered.rows > 0)
     warn(name, warnings,
          ": {} rows are submitted before a row above them (first on line {}): jobs are released in "

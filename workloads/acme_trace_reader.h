@@ -1,9 +1,13 @@
 // Reader of the published AcmeTrace job traces, unchanged: trace_seren.csv and trace_kalos.csv.
 //
 // Columns are found by header name (extra columns are ignored, order does not matter). Required:
-// job_id, user, node_num, gpu_num, cpu_num, type, state, submit_time, start_time, end_time.
-// Timestamps carry their UTC offset (+08:00 in Seren, +00:00 in Kalos). Run time is always
-// end_time - start_time (Kalos's `duration` includes queueing, so it is not used).
+// job_id, user, node_num, gpu_num, cpu_num, state, submit_time, start_time, end_time; and type,
+// but for a trace in these columns from elsewhere (Helios's cluster_log.csv), whose jobs with GPUs
+// are read as Other and the others as CPU, with a warning. Timestamps carry their UTC offset
+// (+08:00 in Seren, +00:00 in Kalos); one without (Helios's local times) is read at
+// TraceOptions::utc_offset_s, or as UTC with a warning when none is given; Unix seconds are read
+// too. Run time is always end_time - start_time (Kalos's `duration` includes queueing, so it is
+// not used).
 //
 // Row rules:
 //  - start_time empty: the job never started; it is withdrawn from the queue at end_time.
@@ -13,7 +17,7 @@
 //  - state: AcmeTrace's (COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, RUNNING),
 //    or one of Slurm's end states that AcmeTrace does not use, read as the nearest of them:
 //    OUT_OF_MEMORY as FAILED, BOOT_FAIL as NODE_FAIL, DEADLINE as TIMEOUT, REVOKED and sacct's
-//    "CANCELLED by <uid>" as CANCELLED.
+//    "CANCELLED by <uid>" as CANCELLED, SUSPENDED as PREEMPTED.
 //  - gpu_num empty: 0 for CPU jobs, an error otherwise. node_num empty or 0: 1 for CPU-only jobs,
 //    ceil(gpu_num / 8) otherwise. gpu_time and every other column are not read.
 //  - end before start or before submit, a start before submit, a negative or non-numeric number,
@@ -23,7 +27,7 @@
 //  - An empty file, or a header without rows, is an error; so is a line longer than 1 MiB.
 //  - Accepted with a warning (one per file, with a count and the first line): gpu_num not a
 //    multiple of node_num (spread as evenly as possible, sim/cluster.h), Slurm's states read as
-//    AcmeTrace's, rows out of submit order
+//    AcmeTrace's, timestamps without an offset read as UTC, no type column, rows out of submit order
 //    (jobs are released in submit order all the same), a window that selects no row.
 //
 // The window [from, to) selects rows by submit time. With `lenient`, a malformed row (of two with
@@ -56,6 +60,9 @@ struct TraceOptions {
   std::optional<Time> from;
   std::optional<Time> to;
   bool lenient = false;
+  // Seconds east of UTC of the trace's timestamps that carry no offset (Helios's); none: read as
+  // UTC, with a warning.
+  std::optional<int> utc_offset_s;
   // Threads that read the rows; 0: std::thread::hardware_concurrency(). Any number gives the
   // same Workload, warnings and errors; 1 streams the file as described above.
   unsigned threads = 0;

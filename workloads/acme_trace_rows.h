@@ -34,6 +34,10 @@ enum Col : std::size_t { kJobId, kUser, kNodeNum, kGpuNum, kCpuNum, kType, kStat
 inline constexpr std::array<std::string_view, kCols> kColNames = {
     "job_id", "user", "node_num", "gpu_num", "cpu_num", "type", "state", "submit_time", "start_time", "end_time"};
 
+// The latest Unix time a timestamp cell may give in seconds: 9999-12-31 23:59:59 UTC, as the
+// dates parse_timestamp reads.
+inline constexpr std::int64_t kMaxUnixSeconds = 253'402'300'799;
+
 // A row problem: the column and the message. Thrown inside the reader only.
 struct RowError {
   std::string_view column;
@@ -65,23 +69,39 @@ inline std::int32_t parse_count(std::string_view s, std::string_view column) {
   return static_cast<std::int32_t>(v);
 }
 
-inline std::optional<Time> parse_time(std::string_view s, std::string_view column, bool required) {
+// A timestamp cell: with its UTC offset, without one (read at `naive_offset_s`; `naive` set), or
+// Unix seconds (digits, perhaps with a fraction, which is dropped).
+inline std::optional<Time> parse_time(std::string_view s, std::string_view column, bool required, int naive_offset_s,
+                                      bool& naive) {
   if (s.empty()) {
     if (required) throw RowError{column, "empty"};
     return std::nullopt;
   }
-  if (auto t = parse_timestamp(s)) return t;
-  throw RowError{column, "expected a timestamp like 2023-03-01 00:18:22+08:00, got " + shown(s)};
+  bool this_naive = false;
+  if (auto t = parse_timestamp(s, naive_offset_s, this_naive)) {
+    naive = naive || this_naive;
+    return t;
+  }
+  const std::string_view whole = s.substr(0, s.find('.'));
+  std::int64_t seconds = 0;
+  const auto [p, ec] = std::from_chars(whole.data(), whole.data() + whole.size(), seconds);
+  const bool fraction_digits = whole.size() == s.size() ||
+                               s.find_first_not_of("0123456789", whole.size() + 1) == std::string_view::npos;
+  if (ec == std::errc() && p == whole.data() + whole.size() && !whole.empty() && whole[0] != '-' && fraction_digits &&
+      seconds <= kMaxUnixSeconds)
+    return Time::seconds(seconds);
+  throw RowError{column, "expected a timestamp like 2023-03-01 00:18:22+08:00 (or Unix seconds), got " + shown(s)};
 }
 
 // Slurm's end states that AcmeTrace does not use, and the AcmeTrace state each is read as (sacct's
 // "CANCELLED by <uid>" is read as CANCELLED too): a trace exported from another Slurm cluster
 // carries them.
-inline constexpr std::array<std::pair<std::string_view, JobState>, 4> kSlurmStates{{
+inline constexpr std::array<std::pair<std::string_view, JobState>, 5> kSlurmStates{{
     {"OUT_OF_MEMORY", JobState::Failed},
     {"BOOT_FAIL", JobState::NodeFail},
     {"DEADLINE", JobState::Timeout},
     {"REVOKED", JobState::Cancelled},
+    {"SUSPENDED", JobState::Preempted},  // stopped to give its resources to others (once in Helios's Uranus)
 }};
 inline constexpr std::string_view kCancelledBy = "CANCELLED by ";
 
@@ -96,7 +116,7 @@ inline JobState parse_trace_state(std::string_view s, std::string_view column, b
     if (s == name) return state;
   throw RowError{column, "unknown job state " + shown(s) +
                              " (AcmeTrace's: COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, RUNNING; "
-                             "Slurm's OUT_OF_MEMORY, BOOT_FAIL, DEADLINE, REVOKED, CANCELLED by <uid>)"};
+                             "Slurm's OUT_OF_MEMORY, BOOT_FAIL, DEADLINE, REVOKED, SUSPENDED, CANCELLED by <uid>)"};
 }
 
 // A count of rows with something worth a warning, and the first line it was seen on.
@@ -127,9 +147,14 @@ inline constexpr std::uint64_t kShownSkipped = 5;  // lenient: the skipped rows 
 // The header's columns, read once; the parts of a file share it, read-only.
 struct Header {
   std::vector<std::string> names;
-  std::array<std::size_t, kCols> index{};
+  std::array<std::size_t, kCols> index{};  // SIZE_MAX for the `type` column of an untyped trace
   std::size_t min_fields = 0;
+  bool typed() const { return index[kType] != SIZE_MAX; }
 };
+
+// The type of a job of a trace without a `type` column (Helios's, a Slurm export): CPU for a job
+// without GPUs, else Other, the type AcmeTrace gives to jobs outside its named kinds.
+inline JobType untyped_job_type(std::int32_t gpus) { return gpus > 0 ? JobType::Other : JobType::CPU; }
 
 inline Header read_header(std::string_view line, std::string_view name) {
   if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);  // UTF-8 byte-order mark
@@ -155,6 +180,7 @@ inline Header read_header(std::string_view line, std::string_view name) {
       h.index[c] = i;
     }
   for (std::size_t c = 0; c < kCols; ++c) {
+    if (c == kType && h.index[c] == SIZE_MAX) continue;  // an untyped trace (untyped_job_type)
     if (h.index[c] == SIZE_MAX)
       throw_input_error(name, 1, "header", "missing required column '" + std::string(kColNames[c]) +
                                                "' (is this an AcmeTrace file?)");
@@ -227,7 +253,7 @@ struct Part {
   std::vector<Problem> skipped;  // lenient: the first kShownSkipped skipped rows (all: w.rows_skipped)
   std::optional<Problem> stop;   // the row (strict) or line (too long) that stopped reading
   std::exception_ptr failed;     // a read error, or another exception
-  Oddity uneven, unordered, slurm_states;
+  Oddity uneven, unordered, slurm_states, naive_times;
   Time latest, last_submit;
 
  private:
@@ -251,13 +277,15 @@ struct Part {
     if (fields_.size() < header->min_fields) {
       std::size_t missing = kCols;  // the first required column past the line's end
       for (std::size_t c = 0; c < kCols; ++c)
-        if (header->index[c] >= fields_.size() && (missing == kCols || header->index[c] < header->index[missing]))
+        if (header->index[c] != SIZE_MAX && header->index[c] >= fields_.size() && (missing == kCols || header->index[c] < header->index[missing]))
           missing = c;
       throw RowError{kColNames[missing], "missing: the line has " + std::to_string(fields_.size()) +
                                              " fields, the header " + std::to_string(header->names.size()) +
                                              " (truncated line?)"};
     }
-    const Time submit = *parse_time(field(kSubmit), kColNames[kSubmit], true);
+    bool naive = false;  // a timestamp without its UTC offset
+    const int naive_offset = opt.utc_offset_s.value_or(0);
+    const Time submit = *parse_time(field(kSubmit), kColNames[kSubmit], true, naive_offset, naive);
     if ((opt.from && submit < *opt.from) || (opt.to && submit >= *opt.to)) {
       ++w.rows_outside_window;
       return;
@@ -269,19 +297,23 @@ struct Part {
     JobRequest r;
     JobProfile p;
     r.submit = submit;
-    const auto type = parse_job_type(field(kType));
-    if (!type) throw RowError{kColNames[kType], "unknown job type " + shown(field(kType))};
-    r.type = *type;
+    if (header->typed()) {
+      const auto type = parse_job_type(field(kType));
+      if (!type) throw RowError{kColNames[kType], "unknown job type " + shown(field(kType))};
+      r.type = *type;
+    }
     bool slurm = false;
     p.final_state = parse_trace_state(field(kState), kColNames[kState], slurm);
     r.gpu_num = field(kGpuNum).empty() && r.type == JobType::CPU ? 0 : parse_count(field(kGpuNum), kColNames[kGpuNum]);
+    if (!header->typed()) r.type = untyped_job_type(r.gpu_num);
     r.cpu_num = parse_count(field(kCpuNum), kColNames[kCpuNum]);
     r.node_num = field(kNodeNum).empty() ? 0 : parse_count(field(kNodeNum), kColNames[kNodeNum]);
     if (r.node_num == 0) r.node_num = r.gpu_num > 0 ? (r.gpu_num + 7) / 8 : 1;
     if (id.empty()) throw RowError{kColNames[kJobId], "empty"};
 
-    const std::optional<Time> start = parse_time(field(kStart), kColNames[kStart], false);
-    const std::optional<Time> end = parse_time(field(kEnd), kColNames[kEnd], p.final_state != JobState::Running);
+    const std::optional<Time> start = parse_time(field(kStart), kColNames[kStart], false, naive_offset, naive);
+    const std::optional<Time> end =
+        parse_time(field(kEnd), kColNames[kEnd], p.final_state != JobState::Running, naive_offset, naive);
     if (start && *start < submit) throw RowError{kColNames[kStart], "before submit_time"};
     if (end && start && *end < *start) throw RowError{kColNames[kEnd], "before start_time"};
     if (end && *end < submit) throw RowError{kColNames[kEnd], "before submit_time"};
@@ -289,6 +321,7 @@ struct Part {
     latest = std::max(latest, start.value_or(submit));
     if (r.gpu_num % r.node_num != 0) uneven.saw(number);
     if (slurm) slurm_states.saw(number);
+    if (naive && !opt.utc_offset_s) naive_times.saw(number);
     if (w.size() > 0 && submit < last_submit) unordered.saw(number);
     last_submit = std::max(last_submit, submit);
 

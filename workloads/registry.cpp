@@ -20,9 +20,14 @@ void note_schema(const std::string& path, Workload& w) {
   if (const std::optional<TraceSchema> s = read_trace_schema(path)) w.schema = name(*s);
 }
 
+TraceOptions trace_options(const RunConfig& c) {
+  return {.from = c.workload_from, .to = c.workload_to, .lenient = c.workload_lenient,
+          .utc_offset_s = c.workload_utc_offset_s, .threads = c.threads};
+}
+
 Workload load_trace(const RunConfig& c, const ClusterSpec&) {
   Workload w = read_acme_trace_cached(c.workload_trace,
-                                      TraceOptions{c.workload_from, c.workload_to, c.workload_lenient, c.threads},
+                                      trace_options(c),
                                       trace_cache_settings(c))
                    .workload;
   note_schema(c.workload_trace, w);
@@ -56,7 +61,7 @@ class StreamedTrace : public JobFeed {
  private:
   explicit StreamedTrace(const RunConfig& c)
       : path_(c.workload_trace),
-        options_{c.workload_from, c.workload_to, c.workload_lenient, c.threads},
+        options_(trace_options(c)),
         cache_(std::make_unique<TraceCacheEntry>(path_, options_, trace_cache_settings(c))) {}
   // The trace parsed as it is read, the cache entry written once it is whole.
   bool parse(Workload& w) {

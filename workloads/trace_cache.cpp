@@ -56,7 +56,8 @@ std::optional<Key> key_of(const std::string& path, const TraceOptions& opt) {
   if (head < 0 || tail < 0) return std::nullopt;
   auto time = [](const std::optional<Time>& t) { return t ? std::to_string(t->sec()) : std::string("none"); };
   const std::string options =
-      "from " + time(opt.from) + "\nto " + time(opt.to) + "\nlenient " + (opt.lenient ? "1" : "0") + "\n";
+      "from " + time(opt.from) + "\nto " + time(opt.to) + "\nlenient " + (opt.lenient ? "1" : "0") +
+                              "\nutc_offset " + (opt.utc_offset_s ? std::to_string(*opt.utc_offset_s) : "none") + "\n";
   const std::string where = "path " + canonical.string() + "\n" + options;
   Key k;
   k.text = "acmesim " ACMESIM_VERSION "\n" + where + "size " + std::to_string(st.st_size) + "\nmtime_ns " +
