@@ -44,9 +44,10 @@ std::optional<std::int64_t> parse_date(std::string_view s) {
   return days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
 }
 
-// parse_timestamp's; a timestamp without an offset is read at `*naive_offset_s` (and `naive` set)
-// when that is given, else refused.
-std::optional<Time> parse_timestamp_at(std::string_view s, const int* naive_offset_s, bool& naive) {
+// parse_timestamp's; with kNaive, a timestamp without an offset is read at `naive_offset_s` (and
+// `naive` set), else refused. Two copies: the reader of offsets alone pays for no other.
+template <bool kNaive>
+std::optional<Time> parse_timestamp_at(std::string_view s, int naive_offset_s, bool& naive) {
   // Traces hold runs of timestamps of the same day: the last date parsed is remembered.
   thread_local char last_date[10] = {};
   thread_local std::int64_t last_day = 0;
@@ -74,11 +75,10 @@ std::optional<Time> parse_timestamp_at(std::string_view s, const int* naive_offs
     while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') ++pos;
   }
   int offset = 0;
-  naive = false;
   if (pos < s.size() && s[pos] == 'Z') {
     ++pos;
-  } else if (pos == s.size() && naive_offset_s) {
-    offset = *naive_offset_s;
+  } else if (kNaive && pos == s.size()) {
+    offset = naive_offset_s;
     naive = true;
   } else {
     int oh, om;
@@ -96,11 +96,12 @@ std::optional<Time> parse_timestamp_at(std::string_view s, const int* naive_offs
 
 std::optional<Time> parse_timestamp(std::string_view s) {
   bool naive;
-  return parse_timestamp_at(s, nullptr, naive);
+  return parse_timestamp_at<false>(s, 0, naive);
 }
 
 std::optional<Time> parse_timestamp(std::string_view s, int naive_offset_s, bool& naive) {
-  return parse_timestamp_at(s, &naive_offset_s, naive);
+  naive = false;
+  return parse_timestamp_at<true>(s, naive_offset_s, naive);
 }
 
 std::string_view format_timestamp(Time t, int utc_offset_seconds, char (&buf)[48]) {

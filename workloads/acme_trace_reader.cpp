@@ -65,6 +65,7 @@ void join(Part& all, Workload& w, Part& later, std::size_t line_base) {
   all.uneven.add(later.uneven, line_base);
   all.slurm_states.add(later.slurm_states, line_base);
   all.naive_times.add(later.naive_times, line_base);
+  all.steps.add(later.steps, line_base);
   all.latest = std::max(all.latest, later.latest);
   later.w = Workload{};
   later.ids = IdIndex(false);
@@ -93,10 +94,15 @@ void warn_of_whole(std::string_view name, const Part& all, const Workload& w, st
     warn(name, warnings,
          ": {} rows end in a Slurm state AcmeTrace does not use (first on line {}): OUT_OF_MEMORY read as "
          "FAILED, BOOT_FAIL as NODE_FAIL, DEADLINE as TIMEOUT, REVOKED and CANCELLED by <uid> as CANCELLED, "
-         "SUSPENDED as PREEMPTED",
+         "SUSPENDED as PREEMPTED, PENDING as RUNNING (a job not started when the trace ends)",
          all.slurm_states.rows, all.slurm_states.first_line);
+  if (all.steps.rows > 0)
+    warn(name, warnings,
+         ": {} rows are job steps (an id with a '.', first on line {}): skipped, a job is its allocation's row "
+         "(sacct -X exports only those)",
+         all.steps.rows, all.steps.first_line);
   if (!all.header->typed())
-    warn(name, warnings, ": no type column (not an AcmeTrace file?): jobs with GPUs read as Other, the others as CPU");
+    warn(name, warnings, ": no type column: jobs with GPUs read as Other, the others as CPU");
   if (all.naive_times.rows > 0)
     warn(name, warnings,
          ": {} rows have timestamps without a UTC offset (first on line {}): read as UTC; "

@@ -7,7 +7,9 @@
 // (+08:00 in Seren, +00:00 in Kalos); one without (Helios's local times) is read at
 // TraceOptions::utc_offset_s, or as UTC with a warning when none is given; Unix seconds are read
 // too. Run time is always end_time - start_time (Kalos's `duration` includes queueing, so it is
-// not used).
+// not used). Slurm's export (sacct --parsable2, '|'-separated) reads as such a trace: its fields
+// (JobID, AllocTRES, ...) hold the columns (workloads/sacct_columns.h), its job steps are skipped
+// with a warning, "Unknown" and "None" are times not come.
 //
 // Row rules:
 //  - start_time empty: the job never started; it is withdrawn from the queue at end_time.
@@ -17,7 +19,8 @@
 //  - state: AcmeTrace's (COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, RUNNING),
 //    or one of Slurm's end states that AcmeTrace does not use, read as the nearest of them:
 //    OUT_OF_MEMORY as FAILED, BOOT_FAIL as NODE_FAIL, DEADLINE as TIMEOUT, REVOKED and sacct's
-//    "CANCELLED by <uid>" as CANCELLED, SUSPENDED as PREEMPTED.
+//    "CANCELLED by <uid>" as CANCELLED, SUSPENDED as PREEMPTED, PENDING as RUNNING (not started
+//    when the trace ends).
 //  - gpu_num empty: 0 for CPU jobs, an error otherwise. node_num empty or 0: 1 for CPU-only jobs,
 //    ceil(gpu_num / 8) otherwise. gpu_time and every other column are not read.
 //  - end before start or before submit, a start before submit, a negative or non-numeric number,

@@ -19,6 +19,7 @@
 #include "sim/log.h"
 #include "workloads/acme_trace_reader.h"
 #include "workloads/csv_lines.h"
+#include "workloads/sacct_columns.h"
 #include "workloads/trace_ids.h"
 
 namespace acme::acme_trace_rows {
@@ -69,18 +70,14 @@ inline std::int32_t parse_count(std::string_view s, std::string_view column) {
   return static_cast<std::int32_t>(v);
 }
 
-// A timestamp cell: with its UTC offset, without one (read at `naive_offset_s`; `naive` set), or
-// Unix seconds (digits, perhaps with a fraction, which is dropped).
-inline std::optional<Time> parse_time(std::string_view s, std::string_view column, bool required, int naive_offset_s,
-                                      bool& naive) {
-  if (s.empty()) {
-    if (required) throw RowError{column, "empty"};
+// A timestamp cell in a form other than a date and time: empty or sacct's "Unknown" or "None" (a
+// time not come: none, or the error if `required`), or Unix seconds (digits, perhaps with a
+// fraction, which is dropped); else the error.
+[[gnu::noinline]] inline std::optional<Time> parse_other_time(std::string_view s, std::string_view column,
+                                                             bool required) {
+  if (s.empty() || s == "Unknown" || s == "None") {
+    if (required) throw RowError{column, s.empty() ? std::string("empty") : "missing (" + shown(s) + ")"};
     return std::nullopt;
-  }
-  bool this_naive = false;
-  if (auto t = parse_timestamp(s, naive_offset_s, this_naive)) {
-    naive = naive || this_naive;
-    return t;
   }
   const std::string_view whole = s.substr(0, s.find('.'));
   std::int64_t seconds = 0;
@@ -93,15 +90,29 @@ inline std::optional<Time> parse_time(std::string_view s, std::string_view colum
   throw RowError{column, "expected a timestamp like 2023-03-01 00:18:22+08:00 (or Unix seconds), got " + shown(s)};
 }
 
+// A timestamp cell: a date and time with its UTC offset, or without one (read at `naive_offset_s`;
+// then `naive` is set), or one of parse_other_time's forms.
+inline std::optional<Time> parse_time(std::string_view s, std::string_view column, bool required, int naive_offset_s,
+                                      bool& naive) {
+  if (auto t = parse_timestamp(s)) return t;  // AcmeTrace's form, first: a trace's timestamps are alike
+  bool this_naive = false;
+  if (auto t = parse_timestamp(s, naive_offset_s, this_naive)) {
+    naive = naive || this_naive;
+    return t;
+  }
+  return parse_other_time(s, column, required);
+}
+
 // Slurm's end states that AcmeTrace does not use, and the AcmeTrace state each is read as (sacct's
 // "CANCELLED by <uid>" is read as CANCELLED too): a trace exported from another Slurm cluster
 // carries them.
-inline constexpr std::array<std::pair<std::string_view, JobState>, 5> kSlurmStates{{
+inline constexpr std::array<std::pair<std::string_view, JobState>, 6> kSlurmStates{{
     {"OUT_OF_MEMORY", JobState::Failed},
     {"BOOT_FAIL", JobState::NodeFail},
     {"DEADLINE", JobState::Timeout},
     {"REVOKED", JobState::Cancelled},
     {"SUSPENDED", JobState::Preempted},  // stopped to give its resources to others (once in Helios's Uranus)
+    {"PENDING", JobState::Running},      // not started when the trace ends (sacct): waits until the horizon
 }};
 inline constexpr std::string_view kCancelledBy = "CANCELLED by ";
 
@@ -116,7 +127,7 @@ inline JobState parse_trace_state(std::string_view s, std::string_view column, b
     if (s == name) return state;
   throw RowError{column, "unknown job state " + shown(s) +
                              " (AcmeTrace's: COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, RUNNING; "
-                             "Slurm's OUT_OF_MEMORY, BOOT_FAIL, DEADLINE, REVOKED, SUSPENDED, CANCELLED by <uid>)"};
+                             "Slurm's OUT_OF_MEMORY, BOOT_FAIL, DEADLINE, REVOKED, SUSPENDED, PENDING, CANCELLED by <uid>)"};
 }
 
 // A count of rows with something worth a warning, and the first line it was seen on.
@@ -149,7 +160,13 @@ struct Header {
   std::vector<std::string> names;
   std::array<std::size_t, kCols> index{};  // SIZE_MAX for the `type` column of an untyped trace
   std::size_t min_fields = 0;
+  char delimiter = ',';  // '|' for sacct's export
+  bool sacct = false;    // sacct's fields (workloads/sacct_columns.h): gpu_num from a TRES list, steps skipped
+  std::size_t requested = SIZE_MAX;  // sacct's ReqTRES, if exported: the GPUs of a job never started
   bool typed() const { return index[kType] != SIZE_MAX; }
+  // The name of each column for messages: AcmeTrace's, or the sacct field that holds it.
+  std::array<std::string_view, kCols> shown_names = kColNames;
+  std::string_view name_of(Col c) const { return shown_names[c]; }
 };
 
 // The type of a job of a trace without a `type` column (Helios's, a Slurm export): CPU for a job
@@ -162,25 +179,48 @@ inline Header read_header(std::string_view line, std::string_view name) {
   if (line.starts_with("PK\x03\x04")) throw_input_error(name, 1, "header", "a zip archive: extract the CSV first (unzip)");
   if (line.find('\0') != std::string_view::npos)
     throw_input_error(name, 1, "header", "binary data (a NUL byte): not a CSV text file");
+  Header h;
+  // sacct --parsable2: its header's fields are split at '|', and it has no comma.
+  if (line.find(',') == std::string_view::npos && line.find('|') != std::string_view::npos) h.delimiter = '|';
   std::vector<std::string_view> fields;
   std::string scratch;
   try {
-    split(line, fields, scratch);
+    split(line, fields, scratch, h.delimiter);
   } catch (const SplitError& e) {
     throw_input_error(name, 1, "header", e.message);
   }
-  Header h;
   h.names.assign(fields.begin(), fields.end());
   h.index.fill(SIZE_MAX);
-  for (std::size_t i = 0; i < fields.size(); ++i)
-    for (std::size_t c = 0; c < kCols; ++c) {
-      if (fields[i] != kColNames[c]) continue;
-      if (h.index[c] != SIZE_MAX)
-        throw_input_error(name, 1, "header", "column '" + std::string(kColNames[c]) + "' appears twice");
-      h.index[c] = i;
+  // Column c in the field named `want` (sacct's: without regard to case), if the header has it.
+  const auto find = [&](Header& in, std::size_t c, std::string_view want, bool sacct) {
+    if (want.empty() || in.index[c] != SIZE_MAX) return;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      if (!(sacct ? sacct_columns::same_name(fields[i], want) : fields[i] == want)) continue;
+      if (in.index[c] != SIZE_MAX) throw_input_error(name, 1, "header", "column '" + std::string(fields[i]) + "' appears twice");
+      in.index[c] = i;
+      in.shown_names[c] = want;  // a literal
     }
+  };
+  for (std::size_t c = 0; c < kCols; ++c) find(h, c, kColNames[c], false);
+  // Without AcmeTrace's job_id, the header may be sacct's, whose job id is JobID.
+  if (h.index[kJobId] == SIZE_MAX) {
+    Header sacct = h;
+    sacct.index.fill(SIZE_MAX);
+    for (std::size_t c = 0; c < kCols; ++c)
+      for (const std::string_view field : sacct_columns::kFields[c]) find(sacct, c, field, true);
+    if (sacct.index[kJobId] != SIZE_MAX) {
+      h = std::move(sacct);
+      h.sacct = true;
+      for (std::size_t i = 0; i < fields.size(); ++i)
+        if (sacct_columns::same_name(fields[i], sacct_columns::kRequested)) h.requested = i;
+      if (h.requested != SIZE_MAX) h.min_fields = h.requested + 1;
+    }
+  }
   for (std::size_t c = 0; c < kCols; ++c) {
     if (c == kType && h.index[c] == SIZE_MAX) continue;  // an untyped trace (untyped_job_type)
+    if (h.index[c] == SIZE_MAX && h.sacct)
+      throw_input_error(name, 1, "header", "missing sacct field " + std::string(sacct_columns::kFields[c][0]) + " (" +
+                                               std::string(sacct_columns::kExport) + " exports a trace)");
     if (h.index[c] == SIZE_MAX)
       throw_input_error(name, 1, "header", "missing required column '" + std::string(kColNames[c]) +
                                                "' (is this an AcmeTrace file?)");
@@ -253,20 +293,22 @@ struct Part {
   std::vector<Problem> skipped;  // lenient: the first kShownSkipped skipped rows (all: w.rows_skipped)
   std::optional<Problem> stop;   // the row (strict) or line (too long) that stopped reading
   std::exception_ptr failed;     // a read error, or another exception
-  Oddity uneven, unordered, slurm_states, naive_times;
+  Oddity uneven, unordered, slurm_states, naive_times, steps;
   Time latest, last_submit;
 
  private:
   std::string_view field(Col c) const { return fields_[header->index[c]]; }
+  std::string_view col(Col c) const { return header->name_of(c); }
   // The header's name of the i-th field of a row.
   std::string_view column_name(std::size_t i) const {
     return i < header->names.size() ? std::string_view(header->names[i])
                                     : std::string_view("(past the header's columns)");
   }
 
-  void read_row(std::string_view line, std::size_t number) {
+  // The row's fields into fields_, every column there.
+  [[gnu::always_inline]] void split_row(std::string_view line) {
     try {
-      split(line, fields_, scratch_);
+      split(line, fields_, scratch_, header->delimiter);
     } catch (const SplitError& e) {
       throw RowError{column_name(e.field), e.message};
     }
@@ -275,17 +317,45 @@ struct Part {
         if (fields_[i].find('\0') != std::string_view::npos)
           throw RowError{column_name(i), "binary data (a NUL byte): not a CSV text file"};
     if (fields_.size() < header->min_fields) {
-      std::size_t missing = kCols;  // the first required column past the line's end
+      std::size_t missing = header->requested;  // the first column read past the line's end
       for (std::size_t c = 0; c < kCols; ++c)
-        if (header->index[c] != SIZE_MAX && header->index[c] >= fields_.size() && (missing == kCols || header->index[c] < header->index[missing]))
-          missing = c;
-      throw RowError{kColNames[missing], "missing: the line has " + std::to_string(fields_.size()) +
-                                             " fields, the header " + std::to_string(header->names.size()) +
-                                             " (truncated line?)"};
+        if (header->index[c] != SIZE_MAX && header->index[c] >= fields_.size()) missing = std::min(missing, header->index[c]);
+      throw RowError{header->names[missing], "missing: the line has " + std::to_string(fields_.size()) +
+                                                 " fields, the header " + std::to_string(header->names.size()) +
+                                                 " (truncated line?)"};
     }
+  }
+
+  // The job's type and size: its GPUs (of a TRES list for sacct's), cores and nodes.
+  [[gnu::always_inline]] void read_size(JobRequest& r) const {
+    if (header->typed()) {
+      const auto type = parse_job_type(field(kType));
+      if (!type) throw RowError{col(kType), "unknown job type " + shown(field(kType))};
+      r.type = *type;
+    }
+    if (header->sacct) {
+      const bool allocated = !field(kGpuNum).empty() || header->requested == SIZE_MAX;
+      const std::string_view tres = allocated ? field(kGpuNum) : fields_[header->requested];
+      const std::string_view column = allocated ? col(kGpuNum) : std::string_view(header->names[header->requested]);
+      r.gpu_num = sacct_columns::gpus_of_tres(tres, [&](std::string_view n) { return parse_count(n, column); });
+    } else {
+      r.gpu_num = field(kGpuNum).empty() && r.type == JobType::CPU ? 0 : parse_count(field(kGpuNum), col(kGpuNum));
+    }
+    if (!header->typed()) r.type = untyped_job_type(r.gpu_num);
+    r.cpu_num = parse_count(field(kCpuNum), col(kCpuNum));
+    r.node_num = field(kNodeNum).empty() ? 0 : parse_count(field(kNodeNum), col(kNodeNum));
+    if (r.node_num == 0) r.node_num = r.gpu_num > 0 ? (r.gpu_num + 7) / 8 : 1;
+  }
+
+  void read_row(std::string_view line, std::size_t number) {
+    split_row(line);
     bool naive = false;  // a timestamp without its UTC offset
     const int naive_offset = opt.utc_offset_s.value_or(0);
-    const Time submit = *parse_time(field(kSubmit), kColNames[kSubmit], true, naive_offset, naive);
+    if (header->sacct && sacct_columns::is_step(field(kJobId))) {
+      steps.saw(number);  // a part of the job of its allocation's row
+      return;
+    }
+    const Time submit = *parse_time(field(kSubmit), col(kSubmit), true, naive_offset, naive);
     if ((opt.from && submit < *opt.from) || (opt.to && submit >= *opt.to)) {
       ++w.rows_outside_window;
       return;
@@ -297,26 +367,17 @@ struct Part {
     JobRequest r;
     JobProfile p;
     r.submit = submit;
-    if (header->typed()) {
-      const auto type = parse_job_type(field(kType));
-      if (!type) throw RowError{kColNames[kType], "unknown job type " + shown(field(kType))};
-      r.type = *type;
-    }
     bool slurm = false;
-    p.final_state = parse_trace_state(field(kState), kColNames[kState], slurm);
-    r.gpu_num = field(kGpuNum).empty() && r.type == JobType::CPU ? 0 : parse_count(field(kGpuNum), kColNames[kGpuNum]);
-    if (!header->typed()) r.type = untyped_job_type(r.gpu_num);
-    r.cpu_num = parse_count(field(kCpuNum), kColNames[kCpuNum]);
-    r.node_num = field(kNodeNum).empty() ? 0 : parse_count(field(kNodeNum), kColNames[kNodeNum]);
-    if (r.node_num == 0) r.node_num = r.gpu_num > 0 ? (r.gpu_num + 7) / 8 : 1;
-    if (id.empty()) throw RowError{kColNames[kJobId], "empty"};
+    p.final_state = parse_trace_state(field(kState), col(kState), slurm);
+    read_size(r);
+    if (id.empty()) throw RowError{col(kJobId), "empty"};
 
-    const std::optional<Time> start = parse_time(field(kStart), kColNames[kStart], false, naive_offset, naive);
+    const std::optional<Time> start = parse_time(field(kStart), col(kStart), false, naive_offset, naive);
     const std::optional<Time> end =
-        parse_time(field(kEnd), kColNames[kEnd], p.final_state != JobState::Running, naive_offset, naive);
-    if (start && *start < submit) throw RowError{kColNames[kStart], "before submit_time"};
-    if (end && start && *end < *start) throw RowError{kColNames[kEnd], "before start_time"};
-    if (end && *end < submit) throw RowError{kColNames[kEnd], "before submit_time"};
+        parse_time(field(kEnd), col(kEnd), p.final_state != JobState::Running, naive_offset, naive);
+    if (start && *start < submit) throw RowError{col(kStart), "before " + std::string(col(kSubmit))};
+    if (end && start && *end < *start) throw RowError{col(kEnd), "before " + std::string(col(kStart))};
+    if (end && *end < submit) throw RowError{col(kEnd), "before " + std::string(col(kSubmit))};
     if (end) latest = std::max(latest, *end);
     latest = std::max(latest, start.value_or(submit));
     if (r.gpu_num % r.node_num != 0) uneven.saw(number);
@@ -336,7 +397,7 @@ struct Part {
     try {
       r.user = w.users.intern(field(kUser));
     } catch (const std::length_error& e) {
-      throw RowError{kColNames[kUser], e.what()};
+      throw RowError{col(kUser), e.what()};
     }
     w.add(id, hash, r, p);  // the id's hash is its key
     ids.add(hash, number);

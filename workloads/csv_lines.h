@@ -192,12 +192,12 @@ inline std::string shown(std::string_view s) {
   return out;
 }
 
-// Splits a line without quotes at its commas, 16 bytes at a time where SSE2 is there.
-inline void split_plain(std::string_view line, std::vector<std::string_view>& out) {
+// Splits a line without quotes at its delimiters, 16 bytes at a time where SSE2 is there.
+inline void split_plain(std::string_view line, std::vector<std::string_view>& out, char delimiter = ',') {
   const char* p = line.data();
   std::size_t start = 0, i = 0;
 #if defined(__SSE2__)
-  const __m128i comma = _mm_set1_epi8(',');
+  const __m128i comma = _mm_set1_epi8(delimiter);
   for (; i + 16 <= line.size(); i += 16) {
     auto mask = static_cast<unsigned>(
         _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)), comma)));
@@ -209,7 +209,7 @@ inline void split_plain(std::string_view line, std::vector<std::string_view>& ou
   }
 #endif
   for (; i < line.size(); ++i)
-    if (p[i] == ',') {
+    if (p[i] == delimiter) {
       out.emplace_back(p + start, i - start);
       start = i + 1;
     }
@@ -217,10 +217,12 @@ inline void split_plain(std::string_view line, std::vector<std::string_view>& ou
 }
 
 // Splits a CSV line into fields. Quoted fields may hold commas and doubled quotes; those are
-// unescaped into `scratch`, which must outlive the fields.
-inline void split(std::string_view line, std::vector<std::string_view>& out, std::string& scratch) {
+// unescaped into `scratch`, which must outlive the fields. Another delimiter than the comma (the
+// '|' of sacct --parsable2) splits at each of them, quotes and all, as sacct writes no quotes.
+inline void split(std::string_view line, std::vector<std::string_view>& out, std::string& scratch,
+                  char delimiter = ',') {
   out.clear();
-  if (line.find('"') == std::string_view::npos) return split_plain(line, out);
+  if (delimiter != ',' || line.find('"') == std::string_view::npos) return split_plain(line, out, delimiter);
   scratch.clear();
   scratch.reserve(line.size());
   std::size_t i = 0;

@@ -14,12 +14,12 @@
 namespace acme::test {
 namespace {
 
-struct Cluster {
+struct ClusterModel {
   SyntheticModel model;
   PublishedStats published;
 };
 
-Cluster load(const std::string& name) {
+ClusterModel load(const std::string& name) {
   const auto dir = source_dir() / "configs/workloads";
   return {load_synthetic_model((dir / (name + ".yaml")).string()),
           load_published_stats((dir / (name + ".published.yaml")).string())};
@@ -58,13 +58,13 @@ void check_counts(const CalibrationReport& report, bool skip_durations = false) 
 }  // namespace
 
 TEST_CASE("Three weeks of synthetic Seren match the published mix, sizes, run times and states", "[calibration]") {
-  Cluster c = load("seren");
+  ClusterModel c = load("seren");
   const Workload w = generate_workload(c.model, *parse_timestamp("2023-03-01"), *parse_timestamp("2023-03-22"), 1.0, 1, 8);
   check_counts(calibrate(w, c.published));
 }
 
 TEST_CASE("Six weeks of synthetic Kalos match the published mix, sizes, run times and states", "[calibration]") {
-  Cluster c = load("kalos");
+  ClusterModel c = load("kalos");
   // About 9,000 GPU jobs, 110 of them Other and 200 of 256 GPUs or more: the mean GPUs 10% instead of 5%, the monthly rate 8% instead of 5%
   // (evaluation batches make the count burstier).
   // Large jobs are submitted in a closed loop (large_jobs): those still waiting at the window's
@@ -79,7 +79,7 @@ TEST_CASE("Six weeks of synthetic Kalos match the published mix, sizes, run time
 }
 
 TEST_CASE("The calibration fails a trace whose jobs are all of one type", "[calibration]") {
-  Cluster c = load("seren");
+  ClusterModel c = load("seren");
   Workload w = generate_workload(c.model, *parse_timestamp("2023-03-01"), *parse_timestamp("2023-03-08"), 1.0, 1, 8);
   for (JobRequest& r : w.requests) {
     r.type = JobType::Eval;
@@ -148,7 +148,7 @@ TEST_CASE("A GPU-time share carried by few jobs allows for its sampling error", 
 }
 
 TEST_CASE("The calibration table and CSV name each statistic with its tolerance and verdict", "[calibration]") {
-  Cluster c = load("kalos");
+  ClusterModel c = load("kalos");
   const Workload w = generate_workload(c.model, *parse_timestamp("2023-05-17"), *parse_timestamp("2023-05-24"), 1.0, 1, 8);
   const CalibrationReport report = calibrate(w, c.published);
   const auto dir = temp_dir("calibration");
@@ -162,7 +162,7 @@ TEST_CASE("The calibration table and CSV name each statistic with its tolerance 
 }
 
 TEST_CASE("Evaluation jobs arrive in batches right after checkpoints of pretraining and fine-tuning", "[calibration]") {
-  const Cluster c = load("seren");
+  const ClusterModel c = load("seren");
   const EvalBatchModel& b = c.model.eval_batch;
   const Workload w = generate_workload(c.model, *parse_timestamp("2023-03-01"), *parse_timestamp("2023-03-08"), 1.0, 1, 8);
   std::unordered_set<std::int64_t> checkpoints;

@@ -147,60 +147,6 @@ TEST_CASE("Slurm's end states AcmeTrace does not use read as its nearest, with o
   CHECK(warnings[0].starts_with(": 6 rows end in a Slurm state AcmeTrace does not use (first on line 3)"));
 }
 
-// Helios's cluster_log.csv (SenseTime, SC '21), its columns as published: a `vc` column, no `type`,
-// and local times without an offset.
-TEST_CASE("A Helios trace reads: jobs typed by their GPUs, times in the offset given or UTC, with warnings", "[reader]") {
-  const std::string text =
-      "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"
-      "1425511,uXBbc,vcJkd,1,1,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09,36848,0\n"
-      "1425512,uVMrF,vchbv,0,16,0,FAILED,2020-06-09 18:41:27,2020-06-09 18:41:29,2020-06-09 18:45:36,247,2\n"
-      "1425513,uzqls,vcpDC,16,64,2,CANCELLED,2020-06-09 18:41:28,,2020-06-09 19:41:28,0,3600\n";
-  const std::filesystem::path file = temp_dir("helios") / "cluster_log.csv";
-  std::ofstream(file) << text;
-  for (const unsigned threads : {1u, 2u}) {
-    TraceOptions opt;
-    opt.threads = threads;
-    std::vector<std::string> warnings;
-    const Workload utc = read_acme_trace(file.string(), opt, &warnings);
-    REQUIRE(utc.size() == 3);
-    CHECK(utc.requests[0].type == JobType::Other);
-    CHECK(utc.requests[1].type == JobType::CPU);
-    CHECK(utc.requests[1].node_num == 1);
-    CHECK(utc.requests[2].type == JobType::Other);
-    CHECK(utc.requests[2].node_num == 2);
-    CHECK(utc.requests[0].submit == *parse_timestamp("2020-06-09 18:41:01Z"));
-    CHECK(utc.profiles[0].run == Time::seconds(36848));
-    CHECK(!utc.profiles[2].recorded_start());
-    REQUIRE(warnings.size() == 2);
-    CHECK(warnings[0] == ": no type column (not an AcmeTrace file?): jobs with GPUs read as Other, the others as CPU");
-    CHECK(warnings[1].starts_with(": 3 rows have timestamps without a UTC offset (first on line 2): read as UTC;"));
-
-    warnings.clear();
-    opt.utc_offset_s = 8 * 3600;
-    const Workload shanghai = read_acme_trace(file.string(), opt, &warnings);
-    REQUIRE(shanghai.size() == 3);
-    CHECK(shanghai.requests[0].submit == *parse_timestamp("2020-06-09 18:41:01+08:00"));
-    CHECK(shanghai.profiles[0].run == Time::seconds(36848));
-    CHECK(warnings.size() == 1);  // the offset was said: only the types are warned of
-  }
-}
-
-TEST_CASE("Timestamps in Unix seconds, and with an offset beside the offset given, read as written", "[reader]") {
-  const std::string text =
-      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n"
-      "1,u1,1,8,128,SFT,COMPLETED,1591728061,1591728062.75,2020-06-09 18:41:09Z\n"
-      "2,u1,1,8,128,SFT,COMPLETED,2020-06-09 18:41:01+02:00,2020-06-09 18:41:02,2020-06-09 18:41:09\n";
-  TraceOptions opt;
-  opt.utc_offset_s = -5 * 3600;
-  const Workload w = read_acme_trace_text(text, "t.csv", opt);
-  REQUIRE(w.size() == 2);
-  CHECK(w.requests[0].submit == Time::seconds(1591728061));
-  CHECK(w.requests[0].submit == *parse_timestamp("2020-06-09 18:41:01Z"));
-  CHECK(w.profiles[0].run == Time::seconds(7));
-  CHECK(w.requests[1].submit == *parse_timestamp("2020-06-09 16:41:01Z"));
-  CHECK(*w.profiles[1].recorded_start() == *parse_timestamp("2020-06-09 23:41:02Z"));
-}
-
 TEST_CASE("Lenient reading skips and counts malformed rows instead of stopping", "[reader]") {
   const std::string text =
       "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n"

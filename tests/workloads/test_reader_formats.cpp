@@ -1,0 +1,133 @@
+// Traces in AcmeTrace's columns from elsewhere: Helios's cluster_log.csv, Slurm's own export
+// (sacct --parsable2), and timestamps without an offset or in Unix seconds.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "harness.h"
+#include "workloads/registry.h"
+
+namespace acme::test {
+
+// Helios's cluster_log.csv (SenseTime, SC '21), its columns as published: a `vc` column, no `type`,
+// and local times without an offset.
+TEST_CASE("A Helios trace reads: jobs typed by their GPUs, times in the offset given or UTC, with warnings", "[reader]") {
+  const std::string text =
+      "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"
+      "1425511,uXBbc,vcJkd,1,1,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09,36848,0\n"
+      "1425512,uVMrF,vchbv,0,16,0,FAILED,2020-06-09 18:41:27,2020-06-09 18:41:29,2020-06-09 18:45:36,247,2\n"
+      "1425513,uzqls,vcpDC,16,64,2,CANCELLED,2020-06-09 18:41:28,,2020-06-09 19:41:28,0,3600\n";
+  const std::filesystem::path file = temp_dir("helios") / "cluster_log.csv";
+  std::ofstream(file) << text;
+  for (const unsigned threads : {1u, 2u}) {
+    TraceOptions opt;
+    opt.threads = threads;
+    std::vector<std::string> warnings;
+    const Workload utc = read_acme_trace(file.string(), opt, &warnings);
+    REQUIRE(utc.size() == 3);
+    CHECK(utc.requests[0].type == JobType::Other);
+    CHECK(utc.requests[1].type == JobType::CPU);
+    CHECK(utc.requests[1].node_num == 1);
+    CHECK(utc.requests[2].type == JobType::Other);
+    CHECK(utc.requests[2].node_num == 2);
+    CHECK(utc.requests[0].submit == *parse_timestamp("2020-06-09 18:41:01Z"));
+    CHECK(utc.profiles[0].run == Time::seconds(36848));
+    CHECK(!utc.profiles[2].recorded_start());
+    REQUIRE(warnings.size() == 2);
+    CHECK(warnings[0] == ": no type column: jobs with GPUs read as Other, the others as CPU");
+    CHECK(warnings[1].starts_with(": 3 rows have timestamps without a UTC offset (first on line 2): read as UTC;"));
+
+    warnings.clear();
+    opt.utc_offset_s = 8 * 3600;
+    const Workload shanghai = read_acme_trace(file.string(), opt, &warnings);
+    REQUIRE(shanghai.size() == 3);
+    CHECK(shanghai.requests[0].submit == *parse_timestamp("2020-06-09 18:41:01+08:00"));
+    CHECK(shanghai.profiles[0].run == Time::seconds(36848));
+    CHECK(warnings.size() == 1);  // the offset was said: only the types are warned of
+  }
+}
+
+TEST_CASE("Timestamps in Unix seconds, and with an offset beside the offset given, read as written", "[reader]") {
+  const std::string text =
+      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n"
+      "1,u1,1,8,128,SFT,COMPLETED,1591728061,1591728062.75,2020-06-09 18:41:09Z\n"
+      "2,u1,1,8,128,SFT,COMPLETED,2020-06-09 18:41:01+02:00,2020-06-09 18:41:02,2020-06-09 18:41:09\n";
+  TraceOptions opt;
+  opt.utc_offset_s = -5 * 3600;
+  const Workload w = read_acme_trace_text(text, "t.csv", opt);
+  REQUIRE(w.size() == 2);
+  CHECK(w.requests[0].submit == Time::seconds(1591728061));
+  CHECK(w.requests[0].submit == *parse_timestamp("2020-06-09 18:41:01Z"));
+  CHECK(w.profiles[0].run == Time::seconds(7));
+  CHECK(w.requests[1].submit == *parse_timestamp("2020-06-09 16:41:01Z"));
+  CHECK(*w.profiles[1].recorded_start() == *parse_timestamp("2020-06-09 23:41:02Z"));
+}
+
+
+// sacct -a -X -P -o JobID,User,NNodes,NCPUS,AllocTRES,ReqTRES,State,Submit,Start,End, as Slurm 22
+// writes it, with two step rows an export without -X adds.
+TEST_CASE("A sacct export reads: GPUs from its TRES, steps skipped, times in the offset given", "[reader]") {
+  const std::string text =
+      "JobID|User|NNodes|NCPUS|AllocTRES|ReqTRES|State|Submit|Start|End\n"
+      "1001|alice|1|16|billing=16,cpu=16,gres/gpu=8,mem=64G,node=1||COMPLETED|2023-03-01T00:18:22|"
+      "2023-03-01T00:18:54|2023-03-01T00:20:51\n"
+      "1001.batch|alice|1|16|cpu=16,gres/gpu=8,mem=64G,node=1||COMPLETED|2023-03-01T00:18:54|2023-03-01T00:18:54|"
+      "2023-03-01T00:20:51\n"
+      "1001.extern|alice|1|16|cpu=16,gres/gpu=8,node=1||COMPLETED|2023-03-01T00:18:54|2023-03-01T00:18:54|"
+      "2023-03-01T00:20:51\n"
+      "1002|bob|2|64|billing=64,cpu=64,gres/gpu:a100=16,gres/gpu=16,node=2||CANCELLED by 1042|2023-03-01T00:19:00|"
+      "2023-03-01T00:19:30|2023-03-01T01:00:00\n"
+      "1003|carol|1|4|billing=4,cpu=4,mem=8G,node=1||FAILED|2023-03-01T00:20:00|2023-03-01T00:20:01|"
+      "2023-03-01T00:21:00\n"
+      "1004_3|dave|1|8|cpu=8,gres/gpu:a100=2,gres/gpu:v100=1,node=1||TIMEOUT|2023-03-01T00:21:00|"
+      "2023-03-01T00:21:05|2023-03-01T04:21:05\n"
+      "1005|erin|4|8||billing=8,cpu=8,gres/gpu=32,node=4|PENDING|2023-03-01T00:22:00|Unknown|Unknown\n"
+      "1006|frank|1|2|cpu=2,mem=4G,node=1||CANCELLED by 0|2023-03-01T00:23:00|None|2023-03-01T00:30:00\n";
+  const std::filesystem::path file = temp_dir("sacct") / "jobs.txt";
+  std::ofstream(file) << text;
+  for (const unsigned threads : {1u, 2u}) {
+    TraceOptions opt;
+    opt.threads = threads;
+    opt.utc_offset_s = -5 * 3600;
+    std::vector<std::string> warnings;
+    const Workload w = read_acme_trace(file.string(), opt, &warnings);
+    REQUIRE(w.size() == 6);
+    CHECK(w.names[0] == "1001");
+    CHECK(w.names[3] == "1004_3");
+    const std::vector<std::int32_t> gpus{8, 16, 0, 3, 32, 0}, nodes{1, 2, 1, 1, 4, 1}, cpus{16, 64, 4, 8, 8, 2};
+    const std::vector<JobState> states{JobState::Completed, JobState::Cancelled, JobState::Failed,
+                                       JobState::Timeout,   JobState::Running,   JobState::Cancelled};
+    for (std::size_t j = 0; j < w.size(); ++j) {
+      CHECK(w.requests[j].gpu_num == gpus[j]);
+      CHECK(w.requests[j].node_num == nodes[j]);
+      CHECK(w.requests[j].cpu_num == cpus[j]);
+      CHECK(w.requests[j].type == (gpus[j] > 0 ? JobType::Other : JobType::CPU));
+      CHECK(w.profiles[j].final_state == states[j]);
+    }
+    CHECK(w.requests[0].submit == *parse_timestamp("2023-03-01 05:18:22Z"));
+    CHECK(w.profiles[0].run == Time::seconds(117));
+    CHECK(!w.profiles[4].recorded_start());
+    CHECK(!w.profiles[5].recorded_start());
+    REQUIRE(warnings.size() == 3);
+    CHECK(warnings[0].starts_with(": 3 rows end in a Slurm state AcmeTrace does not use (first on line 5)"));
+    CHECK(warnings[1].starts_with(": 2 rows are job steps (an id with a '.', first on line 3): skipped"));
+    CHECK(warnings[2] == ": no type column: jobs with GPUs read as Other, the others as CPU");
+  }
+}
+
+TEST_CASE("A sacct export without a field the trace needs, or with a bad TRES, stops with one line", "[reader]") {
+  CHECK(trace_error("JobID|User|NCPUS|AllocTRES|State|Submit|Start|End\n") ==
+        "t.csv:1: header: missing sacct field NNodes (sacct -a -X -P -o JobID,User,NNodes,NCPUS,AllocTRES,ReqTRES,"
+        "State,Submit,Start,End exports a trace)");
+  const std::string header = "jobid|user|nnodes|ncpus|alloctres|state|submit|start|end\n";  // -o in lower case
+  CHECK(trace_error(header + "7|u|1|8|cpu=8,gres/gpu=eight|COMPLETED|2023-03-01T00:00:00|2023-03-01T00:00:01|"
+                             "2023-03-01T00:00:02\n") == "t.csv:2: AllocTRES: expected a whole number, got 'eight'");
+  CHECK(trace_error(header + "7|u|1|8|cpu=8|COMPLETED|2023-03-01T00:00:00|Unknown|Unknown\n") ==
+        "t.csv:2: End: missing ('Unknown')");
+  CHECK(trace_error("JobID|User|NNodes|NCPUS|AllocTRES|State|Submit|Start|End|ReqTRES\n"
+                    "1|u|1|8|gres/gpu=1|COMPLETED|2023-03-01T00:00:00|2023-03-01T00:00:01|2023-03-01T00:00:02\n") ==
+        "t.csv:2: ReqTRES: missing: the line has 9 fields, the header 10 (truncated line?)");
+}
+
+}  // namespace acme::test
