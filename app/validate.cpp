@@ -27,6 +27,7 @@
 #include "io/params.h"
 #include "workloads/fidelity.h"
 #include "workloads/registry.h"
+#include "workloads/trace_schema.h"
 
 namespace acme {
 namespace {
@@ -145,7 +146,7 @@ int validate_command(const ValidateArgs& args) {
     std::filesystem::remove(out / name);
   const Workload workload = load_workload(config, cluster);
   log::info("{}: {}; replaying under {}", workload.source, describe_loaded(workload), config.replay == ReplayMode::Recorded ? "replay: recorded" : config.policy_name);
-  if (!workload.schema.empty() && workload.schema != args.cluster)
+  if (!workload.schema.empty() && workload.schema != name(TraceSchema::Other) && workload.schema != args.cluster)
     log::warn("{}: a trace of the {} schema validated with --cluster {}: its jobs are compared with a replay on "
               "the other cluster; use --cluster {}",
               args.trace, workload.schema, args.cluster, workload.schema);

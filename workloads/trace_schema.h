@@ -14,20 +14,23 @@
 
 namespace acme {
 
-enum class TraceSchema { Seren, Kalos };
+// Other: a trace in AcmeTrace's columns from elsewhere, without a `type` column (Helios's, or
+// sacct's export, whose header is split at '|'): of no shipped cluster.
+enum class TraceSchema { Seren, Kalos, Other };
 
-// "seren" or "kalos": the name of the cluster whose trace has this schema.
+// "seren" or "kalos": the name of the cluster whose trace has this schema; "other".
 std::string_view name(TraceSchema s);
 
-// Kalos if the header line names any of Kalos's own columns, else Seren.
+// Kalos if the header line names any of Kalos's own columns, Other if it has no `type` column,
+// else Seren.
 TraceSchema schema_of_header(std::string_view header);
 
 // The schema of the trace file at `path`, from its first line (up to 64 KiB read); none if it
 // cannot be opened or has no line.
 std::optional<TraceSchema> read_trace_schema(const std::string& path);
 
-// The one warning, if any, for replaying the trace `source` of schema `schema` (seren or kalos;
-// empty: not a trace file, no warning) on `cluster`: the schema is the other shipped cluster's
+// The one warning, if any, for replaying the trace `source` of schema `schema` (seren, kalos or
+// other; empty: not a trace file, no warning) on `cluster`: the schema is the other shipped cluster's
 // (for a cluster named seren or kalos), or `too_large` of its jobs need more nodes than the
 // cluster has. It names the trace's schema and the cluster.
 std::optional<std::string> trace_unlike_cluster(std::string_view source, std::string_view schema,

@@ -7,6 +7,7 @@
 
 #include "harness.h"
 #include "workloads/registry.h"
+#include "workloads/trace_schema.h"
 
 namespace acme::test {
 
@@ -128,6 +129,23 @@ TEST_CASE("A sacct export without a field the trace needs, or with a bad TRES, s
   CHECK(trace_error("JobID|User|NNodes|NCPUS|AllocTRES|State|Submit|Start|End|ReqTRES\n"
                     "1|u|1|8|gres/gpu=1|COMPLETED|2023-03-01T00:00:00|2023-03-01T00:00:01|2023-03-01T00:00:02\n") ==
         "t.csv:2: ReqTRES: missing: the line has 9 fields, the header 10 (truncated line?)");
+}
+
+TEST_CASE("A trace from elsewhere is of neither shipped cluster's schema, and warned of only for its size", "[reader]") {
+  CHECK(schema_of_header("job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time") ==
+        TraceSchema::Seren);
+  CHECK(schema_of_header("job_id,user,gpu_num,cpu_num,node_num,type,state,submit_time,start_time,end_time,"
+                         "mem_per_pod_GB") == TraceSchema::Kalos);
+  CHECK(schema_of_header("job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time") ==
+        TraceSchema::Other);
+  CHECK(schema_of_header("JobID|User|NNodes|NCPUS|AllocTRES|State|Submit|Start|End") == TraceSchema::Other);
+  ClusterSpec seren = small_cluster(4);
+  seren.name = "seren";
+  CHECK(!trace_unlike_cluster("t.csv", "other", seren, 0));
+  CHECK(trace_unlike_cluster("t.csv", "kalos", seren, 0));
+  CHECK(*trace_unlike_cluster("t.csv", "other", seren, 2) ==
+        "t.csv: a trace of the other schema replayed on cluster seren (4 nodes of 8 GPUs): 2 of its jobs need more "
+        "nodes than the cluster has (REJECTED)");
 }
 
 }  // namespace acme::test
