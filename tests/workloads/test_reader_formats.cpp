@@ -10,6 +10,20 @@
 #include "workloads/trace_schema.h"
 
 namespace acme::test {
+namespace {
+
+// `text` written to a file of its own and read on `threads` threads (a file, not text in memory:
+// the reader of several threads cuts a file), with the warnings it logs.
+Workload read_written(const std::string& name, const std::string& text, TraceOptions opt, unsigned threads,
+                      std::vector<std::string>& warnings) {
+  const std::filesystem::path file = temp_dir(name + "-" + std::to_string(threads)) / "trace";
+  std::ofstream(file) << text;
+  opt.threads = threads;
+  warnings.clear();
+  return read_acme_trace(file.string(), opt, &warnings);
+}
+
+}  // namespace
 
 // Helios's cluster_log.csv (SenseTime, SC '21), its columns as published: a `vc` column, no `type`,
 // and local times without an offset.
@@ -19,13 +33,9 @@ TEST_CASE("A Helios trace reads: jobs typed by their GPUs, times in the offset g
       "1425511,uXBbc,vcJkd,1,1,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09,36848,0\n"
       "1425512,uVMrF,vchbv,0,16,0,FAILED,2020-06-09 18:41:27,2020-06-09 18:41:29,2020-06-09 18:45:36,247,2\n"
       "1425513,uzqls,vcpDC,16,64,2,CANCELLED,2020-06-09 18:41:28,,2020-06-09 19:41:28,0,3600\n";
-  const std::filesystem::path file = temp_dir("helios") / "cluster_log.csv";
-  std::ofstream(file) << text;
   for (const unsigned threads : {1u, 2u}) {
-    TraceOptions opt;
-    opt.threads = threads;
     std::vector<std::string> warnings;
-    const Workload utc = read_acme_trace(file.string(), opt, &warnings);
+    const Workload utc = read_written("helios", text, {}, threads, warnings);
     REQUIRE(utc.size() == 3);
     CHECK(utc.requests[0].type == JobType::Other);
     CHECK(utc.requests[1].type == JobType::CPU);
@@ -39,9 +49,9 @@ TEST_CASE("A Helios trace reads: jobs typed by their GPUs, times in the offset g
     CHECK(warnings[0] == ": no type column: jobs with GPUs read as Other, the others as CPU");
     CHECK(warnings[1].starts_with(": 3 rows have timestamps without a UTC offset (first on line 2): read as UTC;"));
 
-    warnings.clear();
-    opt.utc_offset_s = 8 * 3600;
-    const Workload shanghai = read_acme_trace(file.string(), opt, &warnings);
+    TraceOptions shanghai_time;
+    shanghai_time.utc_offset_s = 8 * 3600;
+    const Workload shanghai = read_written("helios", text, shanghai_time, threads, warnings);
     REQUIRE(shanghai.size() == 3);
     CHECK(shanghai.requests[0].submit == *parse_timestamp("2020-06-09 18:41:01+08:00"));
     CHECK(shanghai.profiles[0].run == Time::seconds(36848));
@@ -85,14 +95,11 @@ TEST_CASE("A sacct export reads: GPUs from its TRES, steps skipped, times in the
       "2023-03-01T00:21:05|2023-03-01T04:21:05\n"
       "1005|erin|4|8||billing=8,cpu=8,gres/gpu=32,node=4|PENDING|2023-03-01T00:22:00|Unknown|Unknown\n"
       "1006|frank|1|2|cpu=2,mem=4G,node=1||CANCELLED by 0|2023-03-01T00:23:00|None|2023-03-01T00:30:00\n";
-  const std::filesystem::path file = temp_dir("sacct") / "jobs.txt";
-  std::ofstream(file) << text;
+  TraceOptions opt;
+  opt.utc_offset_s = -5 * 3600;
   for (const unsigned threads : {1u, 2u}) {
-    TraceOptions opt;
-    opt.threads = threads;
-    opt.utc_offset_s = -5 * 3600;
     std::vector<std::string> warnings;
-    const Workload w = read_acme_trace(file.string(), opt, &warnings);
+    const Workload w = read_written("sacct", text, opt, threads, warnings);
     REQUIRE(w.size() == 6);
     CHECK(w.names[0] == "1001");
     CHECK(w.names[3] == "1004_3");
