@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/philly_trace.h"
 #include "sim/error.h"
 #include "sim/log.h"
 #include "sim/prefault.h"
@@ -265,7 +266,7 @@ AcmeTraceFeed::~AcmeTraceFeed() {
 
 std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, const TraceOptions& options,
                                                    Workload& w) {
-  if (options.lenient) return nullptr;
+  if (options.lenient || is_json_file(path)) return nullptr;  // a Philly trace is read whole
   auto s = std::make_unique<State>(path, options);
   struct stat st {};
   if (s->fd < 0 || ::fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||

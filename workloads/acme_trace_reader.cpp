@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/philly_trace.h"
 #include "sim/error.h"
 #include "sim/log.h"
 #include "sim/prefault.h"
@@ -258,6 +259,7 @@ unsigned reading_threads(const TraceOptions& options) {
 }
 
 Workload read_acme_trace(const std::string& path, const TraceOptions& options, std::vector<std::string>* warnings) {
+  if (is_json_file(path)) return read_philly_trace(path, {options.from, options.to, options.utc_offset_s}, warnings);
   if (const unsigned threads = reading_threads(options); threads > 1) {
     const csv_lines::MappedFile file(path.c_str());
     if (file.mapped() && file.text().size() < kMaxPartedText)

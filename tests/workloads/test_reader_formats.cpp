@@ -155,4 +155,54 @@ TEST_CASE("A trace from elsewhere is of neither shipped cluster's schema, and wa
         "nodes than the cluster has (REJECTED)");
 }
 
+// tests/data/other_formats/philly_cluster_job_log.json: five jobs in Philly's cluster_job_log form.
+TEST_CASE("A Philly trace reads: sizes from the first attempt on machines, attempts' run times added up", "[reader]") {
+  const std::string path = (source_dir() / "tests/data/other_formats/philly_cluster_job_log.json").string();
+  std::vector<std::string> warnings;
+  TraceOptions opt;
+  opt.utc_offset_s = -7 * 3600;
+  const Workload w = read_acme_trace(path, opt, &warnings);  // the JSON is told from a CSV by its first byte
+  REQUIRE(w.size() == 4);  // the job with no attempt names no GPUs
+  CHECK(w.names[0] == "application_1506638472019_10238");
+  const std::vector<std::int32_t> gpus{2, 16, 1, 4}, nodes{1, 2, 1, 1};
+  const std::vector<JobState> states{JobState::Completed, JobState::Failed, JobState::Running, JobState::Cancelled};
+  for (std::size_t j = 0; j < w.size(); ++j) {
+    CHECK(w.requests[j].gpu_num == gpus[j]);
+    CHECK(w.requests[j].node_num == nodes[j]);
+    CHECK(w.requests[j].cpu_num == 0);
+    CHECK(w.requests[j].type == JobType::Other);
+    CHECK(w.profiles[j].final_state == states[j]);
+  }
+  CHECK(w.requests[0].submit == *parse_timestamp("2017-10-08 00:21:01Z"));
+  CHECK(*w.profiles[0].recorded_start() == *parse_timestamp("2017-10-08 00:21:10Z"));
+  CHECK(w.profiles[0].run == Time::seconds(103));
+  CHECK(w.profiles[1].run == Time::seconds(600 + 1200));  // two attempts, the wait between them not counted
+  CHECK(w.profiles[2].run == Time::seconds(1800));        // still running: to the latest time of the file
+  CHECK(!w.profiles[3].recorded_start());                 // never started: withdrawn at its attempt's end
+  CHECK(*w.profiles[3].cancel_pending_at() == *parse_timestamp("2017-10-08 01:30:00Z"));
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == ": 1 jobs ran on no machine in any attempt, so name no GPUs: skipped");
+}
+
+TEST_CASE("A Philly trace that does not parse, or with a job it cannot read, stops with one line", "[reader]") {
+  const auto error = [](const std::string& name, const std::string& text) {
+    const std::filesystem::path file = temp_dir("philly-" + name) / "log.json";
+    std::ofstream(file) << text;
+    std::string e = error_of([&] { read_acme_trace(file.string(), {}); });
+    return e.substr(e.find("log.json") + 8);
+  };
+  const std::string job = R"({"status": "Pass", "jobid": "a", "submitted_time": "2017-10-07 17:21:01", "user": "u", )"
+                          R"("attempts": [{"start_time": "2017-10-07 17:21:02", "end_time": "2017-10-07 17:22:00", )"
+                          R"("detail": [{"ip": "m1", "gpus": ["gpu0"]}]}]})";
+  CHECK(error("truncated", "[" + job.substr(0, 40)) == ": not a Philly trace (JSON that does not parse, at byte 42)");
+  CHECK(error("object", R"({"jobs": []})") == ": not a Philly trace (a JSON array of jobs expected)");
+  CHECK(error("twice", "[" + job + ", " + job + "]") == ": job 2 (a): jobid: used by an earlier job");
+  std::string done = job;
+  done.replace(done.find("Pass"), 4, "Done");
+  CHECK(error("status", "[" + done + "]") == ": job 1 (a): status: unknown status 'Done' (Philly's: Pass, Killed, Failed)");
+  std::string early = job;
+  early.replace(early.find("17:21:02"), 8, "17:20:00");
+  CHECK(error("early", "[" + early + "]") == ": job 1 (a): start_time: before submitted_time");
+}
+
 }  // namespace acme::test
