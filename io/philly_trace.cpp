@@ -113,7 +113,7 @@ std::optional<Job> read_job(const json& job, JobReader& in) {
   }
   if (out.r.node_num == 0) return std::nullopt;
   out.r.cpu_num = 0;  // Philly records none
-  out.r.type = out.r.gpu_num > 0 ? JobType::Other : JobType::CPU;
+  out.r.type = untyped_job_type(out.r.gpu_num);
   if (first_start) out.p.set_recorded_start(first_start);
   else out.p.set_cancel_pending_at(last_end.value_or(out.r.submit));
   if (out.running_since) out.p.final_state = JobState::Running;

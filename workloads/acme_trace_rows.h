@@ -169,10 +169,6 @@ struct Header {
   std::string_view name_of(Col c) const { return shown_names[c]; }
 };
 
-// The type of a job of a trace without a `type` column (Helios's, a Slurm export): CPU for a job
-// without GPUs, else Other, the type AcmeTrace gives to jobs outside its named kinds.
-inline JobType untyped_job_type(std::int32_t gpus) { return gpus > 0 ? JobType::Other : JobType::CPU; }
-
 inline Header read_header(std::string_view line, std::string_view name) {
   if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);  // UTF-8 byte-order mark
   if (line.starts_with("\x1f\x8b")) throw_input_error(name, 1, "header", "gzip-compressed: decompress it first (gunzip)");
