@@ -2,10 +2,12 @@
 // InputError is the reader's answer to bad input; anything else is a finding. Also checked:
 // lenient reading accepts whatever strict reading accepts, with the same jobs and no row skipped;
 // and the text read in 3 parts on 3 threads gives exactly what one thread gives, the same
-// workload or the same error.
+// workload or the same error. Bytes that open JSON are also read as a file, which the reader
+// hands to Philly's (io/philly_trace.h).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,6 +66,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const bool lenient : {false, true}) {
     const acme::TraceOptions opt{.lenient = lenient};
     if (outcome(text, opt, 3) != outcome(text, opt, 1)) std::abort();
+  }
+  if (size > 0 && (text[0] == '[' || text[0] == '{')) {
+    const std::filesystem::path file = acme::fuzz::configs_mirror() / "philly.json";
+    acme::fuzz::write_file(file, data, size);
+    try {
+      acme::read_acme_trace(file.string(), acme::TraceOptions{.threads = 1});
+    } catch (const acme::InputError&) {
+    }
   }
   return 0;
 }
