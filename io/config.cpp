@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <filesystem>
 #include <limits>
 
@@ -21,26 +20,17 @@ std::optional<Time> optional_time(const YamlValue& v) {
 
 std::string print_time(const std::optional<Time>& t, int offset_s) { return t ? format_timestamp(*t, offset_s) : ""; }
 
-// "+08:00", "-05:30", "Z" (seconds east of UTC); empty: none.
+// "+08:00", "-05:30", "Z" (seconds east of UTC), read as a timestamp's offset; empty: none.
 std::optional<int> utc_offset(const YamlValue& v) {
   const std::string s = v.as_string();
   if (s.empty()) return std::nullopt;
-  if (s == "Z") return 0;
-  const auto digit = [&](std::size_t i) { return s[i] >= '0' && s[i] <= '9' ? s[i] - '0' : -100; };
-  if (s.size() == 6 && (s[0] == '+' || s[0] == '-') && s[3] == ':') {
-    const int hours = digit(1) * 10 + digit(2), minutes = digit(4) * 10 + digit(5);
-    if (hours >= 0 && hours <= 14 && minutes >= 0 && minutes <= 59)
-      return (hours * 3600 + minutes * 60) * (s[0] == '-' ? -1 : 1);
-  }
+  if (const auto t = parse_timestamp("1970-01-01 00:00:00" + s)) return static_cast<int>(-t->sec());
   v.fail("expected a UTC offset such as +08:00, -05:00 or Z, got '" + s + "'");
 }
 
+// The offset as a timestamp prints it ("+08:00").
 std::string print_utc_offset(const std::optional<int>& offset_s) {
-  if (!offset_s) return "";
-  const int a = std::abs(*offset_s);
-  const int h = a / 3600, m = a % 3600 / 60;
-  return std::string{*offset_s < 0 ? '-' : '+', static_cast<char>('0' + h / 10), static_cast<char>('0' + h % 10), ':',
-                     static_cast<char>('0' + m / 10), static_cast<char>('0' + m % 10)};
+  return offset_s ? format_timestamp(Time{}, *offset_s).substr(19) : "";
 }
 
 void check_outputs(const YamlValue& v, const std::string& list) {
