@@ -13,14 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-// Logs "<path><text>" and keeps the text for the caller, as the AcmeTrace reader's warnings.
-template <class... A>
-void warn(const std::string& path, std::vector<std::string>* kept, fmt::format_string<A...> f, A&&... a) {
-  std::string text = fmt::format(f, std::forward<A>(a)...);
-  log::warn("{}{}", path, text);
-  if (kept) kept->push_back(std::move(text));
-}
-
 // One job of the array, read: where it is for errors, and its times.
 struct JobReader {
   const std::string& path;
@@ -168,13 +160,13 @@ Workload read_philly_trace(const std::string& path, const PhillyOptions& opt, st
   const Time horizon = opt.to.value_or(latest);
   for (const auto& [job, since] : open) w.profiles[job].run += std::max(horizon, since) - since;
   if (unsized > 0)
-    warn(path, warnings, ": {} jobs ran on no machine in any attempt, so name no GPUs: skipped", unsized);
+    log::warn_kept(path, warnings, ": {} jobs ran on no machine in any attempt, so name no GPUs: skipped", unsized);
   if (naive > 0)
-    warn(path, warnings,
+    log::warn_kept(path, warnings,
          ": {} jobs have times without a UTC offset, as Philly's: read as UTC; workload.trace_utc_offset says "
          "the trace's offset",
          naive);
-  if (w.size() == 0) warn(path, warnings, ": none of its {} jobs is in the window: the run has no jobs", jobs.size());
+  if (w.size() == 0) log::warn_kept(path, warnings, ": none of its {} jobs is in the window: the run has no jobs", jobs.size());
   return w;
 }
 

@@ -5,6 +5,10 @@
 
 #include <fmt/core.h>
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 namespace acme::log {
 
 // Sends log lines to stderr; `verbose` adds debug lines. Call once, from main.
@@ -21,5 +25,14 @@ template <class... A>
 void warn(fmt::format_string<A...> f, A&&... a) { write(Level::warn, f, fmt::make_format_args(a...)); }
 template <class... A>
 void debug(fmt::format_string<A...> f, A&&... a) { write(Level::debug, f, fmt::make_format_args(a...)); }
+
+// A reader's warning about its input: logs "<source><text>" and, given `kept`, keeps the text
+// (without the source) for the caller, as the trace cache does to log it again on later reads.
+template <class... A>
+void warn_kept(std::string_view source, std::vector<std::string>* kept, fmt::format_string<A...> f, A&&... a) {
+  std::string text = fmt::format(f, std::forward<A>(a)...);
+  warn("{}{}", source, text);
+  if (kept) kept->push_back(std::move(text));
+}
 
 }  // namespace acme::log

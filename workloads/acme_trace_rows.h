@@ -144,14 +144,6 @@ struct Oddity {
   }
 };
 
-// Logs "<name><text>" and, given `kept`, keeps the text (without the name) for the caller.
-template <class... A>
-void warn(std::string_view name, std::vector<std::string>* kept, fmt::format_string<A...> f, A&&... a) {
-  std::string text = fmt::format(f, std::forward<A>(a)...);
-  log::warn("{}{}", name, text);
-  if (kept) kept->push_back(std::move(text));
-}
-
 inline constexpr std::string_view kLongLine = "line longer than 1 MiB (is this an AcmeTrace CSV file?)";
 inline constexpr std::uint64_t kShownSkipped = 5;  // lenient: the skipped rows reported one by one
 

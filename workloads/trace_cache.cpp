@@ -19,6 +19,7 @@
 
 #include "sim/log.h"
 #include "sim/prefault.h"
+#include "workloads/pai_trace.h"
 #include "workloads/trace_cache_file.h"
 
 namespace acme {
@@ -38,6 +39,12 @@ struct Key {
   std::string text;   // everything an entry must match
   std::string entry;  // the entry's file name
 };
+
+// A file's size and modification time, as a key's lines.
+std::string stamp(const struct stat& st) {
+  return "size " + std::to_string(st.st_size) + "\nmtime_ns " +
+         std::to_string(st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec) + "\n";
+}
 
 // The key of `path` read with `opt`, or none for what is not a regular file.
 std::optional<Key> key_of(const std::string& path, const TraceOptions& opt) {
@@ -60,11 +67,16 @@ std::optional<Key> key_of(const std::string& path, const TraceOptions& opt) {
                               "\nutc_offset " + (opt.utc_offset_s ? std::to_string(*opt.utc_offset_s) : "none") + "\n";
   const std::string where = "path " + canonical.string() + "\n" + options;
   Key k;
-  k.text = "acmesim " ACMESIM_VERSION "\n" + where + "size " + std::to_string(st.st_size) + "\nmtime_ns " +
-           std::to_string(st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec) + "\nhead_tail " +
+  k.text = "acmesim " ACMESIM_VERSION "\n" + where + stamp(st) + "head_tail " +
            hex(hash_bytes(ends.data(), static_cast<std::size_t>(head), 0) ^
                hash_bytes(ends.data() + kEnds, static_cast<std::size_t>(tail), 1)) +
            "\n";
+  // The files read with it (PAI's other table): a change to one is a change to the trace.
+  for (const std::string& other : pai_companions(path)) {
+    struct stat cst {};
+    if (::stat(other.c_str(), &cst) != 0) return std::nullopt;
+    k.text += "with " + fs::canonical(other, ec).string() + "\n" + stamp(cst);
+  }
   k.entry = canonical.filename().string().substr(0, 100) + "." + hex(hash_bytes(where.data(), where.size(), 2)) +
             ".acmecache";
   return k;
@@ -208,7 +220,7 @@ void TraceCacheEntry::log_warnings(const std::vector<std::string>& warnings) con
 
 void TraceCacheEntry::note_used(Workload& w) const {
   log::debug("{}: trace from cache {}", path_, file_);
-  w.source = "AcmeTrace " + path_;
+  w.source = trace_source(path_);
   w.window_from = options_.from;
   w.window_to = options_.to;
   std::error_code ec;

@@ -3,7 +3,8 @@
 // lenient reading accepts whatever strict reading accepts, with the same jobs and no row skipped;
 // and the text read in 3 parts on 3 threads gives exactly what one thread gives, the same
 // workload or the same error. Bytes that open JSON are also read as a file, which the reader
-// hands to Philly's (io/philly_trace.h).
+// hands to Philly's (io/philly_trace.h); bytes with a line "---" are read as PAI's two tables, the
+// job table before it and the task table after (workloads/pai_trace.h).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -72,6 +73,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     acme::fuzz::write_file(file, data, size);
     try {
       acme::read_acme_trace(file.string(), acme::TraceOptions{.threads = 1});
+    } catch (const acme::InputError&) {
+    }
+  }
+  if (const std::size_t cut = text.find("\n---\n"); cut != std::string_view::npos) {
+    const std::filesystem::path jobs = acme::fuzz::configs_mirror() / "pai_job_table.csv";
+    acme::fuzz::write_file(jobs, data, cut + 1);
+    acme::fuzz::write_file(acme::fuzz::configs_mirror() / "pai_task_table.csv", data + cut + 5, size - cut - 5);
+    try {
+      acme::read_acme_trace(jobs.string(), acme::TraceOptions{.threads = 1});
     } catch (const acme::InputError&) {
     }
   }
