@@ -159,6 +159,7 @@ void read_rows(const std::string& path, const Layout& l, Row&& row) {
   const auto columns = columns_of(l.table);
   try {
     for (bool first = true; lines.next(line); first = false) {
+      if (first && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);  // a byte-order mark
       if ((first && l.header_line) || line.empty()) continue;
       fields.clear();
       csv_lines::split_plain(line, fields);
@@ -262,8 +263,11 @@ void read_tasks(const std::string& path, const Layout& l, Tables& t) {
     j.cores += static_cast<std::int64_t>(std::ceil(instances * cores));
     if (j.gpus > kMostAsked || j.cores > kMostAsked)
       cell(kInstNum).fail("the job asks for more than " + std::to_string(kMostAsked) + " GPUs or cores");
-    const std::optional<Time> start = cell(kTaskStart).time(), end = cell(kTaskEnd).time();
-    if (start && end && *end < *start) cell(kTaskEnd).fail("before start_time");
+    // A task's end only stands in for its job's when the job has none: one before the task's
+    // start says nothing.
+    const std::optional<Time> start = cell(kTaskStart).time();
+    std::optional<Time> end = cell(kTaskEnd).time();
+    if (start && end && *end < *start) end.reset();
     if (start) {
       j.early = j.early || *start < j.submit;
       j.first_start = std::min(j.first_start.value_or(Time::max()), std::max(*start, j.submit));
