@@ -163,9 +163,9 @@ Workload read_philly_trace(const std::string& path, const PhillyOptions& opt, st
     log::warn_kept(path, warnings, ": {} jobs ran on no machine in any attempt, so name no GPUs: skipped", unsized);
   if (naive > 0)
     log::warn_kept(path, warnings,
-         ": {} jobs have times without a UTC offset, as Philly's: read as UTC; workload.trace_utc_offset says "
-         "the trace's offset",
-         naive);
+                   ": {} jobs have times without a UTC offset, as Philly's: read as UTC; workload.trace_utc_offset says "
+                   "the trace's offset",
+                   naive);
   if (w.size() == 0) log::warn_kept(path, warnings, ": none of its {} jobs is in the window: the run has no jobs", jobs.size());
   return w;
 }

@@ -89,32 +89,32 @@ void warn_of_whole(std::string_view name, const Part& all, const Workload& w, st
     log::warn_kept(name, warnings, ": none of its {} rows is submitted within the window: the run has no jobs", all.rows);
   if (all.uneven.rows > 0)
     log::warn_kept(name, warnings,
-         ": {} jobs have a gpu_num that node_num does not divide (first on line {}): their GPUs are "
-         "spread as evenly as possible, the first nodes one more",
-         all.uneven.rows, all.uneven.first_line);
+                   ": {} jobs have a gpu_num that node_num does not divide (first on line {}): their GPUs are "
+                   "spread as evenly as possible, the first nodes one more",
+                   all.uneven.rows, all.uneven.first_line);
   if (all.slurm_states.rows > 0)
     log::warn_kept(name, warnings,
-         ": {} rows end in a Slurm state AcmeTrace does not use (first on line {}): OUT_OF_MEMORY read as "
-         "FAILED, BOOT_FAIL as NODE_FAIL, DEADLINE as TIMEOUT, REVOKED and CANCELLED by <uid> as CANCELLED, "
-         "SUSPENDED as PREEMPTED, PENDING as RUNNING (a job not started when the trace ends)",
-         all.slurm_states.rows, all.slurm_states.first_line);
+                   ": {} rows end in a Slurm state AcmeTrace does not use (first on line {}): OUT_OF_MEMORY read as "
+                   "FAILED, BOOT_FAIL as NODE_FAIL, DEADLINE as TIMEOUT, REVOKED and CANCELLED by <uid> as CANCELLED, "
+                   "SUSPENDED as PREEMPTED, PENDING as RUNNING (a job not started when the trace ends)",
+                   all.slurm_states.rows, all.slurm_states.first_line);
   if (all.steps.rows > 0)
     log::warn_kept(name, warnings,
-         ": {} rows are job steps (an id with a '.', first on line {}): skipped, a job is its allocation's row "
-         "(sacct -X exports only those)",
-         all.steps.rows, all.steps.first_line);
+                   ": {} rows are job steps (an id with a '.', first on line {}): skipped, a job is its allocation's row "
+                   "(sacct -X exports only those)",
+                   all.steps.rows, all.steps.first_line);
   if (!all.header->typed())
     log::warn_kept(name, warnings, ": no type column: jobs with GPUs read as Other, the others as CPU");
   if (all.naive_times.rows > 0)
     log::warn_kept(name, warnings,
-         ": {} rows have timestamps without a UTC offset (first on line {}): read as UTC; "
-         "workload.trace_utc_offset says the trace's offset (for example +08:00)",
-         all.naive_times.rows, all.naive_times.first_line);
+                   ": {} rows have timestamps without a UTC offset (first on line {}): read as UTC; "
+                   "workload.trace_utc_offset says the trace's offset (for example +08:00)",
+                   all.naive_times.rows, all.naive_times.first_line);
   if (all.unordered.rows > 0)
     log::warn_kept(name, warnings,
-         ": {} rows are submitted before a row above them (first on line {}): jobs are released in "
-         "submit-time order all the same",
-         all.unordered.rows, all.unordered.first_line);
+                   ": {} rows are submitted before a row above them (first on line {}): jobs are released in "
+                   "submit-time order all the same",
+                   all.unordered.rows, all.unordered.first_line);
 }
 
 }  // namespace acme_trace_rows
@@ -132,8 +132,8 @@ void report_skipped_and_stops(std::string_view name, const std::vector<Part>& pa
     const Part& p = parts[k];
     for (const Problem& s : p.skipped)
       if (shown_rows++ < kShownSkipped)
-        log::warn_kept(name, warnings, ":{}: {}: {} (row skipped: workload.lenient is on)", line_base[k] + s.line, s.column,
-             s.message);
+        log::warn_kept(name, warnings, ":{}: {}: {} (row skipped: workload.lenient is on)", line_base[k] + s.line,
+                       s.column, s.message);
     if (p.failed) std::rethrow_exception(p.failed);
     if (p.stop) throw_input_error(name, line_base[k] + p.stop->line, p.stop->column, p.stop->message);
   }
@@ -150,8 +150,8 @@ void drop_duplicates(const Part& all, Workload& w, std::string_view name, std::v
   };
   if (!all.opt.lenient) throw_input_error(name, dups.front().first.line, kColNames[kJobId], message(dups.front()));
   for (std::size_t i = 0; i < dups.size() && w.rows_skipped + i < kShownSkipped; ++i)
-    log::warn_kept(name, warnings, ":{}: {}: {} (row skipped: workload.lenient is on)", dups[i].first.line, kColNames[kJobId],
-         message(dups[i]));
+    log::warn_kept(name, warnings, ":{}: {}: {} (row skipped: workload.lenient is on)", dups[i].first.line,
+                   kColNames[kJobId], message(dups[i]));
   w.rows_skipped += dups.size();
   std::vector<bool> drop(w.size());
   for (const auto& d : dups) drop[d.first.job] = true;

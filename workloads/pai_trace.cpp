@@ -22,7 +22,9 @@ namespace fs = std::filesystem;
 enum class Table : std::uint8_t { Job, Task };
 // The columns read of each table, in the published order (the `.header` files').
 enum JobColumn : std::uint8_t { kJobName, kInstId, kUser, kJobStatus, kJobStart, kJobEnd };
-enum TaskColumn : std::uint8_t { kTaskJob, kTaskName, kInstNum, kTaskStatus, kTaskStart, kTaskEnd, kPlanCpu, kPlanMem, kPlanGpu, kGpuType };
+enum TaskColumn : std::uint8_t {
+  kTaskJob, kTaskName, kInstNum, kTaskStatus, kTaskStart, kTaskEnd, kPlanCpu, kPlanMem, kPlanGpu, kGpuType
+};
 constexpr std::array<std::string_view, 6> kJobColumns{"job_name", "inst_id", "user", "status", "start_time", "end_time"};
 constexpr std::array<std::string_view, 10> kTaskColumns{"job_name", "task_name", "inst_num", "status", "start_time",
                                                         "end_time", "plan_cpu", "plan_mem", "plan_gpu", "gpu_type"};
@@ -371,11 +373,11 @@ Workload read_pai_trace(const std::string& path, const PaiOptions& opt, std::vec
   }
   if (taskless + t.orphan_tasks > 0)
     log::warn_kept(path, warnings, ": {} jobs have no task in {} (no size: skipped), and {} of its tasks no job here (skipped)",
-         taskless, pair.task_path, t.orphan_tasks);
+                   taskless, pair.task_path, t.orphan_tasks);
   if (empty > 0) log::warn_kept(path, warnings, ": {} jobs ask for no GPU and no core: skipped", empty);
   if (shared > 0)
     log::warn_kept(path, warnings, ": {} jobs ask for part of a GPU per instance (PAI shares GPUs): given whole GPUs, rounded up",
-         shared);
+                   shared);
   if (early > 0)
     log::warn_kept(path, warnings, ": {} jobs have a task started before the job's submission: read as started at it", early);
   if (w.size() == 0) log::warn_kept(path, warnings, ": none of its {} jobs is in the window: the run has no jobs", t.jobs.size());
