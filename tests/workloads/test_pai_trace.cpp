@@ -122,7 +122,9 @@ TEST_CASE("A PAI trace's cache entry is parsed again when its other table change
   cache.dir = (temp_dir("pai-cache-dir")).string();
   const std::string trace = (dir / "pai_job_table.csv").string();
   CHECK(read_acme_trace_cached(trace, {}, cache).use == TraceCacheUse::Built);
-  CHECK(read_acme_trace_cached(trace, {}, cache).use == TraceCacheUse::Hit);
+  const CachedTrace hit = read_acme_trace_cached(trace, {}, cache);
+  CHECK(hit.use == TraceCacheUse::Hit);
+  CHECK(hit.workload.source == "PAI " + trace);  // as a read without the cache names it (run.json's source)
   std::ofstream(dir / "pai_task_table.csv", std::ios::app) << "471dda9ed84965451e042145,evaluator,1.0,Waiting,0.0,,100.0,1.0,,\n";
   const CachedTrace again = read_acme_trace_cached(trace, {}, cache);
   CHECK(again.use == TraceCacheUse::Built);
