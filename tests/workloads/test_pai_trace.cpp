@@ -69,6 +69,7 @@ TEST_CASE("A PAI trace reads from either table: sizes from the tasks, submission
     CHECK(w.profiles[4].run == Time::seconds(1003000 - 1002050));
     // Waiting (its task's start 0: never): never started, withdrawn at the horizon.
     CHECK(!w.profiles[5].recorded_start());
+    CHECK(*w.profiles[5].cancel_pending_at() == Time::seconds(1003000));
     CHECK(w.profiles[5].final_state == JobState::Cancelled);
     REQUIRE(warnings.size() == 1);
     CHECK(warnings[0] == ": 1 jobs ask for part of a GPU per instance (PAI shares GPUs): given whole GPUs, rounded up");
@@ -87,7 +88,11 @@ TEST_CASE("A PAI table's columns come from its first line, its .header file, or 
   std::ofstream(swapped / "pai_task_table.csv", std::ios::trunc) << text;
   const Workload reordered = read_acme_trace((swapped / "pai_job_table.csv").string(), {});
   REQUIRE(reordered.size() == sample.size());
-  CHECK(reordered.requests[1].cpu_num == sample.requests[1].cpu_num);
+  for (std::size_t i = 0; i < sample.size(); ++i) {
+    CHECK(reordered.requests[i].gpu_num == sample.requests[i].gpu_num);
+    CHECK(reordered.requests[i].cpu_num == sample.requests[i].cpu_num);
+    CHECK(reordered.profiles[i].run == sample.profiles[i].run);
+  }
   // No .header files: the published order, known by the shape of the first line.
   const fs::path bare = temp_dir("pai-bare");
   for (const char* f : {"pai_job_table.csv", "pai_task_table.csv"}) fs::copy_file(kSample / f, bare / f);
