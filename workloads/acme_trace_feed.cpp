@@ -33,6 +33,7 @@
 #include "sim/log.h"
 #include "sim/prefault.h"
 #include "workloads/csv_lines.h"
+#include "workloads/openb_trace.h"
 #include "workloads/pai_trace.h"
 #include "workloads/trace_ids.h"
 #include "workloads/acme_trace_rows.h"
@@ -267,7 +268,8 @@ AcmeTraceFeed::~AcmeTraceFeed() {
 
 std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, const TraceOptions& options,
                                                    Workload& w) {
-  if (options.lenient || is_json_file(path) || is_pai_table(path)) return nullptr;  // Philly's and PAI's are read whole
+  if (options.lenient || is_json_file(path) || is_pai_table(path) || is_openb_pod_list(path))
+    return nullptr;  // Philly's, PAI's and Alibaba's 2023 pod lists are read whole
   auto s = std::make_unique<State>(path, options);
   struct stat st {};
   if (s->fd < 0 || ::fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||

@@ -32,6 +32,7 @@
 #include "sim/log.h"
 #include "sim/prefault.h"
 #include "workloads/csv_lines.h"
+#include "workloads/openb_trace.h"
 #include "workloads/pai_trace.h"
 #include "workloads/trace_ids.h"
 #include "workloads/acme_trace_rows.h"
@@ -262,12 +263,14 @@ unsigned reading_threads(const TraceOptions& options) {
 std::string trace_source(const std::string& path) {
   if (is_json_file(path)) return "Philly " + path;
   if (is_pai_table(path)) return "PAI " + path;
+  if (is_openb_pod_list(path)) return "openb " + path;
   return "AcmeTrace " + path;
 }
 
 Workload read_acme_trace(const std::string& path, const TraceOptions& options, std::vector<std::string>* warnings) {
   if (is_json_file(path)) return read_philly_trace(path, {options.from, options.to, options.utc_offset_s}, warnings);
   if (is_pai_table(path)) return read_pai_trace(path, {options.from, options.to}, warnings);
+  if (is_openb_pod_list(path)) return read_openb_pod_list(path, {options.from, options.to}, warnings);
   if (const unsigned threads = reading_threads(options); threads > 1) {
     const csv_lines::MappedFile file(path.c_str());
     if (file.mapped() && file.text().size() < kMaxPartedText)

@@ -10,8 +10,9 @@
 // not used). Slurm's export (sacct --parsable2, '|'-separated) reads as such a trace: its fields
 // (JobID, AllocTRES, ...) hold the columns (workloads/sacct_columns.h), its job steps are skipped
 // with a warning, "Unknown" and "None" are times not come. A file that opens JSON is Philly's
-// (io/philly_trace.h), and a PAI job or task table (by its first line) is read with its partner
-// (workloads/pai_trace.h): both are read whole, and neither by the rules below.
+// (io/philly_trace.h), a PAI job or task table (by its first line) is read with its partner
+// (workloads/pai_trace.h), and Alibaba's 2023 pod list by workloads/openb_trace.h: each is read
+// whole, and none by the rules below.
 //
 // Row rules:
 //  - start_time empty: the job never started; it is withdrawn from the queue at end_time.
@@ -77,7 +78,7 @@ struct TraceOptions {
 unsigned reading_threads(const TraceOptions& options);
 
 // What a read of `path` names as the workload's source (Workload::source): "AcmeTrace <path>",
-// or for a trace of another format read whole, "Philly <path>" or "PAI <path>".
+// or for a trace of another format read whole, "Philly <path>", "PAI <path>" or "openb <path>".
 std::string trace_source(const std::string& path);
 
 // Reads the file at `path` (workloads/trace_cache.h reads it through a cache). With `warnings`, each

@@ -2,17 +2,14 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <memory>
 #include <span>
 #include <unordered_map>
 
 #include "sim/error.h"
 #include "sim/log.h"
-#include "workloads/csv_lines.h"
+#include "workloads/table_cells.h"
 
 namespace acme {
 namespace {
@@ -38,64 +35,38 @@ std::span<const std::string_view> columns_of(Table t) {
   return kTaskColumns;
 }
 
-// Where a table's columns are in its lines, and whether its first line names them.
+// A PAI table: which, and where its columns are.
 struct Layout {
   Table table = Table::Job;
-  bool header_line = false;
-  std::size_t fields = 0;                     // in every line
-  std::array<std::size_t, 10> at{};           // [column]: its field
+  table_cells::Layout cells;
 };
-
-std::string first_line(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string line;
-  std::getline(in, line);
-  if (line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return line;
-}
-
-std::vector<std::string_view> fields_of(std::string_view line) {
-  std::vector<std::string_view> out;
-  csv_lines::split_plain(line, out);
-  return out;
-}
 
 // The layout a header line gives: it names every column of one of the tables, in any order.
 std::optional<Layout> layout_of_header(std::string_view line) {
-  const std::vector<std::string_view> names = fields_of(line);
-  for (const Table t : {Table::Task, Table::Job}) {
-    Layout l{t, true, names.size(), {}};
-    const auto columns = columns_of(t);
-    bool all = true;
-    for (std::size_t c = 0; c < columns.size() && all; ++c) {
-      const auto it = std::find(names.begin(), names.end(), columns[c]);
-      all = it != names.end();
-      if (all) l.at[c] = static_cast<std::size_t>(it - names.begin());
-    }
-    if (all) return l;
-  }
+  for (const Table t : {Table::Task, Table::Job})
+    if (auto cells = table_cells::layout_of_header(line, columns_of(t))) return Layout{t, *cells};
   return std::nullopt;
 }
 
 // The layout of the table at `path`: its header line's, its `.header` file's, or, for a first
 // line of a table's published shape (its field count, a PAI status fourth), the published order.
 std::optional<Layout> layout_of(const std::string& path) {
-  const std::string line = first_line(path);
+  const std::string line = table_cells::first_line(path);
   if (auto l = layout_of_header(line)) return l;
   const fs::path header = fs::path(path).replace_extension(".header");
   std::error_code ec;
   if (fs::is_regular_file(header, ec))
-    if (auto l = layout_of_header(first_line(header.string()))) {
-      l->header_line = false;
+    if (auto l = layout_of_header(table_cells::first_line(header.string()))) {
+      l->cells.header_line = false;
       return l;
     }
-  const std::vector<std::string_view> f = fields_of(line);
+  const std::vector<std::string_view> f = table_cells::fields_of(line);
   if ((f.size() != kJobColumns.size() && f.size() != kTaskColumns.size()) ||
       std::find(kStatuses.begin(), kStatuses.end(), f[kJobStatus]) == kStatuses.end())
     return std::nullopt;
-  Layout l{f.size() == kJobColumns.size() ? Table::Job : Table::Task, false, f.size(), {}};
-  for (std::size_t c = 0; c < l.at.size(); ++c) l.at[c] = c;
+  const Table t = f.size() == kJobColumns.size() ? Table::Job : Table::Task;
+  Layout l{t, {columns_of(t), false, f.size(), {}}};
+  for (std::size_t c = 0; c < l.cells.at.size(); ++c) l.cells.at[c] = c;
   return l;
 }
 
@@ -111,70 +82,6 @@ std::optional<std::string> partner_of(const std::string& path, Table t) {
   return (fs::path(path).parent_path() / name).string();
 }
 
-// Digits with at most 9 after a point ("4550879.0", "29.296875": PAI's numbers), fast; none for
-// any other form (std::from_chars reads those).
-std::optional<double> decimal(std::string_view s) {
-  std::uint64_t whole = 0, part = 0, scale = 1;
-  std::size_t i = 0;
-  for (; i < s.size() && i < 15 && s[i] >= '0' && s[i] <= '9'; ++i) whole = whole * 10 + static_cast<std::uint64_t>(s[i] - '0');
-  if (i == 0) return std::nullopt;
-  if (i < s.size() && s[i] == '.')
-    for (++i; i < s.size() && scale < 1'000'000'000 && s[i] >= '0' && s[i] <= '9'; ++i, scale *= 10)
-      part = part * 10 + static_cast<std::uint64_t>(s[i] - '0');
-  if (i != s.size()) return std::nullopt;
-  return static_cast<double>(whole) + static_cast<double>(part) / static_cast<double>(scale);
-}
-
-// A cell of a table's line, for its value and its errors ("file:line: column: message").
-struct Cell {
-  const std::string& path;
-  std::size_t line;
-  std::string_view column, text;
-
-  [[noreturn]] void fail(const std::string& what) const { throw_input_error(path, line, column, what); }
-  // A number >= 0, or none when empty or NaN (pandas writes NaN so).
-  std::optional<double> number() const {
-    if (text.empty() || text == "NaN" || text == "nan") return std::nullopt;
-    if (const std::optional<double> v = decimal(text)) return v;
-    double v = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v) || v < 0 || v > 1e15)
-      fail("expected a number of 0 or more, got " + csv_lines::shown(text));
-    return v;
-  }
-  // A time in seconds; none when empty, NaN or 0 (PAI's "never").
-  std::optional<Time> time() const {
-    const std::optional<double> v = number();
-    if (!v || *v == 0) return std::nullopt;
-    return Time::seconds(static_cast<std::int64_t>(std::floor(*v)));
-  }
-};
-
-// Calls row(cell) for each data line of the table, `cell(column)` giving that column's Cell.
-template <class Row>
-void read_rows(const std::string& path, const Layout& l, Row&& row) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw_input_error(path, 0, "", "cannot open the PAI table");
-  csv_lines::LineReader lines(f.get(), path);
-  std::vector<std::string_view> fields;
-  std::string_view line;
-  const auto columns = columns_of(l.table);
-  try {
-    for (bool first = true; lines.next(line); first = false) {
-      if (first && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);  // a byte-order mark
-      if ((first && l.header_line) || line.empty()) continue;
-      fields.clear();
-      csv_lines::split_plain(line, fields);
-      if (fields.size() != l.fields)
-        throw_input_error(path, lines.number(), "",
-                          "expected " + std::to_string(l.fields) + " fields, the line has " + std::to_string(fields.size()));
-      row([&](std::size_t c) { return Cell{path, lines.number(), columns[c], fields[l.at[c]]}; });
-    }
-  } catch (const csv_lines::LongLine& e) {
-    throw_input_error(path, e.line, "", "line longer than " + std::to_string(csv_lines::kMaxLine) + " bytes");
-  }
-}
-
 // A job of the job table, with what its tasks add.
 struct PaiJob {
   std::uint32_t user = 0;  // in Tables::user_names
@@ -185,7 +92,7 @@ struct PaiJob {
   bool has_task = false, shared_gpu = false, early = false, in_window = true;
 };
 
-JobState state_of(const Cell& c) {
+JobState state_of(const table_cells::Cell& c) {
   if (c.text == "Terminated") return JobState::Completed;
   if (c.text == "Failed") return JobState::Failed;
   if (c.text == "Running") return JobState::Running;
@@ -193,29 +100,9 @@ JobState state_of(const Cell& c) {
   c.fail("unknown status " + csv_lines::shown(c.text) + " (PAI's: Terminated, Failed, Running, Waiting)");
 }
 
-// Text kept for the views into it: blocks that never move.
-class TextArena {
- public:
-  std::string_view keep(std::string_view s) {
-    if (s.size() > kBlock - used_ || blocks_.empty()) {
-      blocks_.push_back(std::make_unique<char[]>(std::max(kBlock, s.size())));
-      used_ = 0;
-    }
-    char* at = blocks_.back().get() + used_;
-    std::copy(s.begin(), s.end(), at);
-    used_ += s.size();
-    return {at, s.size()};
-  }
-
- private:
-  static constexpr std::size_t kBlock = std::size_t{1} << 20;
-  std::vector<std::unique_ptr<char[]>> blocks_;
-  std::size_t used_ = 0;
-};
-
 // The two tables read: the jobs in the job table's order, by name.
 struct Tables {
-  TextArena text;
+  table_cells::TextArena text;
   std::vector<std::string_view> names;  // [job]
   std::vector<PaiJob> jobs;
   std::unordered_map<std::string_view, std::uint32_t> by_name;
@@ -226,8 +113,8 @@ struct Tables {
 };
 
 void read_jobs(const std::string& path, const Layout& l, const PaiOptions& opt, Tables& t) {
-  read_rows(path, l, [&](const auto& cell) {
-    const Cell name = cell(kJobName);
+  table_cells::read_rows(path, l.cells, [&](const auto& cell) {
+    const table_cells::Cell name = cell(kJobName);
     if (name.text.empty()) name.fail("empty");
     PaiJob j;
     j.state = state_of(cell(kJobStatus));
@@ -253,7 +140,7 @@ void read_jobs(const std::string& path, const Layout& l, const PaiOptions& opt, 
 }
 
 void read_tasks(const std::string& path, const Layout& l, Tables& t) {
-  read_rows(path, l, [&](const auto& cell) {
+  table_cells::read_rows(path, l.cells, [&](const auto& cell) {
     const auto it = t.by_name.find(cell(kTaskJob).text);
     if (it == t.by_name.end()) return void(++t.orphan_tasks);
     PaiJob& j = t.jobs[it->second];

@@ -4,7 +4,8 @@
 // and the text read in 3 parts on 3 threads gives exactly what one thread gives, the same
 // workload or the same error. Bytes that open JSON are also read as a file, which the reader
 // hands to Philly's (io/philly_trace.h); bytes with a line "---" are read as PAI's two tables, the
-// job table before it and the task table after (workloads/pai_trace.h).
+// job table before it and the task table after (workloads/pai_trace.h); bytes that open with
+// "name," are also read as a file, which may be Alibaba's 2023 pod list (workloads/openb_trace.h).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -70,6 +71,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (size > 0 && (text[0] == '[' || text[0] == '{')) {
     const std::filesystem::path file = acme::fuzz::configs_mirror() / "philly.json";
+    acme::fuzz::write_file(file, data, size);
+    try {
+      acme::read_acme_trace(file.string(), acme::TraceOptions{.threads = 1});
+    } catch (const acme::InputError&) {
+    }
+  }
+  if (text.starts_with("name,")) {
+    const std::filesystem::path file = acme::fuzz::configs_mirror() / "pods.csv";
     acme::fuzz::write_file(file, data, size);
     try {
       acme::read_acme_trace(file.string(), acme::TraceOptions{.threads = 1});
