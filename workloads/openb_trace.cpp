@@ -1,5 +1,6 @@
 #include "workloads/openb_trace.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <unordered_set>
@@ -37,7 +38,7 @@ Workload read_openb_pod_list(const std::string& path, const OpenbOptions& opt, s
   w.window_to = opt.to;
   const std::uint32_t user = w.users.intern("openb");
   std::unordered_set<std::string> names;
-  std::uint64_t shared = 0, rows = 0;
+  std::uint64_t shared = 0, rows = 0, outside = 0;
   table_cells::read_rows(path, *layout, [&](const auto& cell) {
     ++rows;
     const table_cells::Cell name = cell(kPodName);
@@ -47,9 +48,11 @@ Workload read_openb_pod_list(const std::string& path, const OpenbOptions& opt, s
     if (!created) cell(kCreation).fail("missing");
     if (!deleted) cell(kDeletion).fail("missing");
     if (*deleted < *created) cell(kDeletion).fail("before creation_time");
-    const std::optional<Time> scheduled = cell(kScheduled).time(false);
-    if (scheduled && (*scheduled < *created || *scheduled > *deleted))
-      cell(kScheduled).fail("not between creation_time and deletion_time");
+    std::optional<Time> scheduled = cell(kScheduled).time(false);
+    if (scheduled && (*scheduled < *created || *scheduled > *deleted)) {
+      ++outside;
+      scheduled = std::clamp(*scheduled, *created, *deleted);
+    }
     r.submit = *created;
     if ((opt.from && r.submit < *opt.from) || (opt.to && r.submit >= *opt.to)) return void(++w.rows_outside_window);
     const double gpus = cell(kNumGpu).number().value_or(0), cores = cell(kCpuMilli).number().value_or(0) / 1000;
@@ -74,6 +77,9 @@ Workload read_openb_pod_list(const std::string& path, const OpenbOptions& opt, s
   });
   if (shared > 0)
     log::warn_kept(path, warnings, ": {} pods ask for part of a GPU (the trace shares GPUs): given a whole GPU", shared);
+  if (outside > 0)
+    log::warn_kept(path, warnings, ": {} pods are scheduled outside their life (creation to deletion): read as scheduled "
+                   "at its nearer end", outside);
   log::warn_kept(path, warnings, ": the trace names no users: every pod is user openb");
   if (w.size() == 0) log::warn_kept(path, warnings, ": none of its {} pods is in the window: the run has no jobs", rows);
   return w;

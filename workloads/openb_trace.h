@@ -7,7 +7,8 @@
 // A pod becomes a job of the workload:
 //  - Submit: creation_time; start: scheduled_time (empty: never scheduled); end: deletion_time.
 //    Times are seconds from the trace's start, read as Unix time (1970-01-01 is its first day).
-//    A pod never scheduled is withdrawn at its deletion.
+//    A pod never scheduled is withdrawn at its deletion; one scheduled outside its life is read as
+//    scheduled at its nearer end (counted in one warning).
 //  - GPUs: num_gpu (0 to 8); a share of one GPU (gpu_milli below 1000) is a whole GPU (the trace
 //    shares GPUs, acmesim does not: an assumption, the pods concerned counted in one warning).
 //    Cores: cpu_milli / 1000 rounded up. Nodes: 1 (a pod runs on one node).

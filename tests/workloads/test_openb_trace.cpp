@@ -54,13 +54,17 @@ TEST_CASE("An Alibaba 2023 pod list with a bad cell stops with one line", "[read
   CHECK_THROWS_WITH(read("p,1000,1,1,1000,,LS,Evicted,10,20,10\n"),
                     Catch::EndsWith("pods.csv:2: pod_phase: unknown phase 'Evicted' (the trace's: Succeeded, Running, "
                                     "Pending, Failed)"));
-  CHECK_THROWS_WITH(read("p,1000,1,1,1000,,LS,Running,10,20,30\n"),
-                    Catch::EndsWith("pods.csv:2: scheduled_time: not between creation_time and deletion_time"));
+  CHECK_THROWS_WITH(read("p,1000,1,1,1000,,LS,Running,20,10,10\n"),
+                    Catch::EndsWith("pods.csv:2: deletion_time: before creation_time"));
   CHECK_THROWS_WITH(read("p,1000,1,1.5,1000,,LS,Running,10,20,10\n"),
                     Catch::EndsWith("pods.csv:2: num_gpu: expected a whole number of GPUs up to 64"));
   CHECK_THROWS_WITH(read("p,1000,1,1,1000,,LS,Running,10,20,10\np,1000,1,1,1000,,LS,Running,11,20,11\n"),
                     Catch::EndsWith("pods.csv:3: name: used by an earlier pod"));
   CHECK(read("p,1000,1,1,1000,,LS,Running,10,20,10\n").size() == 1);
+  // Scheduled after its deletion: read as scheduled at it (a warning), so it ran for no time.
+  const Workload late = read("p,1000,1,1,1000,,LS,Running,10,20,30\n");
+  CHECK(*late.profiles[0].recorded_start() == Time::seconds(20));
+  CHECK(late.profiles[0].run == Time{});
 }
 
 }  // namespace acme::test
