@@ -39,8 +39,9 @@ inline constexpr std::array<std::string_view, kJobStateCount> kJobStateNames = {
     "COMPLETED", "FAILED", "CANCELLED", "PREEMPTED", "TIMEOUT", "NODE_FAIL", "RUNNING", "REJECTED"};
 
 std::optional<JobType> parse_job_type(std::string_view s);
-// The type of a job of a trace that names none (Helios's, sacct's, Philly's, PAI's, Alibaba's pods): CPU for a job without
-// GPUs, else Other, the type AcmeTrace gives to jobs outside its named kinds.
+// The type of a job of a trace that names none (Helios's, sacct's, Philly's, PAI's, Alibaba's
+// pods): CPU for a job without GPUs, else Other, the type AcmeTrace gives to jobs outside its
+// named kinds.
 inline JobType untyped_job_type(std::int32_t gpus) { return gpus > 0 ? JobType::Other : JobType::CPU; }
 std::optional<JobState> parse_job_state(std::string_view s);
 inline std::string_view name(JobType t) { return kJobTypeNames[static_cast<std::size_t>(t)]; }

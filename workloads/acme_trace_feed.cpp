@@ -28,13 +28,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/philly_trace.h"
 #include "sim/error.h"
 #include "sim/log.h"
 #include "sim/prefault.h"
 #include "workloads/csv_lines.h"
-#include "workloads/openb_trace.h"
-#include "workloads/pai_trace.h"
 #include "workloads/trace_ids.h"
 #include "workloads/acme_trace_rows.h"
 
@@ -268,8 +265,7 @@ AcmeTraceFeed::~AcmeTraceFeed() {
 
 std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, const TraceOptions& options,
                                                    Workload& w) {
-  if (options.lenient || is_json_file(path) || is_pai_table(path) || is_openb_pod_list(path))
-    return nullptr;  // Philly's, PAI's and Alibaba's 2023 pod lists are read whole
+  if (options.lenient || trace_format(path) != TraceFormat::AcmeTrace) return nullptr;  // other formats are read whole
   auto s = std::make_unique<State>(path, options);
   struct stat st {};
   if (s->fd < 0 || ::fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||

@@ -260,17 +260,25 @@ unsigned reading_threads(const TraceOptions& options) {
   return options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
+TraceFormat trace_format(const std::string& path) {
+  if (is_json_file(path)) return TraceFormat::Philly;
+  if (is_pai_table(path)) return TraceFormat::Pai;
+  if (is_openb_pod_list(path)) return TraceFormat::PodList;
+  return TraceFormat::AcmeTrace;
+}
+
 std::string trace_source(const std::string& path) {
-  if (is_json_file(path)) return "Philly " + path;
-  if (is_pai_table(path)) return "PAI " + path;
-  if (is_openb_pod_list(path)) return "openb " + path;
-  return "AcmeTrace " + path;
+  constexpr std::array<std::string_view, 4> kNames{"AcmeTrace ", "Philly ", "PAI ", "openb "};
+  return std::string(kNames[static_cast<std::size_t>(trace_format(path))]) + path;
 }
 
 Workload read_acme_trace(const std::string& path, const TraceOptions& options, std::vector<std::string>* warnings) {
-  if (is_json_file(path)) return read_philly_trace(path, {options.from, options.to, options.utc_offset_s}, warnings);
-  if (is_pai_table(path)) return read_pai_trace(path, {options.from, options.to}, warnings);
-  if (is_openb_pod_list(path)) return read_openb_pod_list(path, {options.from, options.to}, warnings);
+  switch (trace_format(path)) {
+    case TraceFormat::Philly: return read_philly_trace(path, {options.from, options.to, options.utc_offset_s}, warnings);
+    case TraceFormat::Pai: return read_pai_trace(path, {options.from, options.to}, warnings);
+    case TraceFormat::PodList: return read_openb_pod_list(path, {options.from, options.to}, warnings);
+    case TraceFormat::AcmeTrace: break;
+  }
   if (const unsigned threads = reading_threads(options); threads > 1) {
     const csv_lines::MappedFile file(path.c_str());
     if (file.mapped() && file.text().size() < kMaxPartedText)

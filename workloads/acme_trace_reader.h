@@ -51,6 +51,7 @@
 // read on several threads (a mapped page past its new end kills the process with SIGBUS).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -77,8 +78,13 @@ struct TraceOptions {
 // The threads a read with `options` uses: TraceOptions::threads, or for 0 every core.
 unsigned reading_threads(const TraceOptions& options);
 
+// The format of the trace file at `path`, told from its first line (JSON's first byte): AcmeTrace's
+// columns (Helios's and sacct's read as those), or one read whole by a reader of its own.
+enum class TraceFormat : std::uint8_t { AcmeTrace, Philly, Pai, PodList };
+TraceFormat trace_format(const std::string& path);
+
 // What a read of `path` names as the workload's source (Workload::source): "AcmeTrace <path>",
-// or for a trace of another format read whole, "Philly <path>", "PAI <path>" or "openb <path>".
+// or for a trace of another format, "Philly <path>", "PAI <path>" or "openb <path>".
 std::string trace_source(const std::string& path);
 
 // Reads the file at `path` (workloads/trace_cache.h reads it through a cache). With `warnings`, each

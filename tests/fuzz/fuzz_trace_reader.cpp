@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
+#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +46,17 @@ std::string outcome(std::string_view text, acme::TraceOptions opt, unsigned thre
   return out;
 }
 
+// Writes each (name, bytes) as a file of its own and reads the first as the trace.
+void read_as_files(std::initializer_list<std::pair<const char*, std::string_view>> files) {
+  for (const auto& [name, bytes] : files)
+    acme::fuzz::write_file(acme::fuzz::configs_mirror() / name, reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                           bytes.size());
+  try {
+    acme::read_acme_trace((acme::fuzz::configs_mirror() / files.begin()->first).string(), acme::TraceOptions{.threads = 1});
+  } catch (const acme::InputError&) {
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -69,30 +82,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const acme::TraceOptions opt{.lenient = lenient};
     if (outcome(text, opt, 3) != outcome(text, opt, 1)) std::abort();
   }
-  if (size > 0 && (text[0] == '[' || text[0] == '{')) {
-    const std::filesystem::path file = acme::fuzz::configs_mirror() / "philly.json";
-    acme::fuzz::write_file(file, data, size);
-    try {
-      acme::read_acme_trace(file.string(), acme::TraceOptions{.threads = 1});
-    } catch (const acme::InputError&) {
-    }
-  }
-  if (text.starts_with("name,")) {
-    const std::filesystem::path file = acme::fuzz::configs_mirror() / "pods.csv";
-    acme::fuzz::write_file(file, data, size);
-    try {
-      acme::read_acme_trace(file.string(), acme::TraceOptions{.threads = 1});
-    } catch (const acme::InputError&) {
-    }
-  }
-  if (const std::size_t cut = text.find("\n---\n"); cut != std::string_view::npos) {
-    const std::filesystem::path jobs = acme::fuzz::configs_mirror() / "pai_job_table.csv";
-    acme::fuzz::write_file(jobs, data, cut + 1);
-    acme::fuzz::write_file(acme::fuzz::configs_mirror() / "pai_task_table.csv", data + cut + 5, size - cut - 5);
-    try {
-      acme::read_acme_trace(jobs.string(), acme::TraceOptions{.threads = 1});
-    } catch (const acme::InputError&) {
-    }
-  }
+  // Read as files: Philly's JSON, Alibaba's pod list, and PAI's two tables around a "---" line.
+  if (size > 0 && (text[0] == '[' || text[0] == '{')) read_as_files({{"philly.json", text}});
+  if (text.starts_with("name,")) read_as_files({{"pods.csv", text}});
+  if (const std::size_t cut = text.find("\n---\n"); cut != std::string_view::npos)
+    read_as_files({{"pai_job_table.csv", text.substr(0, cut + 1)}, {"pai_task_table.csv", text.substr(cut + 5)}});
   return 0;
 }
