@@ -3,10 +3,10 @@
 // Seren ran Slurm and Kalos a Kubernetes-style platform; both are modeled by the mechanisms of
 // a production LLM cluster, each a key (experiments/baseline/README.md derives the defaults):
 //  - Priority: by job type (evaluation lowest) and user, with aging (PriorityRanking's keys).
-//  - QOS limits: all running jobs of type T hold at most type_gpu_limit.<T> GPUs, and one user's
-//    at most user_gpu_limit.<T> (0: no limit, the defaults). A job held back by a limit does not
-//    block the jobs behind it, as in Slurm; a job larger than a limit starts when nothing else
-//    holds any of it.
+//  - QOS limits (policies/qos_limits.h): on the GPUs and the jobs all running jobs of a type hold,
+//    and one user's (type_gpu_limit, type_job_limit, user_gpu_limit, user_job_limit; 0: none, the
+//    defaults). A job held back by a limit does not block the jobs behind it, as in Slurm; a job
+//    larger than a limit starts when nothing else holds any of it.
 //  - The main scheduler, at every pass: jobs in priority order until the first that does not fit,
 //    for GPU and CPU jobs apart (partitions: a blocked GPU job does not hold back CPU jobs).
 //  - The backfill scheduler, at multiples of backfill_interval_s while a job is blocked: up to
@@ -32,83 +32,13 @@
 #include <vector>
 
 #include "policies/common.h"
+#include "policies/qos_limits.h"
 #include "policies/registry.h"
 #include "policies/reservation.h"
 #include "policies/shaped_queue.h"
 
 namespace acme {
 namespace {
-
-// QOS limits on GPUs in use, per job type: for all of a type's running jobs together (Slurm's
-// GrpTRES) and for each user's (MaxTRESPerUser). A limit of 0 is none. O(1) per query and change.
-class QosLimits {
- public:
-  explicit QosLimits(Params& params) {
-    read(params, "type_gpu_limit", {{"Eval", 0}},
-         "most GPUs all running jobs of a type hold (0: no limit; a larger job starts when none runs)", type_limit_);
-    read(params, "user_gpu_limit", {{"Eval", 0}},
-         "most GPUs one user's running jobs of a type hold (0: no limit; a larger job starts when none runs)",
-         user_limit_);
-  }
-  // The limit that starting the job now would go past, as a key; none if it may start. A limit
-  // caps what running jobs hold: a job larger than it still starts when nothing else holds any
-  // of it, so no limit makes a job unrunnable.
-  std::optional<std::size_t> binding(const JobRequest& r) const {
-    const auto t = static_cast<std::size_t>(r.type);
-    if (type_limit_[t] > 0 && type_use_[t] > 0 && type_use_[t] + r.gpu_num > type_limit_[t]) return t;
-    if (user_limit_[t] == 0) return std::nullopt;
-    const std::size_t i = index(r.user, r.type);
-    if (use_of(i) == 0 || use_of(i) + r.gpu_num <= user_limit_[t]) return std::nullopt;
-    return kJobTypeCount + i;
-  }
-  // Whether a job of `gpus` GPUs held back by the limit of `key` may start now (see binding).
-  bool admits(std::size_t key, std::int64_t gpus) const {
-    const std::int64_t room = headroom(key);
-    return gpus <= room || room == limit_of(key);
-  }
-  // The keys of the two limits a job of `user` and `type` counts against.
-  static std::array<std::size_t, 2> keys_of(std::uint32_t user, JobType type) {
-    return {static_cast<std::size_t>(type), kJobTypeCount + index(user, type)};
-  }
-  // Jobs of one tag and shape are bound by the same limits: 0 for a type without limits, else the
-  // type and, with a per-user limit, the user.
-  std::uint64_t tag_of(const JobRequest& r) const {
-    const auto t = static_cast<std::size_t>(r.type);
-    if (type_limit_[t] == 0 && user_limit_[t] == 0) return 0;
-    const std::uint64_t user = user_limit_[t] > 0 ? std::uint64_t{r.user} + 1 : 0;
-    return 1 + t + kJobTypeCount * user;
-  }
-  // GPUs the limit of `key` leaves now (a key binding() returned).
-  std::int64_t headroom(std::size_t key) const {
-    if (key < kJobTypeCount) return type_limit_[key] - type_use_[key];
-    const std::size_t i = key - kJobTypeCount;
-    return user_limit_[i % kJobTypeCount] - use_of(i);
-  }
-  // A job started (gpus > 0) or stopped (gpus < 0).
-  void charge(std::uint32_t user, JobType type, std::int64_t gpus) {
-    type_use_[static_cast<std::size_t>(type)] += gpus;
-    if (user_limit_[static_cast<std::size_t>(type)] == 0) return;
-    const std::size_t i = index(user, type);
-    if (i >= user_use_.size()) user_use_.resize(std::max(i + 1, 2 * user_use_.size()), 0);
-    user_use_[i] += gpus;
-  }
-
- private:
-  static void read(Params& params, std::string_view key, std::vector<std::pair<std::string, double>> defaults,
-                   std::string_view doc, std::array<std::int64_t, kJobTypeCount>& out) {
-    const auto gpus = params.type_table(key, std::move(defaults), 0, 1e9, doc);
-    for (std::size_t t = 0; t < kJobTypeCount; ++t) out[t] = static_cast<std::int64_t>(gpus[t].value_or(0.0));
-  }
-  std::int64_t use_of(std::size_t i) const { return i < user_use_.size() ? user_use_[i] : 0; }
-  std::int64_t limit_of(std::size_t key) const {
-    return key < kJobTypeCount ? type_limit_[key] : user_limit_[(key - kJobTypeCount) % kJobTypeCount];
-  }
-  static std::size_t index(std::uint32_t user, JobType t) {
-    return static_cast<std::size_t>(user) * kJobTypeCount + static_cast<std::size_t>(t);
-  }
-  std::array<std::int64_t, kJobTypeCount> type_limit_{}, user_limit_{}, type_use_{};
-  std::vector<std::int64_t> user_use_;  // [user x type]: GPUs held, for the types with a user limit
-};
 
 class AcmePolicy final : public Policy {
  public:
@@ -128,12 +58,12 @@ class AcmePolicy final : public Policy {
   void on_stopped(JobId job) override {
     gate_.changed();
     planner_.stopped(job);
-    if (job < charged_.size() && charged_[job].gpus > 0) {
+    if (job < charged_.size() && charged_[job].running) {
       const Charge c = charged_[job];
-      limits_.charge(c.user, c.type, -c.gpus);
-      charged_[job].gpus = 0;
+      limits_.charge(c.user, c.type, c.gpus, -1);
+      charged_[job].running = false;
       for (const std::size_t key : QosLimits::keys_of(c.user, c.type))
-        if (held_back_.count(key)) freed_.push_back(key);
+        if (limits_.is_set(key) && held_back_.count(key)) freed_.push_back(key);
     }
   }
   bool reads_estimates() const override { return true; }
@@ -182,14 +112,15 @@ class AcmePolicy final : public Policy {
     while (room - taken > 0) {
       auto first = held->second.end();  // the group whose first job is the earliest that fits
       for (auto group = held->second.begin(); group != held->second.end(); ++group) {
-        const bool fits = taken == 0 ? limits_.admits(key, group->first) : group->first <= room - taken;
+        const bool fits = taken == 0 ? limits_.admits(key, group->first)
+                                     : QosLimits::demand(key, group->first) <= room - taken;
         if (fits && (first == held->second.end() || *group->second.begin() < *first->second.begin()))
           first = group;
       }
       if (first == held->second.end()) break;
-      taken += first->first;
+      taken += QosLimits::demand(key, first->first);
       --held_jobs_;
-      enqueue(pass, *first->second.begin());  // only GPU jobs are held back
+      enqueue(pass, *first->second.begin());
       first->second.erase(first->second.begin());
       if (first->second.empty()) held->second.erase(first);
     }
@@ -320,10 +251,10 @@ class AcmePolicy final : public Policy {
     gate_.changed();
     started_now_ = true;
     planner_.started(pass, j);
-    if (r.gpu_num > 0) {
+    if (limits_.limits(r.type)) {
       if (j >= charged_.size()) charged_.resize(std::max<std::size_t>(j + 1, 2 * charged_.size()));
-      charged_[j] = {r.gpu_num, r.user, r.type};
-      limits_.charge(r.user, r.type, r.gpu_num);
+      charged_[j] = {r.gpu_num, r.user, r.type, true};
+      limits_.charge(r.user, r.type, r.gpu_num, 1);
     }
     return true;
   }
@@ -355,10 +286,11 @@ class AcmePolicy final : public Policy {
   // Each partition's head its last pass's backfill walked behind, and the pass before's.
   std::array<std::optional<QueueEntry>, 2> walked_, walked_before_;
   ShadowPlanner planner_;
-  struct Charge {
-    std::int32_t gpus = 0;  // GPUs the running job counts against its limits; 0: none
+  struct Charge {  // what a job the policy started counts against its limits
+    std::int32_t gpus = 0;
     std::uint32_t user = 0;
     JobType type = JobType::CPU;
+    bool running = false;
   };
   std::vector<Charge> charged_;  // [job]
 };

@@ -193,6 +193,13 @@ TEST_CASE("A job larger than a QOS limit starts once nothing else holds the limi
         golden_expected("acme_oversize.type.expected"));
 }
 
+TEST_CASE("Acme's job-count limits charge a job one whatever its GPUs", "[golden]") {
+  CHECK(replay_golden("acme_limits.csv", small_cluster(2), "acme", ReplayMode::Policy, {"policy.user_job_limit.Eval=1"}) ==
+        golden_expected("acme_limits.userjobs.expected"));
+  CHECK(replay_golden("acme_oversize.csv", small_cluster(3), "acme", ReplayMode::Policy, {"policy.type_job_limit.Eval=2"}) ==
+        golden_expected("acme_oversize.typejobs.expected"));
+}
+
 TEST_CASE("Reserved nodes take only their job types, the others the rest unless they need more", "[golden]") {
   ClusterSpec cluster = small_cluster(2);
   CHECK(replay_golden("reserved.csv", cluster, "greedy", ReplayMode::Policy) == golden_expected("reserved.none.expected"));
