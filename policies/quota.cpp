@@ -19,7 +19,7 @@
 // could never start: it is refused on arrival (see Policy::refuses).
 //
 // A pass costs O(groups) plus O(log q) per job started, plus the victims considered (not again
-// for a job they could not make room for, until room comes back or the borrowers change).
+// for a job they could not make room for, until room comes back).
 #include <algorithm>
 #include <array>
 #include <fstream>
@@ -70,7 +70,6 @@ class QuotaPolicy final : public Policy {
     if (h.borrowed) {
       borrowed_ -= h.gpus;
       borrowers_.erase({-static_cast<double>(h.start.sec()), h.submit, job});
-      ++borrower_changes_;
     } else {
       h.group->own -= h.gpus;
     }
@@ -82,7 +81,7 @@ class QuotaPolicy final : public Policy {
     for (Group* g : order_) g->waiting = false;
     for (Group* g : order_) {
       for (;;) {
-        admit(pass);
+        if (!arrivals_.empty()) admit(pass);  // jobs a preemption requeued
         drop_withdrawn(pass, g->queue);
         if (g->queue.empty()) break;
         const JobId job = g->queue.begin()->job;
@@ -101,7 +100,6 @@ class QuotaPolicy final : public Policy {
         if (borrowed) {
           borrowed_ += gpus;
           borrowers_.insert({-static_cast<double>(pass.now().sec()), submit, job});
-          ++borrower_changes_;
         } else {
           g->own += gpus;
         }
@@ -118,10 +116,10 @@ class QuotaPolicy final : public Policy {
     std::int64_t own = 0;    // GPUs held by the group's jobs within its quota
     bool waiting = false;    // its first job is within quota but could not start this pass
     JobQueue queue;
-    // The job reclaim() last failed to start, and the cluster's room_freed() and borrower_changes_ then.
+    // The job reclaim() last failed to start, and the cluster's room_freed() then.
     struct Unopened {
       JobId job = ~JobId{0};
-      std::uint64_t room = 0, borrowers = 0;
+      std::uint64_t room = 0;
     } unopened;
   };
   struct Held {
@@ -216,22 +214,24 @@ class QuotaPolicy final : public Policy {
 
   // Starts the group's first job, within its quota, by preempting borrowers (start_by_preempting).
   // A job for which it found no plan (it stopped no one: no room came back) is not planned for
-  // again while no room comes back and the borrowers are the same: with the same victims and only
-  // less room, no plan would be found.
+  // again while no room comes back: the jobs started since took free room, and a borrower among
+  // them would give back no more than it took (the victims, latest start first, may only have
+  // lost older ones past the budget), so no plan would be found.
   bool reclaim(SchedulingPass& pass, Group& g, JobId job) {
     const std::uint64_t room = pass.cluster().room_freed();
-    if (g.unopened.job == job && g.unopened.room == room && g.unopened.borrowers == borrower_changes_) return false;
+    if (g.unopened.job == job && g.unopened.room == room) return false;
     if (start_by_preempting(pass, job, borrower_list(victim_budget(pass.request(job))), SchedulingPass::Preempt::Kill))
       return true;
-    if (pass.cluster().room_freed() == room) g.unopened = {job, room, borrower_changes_};
+    if (pass.cluster().room_freed() == room) g.unopened = {job, room};
     return false;
   }
 
-  // Up to `budget` borrowers, latest start first.
-  std::vector<JobId> borrower_list(std::size_t budget) const {
-    std::vector<JobId> out;
-    for (auto it = borrowers_.begin(); it != borrowers_.end() && out.size() < budget; ++it) out.push_back(it->job);
-    return out;
+  // Up to `budget` borrowers, latest start first (in scratch space kept between calls).
+  const std::vector<JobId>& borrower_list(std::size_t budget) {
+    victims_.clear();
+    for (auto it = borrowers_.begin(); it != borrowers_.end() && victims_.size() < budget; ++it)
+      victims_.push_back(it->job);
+    return victims_;
   }
 
   PriorityRanking ranking_;
@@ -243,7 +243,7 @@ class QuotaPolicy final : public Policy {
   std::vector<JobId> arrivals_;
   std::unordered_map<JobId, Held> running_;
   JobQueue borrowers_;  // latest start first, then earliest submitted (not the row: any file order)
-  std::uint64_t borrower_changes_ = 0;  // borrowers started or stopped so far
+  std::vector<JobId> victims_;  // borrower_list's
   std::int64_t borrowed_ = 0, unassigned_ = 0;
   std::int64_t most_lendable_ = 0;  // what lendable() gives when every lending group is idle
   bool sized_ = false;
