@@ -33,6 +33,7 @@
 #include "sim/prefault.h"
 #include "workloads/csv_lines.h"
 #include "workloads/openb_trace.h"
+#include "workloads/swf_trace.h"
 #include "workloads/pai_trace.h"
 #include "workloads/trace_ids.h"
 #include "workloads/acme_trace_rows.h"
@@ -264,11 +265,12 @@ TraceFormat trace_format(const std::string& path) {
   if (is_json_file(path)) return TraceFormat::Philly;
   if (is_pai_table(path)) return TraceFormat::Pai;
   if (is_openb_pod_list(path)) return TraceFormat::PodList;
+  if (is_swf_file(path)) return TraceFormat::Swf;
   return TraceFormat::AcmeTrace;
 }
 
 std::string trace_source(const std::string& path) {
-  constexpr std::array<std::string_view, 4> kNames{"AcmeTrace ", "Philly ", "PAI ", "openb "};
+  constexpr std::array<std::string_view, 5> kNames{"AcmeTrace ", "Philly ", "PAI ", "openb ", "SWF "};
   return std::string(kNames[static_cast<std::size_t>(trace_format(path))]) + path;
 }
 
@@ -277,6 +279,7 @@ Workload read_acme_trace(const std::string& path, const TraceOptions& options, s
     case TraceFormat::Philly: return read_philly_trace(path, {options.from, options.to, options.utc_offset_s}, warnings);
     case TraceFormat::Pai: return read_pai_trace(path, {options.from, options.to}, warnings);
     case TraceFormat::PodList: return read_openb_pod_list(path, {options.from, options.to}, warnings);
+    case TraceFormat::Swf: return read_swf_trace(path, {options.from, options.to}, warnings);
     case TraceFormat::AcmeTrace: break;
   }
   if (const unsigned threads = reading_threads(options); threads > 1) {

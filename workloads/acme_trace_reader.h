@@ -80,11 +80,11 @@ unsigned reading_threads(const TraceOptions& options);
 
 // The format of the trace file at `path`, told from its first line (JSON's first byte): AcmeTrace's
 // columns (Helios's and sacct's read as those), or one read whole by a reader of its own.
-enum class TraceFormat : std::uint8_t { AcmeTrace, Philly, Pai, PodList };
+enum class TraceFormat : std::uint8_t { AcmeTrace, Philly, Pai, PodList, Swf };
 TraceFormat trace_format(const std::string& path);
 
 // What a read of `path` names as the workload's source (Workload::source): "AcmeTrace <path>",
-// or for a trace of another format, "Philly <path>", "PAI <path>" or "openb <path>".
+// or for a trace of another format, "Philly <path>", "PAI <path>", "openb <path>" or "SWF <path>".
 std::string trace_source(const std::string& path);
 
 // Reads the file at `path` (workloads/trace_cache.h reads it through a cache). With `warnings`, each

@@ -109,7 +109,7 @@ std::unique_ptr<JobFeed> open_synthetic(const RunConfig& c, const ClusterSpec& c
 const Registrar<WorkloadSourceEntry> kAcmeTrace(
     {"acmetrace", "an AcmeTrace CSV (workload.trace), trace_seren.csv or trace_kalos.csv schema (or a trace "
                   "from elsewhere: Helios's, sacct's export, Philly's JSON, PAI's job and task tables, Alibaba's "
-                  "2023 pod list), rows selected by submit time in [workload.from, workload.to)",
+                  "2023 pod list, an SWF log), rows selected by submit time in [workload.from, workload.to)",
      load_trace, StreamedTrace::open, 10});
 const Registrar<WorkloadSourceEntry> kSynthetic(
     {"synthetic", "jobs drawn in-process from a model of the published statistics (workload.model), "

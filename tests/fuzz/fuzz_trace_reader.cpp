@@ -5,7 +5,8 @@
 // workload or the same error. Bytes that open JSON are also read as a file, which the reader
 // hands to Philly's (io/philly_trace.h); bytes with a line "---" are read as PAI's two tables, the
 // job table before it and the task table after (workloads/pai_trace.h); bytes that open with
-// "name," are also read as a file, which may be Alibaba's 2023 pod list (workloads/openb_trace.h).
+// "name," are also read as a file, which may be Alibaba's 2023 pod list (workloads/openb_trace.h),
+// and bytes that open with ';' as one, an SWF log (workloads/swf_trace.h).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -82,9 +83,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const acme::TraceOptions opt{.lenient = lenient};
     if (outcome(text, opt, 3) != outcome(text, opt, 1)) std::abort();
   }
-  // Read as files: Philly's JSON, Alibaba's pod list, and PAI's two tables around a "---" line.
+  // Read as files: Philly's JSON, Alibaba's pod list, an SWF log, and PAI's two tables around a "---" line.
   if (size > 0 && (text[0] == '[' || text[0] == '{')) read_as_files({{"philly.json", text}});
   if (text.starts_with("name,")) read_as_files({{"pods.csv", text}});
+  if (text.starts_with(";")) read_as_files({{"log.swf", text}});
   if (const std::size_t cut = text.find("\n---\n"); cut != std::string_view::npos)
     read_as_files({{"pai_job_table.csv", text.substr(0, cut + 1)}, {"pai_task_table.csv", text.substr(cut + 5)}});
   return 0;

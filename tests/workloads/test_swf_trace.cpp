@@ -1,0 +1,80 @@
+// The Standard Workload Format (SWF 2.2, the Parallel Workloads Archive's; workloads/swf_trace.h),
+// from the lines of tests/data/other_formats/sample.swf worked out by hand.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "harness.h"
+#include "sim/error.h"
+#include "workloads/acme_trace_reader.h"
+
+namespace acme::test {
+
+TEST_CASE("An SWF log reads: processors as GPUs packed 8 to a node, parts skipped, cancelled jobs withdrawn", "[reader]") {
+  std::vector<std::string> warnings;
+  const std::string sample = (source_dir() / "tests/data/other_formats/sample.swf").string();
+  CHECK(trace_format(sample) == TraceFormat::Swf);
+  CHECK(trace_source(sample) == "SWF " + sample);
+  const Workload w = read_acme_trace(sample, {}, &warnings);
+  REQUIRE(w.size() == 6);
+  const Time t0 = Time::seconds(1677600000);  // the header's UnixStartTime
+  // Job 1: submitted at t0, waited 5 s, ran 3,600 s on 8 processors: 8 GPUs on one node; completed.
+  CHECK(w.names[0] == "1");
+  CHECK(w.requests[0].submit == t0);
+  CHECK(*w.profiles[0].recorded_start() == t0 + Time::seconds(5));
+  CHECK(w.profiles[0].run == Time::seconds(3600));
+  CHECK(w.requests[0].gpu_num == 8);
+  CHECK(w.requests[0].node_num == 1);
+  CHECK(w.requests[0].cpu_num == 0);
+  CHECK(w.requests[0].type == JobType::Other);
+  CHECK(w.profiles[0].final_state == JobState::Completed);
+  // Job 2: 16 processors on 2 nodes; status 0, failed; user 7.
+  CHECK(w.requests[1].node_num == 2);
+  CHECK(w.profiles[1].final_state == JobState::Failed);
+  CHECK(w.users[w.requests[1].user] == "7");
+  // Job 3: its summary line (1,000 s in all); the two lines of its parts are not jobs.
+  CHECK(w.names[2] == "3");
+  CHECK(w.profiles[2].run == Time::seconds(1000));
+  // Job 4: cancelled before it ran (no wait, no run, no allocation): the 2 processors it asked for,
+  // withdrawn at its submission.
+  CHECK(w.requests[3].gpu_num == 2);
+  CHECK(!w.profiles[3].recorded_start());
+  CHECK(*w.profiles[3].cancel_pending_at() == t0 + Time::seconds(120));
+  CHECK(w.profiles[3].final_state == JobState::Cancelled);
+  // Job 5: cancelled after 50 s of running.
+  CHECK(*w.profiles[4].recorded_start() == t0 + Time::seconds(210));
+  CHECK(w.profiles[4].final_state == JobState::Cancelled);
+  // Job 6: fractional times floored; status and user not recorded (-1): completed, user "-1".
+  CHECK(w.requests[5].submit == t0 + Time::seconds(7200));
+  CHECK(*w.profiles[5].recorded_start() == t0 + Time::seconds(7203));  // 7,200.7 + 2.5 = 7,203.2
+  CHECK(w.profiles[5].run == Time::seconds(60));
+  CHECK(w.profiles[5].final_state == JobState::Completed);
+  CHECK(w.users[w.requests[5].user] == "-1");
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0] == ": SWF counts processors: each is read as a GPU, packed 8 to a node, with no cores");
+  CHECK(warnings[1] == ": 2 lines of partial executions (status 2-4) skipped: their jobs' summary lines are read");
+}
+
+TEST_CASE("An SWF log with a bad line stops with one line naming the field", "[reader]") {
+  const std::filesystem::path dir = temp_dir("swf-bad");
+  const auto read = [&](const std::string& lines) {
+    std::ofstream(dir / "log.swf", std::ios::trunc) << "; UnixStartTime: 0\n" << lines;
+    return read_acme_trace((dir / "log.swf").string(), {});
+  };
+  const std::string ok = "1 0 0 10 8 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n";
+  CHECK(read(ok).size() == 1);
+  CHECK_THROWS_WITH(read("1 0 0 10 8 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1\n"),
+                    Catch::EndsWith("log.swf:2: expected the 18 fields of SWF, the line has 17"));
+  CHECK_THROWS_WITH(read("1 0 0 ten 8 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n"),
+                    Catch::EndsWith("log.swf:2: run time: expected a number (-1: not recorded), got 'ten'"));
+  CHECK_THROWS_WITH(read("1 0 0 10 8 -1 -1 8 -1 -1 7 1 -1 -1 -1 -1 -1 -1\n"),
+                    Catch::EndsWith("log.swf:2: status: expected -1, 0, 1, 5, or 2-4 for a partial execution (SWF's), got '7'"));
+  CHECK_THROWS_WITH(read(ok + ok), Catch::EndsWith("log.swf:3: job number: used by an earlier job"));
+  CHECK_THROWS_WITH(read("1 0 0 10 2.5 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n"),
+                    Catch::EndsWith("log.swf:2: allocated processors: expected a whole number of processors up to a million"));
+  // No run time, not cancelled: skipped (a warning), as is a job of no processors.
+  CHECK(read("1 0 0 -1 8 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n2 0 0 5 -1 -1 -1 -1 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n").size() == 0);
+}
+
+}  // namespace acme::test
