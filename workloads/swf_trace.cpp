@@ -70,6 +70,100 @@ struct JobLine {
   Time time(SwfField f) const { return Time::seconds(static_cast<std::int64_t>(std::floor(v[f]))); }
 };
 
+// A read under way: the lines so far, the jobs made of them, and what was skipped.
+class Reading {
+ public:
+  Reading(const std::string& path, const SwfOptions& opt) : path_(path), opt_(opt) {
+    w_.source = "SWF " + path;
+    w_.window_from = opt.from;
+    w_.window_to = opt.to;
+  }
+
+  void line(std::string_view text, std::size_t number) {
+    if (is_comment(text)) {
+      if (lines_ == 0 && !unix_start_) unix_start_ = unix_start_of(text);
+      return;
+    }
+    split_blank(text, fields_);
+    if (fields_.empty()) return;
+    if (fields_.size() != kFields)
+      throw_input_error(path_, number, "", "expected the 18 fields of SWF, the line has " + std::to_string(fields_.size()));
+    JobLine job{path_, number, {}};
+    for (std::size_t i = 0; i < kFields; ++i) {
+      const std::optional<double> v = number_of(fields_[i]);
+      if (!v) job.fail(static_cast<SwfField>(i), "expected a number (-1: not recorded), got " + csv_lines::shown(fields_[i]));
+      job.v[i] = *v;
+    }
+    ++lines_;
+    const int status = static_cast<int>(job.v[kStatus]);
+    if (job.v[kStatus] != status || status < -1 || status > 5)
+      job.fail(kStatus, "expected -1, 0, 1, 5, or 2-4 for a partial execution (SWF's), got " + csv_lines::shown(fields_[kStatus]));
+    if (status >= 2 && status <= 4) {  // a part of the job its summary line (the same number) gives
+      ++parts_;
+      return;
+    }
+    if (!job.has(kJob) || job.v[kJob] != std::floor(job.v[kJob])) job.fail(kJob, "expected a whole number of 0 or more");
+    if (!numbers_.insert(static_cast<std::int64_t>(job.v[kJob])).second) job.fail(kJob, "used by an earlier job");
+    if (!job.has(kSubmit)) job.fail(kSubmit, "missing (-1)");
+    add(job, status);
+  }
+
+  Workload finish(std::vector<std::string>* warnings) {
+    log::warn_kept(path_, warnings, ": SWF counts processors: each is read as a GPU, packed {} to a node, with no cores",
+                   kGpusPerNode);
+    if (parts_ > 0)
+      log::warn_kept(path_, warnings, ": {} lines of partial executions (status 2-4) skipped: their jobs' summary lines are read",
+                     parts_);
+    if (no_size_ > 0) log::warn_kept(path_, warnings, ": {} jobs record no processors: skipped", no_size_);
+    if (no_run_ > 0) log::warn_kept(path_, warnings, ": {} jobs that were not cancelled record no run time: skipped", no_run_);
+    if (no_wait_ > 0) log::warn_kept(path_, warnings, ": {} jobs record a run time but no wait time: skipped", no_wait_);
+    if (w_.size() == 0)
+      log::warn_kept(path_, warnings, ": none of its {} job lines is read (in the window and replayable): the run has no jobs",
+                     lines_);
+    return std::move(w_);
+  }
+
+ private:
+  // The job of a summary line (or none: out of the window, or not replayable, counted).
+  void add(const JobLine& job, int status) {
+    const double submitted = unix_start_.value_or(0) + job.v[kSubmit];  // SWF allows fractions: floored
+    JobRequest r;
+    r.submit = Time::seconds(static_cast<std::int64_t>(std::floor(submitted)));
+    if ((opt_.from && r.submit < *opt_.from) || (opt_.to && r.submit >= *opt_.to)) return void(++w_.rows_outside_window);
+    const SwfField size = job.v[kAllocated] > 0 ? kAllocated : kRequested;
+    if (job.v[size] <= 0) return void(++no_size_);
+    if (job.v[size] != std::floor(job.v[size]) || job.v[size] > 1e6)
+      job.fail(size, "expected a whole number of processors up to a million");
+    r.gpu_num = static_cast<std::int32_t>(job.v[size]);
+    r.node_num = (r.gpu_num + kGpusPerNode - 1) / kGpusPerNode;
+    r.cpu_num = 0;
+    r.type = untyped_job_type(r.gpu_num);
+    r.user = w_.users.intern(job.has(kUser) ? fields_[kUser] : std::string_view("-1"));
+    JobProfile p;
+    p.final_state = status == 0 ? JobState::Failed : status == 5 ? JobState::Cancelled : JobState::Completed;
+    const Time start = Time::seconds(static_cast<std::int64_t>(std::floor(submitted + std::max(job.v[kWait], 0.0))));
+    if (status == 5 && (!job.has(kRun) || !job.has(kWait))) {
+      p.set_cancel_pending_at(start);
+    } else if (!job.has(kRun)) {
+      return void(++no_run_);
+    } else if (!job.has(kWait)) {
+      return void(++no_wait_);
+    } else {
+      p.set_recorded_start(start);
+      p.run = job.time(kRun);
+    }
+    w_.add(fields_[kJob], r, p);
+  }
+
+  const std::string& path_;
+  const SwfOptions& opt_;
+  Workload w_;
+  std::vector<std::string_view> fields_;  // of the line under way
+  std::unordered_set<std::int64_t> numbers_;
+  std::optional<double> unix_start_;
+  std::uint64_t lines_ = 0, parts_ = 0, no_run_ = 0, no_wait_ = 0, no_size_ = 0;
+};
+
 }  // namespace swf
 
 bool is_swf_file(const std::string& path) {
@@ -85,96 +179,20 @@ bool is_swf_file(const std::string& path) {
 }
 
 Workload read_swf_trace(const std::string& path, const SwfOptions& opt, std::vector<std::string>* warnings) {
-  using namespace swf;
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw_input_error(path, 0, "", "cannot open the trace file");
-  Workload w;
-  w.source = "SWF " + path;
-  w.window_from = opt.from;
-  w.window_to = opt.to;
   csv_lines::LineReader lines(f.get(), path);
-  std::vector<std::string_view> fields;
-  std::unordered_set<std::int64_t> numbers;
-  std::optional<double> unix_start;
-  std::uint64_t jobs = 0, parts = 0, no_run = 0, no_wait = 0, no_size = 0;
+  swf::Reading reading(path, opt);
   std::string_view text;
   try {
     while (lines.next(text)) {
       if (lines.number() == 1 && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a byte-order mark
-      if (is_comment(text)) {
-        if (jobs == 0 && !unix_start) unix_start = unix_start_of(text);
-        continue;
-      }
-      split_blank(text, fields);
-      if (fields.empty()) continue;
-      if (fields.size() != kFields)
-        throw_input_error(path, lines.number(), "",
-                          "expected the 18 fields of SWF, the line has " + std::to_string(fields.size()));
-      JobLine job{path, lines.number(), {}};
-      for (std::size_t i = 0; i < kFields; ++i) {
-        const std::optional<double> v = number_of(fields[i]);
-        if (!v) job.fail(static_cast<SwfField>(i), "expected a number (-1: not recorded), got " + csv_lines::shown(fields[i]));
-        job.v[i] = *v;
-      }
-      ++jobs;
-      const int status = static_cast<int>(job.v[kStatus]);
-      if (job.v[kStatus] != status || status < -1 || status > 5)
-        job.fail(kStatus, "expected -1, 0, 1, 5, or 2-4 for a partial execution (SWF's), got " + csv_lines::shown(fields[kStatus]));
-      if (status >= 2 && status <= 4) {  // a part of the job its summary line (the same number) gives
-        ++parts;
-        continue;
-      }
-      if (!job.has(kJob) || job.v[kJob] != std::floor(job.v[kJob])) job.fail(kJob, "expected a whole number of 0 or more");
-      if (!numbers.insert(static_cast<std::int64_t>(job.v[kJob])).second) job.fail(kJob, "used by an earlier job");
-      if (!job.has(kSubmit)) job.fail(kSubmit, "missing (-1)");
-      JobRequest r;
-      r.submit = Time::seconds(static_cast<std::int64_t>(std::floor(unix_start.value_or(0) + job.v[kSubmit])));  // floored
-      if ((opt.from && r.submit < *opt.from) || (opt.to && r.submit >= *opt.to)) {
-        ++w.rows_outside_window;
-        continue;
-      }
-      const double processors = job.v[kAllocated] > 0 ? job.v[kAllocated] : job.v[kRequested];
-      if (processors <= 0) {
-        ++no_size;
-        continue;
-      }
-      if (processors != std::floor(processors) || processors > 1e6)
-        job.fail(job.v[kAllocated] > 0 ? kAllocated : kRequested, "expected a whole number of processors up to a million");
-      r.gpu_num = static_cast<std::int32_t>(processors);
-      r.node_num = (r.gpu_num + kGpusPerNode - 1) / kGpusPerNode;
-      r.cpu_num = 0;
-      r.type = untyped_job_type(r.gpu_num);
-      r.user = w.users.intern(job.has(kUser) ? fields[kUser] : std::string_view("-1"));
-      JobProfile p;
-      p.final_state = status == 0 ? JobState::Failed : status == 5 ? JobState::Cancelled : JobState::Completed;
-      // The start from the times as written (SWF allows fractions), then floored as the submit.
-      const double submitted = unix_start.value_or(0) + job.v[kSubmit];
-      const Time start = Time::seconds(static_cast<std::int64_t>(std::floor(submitted + std::max(job.v[kWait], 0.0))));
-      if (status == 5 && (!job.has(kRun) || !job.has(kWait))) {
-        p.set_cancel_pending_at(start);
-      } else if (!job.has(kRun)) {
-        ++no_run;
-        continue;
-      } else if (!job.has(kWait)) {
-        ++no_wait;
-        continue;
-      } else {
-        p.set_recorded_start(start);
-        p.run = job.time(kRun);
-      }
-      w.add(fields[kJob], r, p);
+      reading.line(text, lines.number());
     }
   } catch (const csv_lines::LongLine& e) {
     throw_input_error(path, e.line, "", "line longer than " + std::to_string(csv_lines::kMaxLine) + " bytes");
   }
-  log::warn_kept(path, warnings, ": SWF counts processors: each is read as a GPU, packed {} to a node, with no cores",
-                 kGpusPerNode);
-  if (parts > 0) log::warn_kept(path, warnings, ": {} lines of partial executions (status 2-4) skipped: their jobs' summary lines are read", parts);
-  if (no_size > 0) log::warn_kept(path, warnings, ": {} jobs record no processors: skipped", no_size);
-  if (no_run > 0) log::warn_kept(path, warnings, ": {} jobs that were not cancelled record no run time: skipped", no_run);
-  if (no_wait > 0) log::warn_kept(path, warnings, ": {} jobs record a run time but no wait time: skipped", no_wait);
-  if (w.size() == 0) log::warn_kept(path, warnings, ": none of its {} job lines is read (in the window and replayable): the run has no jobs", jobs);
-  return w;
+  return reading.finish(warnings);
 }
 
 }  // namespace acme
