@@ -89,7 +89,7 @@ Command add_validate(CLI::App& app) {
   auto val = std::make_shared<acme::ValidateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "validate", "replay a trace and compare each job's queueing delay with the recorded one; exit 1 if off");
-  cmd->add_option("trace", val->trace, "trace file (AcmeTrace schema, real or from acmesim gen; or Helios's, sacct's, Philly's, PAI's, Alibaba's 2023 pods: README)")->required();
+  cmd->add_option("trace", val->trace, "trace file (AcmeTrace schema, real or from acmesim gen; or Helios's, sacct's, Philly's, PAI's, Alibaba's 2023 pods, an SWF log: README)")->required();
   cmd->add_option("--cluster", val->cluster, "seren or kalos: the run configuration configs/<cluster>.yaml")
       ->capture_default_str();
   cmd->add_option("--config", val->config, "run configuration instead of configs/<cluster>.yaml");

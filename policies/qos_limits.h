@@ -60,7 +60,8 @@ class QosLimits {
   // Jobs of one tag and shape are bound by the same limits: 0 for a type without limits, else the
   // type and, with a per-user limit, the user.
   std::uint64_t tag_of(const JobRequest& r) const;
-  // A job of `gpus` GPUs started (sign 1) or stopped (sign -1).
+  // A job of `gpus` GPUs started (sign 1) or stopped (sign -1); only jobs of a type with limits
+  // (limits(type)) need be charged.
   void charge(std::uint32_t user, JobType type, std::int64_t gpus, int sign);
 
  private:
@@ -78,7 +79,7 @@ class QosLimits {
   bool has_user_limit(std::size_t t) const { return limit_[kUserGpus][t] > 0 || limit_[kUserJobs][t] > 0; }
 
   std::array<std::array<std::int64_t, kJobTypeCount>, kKinds> limit_{};
-  std::array<unsigned, kJobTypeCount> kinds_set_{};  // [type]: bit k set when its limit of kind k is
+  std::array<unsigned, kJobTypeCount> kinds_set_{};  // [type]: bit k set when its limit of kind k is set
   std::vector<std::int64_t> use_;  // [key]: what running jobs hold of it
 };
 
