@@ -116,7 +116,9 @@ class Reading {
                      parts_);
     if (no_size_ > 0) log::warn_kept(path_, warnings, ": {} jobs record no processors: skipped", no_size_);
     if (no_run_ > 0) log::warn_kept(path_, warnings, ": {} jobs that were not cancelled record no run time: skipped", no_run_);
-    if (no_wait_ > 0) log::warn_kept(path_, warnings, ": {} jobs record a run time but no wait time: skipped", no_wait_);
+    if (no_wait_ > 0)
+      log::warn_kept(path_, warnings, ": {} jobs record no wait time (as a model's log): a policy replay runs them, a recorded "
+                     "replay leaves them waiting", no_wait_);
     if (w_.size() == 0)
       log::warn_kept(path_, warnings, ": none of its {} job lines is read (in the window and replayable): the run has no jobs",
                      lines_);
@@ -146,8 +148,9 @@ class Reading {
       p.set_cancel_pending_at(start);
     } else if (!job.has(kRun)) {
       return void(++no_run_);
-    } else if (!job.has(kWait)) {
-      return void(++no_wait_);
+    } else if (!job.has(kWait)) {  // a model's log (SWF's models record no wait): no recorded start
+      ++no_wait_;
+      p.run = job.time(kRun);
     } else {
       p.set_recorded_start(start);
       p.run = job.time(kRun);

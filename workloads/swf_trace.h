@@ -9,8 +9,9 @@
 //  - Name: the job number (1). Submit: UnixStartTime (0 if the header gives none) + submit time (2).
 //  - Start: submit + wait time (3); run time (4). A job cancelled (status 5) without a run time, or
 //    without a wait time, never started: withdrawn at submit + wait (at submit if none). Any other
-//    job without a run time is skipped, and so is one with a run time but no wait time (each
-//    counted in one warning): it cannot be replayed.
+//    job without a run time cannot be replayed: skipped (counted in one warning). One with a run
+//    time and no wait time (SWF's models record none) has no recorded start: a policy replay runs
+//    it, a recorded replay leaves it waiting (counted in one warning).
 //  - Processors (5, allocated; else 8, requested) are GPUs: SWF counts the unit a machine
 //    allocates, and acmesim's is the GPU (an ASSUMPTION, said in one warning). Nodes: as few as
 //    hold them at 8 GPUs (an ASSUMPTION, as for PAI's jobs). Cores: none recorded, cpu_num 0 (as

@@ -73,6 +73,12 @@ TEST_CASE("An SWF log with a bad line stops with one line naming the field", "[r
   CHECK_THROWS_WITH(read(ok + ok), Catch::EndsWith("log.swf:3: job number: used by an earlier job"));
   CHECK_THROWS_WITH(read("1 0 0 10 2.5 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n"),
                     Catch::EndsWith("log.swf:2: allocated processors: expected a whole number of processors up to a million"));
+  // A model's line (no wait time, status -1): no recorded start, its run time kept.
+  const Workload model = read("1 0 -1 10 8 -1 -1 8 -1 -1 -1 1 -1 -1 -1 -1 -1 -1\n");
+  REQUIRE(model.size() == 1);
+  CHECK(!model.profiles[0].recorded_start());
+  CHECK(!model.profiles[0].cancel_pending_at());
+  CHECK(model.profiles[0].run == Time::seconds(10));
   // No run time, not cancelled: skipped (a warning), as is a job of no processors.
   CHECK(read("1 0 0 -1 8 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n2 0 0 5 -1 -1 -1 -1 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n").size() == 0);
 }
