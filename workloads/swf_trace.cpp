@@ -90,8 +90,9 @@ class Reading {
       throw_input_error(path_, number, "", "expected the 18 fields of SWF, the line has " + std::to_string(fields_.size()));
     JobLine job{path_, number, {}};
     for (std::size_t i = 0; i < kFields; ++i) {
-      const std::optional<double> v = number_of(fields_[i]);
-      if (!v) job.fail(static_cast<SwfField>(i), "expected a number (-1: not recorded), got " + csv_lines::shown(fields_[i]));
+      const std::optional<double> v = number_of(fields_[i]);  // bounded: cast to whole numbers below
+      if (!v || std::abs(*v) > 1e15)
+        job.fail(static_cast<SwfField>(i), "expected a number (-1: not recorded), got " + csv_lines::shown(fields_[i]));
       job.v[i] = *v;
     }
     ++lines_;

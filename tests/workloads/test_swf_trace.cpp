@@ -68,6 +68,8 @@ TEST_CASE("An SWF log with a bad line stops with one line naming the field", "[r
                     Catch::EndsWith("log.swf:2: expected the 18 fields of SWF, the line has 17"));
   CHECK_THROWS_WITH(read("1 0 0 ten 8 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n"),
                     Catch::EndsWith("log.swf:2: run time: expected a number (-1: not recorded), got 'ten'"));
+  CHECK_THROWS_WITH(read("1 0 0 10 8 -1 -1 8 -1 -1 1e300 1 -1 -1 -1 -1 -1 -1\n"),
+                    Catch::EndsWith("log.swf:2: status: expected a number (-1: not recorded), got '1e300'"));
   CHECK_THROWS_WITH(read("1 0 0 10 8 -1 -1 8 -1 -1 7 1 -1 -1 -1 -1 -1 -1\n"),
                     Catch::EndsWith("log.swf:2: status: expected -1, 0, 1, 5, or 2-4 for a partial execution (SWF's), got '7'"));
   CHECK_THROWS_WITH(read(ok + ok), Catch::EndsWith("log.swf:3: job number: used by an earlier job"));
