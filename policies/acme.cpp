@@ -58,10 +58,10 @@ class AcmePolicy final : public Policy {
   void on_stopped(JobId job) override {
     gate_.changed();
     planner_.stopped(job);
-    if (job < charged_.size() && charged_[job].running) {
-      const Charge c = charged_[job];
+    if (const auto it = charged_.find(job); it != charged_.end()) {
+      const Charge c = it->second;
+      charged_.erase(it);
       limits_.charge(c.user, c.type, c.gpus, -1);
-      charged_[job].running = false;
       for (const std::size_t key : QosLimits::keys_of(c.user, c.type))
         if (limits_.is_set(key) && held_back_.count(key)) freed_.push_back(key);
     }
@@ -252,8 +252,7 @@ class AcmePolicy final : public Policy {
     started_now_ = true;
     planner_.started(pass, j);
     if (limits_.limits(r.type)) {
-      if (j >= charged_.size()) charged_.resize(std::max<std::size_t>(j + 1, 2 * charged_.size()));
-      charged_[j] = {r.gpu_num, r.user, r.type, true};
+      charged_[j] = {r.gpu_num, r.user, r.type};
       limits_.charge(r.user, r.type, r.gpu_num, 1);
     }
     return true;
@@ -290,9 +289,8 @@ class AcmePolicy final : public Policy {
     std::int32_t gpus = 0;
     std::uint32_t user = 0;
     JobType type = JobType::CPU;
-    bool running = false;
   };
-  std::vector<Charge> charged_;  // [job]
+  std::unordered_map<JobId, Charge> charged_;  // the running jobs of types with limits: memory by running jobs, not ids
 };
 
 const PolicyRegistrar kAcme({"acme",

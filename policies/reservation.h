@@ -76,7 +76,7 @@ class ShadowPlanner {
   }
 
   PooledSet<std::pair<Time, JobId>> by_end_;  // (expected end, job) of the running jobs
-  std::vector<std::optional<Time>> end_of_;   // [job]: its expected end in by_end_; none when not running
+  std::vector<OptionalTime> end_of_;  // [job]: its expected end in by_end_; none when not running (8 bytes)
   std::vector<std::pair<std::int32_t, std::int32_t>> free_;
   std::vector<std::int32_t> touched_;
   std::uint64_t running_changes_ = 0;  // jobs started or stopped so far
