@@ -3,8 +3,6 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <memory>
 #include <unordered_set>
 
 #include "sim/error.h"
@@ -183,19 +181,8 @@ bool is_swf_file(const std::string& path) {
 }
 
 Workload read_swf_trace(const std::string& path, const SwfOptions& opt, std::vector<std::string>* warnings) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw_input_error(path, 0, "", "cannot open the trace file");
-  csv_lines::LineReader lines(f.get(), path);
   swf::Reading reading(path, opt);
-  std::string_view text;
-  try {
-    while (lines.next(text)) {
-      if (lines.number() == 1 && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a byte-order mark
-      reading.line(text, lines.number());
-    }
-  } catch (const csv_lines::LongLine& e) {
-    throw_input_error(path, e.line, "", "line longer than " + std::to_string(csv_lines::kMaxLine) + " bytes");
-  }
+  table_cells::for_each_line(path, [&](std::string_view text, std::size_t number) { reading.line(text, number); });
   return reading.finish(warnings);
 }
 

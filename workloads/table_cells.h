@@ -1,7 +1,8 @@
 // Reading the plain CSV tables of traces from elsewhere that the AcmeTrace reader hands on whole
-// (PAI's two tables: pai_trace.h; Alibaba's 2023 pod list: openb_trace.h): their first line, where
-// their columns are, each data line's cells by column, numbers and times, and text kept for
-// string_views. Internal to workloads/; no quotes (those tables have none).
+// (PAI's two tables: pai_trace.h; Alibaba's 2023 pod list: openb_trace.h): their first line, their
+// lines (also an SWF log's: swf_trace.h), where their columns are, each data line's cells by
+// column, numbers and times, and text kept for string_views. Internal to workloads/; no quotes
+// (those tables have none).
 #pragma once
 
 #include <algorithm>
@@ -100,28 +101,37 @@ struct Cell {
   }
 };
 
-// Calls row(cell) for each data line of the table, `cell(c)` giving the Cell of column c.
-template <class Row>
-void read_rows(const std::string& path, const Layout& l, Row&& row) {
+// Calls line(text, number) for each line of the file, a byte-order mark dropped; a line too long
+// or a file that cannot be opened stops with the file named (InputError).
+template <class Line>
+void for_each_line(const std::string& path, Line&& line) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw_input_error(path, 0, "", "cannot open the trace file");
   csv_lines::LineReader lines(f.get(), path);
-  std::vector<std::string_view> fields;
-  std::string_view line;
+  std::string_view text;
   try {
-    for (bool first = true; lines.next(line); first = false) {
-      if (first && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);  // a byte-order mark
-      if ((first && l.header_line) || line.empty()) continue;
-      fields.clear();
-      csv_lines::split_plain(line, fields);
-      if (fields.size() != l.fields)
-        throw_input_error(path, lines.number(), "",
-                          "expected " + std::to_string(l.fields) + " fields, the line has " + std::to_string(fields.size()));
-      row([&](std::size_t c) { return Cell{path, lines.number(), l.columns[c], fields[l.at[c]]}; });
+    while (lines.next(text)) {
+      if (lines.number() == 1 && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+      line(text, lines.number());
     }
   } catch (const csv_lines::LongLine& e) {
     throw_input_error(path, e.line, "", "line longer than " + std::to_string(csv_lines::kMaxLine) + " bytes");
   }
+}
+
+// Calls row(cell) for each data line of the table, `cell(c)` giving the Cell of column c.
+template <class Row>
+void read_rows(const std::string& path, const Layout& l, Row&& row) {
+  std::vector<std::string_view> fields;
+  for_each_line(path, [&](std::string_view line, std::size_t number) {
+    if ((number == 1 && l.header_line) || line.empty()) return;
+    fields.clear();
+    csv_lines::split_plain(line, fields);
+    if (fields.size() != l.fields)
+      throw_input_error(path, number, "",
+                        "expected " + std::to_string(l.fields) + " fields, the line has " + std::to_string(fields.size()));
+    row([&](std::size_t c) { return Cell{path, number, l.columns[c], fields[l.at[c]]}; });
+  });
 }
 
 // Text kept for the views into it: blocks that never move.
