@@ -269,9 +269,15 @@ TraceFormat trace_format(const std::string& path) {
   return TraceFormat::AcmeTrace;
 }
 
+// What a source names each format (TraceFormat's order).
+constexpr std::array<std::string_view, 5> kSourceNames{"AcmeTrace ", "Philly ", "PAI ", "openb ", "SWF "};
+
 std::string trace_source(const std::string& path) {
-  constexpr std::array<std::string_view, 5> kNames{"AcmeTrace ", "Philly ", "PAI ", "openb ", "SWF "};
-  return std::string(kNames[static_cast<std::size_t>(trace_format(path))]) + path;
+  return std::string(kSourceNames[static_cast<std::size_t>(trace_format(path))]) + path;
+}
+
+bool is_trace_source(std::string_view source) {
+  return std::any_of(kSourceNames.begin(), kSourceNames.end(), [&](std::string_view n) { return source.starts_with(n); });
 }
 
 Workload read_acme_trace(const std::string& path, const TraceOptions& options, std::vector<std::string>* warnings) {

@@ -86,6 +86,8 @@ TraceFormat trace_format(const std::string& path);
 // What a read of `path` names as the workload's source (Workload::source): "AcmeTrace <path>",
 // or for a trace of another format, "Philly <path>", "PAI <path>", "openb <path>" or "SWF <path>".
 std::string trace_source(const std::string& path);
+// Whether a workload's source names a trace file (of any format) rather than a generator.
+bool is_trace_source(std::string_view source);
 
 // Reads the file at `path` (workloads/trace_cache.h reads it through a cache). With `warnings`, each
 // warning logged is also appended there, without the leading path ("path: 3 rows are ..." gives

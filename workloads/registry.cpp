@@ -153,7 +153,7 @@ std::unique_ptr<JobFeed> open_workload(const RunConfig& config, const ClusterSpe
   return e.open ? e.open(config, cluster, w) : nullptr;
 }
 
-bool is_trace(const Workload& w) { return w.source.rfind("AcmeTrace", 0) == 0; }
+bool is_trace(const Workload& w) { return is_trace_source(w.source); }
 
 std::string describe_loaded(const Workload& w) {
   std::string text = std::to_string(w.size()) + " jobs (" + std::to_string(w.rows_skipped) + " rows skipped";

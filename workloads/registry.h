@@ -34,7 +34,7 @@ Workload load_workload(const RunConfig& config, const ClusterSpec& cluster);
 std::unique_ptr<JobFeed> open_workload(const RunConfig& config, const ClusterSpec& cluster, Workload& w);
 // The trace cache's settings of a run (cache.*); throws InputError for a key it does not know.
 TraceCacheSettings trace_cache_settings(const RunConfig& config);
-// Whether the jobs come from an AcmeTrace file (its Workload::source).
+// Whether the jobs come from a trace file of any format (its Workload::source), not a generator.
 bool is_trace(const Workload& w);
 // "N jobs (S rows skipped)", and for a trace read with a window, how many of its rows the window
 // kept: what the log says after loading.
