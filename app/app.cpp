@@ -166,6 +166,9 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   sim.free_run_state();
   if (first_of(features, &Feature::failure_model))
     log::info("failures injected: {} ({} took a node down)", sim.failures_injected(), sim.nodes_failed());
+  if (run->estimator && run->estimator->reads_time_limits())
+    log::info("estimate.model recorded: {} of {} jobs record a time limit, the others take their type's estimate.limit_h",
+              jobs_with_time_limits(workload), workload.size());
 
   std::array<std::size_t, kRejectReasons> rejected{};
   for (const JobOutcome& o : sim.outcomes()) ++rejected[static_cast<std::size_t>(o.reject)];

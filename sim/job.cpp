@@ -93,7 +93,14 @@ JobId Workload::add(std::string_view job_name, std::uint64_t key, const JobReque
   requests.push_back(r);
   profiles.push_back(p);
   if (!after.empty()) after.push_back(kNoJob);
+  if (!time_limits.empty()) time_limits.push_back(0);
   return static_cast<JobId>(requests.size() - 1);
+}
+
+void Workload::set_time_limit(JobId job, Time limit) {
+  if (time_limits.empty()) time_limits.assign(requests.size(), 0);
+  const std::int64_t s = std::clamp<std::int64_t>(limit.sec(), 1, UINT32_MAX);
+  time_limits[job] = static_cast<std::uint32_t>(s);
 }
 
 JobId Workload::add_after(JobId predecessor, std::string_view job_name, const JobRequest& r, const JobProfile& p) {

@@ -209,6 +209,10 @@ struct Workload {
   // come later in the workload than the job it waits for.
   JobColumn<JobId> after;
 
+  // Empty, or one entry per job: the run time its user asked for (a time limit: SWF's requested
+  // time), whole seconds; 0: none recorded. What estimate.model recorded reads (workloads/estimates.h).
+  JobColumn<std::uint32_t> time_limits;
+
   std::string source;                // where the jobs came from, for run.json
   std::string schema;                // a trace file's schema, seren or kalos (workloads/trace_schema.h); empty: no file
   std::uint64_t rows_skipped = 0;    // malformed rows skipped in lenient mode
@@ -223,6 +227,9 @@ struct Workload {
   // add(), for a job submitted when `predecessor` (an earlier job) ends.
   JobId add_after(JobId predecessor, std::string_view job_name, const JobRequest& r, const JobProfile& p);
   bool waits(JobId job) const { return !after.empty() && after[job] != kNoJob; }
+  // Records job's time limit (whole seconds, at least 1; capped at UINT32_MAX).
+  void set_time_limit(JobId job, Time limit);
+  Time time_limit(JobId job) const { return time_limits.empty() ? Time{} : Time::seconds(time_limits[job]); }
   // Appends the keys of the jobs named since the last key: names [keys.size(), names.size()).
   void add_keys_of_new_names() {
     for (std::size_t j = keys.size(); j < names.size(); ++j) keys.push_back(job_key(names[static_cast<std::uint32_t>(j)]));

@@ -156,6 +156,7 @@ inline void check_same_jobs(const Workload& a, const Workload& b) {
     CHECK(p.idle_share == q.idle_share);
     CHECK(p.recorded_start() == q.recorded_start());
     CHECK(p.cancel_pending_at() == q.cancel_pending_at());
+    CHECK(a.time_limit(j) == b.time_limit(j));
   }
 }
 

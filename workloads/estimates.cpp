@@ -9,8 +9,8 @@
 namespace acme {
 
 Estimator::Estimator(Params& params, std::uint64_t seed)
-    : model_(model_of(params.choice("model", "noisy", {"noisy", "limit", "percentile", "none"},
-                                    "how run-time estimates are made: noisy, limit, percentile or none"))),
+    : model_(model_of(params.choice("model", "noisy", {"noisy", "limit", "recorded", "percentile", "none"},
+                                    "how run-time estimates are made: noisy, limit, recorded, percentile or none"))),
       factor_(params.number("factor", 2.0, 0.01, 1e6, "noisy: mean overestimate factor")),
       sigma_(params.number("sigma", 0.5, 0, 10, "noisy: log-normal scatter of the factor")),
       percentile_(params.number("percentile", 90, 0, 100, "percentile: which percentile of the type's run times")),
@@ -18,9 +18,9 @@ Estimator::Estimator(Params& params, std::uint64_t seed)
   const auto limits = params.table("limit_h",
                                    {{"CPU", 24}, {"Eval", 24}, {"Pretrain", 336}, {"SFT", 72}, {"MLLM", 72},
                                     {"Debug", 12}, {"Other", 72}},
-                                   0.001, 1e6, "limit: per-type limit, hours");
+                                   0.001, 1e6, "limit: per-type limit, hours (recorded: of a job that records none)");
   params.check_all_used();
-  if (model_ != Model::Limit) return;
+  if (model_ != Model::Limit && model_ != Model::Recorded) return;
   for (const auto& [name, hours] : limits) {
     const auto t = parse_job_type(name);
     if (!t) throw InputError("estimate.limit_h." + name + ": unknown job type");
@@ -29,7 +29,11 @@ Estimator::Estimator(Params& params, std::uint64_t seed)
 }
 
 Estimator::Model Estimator::model_of(const std::string& name) {
-  return name == "noisy" ? Model::Noisy : name == "limit" ? Model::Limit : name == "percentile" ? Model::Percentile : Model::None;
+  return name == "noisy"        ? Model::Noisy
+         : name == "limit"      ? Model::Limit
+         : name == "recorded"   ? Model::Recorded
+         : name == "percentile" ? Model::Percentile
+                                : Model::None;
 }
 
 std::vector<Time> Estimator::all(const Workload& w) {
@@ -60,10 +64,17 @@ Time Estimator::estimate(const Workload& w, JobId job) const {
     Rng rng(stream_ ^ w.keys[job]);
     const double s = static_cast<double>(w.profiles[job].run.sec()) * factor_ * std::exp(sigma_ * rng.normal());
     e = Time::seconds(static_cast<std::int64_t>(std::ceil(s)));
+  } else if (const Time limit = w.time_limit(job); model_ == Model::Recorded && limit > Time{}) {
+    e = limit;
   } else {
     e = per_type_[static_cast<std::size_t>(w.requests[job].type)];
   }
   return std::max(e, Time::seconds(1));
+}
+
+std::size_t jobs_with_time_limits(const Workload& w) {
+  const auto recorded = [](std::uint32_t s) { return s > 0; };
+  return static_cast<std::size_t>(std::count_if(w.time_limits.begin(), w.time_limits.end(), recorded));
 }
 
 std::vector<Time> make_estimates(const Workload& w, Params& params, std::uint64_t seed) {

@@ -16,7 +16,9 @@ namespace swf {
 
 constexpr std::size_t kFields = 18;
 // SWF's fields, by their place in a line (the standard numbers them from 1).
-enum SwfField : std::uint8_t { kJob, kSubmit, kWait, kRun, kAllocated, kRequested = 7, kStatus = 10, kUser = 11 };
+enum SwfField : std::uint8_t {
+  kJob, kSubmit, kWait, kRun, kAllocated, kRequested = 7, kRequestedTime = 8, kStatus = 10, kUser = 11
+};
 constexpr std::array<std::string_view, kFields> kFieldNames{
     "job number",  "submit time", "wait time",     "run time",        "allocated processors", "CPU time",
     "memory",      "requested processors",         "requested time",  "requested memory",     "status",
@@ -154,7 +156,9 @@ class Reading {
       p.set_recorded_start(start);
       p.run = job.time(kRun);
     }
-    w_.add(fields_[kJob], r, p);
+    const JobId added = w_.add(fields_[kJob], r, p);
+    if (job.v[kRequestedTime] > 0)
+      w_.set_time_limit(added, Time::seconds(static_cast<std::int64_t>(std::ceil(job.v[kRequestedTime]))));
   }
 
   const std::string& path_;

@@ -21,8 +21,9 @@
 //  - State: status (11) 1 COMPLETED, 0 FAILED, 5 CANCELLED, -1 (not recorded) COMPLETED. The lines
 //    of a job's partial executions (status 2, 3, 4: checkpointed or swapped out and back) follow
 //    its summary line under its number: skipped, the summary line is the job.
-//  - Not read: CPU time, memory, requested time (estimates come from estimate.*, as for every
-//    trace), group, executable, queue, partition, preceding job and think time.
+//  - Time limit: the requested time (9), rounded up to whole seconds (Workload::time_limits;
+//    none when -1 or 0), what estimate.model recorded gives a backfilling policy.
+//  - Not read: CPU time, memory, group, executable, queue, partition, preceding job and think time.
 // Errors name the file, the line and the field, and throw InputError: a line of other than 18
 // fields, a field that is no number, a status SWF does not define, a job number used twice.
 #pragma once

@@ -345,6 +345,7 @@ bool TraceCacheFeed::append_next(Workload& w) {
   w.profiles.show(checked);
   w.names.show(checked);
   w.keys.show(checked);
+  if (w.time_limits.is_view()) w.time_limits.show(checked);
   return true;
 }
 

@@ -39,7 +39,7 @@
 
 namespace acme {
 
-inline constexpr std::uint32_t kTraceCacheVersion = 5;  // bump when the file or what the reader returns changes
+inline constexpr std::uint32_t kTraceCacheVersion = 6;  // bump when the file or what the reader returns changes
 
 struct TraceCacheSettings {
   bool enabled = true;  // cache.enabled

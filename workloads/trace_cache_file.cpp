@@ -17,7 +17,7 @@ namespace {
 
 constexpr char kMagic[8] = {'a', 'c', 'm', 'e', 'T', 'R', 'C', 'H'};
 constexpr std::size_t kHeaderBytes = 40;
-constexpr std::size_t kCountBytes = 13 * 8;
+constexpr std::size_t kCountBytes = 14 * 8;
 constexpr std::size_t kChunkJobs = 16384;  // what write() uses; a reader takes the file's
 
 // Bytes appended to a buffer.
@@ -113,33 +113,45 @@ std::uint64_t round_up(std::uint64_t at, std::uint64_t to) { return (at + to - 1
 
 // Where an entry's columns are, from the counts in its head.
 struct Layout {
-  std::uint64_t requests, profiles, keys, offsets, after, names, sums, end;
-  Layout(std::uint64_t columns_at, std::uint64_t jobs, bool waits, std::uint64_t name_bytes, std::uint64_t chunk_jobs) {
+  std::uint64_t requests, profiles, keys, offsets, after, limits, names, sums, end;
+  Layout(std::uint64_t columns_at, std::uint64_t jobs, bool waits, bool limited, std::uint64_t name_bytes,
+         std::uint64_t chunk_jobs) {
     requests = columns_at;
     profiles = requests + jobs * sizeof(JobRequest);
     keys = profiles + jobs * sizeof(JobProfile);  // 8-aligned: both are 24 bytes a job
     offsets = keys + jobs * 8;
     after = offsets + (jobs + 1) * 4;
-    names = after + (waits ? jobs * 4 : 0);
+    limits = after + (waits ? jobs * 4 : 0);
+    names = limits + (limited ? jobs * 4 : 0);
     sums = round_up(names + name_bytes, 8);
     end = sums + (jobs + chunk_jobs - 1) / chunk_jobs * 8;
   }
 };
 
+// An entry's columns but the profiles (null: a column not kept).
+struct Columns {
+  const JobRequest* requests;
+  const std::uint64_t* keys;
+  const std::uint32_t* offsets;
+  const JobId* after;
+  const std::uint32_t* limits;
+  const char* names;
+};
+
 // The checksum of jobs [first, first + count): their requests, profiles (`chunk_profiles`: the
-// chunk's, from job `first` on), keys, name offsets (but the first job's), `after` (if any) and
-// names, seeded with the chunk's number.
-std::uint64_t chunk_sum(const JobRequest* r, const JobProfile* chunk_profiles, const std::uint64_t* keys,
-                        const std::uint32_t* offsets, const JobId* after, const char* names, std::size_t first,
-                        std::size_t count, std::uint64_t chunk) {
+// chunk's, from job `first` on), keys, name offsets (but the first job's), `after` and time
+// limits (if any) and names, seeded with the chunk's number.
+std::uint64_t chunk_sum(const Columns& c, const JobProfile* chunk_profiles, std::size_t first, std::size_t count,
+                        std::uint64_t chunk) {
   auto bytes = [](const void* at) { return static_cast<const char*>(at); };
-  const std::uint64_t sums[6] = {
-      hash_bytes(bytes(r + first), count * sizeof *r, chunk),
+  const std::uint64_t sums[7] = {
+      hash_bytes(bytes(c.requests + first), count * sizeof *c.requests, chunk),
       hash_bytes(bytes(chunk_profiles), count * sizeof *chunk_profiles, chunk),
-      hash_bytes(bytes(keys + first), count * sizeof *keys, chunk),
-      hash_bytes(bytes(offsets + first + 1), count * 4, chunk),
-      after ? hash_bytes(bytes(after + first), count * 4, chunk) : 0,
-      hash_bytes(names + offsets[first], offsets[first + count] - offsets[first], chunk)};
+      hash_bytes(bytes(c.keys + first), count * sizeof *c.keys, chunk),
+      hash_bytes(bytes(c.offsets + first + 1), count * 4, chunk),
+      c.after ? hash_bytes(bytes(c.after + first), count * 4, chunk) : 0,
+      c.limits ? hash_bytes(bytes(c.limits + first), count * 4, chunk) : 0,
+      hash_bytes(c.names + c.offsets[first], c.offsets[first + count] - c.offsets[first], chunk)};
   return hash_bytes(bytes(sums), sizeof sums, chunk);
 }
 
@@ -174,9 +186,10 @@ std::uint64_t hash_bytes(const char* p, std::size_t n, std::uint64_t seed) {
 
 bool write(std::FILE* f, const std::string& key, const Workload& w, const std::vector<std::string>& warnings) {
   const std::size_t n = w.size();
-  if (w.names.size() != n || w.profiles.size() != n || w.keys.size() != n || (!w.after.empty() && w.after.size() != n))
+  if (w.names.size() != n || w.profiles.size() != n || w.keys.size() != n || (!w.after.empty() && w.after.size() != n) ||
+      (!w.time_limits.empty() && w.time_limits.size() != n))
     return false;
-  const bool waits = !w.after.empty();
+  const bool waits = !w.after.empty(), limited = !w.time_limits.empty();
   const bool sorted = std::is_sorted(w.requests.begin(), w.requests.end(),
                                      [](const JobRequest& a, const JobRequest& b) { return a.submit < b.submit; });
   const std::string_view names = w.names.bytes();
@@ -187,11 +200,11 @@ bool write(std::FILE* f, const std::string& key, const Workload& w, const std::v
   for (std::uint64_t v : {std::uint64_t{n}, w.rows_skipped, w.rows_outside_window, std::uint64_t{names.size()},
                           std::uint64_t{w.users.size()}, user_bytes, std::uint64_t{warnings.size()}, warning_bytes,
                           std::uint64_t{waits}, std::uint64_t{kChunkJobs}, std::uint64_t{sorted},
-                          std::uint64_t{sizeof(JobRequest)}, std::uint64_t{sizeof(JobProfile)}})
+                          std::uint64_t{sizeof(JobRequest)}, std::uint64_t{sizeof(JobProfile)}, std::uint64_t{limited}})
     head.value(v);
   add_strings(head, w.users.size(), [&](std::size_t u) { return w.users[static_cast<std::uint32_t>(u)]; });
   add_strings(head, warnings.size(), [&](std::size_t i) { return std::string_view(warnings[i]); });
-  const Layout at(round_up(kHeaderBytes + key.size() + head.bytes.size(), kAlign), n, waits, names.size(), kChunkJobs);
+  const Layout at(round_up(kHeaderBytes + key.size() + head.bytes.size(), kAlign), n, waits, limited, names.size(), kChunkJobs);
   Buffer header;
   header.add(kMagic, sizeof kMagic);
   header.value(kTraceCacheVersion);
@@ -201,8 +214,8 @@ bool write(std::FILE* f, const std::string& key, const Workload& w, const std::v
   const std::string key_and_head = key + head.bytes;
   header.value(hash_bytes(key_and_head.data(), key_and_head.size(), 0));
   const std::string zeros(kAlign, '\0');
-  const std::uint32_t* offsets = w.names.offsets();
-  const JobId* after = waits ? w.after.data() : nullptr;
+  const Columns columns{w.requests.data(), w.keys.data(), w.names.offsets(), waits ? w.after.data() : nullptr,
+                        limited ? w.time_limits.data() : nullptr, names.data()};
   auto put = [&](const void* p, std::size_t bytes) { return bytes == 0 || std::fwrite(p, 1, bytes, f) == bytes; };
   // The profiles, their padding zero, written a chunk at a time (a copy of them all was 24 bytes a
   // job beside the replay's), and each chunk's checksum made as it goes.
@@ -213,7 +226,7 @@ bool write(std::FILE* f, const std::string& key, const Workload& w, const std::v
       const std::size_t count = std::min(kChunkJobs, n - first);
       chunk.resize(count);
       for (std::size_t j = 0; j < count; ++j) chunk[j] = clean(w.profiles[first + j]);
-      sums.push_back(chunk_sum(w.requests.data(), chunk.data(), w.keys.data(), offsets, after, names.data(), first, count, k));
+      sums.push_back(chunk_sum(columns, chunk.data(), first, count, k));
       if (!put(chunk.data(), count * sizeof(JobProfile))) return false;
     }
     return true;
@@ -221,7 +234,8 @@ bool write(std::FILE* f, const std::string& key, const Workload& w, const std::v
   return put(header.bytes.data(), header.bytes.size()) && put(key_and_head.data(), key_and_head.size()) &&
          put(zeros.data(), at.requests - kHeaderBytes - key_and_head.size()) &&
          put(w.requests.data(), n * sizeof(JobRequest)) && put_profiles() &&
-         put(w.keys.data(), n * 8) && put(offsets, (n + 1) * 4) && put(after, waits ? n * 4 : 0) && put(names.data(), names.size()) &&
+         put(w.keys.data(), n * 8) && put(columns.offsets, (n + 1) * 4) && put(columns.after, waits ? n * 4 : 0) &&
+         put(columns.limits, limited ? n * 4 : 0) && put(names.data(), names.size()) &&
          put(zeros.data(), at.sums - at.names - names.size()) && put(sums.data(), sums.size() * 8);
 }
 
@@ -260,9 +274,9 @@ std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& 
   std::uint64_t counts[kCountBytes / 8];
   for (std::uint64_t& c : counts) c = in.value<std::uint64_t>();
   const auto [jobs, skipped, outside, name_bytes, users, user_bytes, warnings, warning_bytes, waits, chunk_jobs, sorted,
-              request_bytes, profile_bytes] = counts;
+              request_bytes, profile_bytes, limited] = counts;
   if (!in.ok() || jobs >= kNoJob || users > jobs || waits > 1 || chunk_jobs == 0 || chunk_jobs > kNoJob || sorted > 1 ||
-      name_bytes > UINT32_MAX)
+      name_bytes > UINT32_MAX || limited > 1)
     return std::nullopt;
   why = "another layout of jobs in memory";
   if (request_bytes != sizeof(JobRequest) || profile_bytes != sizeof(JobProfile)) return std::nullopt;
@@ -280,7 +294,8 @@ std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& 
         r.warnings_.emplace_back(s);
         return true;
       });
-  const Layout at(round_up(kHeaderBytes + key_bytes + head_bytes, kAlign), jobs, r.waits_, name_bytes, chunk_jobs);
+  const Layout at(round_up(kHeaderBytes + key_bytes + head_bytes, kAlign), jobs, r.waits_, limited == 1, name_bytes,
+                  chunk_jobs);
   if (!ok || !in.at_end()) return std::nullopt;
   why = "truncated or too long";
   if (at.end != size) return std::nullopt;
@@ -295,6 +310,7 @@ std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& 
   r.keys_ = reinterpret_cast<const std::uint64_t*>(file + at.keys);
   r.offsets_ = reinterpret_cast<const std::uint32_t*>(file + at.offsets);
   r.after_ = r.waits_ ? reinterpret_cast<const JobId*>(file + at.after) : nullptr;
+  r.limits_ = limited == 1 ? reinterpret_cast<const std::uint32_t*>(file + at.limits) : nullptr;
   r.names_ = file + at.names;
   r.sums_ = reinterpret_cast<const std::uint64_t*>(file + at.sums);
   why = "damaged (a value out of range)";
@@ -310,7 +326,8 @@ bool Reader::next() {
   const std::uint32_t* offsets = offsets_ + first;
   bool in_order = offsets[count] <= name_bytes_ && (first + count < jobs_ || offsets[count] == name_bytes_);
   for (std::size_t j = 0; j < count; ++j) in_order &= offsets[j] <= offsets[j + 1];
-  if (!in_order || chunk_sum(requests_, profiles_ + first, keys_, offsets_, after_, names_, first, count, chunk_) != sums_[chunk_])
+  const Columns columns{requests_, keys_, offsets_, after_, limits_, names_};
+  if (!in_order || chunk_sum(columns, profiles_ + first, first, count, chunk_) != sums_[chunk_])
     return false;
   const JobRequest* r = requests_ + first;
   const JobProfile* p = profiles_ + first;
@@ -332,6 +349,7 @@ void Reader::show(Workload& w) const {
   w.keys.view(keys_, next_job_, mapping_);
   w.names.view(names_, offsets_, next_job_, mapping_);
   if (after_) w.after.view(after_, next_job_, mapping_);
+  if (limits_) w.time_limits.view(limits_, next_job_, mapping_);
 }
 
 }  // namespace acme::trace_cache_file

@@ -8,12 +8,14 @@
 //   key (text)
 //   head: counts (jobs, rows skipped, rows outside the window, name bytes, users, user bytes,
 //         warnings, warning bytes, whether jobs wait for others, jobs a chunk, whether the jobs
-//         come in submit order, the bytes of a JobRequest and of a JobProfile), then the users'
+//         come in submit order, the bytes of a JobRequest and of a JobProfile, whether time
+//         limits are recorded), then the users'
 //         and the warnings' lengths and bytes
 //   zero bytes up to a multiple of 64 from the file's start, then the columns:
 //   requests: every job's JobRequest; profiles: every job's JobProfile (its padding zero);
 //   keys: every job's u64 key (Workload::keys, job_key of its name); name offsets: u32, one a job and one more (the first 0, the last the name bytes);
-//   after: u32 a job, if jobs wait; names: the job names back to back;
+//   after: u32 a job, if jobs wait; time limits: u32 a job, if any is recorded; names: the job
+//   names back to back;
 //   zero bytes up to a multiple of 8, then a u64 checksum for each chunk of `jobs a chunk` jobs
 //   (the last fewer), of its jobs' columns (seeded with the chunk's number)
 // Host byte order and layout: a cache is not moved between machines. A file of another length
@@ -55,7 +57,7 @@ class Reader {
   bool done() const { return next_job_ == jobs_; }
   // Checks the next chunk's jobs (checksum, values in range); false if it is damaged or there is none.
   bool next();
-  // `w`'s columns (requests, profiles, keys, names, after): views of the jobs checked so far.
+  // `w`'s columns (requests, profiles, keys, names, after, time_limits): views of the jobs checked so far.
   void show(Workload& w) const;
 
  private:
@@ -66,6 +68,7 @@ class Reader {
   const std::uint64_t* keys_ = nullptr;
   const std::uint32_t* offsets_ = nullptr;
   const JobId* after_ = nullptr;  // none unless waits()
+  const std::uint32_t* limits_ = nullptr;  // Workload::time_limits, if recorded
   const char* names_ = nullptr;
   const std::uint64_t* sums_ = nullptr;  // a chunk's checksum
   std::size_t jobs_ = 0, name_bytes_ = 0, chunk_jobs_ = 0, next_job_ = 0, chunk_ = 0;

@@ -178,6 +178,13 @@ TEST_CASE("Backfill starts a job that ends before the reservation and never dela
         golden_expected("backfill.fifo.expected"));
 }
 
+TEST_CASE("Backfill plans with the time limits an SWF log records (estimate.model recorded)", "[golden]") {
+  CHECK(replay_golden("easy_recorded.swf", small_cluster(1), "backfill", ReplayMode::Policy, {"estimate.model=recorded"}) ==
+        golden_expected("easy_recorded.recorded.expected"));
+  CHECK(replay_golden("easy_recorded.swf", small_cluster(1), "backfill", ReplayMode::Policy,
+                      {"estimate.factor=1", "estimate.sigma=0"}) == golden_expected("easy_recorded.exact.expected"));
+}
+
 TEST_CASE("Acme holds back a user's evaluations past the QOS limit without blocking other users", "[golden]") {
   CHECK(replay_golden("acme_limits.csv", small_cluster(2), "acme", ReplayMode::Policy, {"policy.user_gpu_limit.Eval=2"}) ==
         golden_expected("acme_limits.user.expected"));

@@ -51,6 +51,10 @@ TEST_CASE("An SWF log reads: processors as GPUs packed 8 to a node, parts skippe
   CHECK(w.profiles[5].run == Time::seconds(60));
   CHECK(w.profiles[5].final_state == JobState::Completed);
   CHECK(w.users[w.requests[5].user] == "-1");
+  // Requested times (field 9) are the jobs' time limits, a cancelled job's too.
+  std::vector<std::int64_t> limits;
+  for (JobId j = 0; j < w.size(); ++j) limits.push_back(w.time_limit(j).sec());
+  CHECK(limits == std::vector<std::int64_t>{7200, 600, 2000, 600, 100, 100});
   REQUIRE(warnings.size() == 2);
   CHECK(warnings[0] == ": SWF counts processors: each is read as a GPU, packed 8 to a node, with no cores");
   CHECK(warnings[1] == ": 2 lines of partial executions (status 2-4) skipped: their jobs' summary lines are read");

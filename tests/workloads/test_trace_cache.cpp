@@ -237,6 +237,37 @@ TEST_CASE("A warm entry replayed as it is read gives the whole read's workload, 
   CHECK(unsorted.read().first.use == TraceCacheUse::Hit);
 }
 
+TEST_CASE("The time limits an SWF log records are kept, cold, warm and replayed as the entry is read",
+          "[trace-cache][feed]") {
+  // 40,000 jobs (3 chunks), every third with no requested time (-1).
+  std::string swf = "; UnixStartTime: 1677600000\n";
+  for (int j = 1; j <= 40000; ++j)
+    swf += std::to_string(j) + " " + std::to_string(j) + " 0 60 8 -1 -1 8 " + (j % 3 == 0 ? "-1" : std::to_string(j)) +
+           " -1 1 1 1 -1 1 -1 -1 -1\n";
+  Fixture f("trace-cache-limits", swf);
+  f.options.lenient = false;
+  const Workload whole = f.uncached();
+  REQUIRE(whole.time_limits.size() == 40000);
+  CHECK(whole.time_limit(0) == Time::seconds(1));
+  CHECK(whole.time_limit(2) == Time{});  // job 3 records none
+  CHECK(whole.time_limit(39999) == Time::seconds(40000));
+  CHECK(f.read().first.use == TraceCacheUse::Built);
+  const auto [warm, warnings] = f.read();
+  CHECK(warm.use == TraceCacheUse::Hit);
+  check_same_workload(warm.workload, whole);
+  CHECK(warm.workload.time_limits.is_view());
+  for (unsigned threads : {1u, 2u}) {
+    INFO(threads << " threads");
+    f.options.threads = threads;
+    Workload fed;
+    std::unique_ptr<TraceCacheFeed> feed = TraceCacheEntry(f.trace, f.options, f.cache).feed(fed);
+    REQUIRE(feed);
+    while (feed->append_next(fed)) {
+    }
+    check_same_workload(fed, whole);
+  }
+}
+
 TEST_CASE("A touched or rewritten trace invalidates its entry", "[trace-cache]") {
   Fixture f("trace-cache-stale");
   CHECK(f.read().first.use == TraceCacheUse::Built);
