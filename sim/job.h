@@ -210,7 +210,8 @@ struct Workload {
   JobColumn<JobId> after;
 
   // Empty, or one entry per job: the run time its user asked for (a time limit: SWF's requested
-  // time), whole seconds; 0: none recorded. What estimate.model recorded reads (workloads/estimates.h).
+  // time, sacct's Timelimit), whole seconds; 0: none recorded. What estimate.model recorded
+  // reads (workloads/estimates.h).
   JobColumn<std::uint32_t> time_limits;
 
   std::string source;                // where the jobs came from, for run.json

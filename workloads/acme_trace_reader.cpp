@@ -61,6 +61,11 @@ void join(Part& all, Workload& w, Part& later, std::size_t line_base) {
   w.profiles.insert(w.profiles.end(), later.w.profiles.begin(), later.w.profiles.end());
   w.names.append(later.w.names);
   w.keys.insert(w.keys.end(), later.w.keys.begin(), later.w.keys.end());
+  if (!w.time_limits.empty() || !later.w.time_limits.empty()) {  // kept once a part records one
+    if (w.time_limits.empty()) w.time_limits.assign(job_base, 0);
+    if (later.w.time_limits.empty()) w.time_limits.resize(w.size(), 0);
+    else w.time_limits.insert(w.time_limits.end(), later.w.time_limits.begin(), later.w.time_limits.end());
+  }
   for (JobId j : later.open) all.open.push_back(job_base + j);
   all.ids.append(later.ids, line_base);
   all.rows += later.rows;
@@ -167,7 +172,8 @@ void drop_duplicates(const Part& all, Workload& w, std::string_view name, std::v
     if (drop[j]) continue;
     JobRequest r = w.requests[j];
     r.user = kept.users.intern(w.users[r.user]);
-    kept.add(w.names[j], r, w.profiles[j]);
+    const JobId k = kept.add(w.names[j], r, w.profiles[j]);
+    if (w.time_limit(j) > Time{}) kept.set_time_limit(k, w.time_limit(j));
   }
   w = std::move(kept);
 }

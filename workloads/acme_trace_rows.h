@@ -162,6 +162,7 @@ struct Header {
   char delimiter = ',';  // '|' for sacct's export
   bool sacct = false;    // sacct's fields (workloads/sacct_columns.h): gpu_num from a TRES list, steps skipped
   std::size_t requested = SIZE_MAX;  // sacct's ReqTRES, if exported: the GPUs of a job never started
+  std::size_t time_limit = SIZE_MAX;  // sacct's Timelimit, if exported: each job's (Workload::time_limits)
   bool typed() const { return index[kType] != SIZE_MAX; }
   // The name of each column for messages: AcmeTrace's, or the sacct field that holds it.
   std::array<std::string_view, kCols> shown_names = kColNames;
@@ -206,9 +207,12 @@ inline Header read_header(std::string_view line, std::string_view name) {
     if (sacct.index[kJobId] != SIZE_MAX) {
       h = std::move(sacct);
       h.sacct = true;
-      for (std::size_t i = 0; i < fields.size(); ++i)
+      for (std::size_t i = 0; i < fields.size(); ++i) {
         if (sacct_columns::same_name(fields[i], sacct_columns::kRequested)) h.requested = i;
-      if (h.requested != SIZE_MAX) h.min_fields = h.requested + 1;
+        if (sacct_columns::same_name(fields[i], sacct_columns::kTimelimit)) h.time_limit = i;
+      }
+      for (const std::size_t i : {h.requested, h.time_limit})
+        if (i != SIZE_MAX) h.min_fields = std::max(h.min_fields, i + 1);
     }
   }
   for (std::size_t c = 0; c < kCols; ++c) {
@@ -312,7 +316,7 @@ struct Part {
         if (fields_[i].find('\0') != std::string_view::npos)
           throw RowError{column_name(i), "binary data (a NUL byte): not a CSV text file"};
     if (fields_.size() < header->min_fields) {
-      std::size_t missing = header->requested;  // the first column read past the line's end
+      std::size_t missing = std::min(header->requested, header->time_limit);  // the first column past the line's end
       for (std::size_t c = 0; c < kCols; ++c)
         if (header->index[c] != SIZE_MAX && header->index[c] >= fields_.size()) missing = std::min(missing, header->index[c]);
       throw RowError{header->names[missing], "missing: the line has " + std::to_string(fields_.size()) +
@@ -389,12 +393,22 @@ struct Part {
       if (end) p.run = *end - *start;
       else open.push_back(static_cast<JobId>(w.size()));
     }
+    std::int64_t limit = 0;
+    if (header->time_limit != SIZE_MAX) {
+      const std::string_view text = fields_[header->time_limit];
+      const std::optional<std::int64_t> seconds = sacct_columns::timelimit_seconds(text);
+      if (!seconds)
+        throw RowError{header->names[header->time_limit],
+                       "expected [days-]hours:minutes:seconds, UNLIMITED or Partition_Limit, got " + shown(text)};
+      limit = *seconds;
+    }
     try {
       r.user = w.users.intern(field(kUser));
     } catch (const std::length_error& e) {
       throw RowError{col(kUser), e.what()};
     }
-    w.add(id, hash, r, p);  // the id's hash is its key
+    const JobId job = w.add(id, hash, r, p);  // the id's hash is its key
+    if (limit > 0) w.set_time_limit(job, Time::seconds(limit));
     ids.add(hash, number);
   }
 

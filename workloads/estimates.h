@@ -1,6 +1,6 @@
 // Run-time estimates: what users tell the scheduler (SchedulingPass::estimate). AcmeTrace records
-// none, so they are modeled; an SWF log records each job's time limit (recorded). Policies that
-// plan ahead (backfill) see only these, never true run times.
+// none, so they are modeled; an SWF log and a sacct export record each job's time limit
+// (recorded). Policies that plan ahead (backfill) see only these, never true run times.
 //
 // estimate.model (default noisy):
 //   noisy       true run time x estimate.factor x exp(estimate.sigma x N(0, 1)): users
@@ -8,7 +8,8 @@
 //               by (the run's seed, the job's identity: Workload::keys), not its row.
 //   limit       a fixed limit per job type, estimate.limit_h.<Type> hours.
 //   recorded    the time limit the trace records for the job (Workload::time_limits: SWF's
-//               requested time), what the users asked for and real EASY backfill planned with;
+//               requested time, sacct's Timelimit), what the users asked for and real EASY
+//               backfill planned with;
 //               a job that records none takes its type's limit, as a site's default time limit.
 //   percentile  the estimate.percentile-th percentile of the run times of the job's type over
 //               the workload: the history a site would have.

@@ -7,6 +7,7 @@
 
 #include "harness.h"
 #include "workloads/registry.h"
+#include "workloads/sacct_columns.h"
 #include "workloads/trace_schema.h"
 
 namespace acme::test {
@@ -124,10 +125,53 @@ TEST_CASE("A sacct export reads: GPUs from its TRES, steps skipped, times in the
   }
 }
 
+// Slurm's time limits as sacct writes them, and as --time takes them.
+TEST_CASE("A sacct export's Timelimit is each job's time limit, kept across the reader's parts", "[reader]") {
+  using sacct_columns::timelimit_seconds;
+  CHECK(timelimit_seconds("02:00:00") == 7200);
+  CHECK(timelimit_seconds("1-00:00:00") == 86400);
+  CHECK(timelimit_seconds("3-12:30:05") == ((3 * 24 + 12) * 60 + 30) * 60 + 5);
+  CHECK(timelimit_seconds("90") == 5400);        // minutes
+  CHECK(timelimit_seconds("30:15") == 1815);     // minutes:seconds
+  CHECK(timelimit_seconds("2-6") == 2 * 86400 + 6 * 3600);  // days-hours
+  CHECK(timelimit_seconds("2-6:30") == 2 * 86400 + 6 * 3600 + 30 * 60);
+  for (const char* none : {"", "UNLIMITED", "Partition_Limit", "INVALID"}) CHECK(timelimit_seconds(none) == 0);
+  for (const char* bad : {"2h", "1-", "1:2:3:4", "12:", ":30", "-5", "1234567890"})
+    CHECK_FALSE(timelimit_seconds(bad).has_value());
+
+  // 60,000 rows, read in parts on 2 threads (1 MiB each): the first 30,000 and the last 10,000
+  // record no limit, every other row between them one of (row % 1000 + 1) minutes.
+  std::string text = "JobID|User|NNodes|NCPUS|AllocTRES|State|Submit|Start|End|Timelimit\n";
+  for (int j = 0; j < 60000; ++j)
+    text += std::to_string(j) + "|u|1|8|cpu=8,gres/gpu=8|COMPLETED|2023-03-01T00:00:00|2023-03-01T00:00:01|" +
+            "2023-03-01T00:10:00|" + (j < 30000 || j >= 50000 || j % 2 ? "UNLIMITED" : std::to_string(j % 1000 + 1)) + "\n";
+  std::vector<Workload> reads;
+  for (const unsigned threads : {1u, 2u}) {
+    std::vector<std::string> warnings;
+    reads.push_back(read_written("sacct-limits", text, {}, threads, warnings));
+    const Workload& w = reads.back();
+    REQUIRE(w.size() == 60000);
+    REQUIRE(w.time_limits.size() == 60000);
+    CHECK(w.time_limit(0) == Time{});
+    CHECK(w.time_limit(29999) == Time{});
+    CHECK(w.time_limit(30000) == Time::seconds(60));
+    CHECK(w.time_limit(30001) == Time{});
+    CHECK(w.time_limit(49998) == Time::seconds((49998 % 1000 + 1) * 60));
+    CHECK(w.time_limit(59998) == Time{});
+  }
+  check_same_jobs(reads[0], reads[1]);
+  CHECK(trace_error("JobID|User|NNodes|NCPUS|AllocTRES|State|Submit|Start|End|Timelimit\n"
+                    "7|u|1|8|cpu=8|COMPLETED|2023-03-01T00:00:00|2023-03-01T00:00:01|2023-03-01T00:00:02|2h\n") ==
+        "t.csv:2: Timelimit: expected [days-]hours:minutes:seconds, UNLIMITED or Partition_Limit, got '2h'");
+  CHECK(trace_error("JobID|User|NNodes|NCPUS|AllocTRES|State|Submit|Start|End|Timelimit\n"
+                    "7|u|1|8|cpu=8|COMPLETED|2023-03-01T00:00:00|2023-03-01T00:00:01|2023-03-01T00:00:02\n") ==
+        "t.csv:2: Timelimit: missing: the line has 9 fields, the header 10 (truncated line?)");
+}
+
 TEST_CASE("A sacct export without a field the trace needs, or with a bad TRES, stops with one line", "[reader]") {
   CHECK(trace_error("JobID|User|NCPUS|AllocTRES|State|Submit|Start|End\n") ==
         "t.csv:1: header: missing sacct field NNodes (sacct -a -X -P -o JobID,User,NNodes,NCPUS,AllocTRES,ReqTRES,"
-        "State,Submit,Start,End exports a trace)");
+        "State,Submit,Start,End,Timelimit exports a trace)");
   const std::string header = "jobid|user|nnodes|ncpus|alloctres|state|submit|start|end\n";  // -o in lower case
   CHECK(trace_error(header + "7|u|1|8|cpu=8,gres/gpu=eight|COMPLETED|2023-03-01T00:00:00|2023-03-01T00:00:01|"
                              "2023-03-01T00:00:02\n") == "t.csv:2: AllocTRES: expected a whole number, got 'eight'");
