@@ -291,7 +291,7 @@ Workload read_acme_trace(const std::string& path, const TraceOptions& options, s
     case TraceFormat::Philly: return read_philly_trace(path, {options.from, options.to, options.utc_offset_s}, warnings);
     case TraceFormat::Pai: return read_pai_trace(path, {options.from, options.to}, warnings);
     case TraceFormat::PodList: return read_openb_pod_list(path, {options.from, options.to}, warnings);
-    case TraceFormat::Swf: return read_swf_trace(path, {options.from, options.to}, warnings);
+    case TraceFormat::Swf: return read_swf_trace(path, {options.from, options.to, options.lenient}, warnings);
     case TraceFormat::AcmeTrace: break;
   }
   if (const unsigned threads = reading_threads(options); threads > 1) {

@@ -25,6 +25,7 @@ constexpr std::array<std::string_view, kFields> kFieldNames{
     "user ID",     "group ID",    "executable",    "queue",           "partition",            "preceding job",
     "think time"};
 constexpr int kGpusPerNode = 8;  // ASSUMPTION: the nodes a job's GPUs are packed on
+constexpr std::uint64_t kShownSkipped = 5;  // lenient: the lines skipped for an error named one by one
 
 // The white-space-separated fields of a line.
 void split_blank(std::string_view line, std::vector<std::string_view>& out) {
@@ -84,6 +85,36 @@ class Reading {
       if (lines_ == 0 && !unix_start_) unix_start_ = unix_start_of(text);
       return;
     }
+    try {
+      job_line(text, number);
+    } catch (const InputError& e) {  // "path:line: field: message"
+      if (!opt_.lenient) throw;
+      if (++w_.rows_skipped <= kShownSkipped) skipped_.push_back(std::string(e.what()).substr(path_.size()));
+    }
+  }
+
+  Workload finish(std::vector<std::string>* warnings) {
+    for (const std::string& s : skipped_) log::warn_kept(path_, warnings, "{} (line skipped: workload.lenient is on)", s);
+    if (w_.rows_skipped > kShownSkipped) log::warn_kept(path_, warnings, ": {} malformed lines skipped in all", w_.rows_skipped);
+    log::warn_kept(path_, warnings, ": SWF counts processors: each is read as a GPU, packed {} to a node, with no cores",
+                   kGpusPerNode);
+    if (parts_ > 0)
+      log::warn_kept(path_, warnings, ": {} lines of partial executions (status 2-4) skipped: their jobs' summary lines are read",
+                     parts_);
+    if (no_size_ > 0) log::warn_kept(path_, warnings, ": {} jobs record no processors: skipped", no_size_);
+    if (no_run_ > 0) log::warn_kept(path_, warnings, ": {} jobs that were not cancelled record no run time: skipped", no_run_);
+    if (no_wait_ > 0)
+      log::warn_kept(path_, warnings, ": {} jobs record no wait time (as a model's log): a policy replay runs them, a recorded "
+                     "replay leaves them waiting", no_wait_);
+    if (w_.size() == 0)
+      log::warn_kept(path_, warnings, ": none of its {} job lines is read (in the window and replayable): the run has no jobs",
+                     lines_);
+    return std::move(w_);
+  }
+
+ private:
+  // A line that is not a comment: a job (or none: blank, a part, outside the window, not replayable).
+  void job_line(std::string_view text, std::size_t number) {
     split_blank(text, fields_);
     if (fields_.empty()) return;
     if (fields_.size() != kFields)
@@ -104,29 +135,13 @@ class Reading {
       return;
     }
     if (!job.has(kJob) || job.v[kJob] != std::floor(job.v[kJob])) job.fail(kJob, "expected a whole number of 0 or more");
-    if (!numbers_.insert(static_cast<std::int64_t>(job.v[kJob])).second) job.fail(kJob, "used by an earlier job");
+    const auto number_of_job = static_cast<std::int64_t>(job.v[kJob]);
+    if (numbers_.count(number_of_job) > 0) job.fail(kJob, "used by an earlier job");
     if (!job.has(kSubmit)) job.fail(kSubmit, "missing (-1)");
     add(job, status);
+    numbers_.insert(number_of_job);  // a line skipped for an error (lenient) takes no number
   }
 
-  Workload finish(std::vector<std::string>* warnings) {
-    log::warn_kept(path_, warnings, ": SWF counts processors: each is read as a GPU, packed {} to a node, with no cores",
-                   kGpusPerNode);
-    if (parts_ > 0)
-      log::warn_kept(path_, warnings, ": {} lines of partial executions (status 2-4) skipped: their jobs' summary lines are read",
-                     parts_);
-    if (no_size_ > 0) log::warn_kept(path_, warnings, ": {} jobs record no processors: skipped", no_size_);
-    if (no_run_ > 0) log::warn_kept(path_, warnings, ": {} jobs that were not cancelled record no run time: skipped", no_run_);
-    if (no_wait_ > 0)
-      log::warn_kept(path_, warnings, ": {} jobs record no wait time (as a model's log): a policy replay runs them, a recorded "
-                     "replay leaves them waiting", no_wait_);
-    if (w_.size() == 0)
-      log::warn_kept(path_, warnings, ": none of its {} job lines is read (in the window and replayable): the run has no jobs",
-                     lines_);
-    return std::move(w_);
-  }
-
- private:
   // The job of a summary line (or none: out of the window, or not replayable, counted).
   void add(const JobLine& job, int status) {
     const double submitted = unix_start_.value_or(0) + job.v[kSubmit];  // SWF allows fractions: floored
@@ -165,6 +180,7 @@ class Reading {
   const SwfOptions& opt_;
   Workload w_;
   std::vector<std::string_view> fields_;  // of the line under way
+  std::vector<std::string> skipped_;      // lenient: the first kShownSkipped errors, after the path
   std::unordered_set<std::int64_t> numbers_;
   std::optional<double> unix_start_;
   std::uint64_t lines_ = 0, parts_ = 0, no_run_ = 0, no_wait_ = 0, no_size_ = 0;

@@ -25,7 +25,8 @@
 //    none when -1 or 0), what estimate.model recorded gives a backfilling policy.
 //  - Not read: CPU time, memory, group, executable, queue, partition, preceding job and think time.
 // Errors name the file, the line and the field, and throw InputError: a line of other than 18
-// fields, a field that is no number, a status SWF does not define, a job number used twice.
+// fields, a field that is no number, a status SWF does not define, a job number used twice. With
+// workload.lenient (SwfOptions::lenient) such a line is skipped instead, counted in rows_skipped.
 #pragma once
 
 #include <optional>
@@ -38,6 +39,7 @@ namespace acme {
 
 struct SwfOptions {
   std::optional<Time> from, to;  // jobs submitted in [from, to)
+  bool lenient = false;          // a line with an error is skipped (counted, the first 5 named), not the end
 };
 
 // Whether the file opens with an SWF header comment (';'), or its first line is 18 numbers.

@@ -89,4 +89,29 @@ TEST_CASE("An SWF log with a bad line stops with one line naming the field", "[r
   CHECK(read("1 0 0 -1 8 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n2 0 0 5 -1 -1 -1 -1 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n").size() == 0);
 }
 
+TEST_CASE("An SWF log read leniently skips its bad lines, counts them and names the first five", "[reader]") {
+  const std::filesystem::path dir = temp_dir("swf-lenient");
+  std::string lines = "; UnixStartTime: 0\n1 0 0 10 8 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n";
+  lines += "2 1 0 ten 8 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n";  // line 3: no number
+  lines += "1 2 0 10 8 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n";   // line 4: job 1 again
+  for (int i = 0; i < 5; ++i) lines += "9 3 0 10 8 -1 -1 8\n";    // lines 5-9: too few fields
+  lines += "2 4 0 10 8 -1 -1 8 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n";   // line 10: job 2, whose first line was skipped
+  std::ofstream(dir / "log.swf") << lines;
+  TraceOptions lenient;
+  lenient.lenient = true;
+  std::vector<std::string> warnings;
+  const Workload w = read_acme_trace((dir / "log.swf").string(), lenient, &warnings);
+  REQUIRE(w.size() == 2);
+  CHECK(w.names[1] == "2");
+  CHECK(w.requests[1].submit == Time::seconds(4));
+  CHECK(w.rows_skipped == 7);
+  REQUIRE(warnings.size() >= 7);
+  CHECK(warnings[0] == ":3: run time: expected a number (-1: not recorded), got 'ten' (line skipped: workload.lenient is on)");
+  CHECK(warnings[1] == ":4: job number: used by an earlier job (line skipped: workload.lenient is on)");
+  CHECK(warnings[4] == ":7: expected the 18 fields of SWF, the line has 8 (line skipped: workload.lenient is on)");
+  CHECK(warnings[5] == ": 7 malformed lines skipped in all");
+  CHECK_THROWS_WITH(read_acme_trace((dir / "log.swf").string(), {}),
+                    Catch::EndsWith("log.swf:3: run time: expected a number (-1: not recorded), got 'ten'"));
+}
+
 }  // namespace acme::test
