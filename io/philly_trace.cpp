@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "io/gzip_text.h"
 #include "sim/error.h"
 #include "sim/log.h"
 
@@ -57,6 +58,7 @@ json parse_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open the trace file");
   try {
+    if (gzip_text::is_gzip(path)) return json::parse(gzip_text::read_all(path));
     return json::parse(in);
   } catch (const json::parse_error& e) {
     throw InputError(path + ": not a Philly trace (JSON that does not parse, at byte " + std::to_string(e.byte) + ")");
@@ -115,10 +117,8 @@ std::optional<Job> read_job(const json& job, JobReader& in) {
 }  // namespace
 
 bool is_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[64] = {};
-  in.read(head, sizeof head);
-  std::string_view s(head, static_cast<std::size_t>(in.gcount()));
+  const std::string head = gzip_text::head(path, 64);  // of its text, if compressed
+  std::string_view s(head);
   if (s.starts_with("\xEF\xBB\xBF")) s.remove_prefix(3);
   const std::size_t first = s.find_first_not_of(" \t\r\n");
   return first != std::string_view::npos && (s[first] == '[' || s[first] == '{');

@@ -7,7 +7,7 @@
 #           Ninja and the libraries it links
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libboost-graph-dev nlohmann-json3-dev libyaml-cpp-dev
-          libspdlog-dev libcli11-dev)
+          libspdlog-dev libcli11-dev zlib1g-dev)
 [ "${1:-}" = --run ] ||
   packages+=(catch2 libbenchmark-dev python3-matplotlib python3-pandas python3-scipy time
              openmpi-bin libopenmpi-dev jupyter-core jupyter-nbconvert jupyter-notebook python3-nbformat

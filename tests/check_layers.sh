@@ -18,6 +18,7 @@ EOF
 read -r -d '' homes <<'EOF'
 yaml-cpp     io/
 nlohmann     io/
+zlib         io/gzip_text.cpp
 boost        sim/topology.cpp
 CLI          app/main.cpp
 EOF

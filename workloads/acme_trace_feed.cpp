@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/gzip_text.h"
 #include "sim/error.h"
 #include "sim/log.h"
 #include "sim/prefault.h"
@@ -265,7 +266,8 @@ AcmeTraceFeed::~AcmeTraceFeed() {
 
 std::unique_ptr<AcmeTraceFeed> AcmeTraceFeed::open(const std::string& path, const TraceOptions& options,
                                                    Workload& w) {
-  if (options.lenient || trace_format(path) != TraceFormat::AcmeTrace) return nullptr;  // other formats are read whole
+  // Other formats, and compressed files (no offset to cut at), are read whole.
+  if (options.lenient || trace_format(path) != TraceFormat::AcmeTrace || gzip_text::is_gzip(path)) return nullptr;
   auto s = std::make_unique<State>(path, options);
   struct stat st {};
   if (s->fd < 0 || ::fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||

@@ -34,6 +34,7 @@
 #include "workloads/csv_lines.h"
 #include "workloads/openb_trace.h"
 #include "workloads/swf_trace.h"
+#include "io/gzip_text.h"
 #include "workloads/pai_trace.h"
 #include "workloads/trace_ids.h"
 #include "workloads/acme_trace_rows.h"
@@ -294,6 +295,7 @@ Workload read_acme_trace(const std::string& path, const TraceOptions& options, s
     case TraceFormat::Swf: return read_swf_trace(path, {options.from, options.to, options.lenient}, warnings);
     case TraceFormat::AcmeTrace: break;
   }
+  if (gzip_text::is_gzip(path)) return read_acme_trace_text(gzip_text::read_all(path), path, options, warnings);
   if (const unsigned threads = reading_threads(options); threads > 1) {
     const csv_lines::MappedFile file(path.c_str());
     if (file.mapped() && file.text().size() < kMaxPartedText)
@@ -307,15 +309,16 @@ Workload read_acme_trace(const std::string& path, const TraceOptions& options, s
   return read_on_one_thread(lines, path, options, warnings, ec ? 0 : bytes);
 }
 
-Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options) {
+Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options,
+                               std::vector<std::string>* warnings) {
   if (const unsigned threads = reading_threads(options); threads > 1 && text.size() < kMaxPartedText)
-    return read_in_parts(text, name, options, threads, false, nullptr);
+    return read_in_parts(text, name, options, threads, false, warnings);
   std::string copy(text);  // fmemopen needs a mutable buffer
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(
       copy.empty() ? std::tmpfile() : fmemopen(copy.data(), copy.size(), "rb"), &std::fclose);
   if (!f) throw_input_error(name, 0, "", "cannot read the text");
   LineReader lines(f.get(), name);
-  return read_on_one_thread(lines, name, options, nullptr);
+  return read_on_one_thread(lines, name, options, warnings);
 }
 
 }  // namespace acme

@@ -95,8 +95,10 @@ bool is_trace_source(std::string_view source);
 Workload read_acme_trace(const std::string& path, const TraceOptions& options,
                          std::vector<std::string>* warnings = nullptr);
 
-// The same on text in memory; `name` stands for the file name in errors.
-Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options);
+// The same on text in memory; `name` stands for the file name in errors (a file compressed with
+// gzip, io/gzip_text.h, is read so).
+Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options,
+                              std::vector<std::string>* warnings = nullptr);
 
 // A trace read while it is replayed (a JobFeed, Simulation::set_feed). The file is cut at line
 // starts into chunks of 1 MiB that threads - 1 workers (TraceOptions::threads; started by

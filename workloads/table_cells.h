@@ -19,17 +19,24 @@
 #include <string_view>
 #include <vector>
 
+#include "io/gzip_text.h"
 #include "sim/error.h"
 #include "sim/time.h"
 #include "workloads/csv_lines.h"
 
 namespace acme::table_cells {
 
-// The file's first line, without a byte-order mark or a '\r'; empty if it cannot be read.
+// The file's first line (of its text, if it is compressed: io/gzip_text.h), without a byte-order
+// mark or a '\r'; empty if it cannot be read.
 inline std::string first_line(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
   std::string line;
-  std::getline(in, line);
+  if (gzip_text::is_gzip(path)) {
+    line = gzip_text::head(path, csv_lines::kMaxLine);
+    line.resize(std::min(line.size(), line.find('\n')));
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    std::getline(in, line);
+  }
   if (line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return line;
@@ -101,11 +108,17 @@ struct Cell {
   }
 };
 
-// Calls line(text, number) for each line of the file, a byte-order mark dropped; a line too long
+// Calls line(text, number) for each line of the file (of its text, if compressed), a byte-order mark dropped; a line too long
 // or a file that cannot be opened stops with the file named (InputError).
 template <class Line>
 void for_each_line(const std::string& path, Line&& line) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  std::string text_of_gzip;  // a compressed file's text, read from memory
+  if (gzip_text::is_gzip(path)) text_of_gzip = gzip_text::read_all(path);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(
+      !gzip_text::is_gzip(path) ? std::fopen(path.c_str(), "rb")
+      : text_of_gzip.empty()    ? std::tmpfile()
+                                : fmemopen(text_of_gzip.data(), text_of_gzip.size(), "rb"),
+      &std::fclose);
   if (!f) throw_input_error(path, 0, "", "cannot open the trace file");
   csv_lines::LineReader lines(f.get(), path);
   std::string_view text;

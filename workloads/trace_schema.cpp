@@ -3,6 +3,8 @@
 #include <array>
 #include <fstream>
 
+#include "io/gzip_text.h"
+
 namespace acme {
 
 std::string_view name(TraceSchema s) {
@@ -28,11 +30,7 @@ TraceSchema schema_of_header(std::string_view header) {
 }
 
 std::optional<TraceSchema> read_trace_schema(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string line(64 * 1024, '\0');
-  in.read(line.data(), static_cast<std::streamsize>(line.size()));
-  line.resize(static_cast<std::size_t>(in.gcount()));
+  const std::string line = gzip_text::head(path, 64 * 1024);  // of its text, if compressed
   if (line.empty()) return std::nullopt;
   return schema_of_header(std::string_view(line).substr(0, line.find('\n')));
 }

@@ -32,7 +32,7 @@ expect_error truncated \
 expect_error header_only "$bad/header_only.csv:1: header: no job rows after the header" \
   --set workload.trace="$bad/header_only.csv"
 printf '\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03binary' >"$work/trace.csv.gz"
-expect_error gzip "$work/trace.csv.gz:1: header: gzip-compressed: decompress it first (gunzip)" \
+expect_error gzip "$work/trace.csv.gz: gzip: cut short (truncated file?) (decompress it with gunzip to see where)" \
   --set workload.trace="$work/trace.csv.gz"
 expect_error missing_trace "$work/none.csv: cannot open the trace file" --set workload.trace="$work/none.csv"
 printf 'name: zero\nnodes: 4\ngpus_per_node: 0\n' >"$work/zero.yaml"
