@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/gzip_text.h"
 #include "io/philly_trace.h"
 #include "sim/error.h"
 #include "sim/log.h"
@@ -34,7 +35,6 @@
 #include "workloads/csv_lines.h"
 #include "workloads/openb_trace.h"
 #include "workloads/swf_trace.h"
-#include "io/gzip_text.h"
 #include "workloads/pai_trace.h"
 #include "workloads/trace_ids.h"
 #include "workloads/acme_trace_rows.h"

@@ -112,12 +112,12 @@ struct Cell {
 // or a file that cannot be opened stops with the file named (InputError).
 template <class Line>
 void for_each_line(const std::string& path, Line&& line) {
-  std::string text_of_gzip;  // a compressed file's text, read from memory
-  if (gzip_text::is_gzip(path)) text_of_gzip = gzip_text::read_all(path);
+  const bool compressed = gzip_text::is_gzip(path);
+  std::string text_of_gzip = compressed ? gzip_text::read_all(path) : std::string();  // read from memory
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(
-      !gzip_text::is_gzip(path) ? std::fopen(path.c_str(), "rb")
-      : text_of_gzip.empty()    ? std::tmpfile()
-                                : fmemopen(text_of_gzip.data(), text_of_gzip.size(), "rb"),
+      !compressed            ? std::fopen(path.c_str(), "rb")
+      : text_of_gzip.empty() ? std::tmpfile()
+                             : fmemopen(text_of_gzip.data(), text_of_gzip.size(), "rb"),
       &std::fclose);
   if (!f) throw_input_error(path, 0, "", "cannot open the trace file");
   csv_lines::LineReader lines(f.get(), path);
