@@ -152,7 +152,7 @@ struct Oddity {
 };
 
 inline constexpr std::string_view kLongLine = "line longer than 1 MiB (is this an AcmeTrace CSV file?)";
-inline constexpr std::uint64_t kShownSkipped = 5;  // lenient: the skipped rows reported one by one
+using csv_lines::kShownSkipped;
 
 // The header's columns, read once; the parts of a file share it, read-only.
 struct Header {

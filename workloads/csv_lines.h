@@ -30,6 +30,10 @@ namespace acme::csv_lines {
 // that long, and memory stays bounded on any input, a binary file without line breaks included.
 constexpr std::size_t kMaxLine = (std::size_t{1} << 20) - 1;
 
+// Reading leniently (workload.lenient), the rows skipped for an error named one by one; the rest
+// are counted.
+inline constexpr std::uint64_t kShownSkipped = 5;
+
 // Thrown by next() of either reader at a line longer than kMaxLine: its number (1 for the first
 // line the reader yields, as number() counts).
 struct LongLine {

@@ -25,7 +25,7 @@ constexpr std::array<std::string_view, kFields> kFieldNames{
     "user ID",     "group ID",    "executable",    "queue",           "partition",            "preceding job",
     "think time"};
 constexpr int kGpusPerNode = 8;  // ASSUMPTION: the nodes a job's GPUs are packed on
-constexpr std::uint64_t kShownSkipped = 5;  // lenient: the lines skipped for an error named one by one
+using csv_lines::kShownSkipped;
 
 // The white-space-separated fields of a line.
 void split_blank(std::string_view line, std::vector<std::string_view>& out) {
