@@ -10,16 +10,17 @@
 #   pending_peak,date,machine
 # (pending_*: jobs waiting, from the run's timeseries.csv, mean over intervals and peak), then the
 # plot depth.png (ratio to FIFO against mean jobs waiting, a line per policy) and a table.
-# Usage: experiments/performance/depth.sh [--jobs N] [--runs N] [--no-build]   (default 200000, 2)
+# Usage: experiments/performance/depth.sh [--jobs N[,N...]] [--runs N] [--no-build]
+#   (default: 200000,1000000 jobs a trace, 2 runs; about 25 minutes on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-jobs=200000 runs=2 build=1
+job_counts=200000,1000000 runs=2 build=1
 while [ $# -gt 0 ]; do
   case $1 in
-    --jobs) jobs=$2; shift ;;
+    --jobs) job_counts=$2; shift ;;
     --runs) runs=$2; shift ;;
     --no-build) build=0 ;;
-    *) echo "usage: experiments/performance/depth.sh [--jobs N] [--runs N] [--no-build]" >&2; exit 2 ;;
+    *) echo "usage: experiments/performance/depth.sh [--jobs N[,N...]] [--runs N] [--no-build]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -39,27 +40,29 @@ run_once() {  # trace outputs policy -> wall seconds
 }
 csv=$out/depth.csv
 echo "trace,schema,load,jobs,policy,outputs,runs,wall_s_median,fifo_s_median,ratio,pending_mean,pending_peak,date,machine" > "$csv"
-for load in 0.5 1.0 1.5; do
-  trace=$dir/depth_${jobs}_$load.csv
-  [ -s "$trace" ] || /usr/bin/python3 scripts/depth_trace.py --jobs "$jobs" --load "$load" --seed 1 -o "$trace"
-  for policy in $policies; do
-    for outputs in jobs,timeseries,summary,waste,run_json summary; do
-      walls=() fifo_walls=()
-      for _ in $(seq "$runs"); do
-        fifo_walls+=("$(run_once "$trace" "$outputs" fifo)")
-        walls+=("$(run_once "$trace" "$outputs" "$policy")")
+for jobs in ${job_counts//,/ }; do
+  for load in 0.5 1.0 1.5; do
+    trace=$dir/depth_${jobs}_$load.csv
+    [ -s "$trace" ] || /usr/bin/python3 scripts/depth_trace.py --jobs "$jobs" --load "$load" --seed 1 -o "$trace"
+    for policy in $policies; do
+      for outputs in jobs,timeseries,summary,waste,run_json summary; do
+        walls=() fifo_walls=()
+        for _ in $(seq "$runs"); do
+          fifo_walls+=("$(run_once "$trace" "$outputs" fifo)")
+          walls+=("$(run_once "$trace" "$outputs" "$policy")")
+        done
+        rm -rf "$dir/out"  # the depth this policy keeps: one more run, with its timeseries
+        $bin run configs/seren.yaml -q --set workload.trace="$trace" --set outputs=timeseries,summary \
+          --set policy.name="$policy" --set cache.enabled=false --out "$dir/out" 2>/dev/null
+        read -r pending_mean pending_peak < <(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "jobs_pending") c = i; next }
+          { s += $c; n++; if ($c > m) m = $c } END { printf "%.0f %d\n", s / n, m }' "$dir/out/timeseries.csv")
+        shown=summary; [ "$outputs" = summary ] || shown=every
+        wall=$(median_of "${walls[@]}") fifo=$(median_of "${fifo_walls[@]}")
+        ratio=$(awk -v a="$wall" -v b="$fifo" 'BEGIN { printf "%.2f", a / b }')
+        echo "depth_trace,seren,$load,$jobs,$policy,$shown,$runs,$wall,$fifo,$ratio,$pending_mean,$pending_peak,$today,$machine" >> "$csv"
+        printf '%-8s %-4s %-9s %-8s %6s s  fifo %6s s  %5sx  waiting mean %6s peak %6s\n' "$jobs" "$load" "$policy" "$shown" "$wall" \
+          "$fifo" "$ratio" "$pending_mean" "$pending_peak"
       done
-      rm -rf "$dir/out"  # the depth this policy keeps: one more run, with its timeseries
-      $bin run configs/seren.yaml -q --set workload.trace="$trace" --set outputs=timeseries,summary \
-        --set policy.name="$policy" --set cache.enabled=false --out "$dir/out" 2>/dev/null
-      read -r pending_mean pending_peak < <(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "jobs_pending") c = i; next }
-        { s += $c; n++; if ($c > m) m = $c } END { printf "%.0f %d\n", s / n, m }' "$dir/out/timeseries.csv")
-      shown=summary; [ "$outputs" = summary ] || shown=every
-      wall=$(median_of "${walls[@]}") fifo=$(median_of "${fifo_walls[@]}")
-      ratio=$(awk -v a="$wall" -v b="$fifo" 'BEGIN { printf "%.2f", a / b }')
-      echo "depth_trace,seren,$load,$jobs,$policy,$shown,$runs,$wall,$fifo,$ratio,$pending_mean,$pending_peak,$today,$machine" >> "$csv"
-      printf '%-4s %-9s %-8s %6s s  fifo %6s s  %5sx  waiting mean %6s peak %6s\n' "$load" "$policy" "$shown" "$wall" \
-        "$fifo" "$ratio" "$pending_mean" "$pending_peak"
     done
   done
 done
