@@ -31,16 +31,18 @@
 //    retimes the job (Simulation::retime: its end moves, the work done is kept) and charges the
 //    slowness: a factor f over c compute seconds costs c x (1 - 1/f) of the job's GPU-seconds,
 //    wasted with the causes of waste_causes() (the first of them).
-//    A Pace may also ask the core to stop the run now (`stop`, from paced() only, and only when
-//    `may_stop`: false for a job that saves no checkpoints, which would start over, and once
-//    stops and failures have kept no progress kMaxFailures times in a row, sim/failures.h, so
-//    that a job that can keep nothing still ends): Evict, the
-//    run stops as a failure that takes none of the cluster's nodes down (it keeps the compute
+//    A Pace may also ask the core to stop the run now (`stop`, from paced() only; Evict and
+//    Replace only when `may_stop`: false for a job that saves no checkpoints, which would start
+//    over, and once stops and failures have kept no progress kMaxFailures times in a row,
+//    sim/failures.h, so that a job that can keep nothing still ends): Evict, the run stops as a failure that takes none of the cluster's nodes down (it keeps the compute
 //    its last safe checkpoint covers, the rest is wasted with the pace's cause; no recovery
 //    delay: the feature's own delay came first) and the job gives back its nodes and is queued;
 //    Replace, the same stop but the job keeps its placement (spares took the place of the nodes
 //    out) and its next run starts at once. Either way that run pays the restart phases
 //    (sim/checkpoints.h) as after a failure (features/stragglers.h: eviction of slow nodes).
+//    Timeout (whatever `may_stop`; it wins over the others): the job ends now, killed at its time
+//    limit, in state TIMEOUT and not queued again; its GPU-time is wasted as a failed job's
+//    (WasteCause::FailedJob), as a trace's TIMEOUT job's is (features/time_limits.cpp).
 //  - run_stopped(job, lost_s) [kPaced]: the run stopped (ended, preempted, failed); `lost_s`: the
 //    compute seconds its slowness cost that the job kept (after a failure, the part before its
 //    last checkpoint, in proportion), for the feature's per-job outputs.
@@ -214,7 +216,7 @@ class Feature {
     kTrained = 1u << 9,
   };
   // A run's pace: its rate is divided by `factor` from now until `next`; or the run stops now.
-  enum class Stop : std::uint8_t { None, Evict, Replace };
+  enum class Stop : std::uint8_t { None, Evict, Replace, Timeout };
   struct Pace {
     double factor = 1.0;
     Time next = Time::max();

@@ -374,7 +374,7 @@ void Simulation::end_job(JobId job, JobState state) {
     events_.push(now_, EventKind::Release, followers_[i]);  // released as it ends
 }
 
-void Simulation::finish(JobId job) {
+void Simulation::finish(JobId job, std::optional<JobState> forced) {
   if (status_[job] != Status::Running)
     throw std::logic_error("job " + std::to_string(job) + " ended while not running");
   stop_run(job);
@@ -393,8 +393,8 @@ void Simulation::finish(JobId job) {
     waste(job, WasteCause::Restart, std::int64_t{workload_.requests[job].gpu_num} * s.overhead.sec());
     waste(job, WasteCause::CheckpointStall, std::int64_t{workload_.requests[job].gpu_num} * s.stall.sec());
   }
-  JobState state = workload_.profiles[job].final_state;
-  if (failures_ && failures_->recorded_failed_complete() && is_failure(state))
+  JobState state = forced.value_or(workload_.profiles[job].final_state);
+  if (!forced && failures_ && failures_->recorded_failed_complete() && is_failure(state))
     state = JobState::Completed;
   if (is_failure(state)) {
     waste(job, WasteCause::FailedJob, o.gpu_seconds - o.wasted_gpu_seconds);

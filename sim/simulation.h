@@ -61,6 +61,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <shared_mutex>
 #include <unordered_map>
 #include <vector>
@@ -160,7 +161,9 @@ class Simulation {
   void release(JobId job);
   std::string_view user_name(const JobRequest& r) const;  // empty without a user table (tests)
   bool handle(const Event& e);  // one event of step(); false if it was stale (its run stopped, its end moved)
-  void finish(JobId job);
+  // The run ends now: its job ends in its recorded final state, or in `state` (a feature's
+  // Feature::Stop::Timeout: TIMEOUT, its GPU-time wasted as a failed job's).
+  void finish(JobId job, std::optional<JobState> state = std::nullopt);
   bool withdraw(JobId job);  // false if it is no longer waiting
   bool try_start(JobId job);
   // A run of the job starts now on its placement (just placed, or kept: Feature::Stop::Replace).
@@ -380,6 +383,7 @@ class Simulation {
   JobId starting_ = ~JobId{0};  // the job start_run is placing, while the features hear of it
   std::uint32_t causes_listed_ = kCoreWasteCauses;  // the core's causes of waste and the features'
   WasteCause pace_cause_ = WasteCause::Straggler;    // what the slowness of a paced run wastes
+  WasteCause pace_cause() const;  // pace_cause_; throws std::logic_error if no feature named it
   // Paced runs (sim/simulation_pace.cpp): a run starts with the features' pace (its wall not yet
   // drawn), its pace changes (EventKind::PaceChange), and it stops having kept `kept` compute
   // seconds of its run (its slowness charged in proportion).

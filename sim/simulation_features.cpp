@@ -56,8 +56,8 @@ void Simulation::add_feature(std::unique_ptr<Feature> feature) {
   if (hooks & Feature::kTrained) on_trained_.push_back(f);
   if (hooks & Feature::kPaced) {
     on_paced_.push_back(f);
-    if (f->waste_causes() == 0) throw std::logic_error("a feature that paces runs names no cause of waste");
-    pace_cause_ = static_cast<WasteCause>(std::countr_zero(f->waste_causes()));
+    // A feature that only stops runs (time limits) slows none: it need name no cause.
+    if (f->waste_causes() != 0) pace_cause_ = static_cast<WasteCause>(std::countr_zero(f->waste_causes()));
   }
   causes_listed_ |= f->waste_causes();
   if (!first_launches_) first_launches_ = f->first_launches();

@@ -3,7 +3,7 @@
 // cap's clock and the features' pace multiplied; when the pace changes the run is retimed as the
 // network's contention retimes it (its end moves, the work done is kept), and the compute its
 // slowness cost is charged when the run stops. A feature may stop a run (Feature::Stop: a slow
-// node evicted): evict().
+// node evicted, evict(); a time limit passed, finish() as TIMEOUT).
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -52,6 +52,7 @@ void Simulation::change_pace(JobId job) {
     next = std::min(next, p.next);
     stop = std::max(stop, p.stop);
   }
+  if (stop == Feature::Stop::Timeout) return finish(job, JobState::Timeout);
   if (stop != Feature::Stop::None) return evict(job, stop == Feature::Stop::Replace);
   if (next <= now_) throw std::logic_error("a feature's pace changes again at the instant it changed");
   c.pace = pace;
@@ -83,7 +84,7 @@ void Simulation::evict(JobId job, bool replace) {
   } else {
     stop_run(job);
   }
-  charge_short_run(job, s, kept, pace_cause_, kept_at.from);
+  charge_short_run(job, s, kept, pace_cause(), kept_at.from);
   emit(FactKind::Preempted, job);  // its resources given back (and, replaced, taken again at once)
   if (replace) return start_run(job);
   note_training_step(job, TrainingStep::Requeued);
@@ -94,12 +95,18 @@ void Simulation::evict(JobId job, bool replace) {
   policy_->on_queued(job, request);
 }
 
+WasteCause Simulation::pace_cause() const {
+  if (!(causes_listed_ & cause_bit(pace_cause_)))
+    throw std::logic_error("a feature slowed or evicted a run but names no cause of waste (Feature::waste_causes)");
+  return pace_cause_;
+}
+
 void Simulation::stop_pace(JobId job, Time compute, Time kept) {
   CurrentRun& c = current(job);
   if (c.pace > 1.0) c.pace_lost += static_cast<double>((compute - c.pace_mark).sec()) * (1.0 - 1.0 / c.pace);
   double lost = c.pace_lost;
   if (kept < compute) lost = compute > Time{} ? lost * static_cast<double>(kept.sec()) / static_cast<double>(compute.sec()) : 0.0;
-  if (lost > 0) waste(job, pace_cause_, std::llround(static_cast<double>(workload_.requests[job].gpu_num) * lost));
+  if (lost > 0) waste(job, pace_cause(), std::llround(static_cast<double>(workload_.requests[job].gpu_num) * lost));
   for (Feature* f : on_paced_) f->run_stopped(job, lost);
   c.pace = 1.0;
   c.pace_lost = 0;

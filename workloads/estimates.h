@@ -11,6 +11,8 @@
 //               requested time, sacct's Timelimit), what the users asked for and real EASY
 //               backfill planned with;
 //               a job that records none takes its type's limit, as a site's default time limit.
+//               (time_limits.enforced kills a run that outlives its recorded limit, as Slurm
+//               does: features/time_limits.cpp.)
 //   percentile  the estimate.percentile-th percentile of the run times of the job's type over
 //               the workload: the history a site would have.
 //   none        no estimate (0).

@@ -38,14 +38,15 @@ TEST_CASE("Every key of every plugin is documented in configs/README.md", "[conf
 
 TEST_CASE("The default `acmesim list` gives a key is the value a run records in run.json", "[config][list]") {
   // One short run a policy, with failures, the launch latency, network contention, a capacity
-  // event, the power model and slow nodes on (else their keys are not recorded) and nothing else set: every key the run records must hold the default listed for it.
+  // event, the power model, slow nodes and time limits on (else their keys are not recorded) and nothing else set: every
+  // key the run records must hold the default listed for it.
   const auto dir = temp_dir("listed-defaults");
   const std::string config = (dir / "bare.yaml").string();
   std::ofstream(config) << "cluster: " << (source_dir() / "configs/clusters/kalos.yaml").string()
                         << "\nworkload:\n  model: " << (source_dir() / "configs/workloads/kalos.yaml").string()
                         << "\n  from: 2023-06-01\n  to: 2023-06-02\nfailures:\n  enabled: true\nlaunch:\n  gpu_median_s: 1\n"
                         << "network:\n  contention: true\ncapacity:\n  events: add 1 from 1h\npower:\n  enabled: true\n"
-                        << "stragglers:\n  enabled: true\n"
+                        << "stragglers:\n  enabled: true\ntime_limits:\n  enforced: true\n"
                         << "outputs: run_json\n";
   const std::vector<KeySection> plugins = plugin_key_sections();
   std::size_t compared = 0;
@@ -64,7 +65,8 @@ TEST_CASE("The default `acmesim list` gives a key is the value a run records in 
       if (s.name != "cache" && !test_only(s)) keys.insert(keys.end(), s.keys.begin(), s.keys.end());  // changes no result: not recorded
     for (const Params::Doc& d : keys) {
       if (d.key == "failures.enabled" || d.key == "launch.gpu_median_s" || d.key == "network.contention" ||
-          d.key == "capacity.events" || d.key == "power.enabled" || d.key == "stragglers.enabled")
+          d.key == "capacity.events" || d.key == "power.enabled" || d.key == "stragglers.enabled" ||
+          d.key == "time_limits.enforced")
         continue;  // set here
       INFO(name << ": " << d.key);
       REQUIRE(recorded.contains(d.key));
