@@ -50,7 +50,7 @@ void check_outputs(const YamlValue& v, const std::string& list) {
 
 using F = Field<RunConfig>;
 
-const std::array<F, 16> kFields = {{
+const std::array<F, 17> kFields = {{
     {"cluster", "cluster description file (configs/clusters/*.yaml)",
      [](RunConfig& c, const YamlValue& v) { c.cluster = v.as_path(); },
      [](const RunConfig& c) { return c.cluster; }},
@@ -79,6 +79,11 @@ const std::array<F, 16> kFields = {{
     {"workload.lenient", "true: skip malformed trace rows and count them; false: stop at the first",
      [](RunConfig& c, const YamlValue& v) { c.workload_lenient = v.as_bool(); },
      [](const RunConfig& c) { return std::string(c.workload_lenient ? "true" : "false"); }},
+    {"workload.feedback",
+     "true: an SWF log's job waits for its preceding job and is submitted its think time after it ends; false: when "
+     "the log says",
+     [](RunConfig& c, const YamlValue& v) { c.workload_feedback = v.as_bool(); },
+     [](const RunConfig& c) { return std::string(c.workload_feedback ? "true" : "false"); }},
     {"workload.model", "synthetic workload model (configs/workloads/*.yaml)",
      [](RunConfig& c, const YamlValue& v) { c.workload_model = v.as_path(); },
      [](const RunConfig& c) { return c.workload_model; }},

@@ -31,6 +31,7 @@ struct RunConfig {
   int workload_from_offset_s = 0, workload_to_offset_s = 0;
   std::optional<int> workload_utc_offset_s;  // of trace timestamps without one; none: UTC, with a warning
   bool workload_lenient = false;         // skip (and count) malformed rows instead of stopping
+  bool workload_feedback = false;        // an SWF log's jobs wait for their preceding job (think time)
   std::string workload_model = "configs/workloads/seren.yaml";  // synthetic workload model
   double workload_load = 1.0;            // synthetic arrival-rate multiplier
   ReplayMode replay = ReplayMode::Policy;

@@ -93,6 +93,7 @@ JobId Workload::add(std::string_view job_name, std::uint64_t key, const JobReque
   requests.push_back(r);
   profiles.push_back(p);
   if (!after.empty()) after.push_back(kNoJob);
+  if (!think_s.empty()) think_s.push_back(0);
   if (!time_limits.empty()) time_limits.push_back(0);
   return static_cast<JobId>(requests.size() - 1);
 }
@@ -103,13 +104,22 @@ void Workload::set_time_limit(JobId job, Time limit) {
   time_limits[job] = static_cast<std::uint32_t>(s);
 }
 
-JobId Workload::add_after(JobId predecessor, std::string_view job_name, const JobRequest& r, const JobProfile& p) {
+JobId Workload::add_after(JobId predecessor, std::string_view job_name, const JobRequest& r, const JobProfile& p,
+                          Time think) {
   if (predecessor >= requests.size())
     throw std::logic_error("Workload::add_after: job " + std::to_string(predecessor) + " is not in the workload yet");
-  if (after.empty()) after.assign(requests.size(), kNoJob);
   const JobId job = add(job_name, r, p);
-  after[job] = predecessor;
+  set_after(job, predecessor, think);
   return job;
+}
+
+void Workload::set_after(JobId job, JobId predecessor, Time think) {
+  if (predecessor >= job) throw std::logic_error("Workload::set_after: a job may only wait for an earlier one");
+  if (after.empty()) after.assign(requests.size(), kNoJob);
+  after[job] = predecessor;
+  if (think <= Time{}) return;
+  if (think_s.empty()) think_s.assign(requests.size(), 0);
+  think_s[job] = static_cast<std::uint32_t>(std::min<std::int64_t>(think.sec(), UINT32_MAX));
 }
 
 }  // namespace acme

@@ -205,9 +205,12 @@ struct Workload {
   UserTable users;
 
   // Empty, or one entry per job: the job it waits for (kNoJob: none). Such a job is submitted
-  // when that one ends, whatever its end (its request's submit time is then not used); it must
-  // come later in the workload than the job it waits for.
+  // when that one ends, whatever its end, plus its think time (its request's submit time is then
+  // not used); it must come later in the workload than the job it waits for.
   JobColumn<JobId> after;
+  // Empty, or one entry per job: seconds from the end of the job it waits for to its submission
+  // (SWF's think time; 0 for a job that waits for none). Empty: 0 for every job.
+  JobColumn<std::uint32_t> think_s;
 
   // Empty, or one entry per job: the run time its user asked for (a time limit: SWF's requested
   // time, sacct's Timelimit), whole seconds; 0: none recorded. What estimate.model recorded
@@ -225,9 +228,15 @@ struct Workload {
   JobId add(std::string_view job_name, const JobRequest& r, const JobProfile& p);
   // add(), with the name's key computed already. REQUIRES: key == job_key(job_name).
   JobId add(std::string_view job_name, std::uint64_t key, const JobRequest& r, const JobProfile& p);
-  // add(), for a job submitted when `predecessor` (an earlier job) ends.
-  JobId add_after(JobId predecessor, std::string_view job_name, const JobRequest& r, const JobProfile& p);
+  // add(), for a job submitted `think` after `predecessor` (an earlier job) ends.
+  JobId add_after(JobId predecessor, std::string_view job_name, const JobRequest& r, const JobProfile& p,
+                  Time think = {});
   bool waits(JobId job) const { return !after.empty() && after[job] != kNoJob; }
+  // Makes `job` wait for `predecessor` (an earlier job), submitted `think` after it ends (whole
+  // seconds, capped at UINT32_MAX).
+  void set_after(JobId job, JobId predecessor, Time think);
+  // Seconds from the end of the job `job` waits for to its submission.
+  Time think_time(JobId job) const { return think_s.empty() ? Time{} : Time::seconds(think_s[job]); }
   // Records job's time limit (whole seconds, at least 1; capped at UINT32_MAX).
   void set_time_limit(JobId job, Time limit);
   Time time_limit(JobId job) const { return time_limits.empty() ? Time{} : Time::seconds(time_limits[job]); }

@@ -81,15 +81,19 @@ inline Time timed_release(const Workload& w, ReplayMode mode, JobId job) {
 }
 
 // When the job reached the scheduler: timed_release or, for a job that waited for another
-// (Workload::after), when that one ended (none before).
+// (Workload::after), its think time after that one ended (none before).
 inline OptionalTime released(const Workload& w, ReplayMode mode, const std::vector<JobOutcome>& outcomes, JobId job) {
-  return w.waits(job) ? outcomes[w.after[job]].end : OptionalTime(timed_release(w, mode, job));
+  if (!w.waits(job)) return timed_release(w, mode, job);
+  const OptionalTime end = outcomes[w.after[job]].end;
+  return end ? OptionalTime(*end + w.think_time(job)) : end;
 }
 
 // When the job was submitted: its request's submit time or, for a job that waited for another
-// (Workload::after), when that one ended.
+// (Workload::after), its think time after that one ended.
 inline Time submitted(const Workload& w, const std::vector<JobOutcome>& outcomes, JobId job) {
-  return w.waits(job) ? outcomes[w.after[job]].end.value_or(w.requests[job].submit) : w.requests[job].submit;
+  if (!w.waits(job)) return w.requests[job].submit;
+  const OptionalTime end = outcomes[w.after[job]].end;
+  return end ? *end + w.think_time(job) : w.requests[job].submit;
 }
 
 // Failed: an injected failure stopped the job; it recovers (detection, diagnosis) and is queued

@@ -86,6 +86,8 @@ Simulation::Simulation(const Workload& workload, const ClusterSpec& cluster,
   const bool dependencies = !workload.after.empty();
   if (dependencies) {
     if (workload.after.size() != n) throw std::logic_error("Workload::after: one entry per job expected");
+    if (!workload.think_s.empty() && workload.think_s.size() != n)
+      throw std::logic_error("Workload::think_s: one entry per job expected");
     followers_begin_.assign(n + 1, 0);
     for (std::size_t i = 0; i < n; ++i) {
       const JobId before = workload.after[i];
@@ -371,7 +373,7 @@ void Simulation::end_job(JobId job, JobState state) {
   ++ended_;
   if (followers_begin_.empty()) return;
   for (std::uint32_t i = followers_begin_[job]; i < followers_begin_[job + 1]; ++i)
-    events_.push(now_, EventKind::Release, followers_[i]);  // released as it ends
+    events_.push(now_ + workload_.think_time(followers_[i]), EventKind::Release, followers_[i]);  // its think time after
 }
 
 void Simulation::finish(JobId job, std::optional<JobState> forced) {

@@ -157,6 +157,9 @@ inline void check_same_jobs(const Workload& a, const Workload& b) {
     CHECK(p.recorded_start() == q.recorded_start());
     CHECK(p.cancel_pending_at() == q.cancel_pending_at());
     CHECK(a.time_limit(j) == b.time_limit(j));
+    CHECK(a.waits(j) == b.waits(j));
+    if (a.waits(j) && b.waits(j)) CHECK(a.after[j] == b.after[j]);
+    CHECK(a.think_time(j) == b.think_time(j));
   }
 }
 

@@ -292,7 +292,8 @@ Workload read_acme_trace(const std::string& path, const TraceOptions& options, s
     case TraceFormat::Philly: return read_philly_trace(path, {options.from, options.to, options.utc_offset_s}, warnings);
     case TraceFormat::Pai: return read_pai_trace(path, {options.from, options.to}, warnings);
     case TraceFormat::PodList: return read_openb_pod_list(path, {options.from, options.to}, warnings);
-    case TraceFormat::Swf: return read_swf_trace(path, {options.from, options.to, options.lenient}, warnings);
+    case TraceFormat::Swf:
+      return read_swf_trace(path, {options.from, options.to, options.lenient, options.feedback}, warnings);
     case TraceFormat::AcmeTrace: break;
   }
   if (gzip_text::is_gzip(path)) return read_acme_trace_text(gzip_text::read_all(path), path, options, warnings);

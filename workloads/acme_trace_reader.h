@@ -67,6 +67,8 @@ struct TraceOptions {
   std::optional<Time> from;
   std::optional<Time> to;
   bool lenient = false;
+  // An SWF log's jobs wait for their preceding job (SwfOptions::feedback); other formats record none.
+  bool feedback = false;
   // Seconds east of UTC of the trace's timestamps that carry no offset (Helios's); none: read as
   // UTC, with a warning.
   std::optional<int> utc_offset_s;

@@ -6,6 +6,7 @@
 
 #include "io/registry.h"
 #include "sim/error.h"
+#include "sim/log.h"
 #include "workloads/acme_trace_reader.h"
 #include "workloads/synthetic.h"
 #include "workloads/synthetic_stream.h"
@@ -21,7 +22,7 @@ void note_schema(const std::string& path, Workload& w) {
 }
 
 TraceOptions trace_options(const RunConfig& c) {
-  return {.from = c.workload_from, .to = c.workload_to, .lenient = c.workload_lenient,
+  return {.from = c.workload_from, .to = c.workload_to, .lenient = c.workload_lenient, .feedback = c.workload_feedback,
           .utc_offset_s = c.workload_utc_offset_s, .threads = c.threads};
 }
 
@@ -133,6 +134,15 @@ const WorkloadSourceEntry& source_of(const RunConfig& config) {
                    config.workload_source + "' (valid: auto, " + valid + ")");
 }
 
+// workload.feedback is read from an SWF log only (SwfOptions::feedback): said for any other source.
+void warn_unless_feedback_read(const RunConfig& config) {
+  if (!config.workload_feedback) return;
+  if (!config.workload_trace.empty() && trace_format(config.workload_trace) == TraceFormat::Swf) return;
+  log::warn("workload.feedback: only an SWF log records each job's preceding job and think time; {}'s jobs are "
+            "submitted when it says",
+            config.workload_trace.empty() ? std::string("a synthetic workload") : config.workload_trace);
+}
+
 }  // namespace
 
 TraceCacheSettings trace_cache_settings(const RunConfig& config) {
@@ -144,13 +154,16 @@ TraceCacheSettings trace_cache_settings(const RunConfig& config) {
 
 Workload load_workload(const RunConfig& config, const ClusterSpec& cluster) {
   trace_cache_settings(config);  // a wrong cache.* key is an error whatever the source
+  warn_unless_feedback_read(config);
   return source_of(config).load(config, cluster);
 }
 
 std::unique_ptr<JobFeed> open_workload(const RunConfig& config, const ClusterSpec& cluster, Workload& w) {
   trace_cache_settings(config);
   const WorkloadSourceEntry& e = source_of(config);
-  return e.open ? e.open(config, cluster, w) : nullptr;
+  std::unique_ptr<JobFeed> feed = e.open ? e.open(config, cluster, w) : nullptr;
+  if (feed) warn_unless_feedback_read(config);  // else load_workload says it
+  return feed;
 }
 
 bool is_trace(const Workload& w) { return is_trace_source(w.source); }

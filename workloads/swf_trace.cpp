@@ -3,7 +3,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "sim/error.h"
 #include "sim/log.h"
@@ -17,7 +17,8 @@ namespace swf {
 constexpr std::size_t kFields = 18;
 // SWF's fields, by their place in a line (the standard numbers them from 1).
 enum SwfField : std::uint8_t {
-  kJob, kSubmit, kWait, kRun, kAllocated, kRequested = 7, kRequestedTime = 8, kStatus = 10, kUser = 11
+  kJob, kSubmit, kWait, kRun, kAllocated, kRequested = 7, kRequestedTime = 8, kStatus = 10, kUser = 11,
+  kPreceding = 16, kThink = 17
 };
 constexpr std::array<std::string_view, kFields> kFieldNames{
     "job number",  "submit time", "wait time",     "run time",        "allocated processors", "CPU time",
@@ -103,6 +104,12 @@ class Reading {
                      parts_);
     if (no_size_ > 0) log::warn_kept(path_, warnings, ": {} jobs record no processors: skipped", no_size_);
     if (no_run_ > 0) log::warn_kept(path_, warnings, ": {} jobs that were not cancelled record no run time: skipped", no_run_);
+    if (opt_.feedback) {
+      log::info("{}: workload.feedback: {} jobs submitted their think time after their preceding job ends", path_, followers_);
+      if (unreplayed_ > 0)
+        log::warn_kept(path_, warnings, ": {} jobs name a preceding job that is not replayed (outside the window, not "
+                       "replayable, or not in the log): submitted when the log says", unreplayed_);
+    }
     if (no_wait_ > 0)
       log::warn_kept(path_, warnings, ": {} jobs record no wait time (as a model's log): a policy replay runs them, a recorded "
                      "replay leaves them waiting", no_wait_);
@@ -138,18 +145,20 @@ class Reading {
     const auto number_of_job = static_cast<std::int64_t>(job.v[kJob]);
     if (numbers_.count(number_of_job) > 0) job.fail(kJob, "used by an earlier job");
     if (!job.has(kSubmit)) job.fail(kSubmit, "missing (-1)");
-    add(job, status);
-    numbers_.insert(number_of_job);  // a line skipped for an error (lenient) takes no number
+    if (opt_.feedback && job.has(kPreceding) && job.v[kPreceding] != std::floor(job.v[kPreceding]))
+      job.fail(kPreceding, "expected the whole number of an earlier job (-1: none)");
+    // A line skipped for an error (lenient) takes no number; one not replayed maps to no job.
+    numbers_.emplace(number_of_job, add(job, status));
   }
 
-  // The job of a summary line (or none: out of the window, or not replayable, counted).
-  void add(const JobLine& job, int status) {
+  // The job of a summary line (or kNoJob: out of the window, or not replayable, counted).
+  JobId add(const JobLine& job, int status) {
     const double submitted = unix_start_.value_or(0) + job.v[kSubmit];  // SWF allows fractions: floored
     JobRequest r;
     r.submit = Time::seconds(static_cast<std::int64_t>(std::floor(submitted)));
-    if ((opt_.from && r.submit < *opt_.from) || (opt_.to && r.submit >= *opt_.to)) return void(++w_.rows_outside_window);
+    if ((opt_.from && r.submit < *opt_.from) || (opt_.to && r.submit >= *opt_.to)) return no_job(w_.rows_outside_window);
     const SwfField size = job.v[kAllocated] > 0 ? kAllocated : kRequested;
-    if (job.v[size] <= 0) return void(++no_size_);
+    if (job.v[size] <= 0) return no_job(no_size_);
     if (job.v[size] != std::floor(job.v[size]) || job.v[size] > 1e6)
       job.fail(size, "expected a whole number of processors up to a million");
     r.gpu_num = static_cast<std::int32_t>(job.v[size]);
@@ -163,7 +172,7 @@ class Reading {
     if (status == 5 && (!job.has(kRun) || !job.has(kWait))) {
       p.set_cancel_pending_at(start);
     } else if (!job.has(kRun)) {
-      return void(++no_run_);
+      return no_job(no_run_);
     } else if (!job.has(kWait)) {  // a model's log (SWF's models record no wait): no recorded start
       ++no_wait_;
       p.run = job.time(kRun);
@@ -174,6 +183,22 @@ class Reading {
     const JobId added = w_.add(fields_[kJob], r, p);
     if (job.v[kRequestedTime] > 0)
       w_.set_time_limit(added, Time::seconds(static_cast<std::int64_t>(std::ceil(job.v[kRequestedTime]))));
+    if (opt_.feedback && job.v[kPreceding] > 0) follow(job, added);
+    return added;
+  }
+  // A line that makes no job, counted in `count`.
+  static JobId no_job(std::uint64_t& count) {
+    ++count;
+    return kNoJob;
+  }
+
+  // Feedback: `job` waits for its preceding job, if that one is replayed, and is submitted its
+  // think time (none: 0) after it ends.
+  void follow(const JobLine& job, JobId added) {
+    const auto preceding = numbers_.find(static_cast<std::int64_t>(job.v[kPreceding]));
+    if (preceding == numbers_.end() || preceding->second == kNoJob) return void(++unreplayed_);
+    w_.set_after(added, preceding->second, Time::seconds(static_cast<std::int64_t>(std::floor(std::max(job.v[kThink], 0.0)))));
+    ++followers_;
   }
 
   const std::string& path_;
@@ -181,9 +206,10 @@ class Reading {
   Workload w_;
   std::vector<std::string_view> fields_;  // of the line under way
   std::vector<std::string> skipped_;      // lenient: the first kShownSkipped errors, after the path
-  std::unordered_set<std::int64_t> numbers_;
+  std::unordered_map<std::int64_t, JobId> numbers_;  // job numbers read so far: their jobs (kNoJob: not replayed)
   std::optional<double> unix_start_;
   std::uint64_t lines_ = 0, parts_ = 0, no_run_ = 0, no_wait_ = 0, no_size_ = 0;
+  std::uint64_t followers_ = 0, unreplayed_ = 0;  // feedback: jobs that wait for their preceding job, and that cannot
 };
 
 }  // namespace swf

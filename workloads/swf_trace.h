@@ -23,7 +23,14 @@
 //    its summary line under its number: skipped, the summary line is the job.
 //  - Time limit: the requested time (9), rounded up to whole seconds (Workload::time_limits;
 //    none when -1 or 0), what estimate.model recorded gives a backfilling policy.
-//  - Not read: CPU time, memory, group, executable, queue, partition, preceding job and think time.
+//  - Preceding job (17) and think time (18), the log's feedback, read only with workload.feedback
+//    (SwfOptions::feedback): a job whose preceding job is replayed waits for it and is submitted
+//    its think time (-1: 0) after it ends, whatever its end (Workload::after, think_s), in place of
+//    its recorded submit time; what a closed-loop simulation of the log's users needs. A job whose
+//    preceding job is not replayed (outside the window, not replayable, or not in the log: counted
+//    in one warning) is submitted when the log says. A cancelled job that never started is still
+//    withdrawn at its recorded time (at once if that passed before it was submitted).
+//  - Not read: CPU time, memory, group, executable, queue, partition.
 // Errors name the file, the line and the field, and throw InputError: a line of other than 18
 // fields, a field that is no number, a status SWF does not define, a job number used twice. With
 // workload.lenient (SwfOptions::lenient) such a line is skipped instead, counted in rows_skipped.
@@ -40,6 +47,7 @@ namespace acme {
 struct SwfOptions {
   std::optional<Time> from, to;  // jobs submitted in [from, to)
   bool lenient = false;          // a line with an error is skipped (counted, the first 5 named), not the end
+  bool feedback = false;         // jobs wait for their preceding job (fields 17, 18), as above
 };
 
 // Whether the file opens with an SWF header comment (';'), or its first line is 18 numbers.

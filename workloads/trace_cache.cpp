@@ -64,7 +64,8 @@ std::optional<Key> key_of(const std::string& path, const TraceOptions& opt) {
   auto time = [](const std::optional<Time>& t) { return t ? std::to_string(t->sec()) : std::string("none"); };
   const std::string options =
       "from " + time(opt.from) + "\nto " + time(opt.to) + "\nlenient " + (opt.lenient ? "1" : "0") +
-                              "\nutc_offset " + (opt.utc_offset_s ? std::to_string(*opt.utc_offset_s) : "none") + "\n";
+      "\nfeedback " + (opt.feedback ? "1" : "0") + "\nutc_offset " +
+      (opt.utc_offset_s ? std::to_string(*opt.utc_offset_s) : "none") + "\n";
   const std::string where = "path " + canonical.string() + "\n" + options;
   Key k;
   k.text = "acmesim " ACMESIM_VERSION "\n" + where + stamp(st) + "head_tail " +

@@ -8,11 +8,11 @@
 // (TraceCacheFeed).
 //
 // Key: the trace's canonical path, size, modification time (ns) and a hash of its first and last
-// 64 KiB; the options (from, to, lenient: an entry holds the rows they select, so each window
-// is an entry of its own); the acmesim version; the format version (kTraceCacheVersion). An
-// entry of one path and options with another key is rebuilt in place. Only a read that succeeds
-// is cached (a trace with an error is parsed, and fails, every time), and only if the trace did
-// not change while it was parsed.
+// 64 KiB; the options (from, to, lenient, feedback: an entry holds the rows they select, so
+// each window is an entry of its own); the acmesim version; the format version
+// (kTraceCacheVersion). An entry of one path and options with another key is rebuilt in place.
+// Only a read that succeeds is cached (a trace with an error is parsed, and fails, every time),
+// and only if the trace did not change while it was parsed.
 //
 // File: <dir>/<trace file name>.<16 hex digits: path and options>.acmecache, in the format of
 // workloads/trace_cache_file.h. An entry shorter or longer than its header says, with another
@@ -39,7 +39,7 @@
 
 namespace acme {
 
-inline constexpr std::uint32_t kTraceCacheVersion = 6;  // bump when the file or what the reader returns changes
+inline constexpr std::uint32_t kTraceCacheVersion = 7;  // bump when the file or what the reader returns changes
 
 struct TraceCacheSettings {
   bool enabled = true;  // cache.enabled

@@ -107,13 +107,15 @@ JobProfile clean(const JobProfile& p) {
   return q;
 }
 
+bool is_zero(char c) { return c == 0; }
+
 constexpr std::uint64_t kAlign = 64;  // where the columns start: a multiple of this from the file's start
 
 std::uint64_t round_up(std::uint64_t at, std::uint64_t to) { return (at + to - 1) / to * to; }
 
 // Where an entry's columns are, from the counts in its head.
 struct Layout {
-  std::uint64_t requests, profiles, keys, offsets, after, limits, names, sums, end;
+  std::uint64_t requests, profiles, keys, offsets, after, think, limits, names, sums, end;
   Layout(std::uint64_t columns_at, std::uint64_t jobs, bool waits, bool limited, std::uint64_t name_bytes,
          std::uint64_t chunk_jobs) {
     requests = columns_at;
@@ -121,7 +123,8 @@ struct Layout {
     keys = profiles + jobs * sizeof(JobProfile);  // 8-aligned: both are 24 bytes a job
     offsets = keys + jobs * 8;
     after = offsets + (jobs + 1) * 4;
-    limits = after + (waits ? jobs * 4 : 0);
+    think = after + (waits ? jobs * 4 : 0);
+    limits = think + (waits ? jobs * 4 : 0);
     names = limits + (limited ? jobs * 4 : 0);
     sums = round_up(names + name_bytes, 8);
     end = sums + (jobs + chunk_jobs - 1) / chunk_jobs * 8;
@@ -134,22 +137,24 @@ struct Columns {
   const std::uint64_t* keys;
   const std::uint32_t* offsets;
   const JobId* after;
+  const std::uint32_t* think;
   const std::uint32_t* limits;
   const char* names;
 };
 
 // The checksum of jobs [first, first + count): their requests, profiles (`chunk_profiles`: the
-// chunk's, from job `first` on), keys, name offsets (but the first job's), `after` and time
-// limits (if any) and names, seeded with the chunk's number.
+// chunk's, from job `first` on), keys, name offsets (but the first job's), `after` and think
+// times and time limits (if any) and names, seeded with the chunk's number.
 std::uint64_t chunk_sum(const Columns& c, const JobProfile* chunk_profiles, std::size_t first, std::size_t count,
                         std::uint64_t chunk) {
   auto bytes = [](const void* at) { return static_cast<const char*>(at); };
-  const std::uint64_t sums[7] = {
+  const std::uint64_t sums[8] = {
       hash_bytes(bytes(c.requests + first), count * sizeof *c.requests, chunk),
       hash_bytes(bytes(chunk_profiles), count * sizeof *chunk_profiles, chunk),
       hash_bytes(bytes(c.keys + first), count * sizeof *c.keys, chunk),
       hash_bytes(bytes(c.offsets + first + 1), count * 4, chunk),
       c.after ? hash_bytes(bytes(c.after + first), count * 4, chunk) : 0,
+      c.think ? hash_bytes(bytes(c.think + first), count * 4, chunk) : 0,
       c.limits ? hash_bytes(bytes(c.limits + first), count * 4, chunk) : 0,
       hash_bytes(c.names + c.offsets[first], c.offsets[first + count] - c.offsets[first], chunk)};
   return hash_bytes(bytes(sums), sizeof sums, chunk);
@@ -187,9 +192,12 @@ std::uint64_t hash_bytes(const char* p, std::size_t n, std::uint64_t seed) {
 bool write(std::FILE* f, const std::string& key, const Workload& w, const std::vector<std::string>& warnings) {
   const std::size_t n = w.size();
   if (w.names.size() != n || w.profiles.size() != n || w.keys.size() != n || (!w.after.empty() && w.after.size() != n) ||
-      (!w.time_limits.empty() && w.time_limits.size() != n))
+      (!w.think_s.empty() && w.think_s.size() != n) || (!w.time_limits.empty() && w.time_limits.size() != n))
     return false;
   const bool waits = !w.after.empty(), limited = !w.time_limits.empty();
+  // The think times of jobs that wait: none recorded, every one 0.
+  const std::vector<std::uint32_t> no_think(waits && w.think_s.empty() ? n : 0, 0);
+  const std::uint32_t* think = !waits ? nullptr : w.think_s.empty() ? no_think.data() : w.think_s.data();
   const bool sorted = std::is_sorted(w.requests.begin(), w.requests.end(),
                                      [](const JobRequest& a, const JobRequest& b) { return a.submit < b.submit; });
   const std::string_view names = w.names.bytes();
@@ -215,7 +223,7 @@ bool write(std::FILE* f, const std::string& key, const Workload& w, const std::v
   header.value(hash_bytes(key_and_head.data(), key_and_head.size(), 0));
   const std::string zeros(kAlign, '\0');
   const Columns columns{w.requests.data(), w.keys.data(), w.names.offsets(), waits ? w.after.data() : nullptr,
-                        limited ? w.time_limits.data() : nullptr, names.data()};
+                        think, limited ? w.time_limits.data() : nullptr, names.data()};
   auto put = [&](const void* p, std::size_t bytes) { return bytes == 0 || std::fwrite(p, 1, bytes, f) == bytes; };
   // The profiles, their padding zero, written a chunk at a time (a copy of them all was 24 bytes a
   // job beside the replay's), and each chunk's checksum made as it goes.
@@ -235,6 +243,7 @@ bool write(std::FILE* f, const std::string& key, const Workload& w, const std::v
          put(zeros.data(), at.requests - kHeaderBytes - key_and_head.size()) &&
          put(w.requests.data(), n * sizeof(JobRequest)) && put_profiles() &&
          put(w.keys.data(), n * 8) && put(columns.offsets, (n + 1) * 4) && put(columns.after, waits ? n * 4 : 0) &&
+         put(columns.think, waits ? n * 4 : 0) &&
          put(columns.limits, limited ? n * 4 : 0) && put(names.data(), names.size()) &&
          put(zeros.data(), at.sums - at.names - names.size()) && put(sums.data(), sums.size() * 8);
 }
@@ -300,9 +309,7 @@ std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& 
   why = "truncated or too long";
   if (at.end != size) return std::nullopt;
   why = "damaged (padding)";
-  const auto zero = [&](std::uint64_t from, std::uint64_t to) {
-    return std::all_of(file + from, file + to, [](char c) { return c == 0; });
-  };
+  const auto zero = [&](std::uint64_t from, std::uint64_t to) { return std::all_of(file + from, file + to, is_zero); };
   if (!zero(kHeaderBytes + key_bytes + head_bytes, at.requests) || !zero(at.names + name_bytes, at.sums))
     return std::nullopt;
   r.requests_ = reinterpret_cast<const JobRequest*>(file + at.requests);
@@ -310,6 +317,7 @@ std::optional<Reader> Reader::open(int fd, const std::string& key, const char*& 
   r.keys_ = reinterpret_cast<const std::uint64_t*>(file + at.keys);
   r.offsets_ = reinterpret_cast<const std::uint32_t*>(file + at.offsets);
   r.after_ = r.waits_ ? reinterpret_cast<const JobId*>(file + at.after) : nullptr;
+  r.think_ = r.waits_ ? reinterpret_cast<const std::uint32_t*>(file + at.think) : nullptr;
   r.limits_ = limited == 1 ? reinterpret_cast<const std::uint32_t*>(file + at.limits) : nullptr;
   r.names_ = file + at.names;
   r.sums_ = reinterpret_cast<const std::uint64_t*>(file + at.sums);
@@ -326,7 +334,7 @@ bool Reader::next() {
   const std::uint32_t* offsets = offsets_ + first;
   bool in_order = offsets[count] <= name_bytes_ && (first + count < jobs_ || offsets[count] == name_bytes_);
   for (std::size_t j = 0; j < count; ++j) in_order &= offsets[j] <= offsets[j + 1];
-  const Columns columns{requests_, keys_, offsets_, after_, limits_, names_};
+  const Columns columns{requests_, keys_, offsets_, after_, think_, limits_, names_};
   if (!in_order || chunk_sum(columns, profiles_ + first, first, count, chunk_) != sums_[chunk_])
     return false;
   const JobRequest* r = requests_ + first;
@@ -349,6 +357,7 @@ void Reader::show(Workload& w) const {
   w.keys.view(keys_, next_job_, mapping_);
   w.names.view(names_, offsets_, next_job_, mapping_);
   if (after_) w.after.view(after_, next_job_, mapping_);
+  if (think_) w.think_s.view(think_, next_job_, mapping_);
   if (limits_) w.time_limits.view(limits_, next_job_, mapping_);
 }
 

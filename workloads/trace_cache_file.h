@@ -13,9 +13,9 @@
 //         and the warnings' lengths and bytes
 //   zero bytes up to a multiple of 64 from the file's start, then the columns:
 //   requests: every job's JobRequest; profiles: every job's JobProfile (its padding zero);
-//   keys: every job's u64 key (Workload::keys, job_key of its name); name offsets: u32, one a job and one more (the first 0, the last the name bytes);
-//   after: u32 a job, if jobs wait; time limits: u32 a job, if any is recorded; names: the job
-//   names back to back;
+//   keys: every job's u64 key (Workload::keys, job_key of its name); name offsets: u32, one a job
+//   and one more (the first 0, the last the name bytes); after and think times: u32 a job each,
+//   if jobs wait; time limits: u32 a job, if any is recorded; names: the job names back to back;
 //   zero bytes up to a multiple of 8, then a u64 checksum for each chunk of `jobs a chunk` jobs
 //   (the last fewer), of its jobs' columns (seeded with the chunk's number)
 // Host byte order and layout: a cache is not moved between machines. A file of another length
@@ -57,7 +57,7 @@ class Reader {
   bool done() const { return next_job_ == jobs_; }
   // Checks the next chunk's jobs (checksum, values in range); false if it is damaged or there is none.
   bool next();
-  // `w`'s columns (requests, profiles, keys, names, after, time_limits): views of the jobs checked so far.
+  // `w`'s columns (requests, profiles, keys, names, after, think_s, time_limits): views of the jobs checked so far.
   void show(Workload& w) const;
 
  private:
@@ -68,6 +68,7 @@ class Reader {
   const std::uint64_t* keys_ = nullptr;
   const std::uint32_t* offsets_ = nullptr;
   const JobId* after_ = nullptr;  // none unless waits()
+  const std::uint32_t* think_ = nullptr;  // Workload::think_s; none unless waits()
   const std::uint32_t* limits_ = nullptr;  // Workload::time_limits, if recorded
   const char* names_ = nullptr;
   const std::uint64_t* sums_ = nullptr;  // a chunk's checksum

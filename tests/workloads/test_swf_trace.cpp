@@ -115,3 +115,36 @@ TEST_CASE("An SWF log read leniently skips its bad lines, counts them and names 
 }
 
 }  // namespace acme::test
+
+namespace acme::test {
+
+// tests/golden/feedback.swf on 1 node under fifo (its schedules: tests/golden/README.md).
+TEST_CASE("An SWF log's feedback: a job is submitted its think time after its preceding job ends", "[reader][golden]") {
+  const std::string log = (source_dir() / "tests/golden/feedback.swf").string();
+  const Time t0 = Time::seconds(1677628800);
+  const auto replay = [&](bool feedback, std::vector<std::string>& warnings) {
+    TraceOptions options;
+    options.feedback = feedback;
+    const Workload w = read_acme_trace(log, options, &warnings);
+    Params policy("policy", {}), estimate("estimate", {});
+    Simulation sim(w, small_cluster(1), make_policy("fifo", policy), ReplayMode::Policy, make_estimates(w, estimate, 1));
+    sim.run();
+    sim.check_conservation();
+    std::vector<std::string> rows;  // job, submitted, start, end
+    for (JobId j = 0; j < w.size(); ++j) {
+      const JobOutcome& o = sim.outcomes()[j];
+      rows.push_back(std::string(w.names[j]) + "," + std::to_string((submitted(w, sim.outcomes(), j) - t0).sec()) + "," +
+                     std::to_string((*o.start - t0).sec()) + "," + std::to_string((*o.end - t0).sec()));
+    }
+    return rows;
+  };
+  std::vector<std::string> off_warnings, on_warnings;
+  CHECK(replay(false, off_warnings) == std::vector<std::string>{"1,0,0,100", "2,50,100,110", "3,60,110,115", "4,70,110,140"});
+  CHECK(replay(true, on_warnings) == std::vector<std::string>{"1,0,0,100", "2,120,130,140", "3,140,140,145", "4,70,100,130"});
+  CHECK(on_warnings.size() == off_warnings.size() + 1);
+  CHECK(on_warnings.back() ==
+        ": 1 jobs name a preceding job that is not replayed (outside the window, not replayable, or not in the log): "
+        "submitted when the log says");
+}
+
+}  // namespace acme::test

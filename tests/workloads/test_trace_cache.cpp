@@ -383,3 +383,39 @@ TEST_CASE("cache.* keys set the cache, and an unknown one is an error", "[trace-
 }
 
 }  // namespace acme::test
+
+namespace acme::test {
+
+// An SWF log read with workload.feedback: jobs that wait for their preceding job, with think
+// times (Workload::after, think_s), kept by the cache; an entry of its own beside the read
+// without feedback, whose jobs wait for none.
+TEST_CASE("A cached read of an SWF log with feedback keeps each job's preceding job and think time", "[trace-cache]") {
+  std::string log = "; UnixStartTime: 1677628800\n";
+  for (int j = 1; j <= 3000; ++j)  // every third job waits for the one before, 0 to 99 s after it ends
+    log += std::to_string(j) + " " + std::to_string(j * 10) + " 0 50 4 -1 -1 4 100 -1 1 " + std::to_string(j % 7) +
+           " 1 -1 1 -1 " + (j % 3 == 0 ? std::to_string(j - 1) + " " + std::to_string(j % 100) : std::string("-1 -1")) +
+           "\n";
+  Fixture f("trace-cache-feedback", log);
+  f.trace = (f.dir / "t.swf").string();
+  std::ofstream(f.trace, std::ios::binary) << log;
+  f.options.feedback = true;
+  const Workload uncached = f.uncached();
+  REQUIRE(uncached.size() == 3000);
+  CHECK(uncached.waits(2));
+  CHECK(uncached.after[2] == 1);
+  CHECK(uncached.think_time(2) == Time::seconds(3));
+  CHECK_FALSE(uncached.waits(3));
+  const auto [cold, cold_warnings] = f.read();
+  const auto [warm, warm_warnings] = f.read();
+  CHECK(cold.use == TraceCacheUse::Built);
+  CHECK(warm.use == TraceCacheUse::Hit);
+  check_same_workload(cold.workload, uncached);
+  check_same_workload(warm.workload, uncached);
+  f.options.feedback = false;
+  const auto [open_loop, open_warnings] = f.read();
+  CHECK(open_loop.use == TraceCacheUse::Built);  // another entry
+  CHECK(open_loop.workload.after.empty());
+  check_same_workload(open_loop.workload, f.uncached());
+}
+
+}  // namespace acme::test
