@@ -15,12 +15,12 @@
 // times a requeued job afresh; the launch counts, as Slurm's prolog does.
 //
 // Keys: time_limits.enforced (default false: off, no output byte changes), time_limits.grace_s,
-// time_limits.default_h.<Type>.
-// Never in a recorded replay (its runs start and end as recorded). Hooks: run_started and paced
-// (kPaced: the core calls paced() at the limit if the run could still be computing then, and at
-// any other feature's pace change; its Pace asks Feature::Stop::Timeout once the limit passed).
-// Adds jobs.csv's `time_limit_s` and the summaries' `timeouts` and `timeout_gpu_h`. Cost when on: O(1) a run, plus the core's
-// paced runs (sim/simulation_pace.cpp); a run that ends before its limit has no event.
+// time_limits.default_h.<Type>. Never in a recorded replay (its runs start and end as recorded).
+// Hooks: run_started and paced (kPaced: the core calls paced() at the limit if the run could
+// still be computing then, and at any other feature's pace change; its Pace asks
+// Feature::Stop::Timeout once the limit passed). Adds jobs.csv's `time_limit_s` and the
+// summaries' `timeouts` and `timeout_gpu_h`. Cost when on: O(1) a run, plus the core's paced runs
+// (sim/simulation_pace.cpp); a run that ends before its limit has no event.
 #include <array>
 #include <cmath>
 #include <cstdint>

@@ -34,9 +34,10 @@
 //    A Pace may also ask the core to stop the run now (`stop`, from paced() only; Evict and
 //    Replace only when `may_stop`: false for a job that saves no checkpoints, which would start
 //    over, and once stops and failures have kept no progress kMaxFailures times in a row,
-//    sim/failures.h, so that a job that can keep nothing still ends): Evict, the run stops as a failure that takes none of the cluster's nodes down (it keeps the compute
-//    its last safe checkpoint covers, the rest is wasted with the pace's cause; no recovery
-//    delay: the feature's own delay came first) and the job gives back its nodes and is queued;
+//    sim/failures.h, so that a job that can keep nothing still ends): Evict, the run stops as a
+//    failure that takes none of the cluster's nodes down (it keeps the compute its last safe
+//    checkpoint covers, the rest is wasted with the pace's cause; no recovery delay: the
+//    feature's own delay came first) and the job gives back its nodes and is queued;
 //    Replace, the same stop but the job keeps its placement (spares took the place of the nodes
 //    out) and its next run starts at once. Either way that run pays the restart phases
 //    (sim/checkpoints.h) as after a failure (features/stragglers.h: eviction of slow nodes).
