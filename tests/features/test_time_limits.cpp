@@ -102,4 +102,17 @@ TEST_CASE("A run slowed past its limit by the model is killed at the limit", "[t
   CHECK(run_log(dir / "on", swf, enforced) == std::vector<std::string>{"1,TIMEOUT,0,105,420", "2,COMPLETED,0,200,0"});
 }
 
+// With a launch of 20 s, 1 (8 GPUs, asked 5 s) is killed while it launches, at 5: it starts and
+// ends then, its 40 GPU-seconds wasted; 2 (8 GPUs, 100 s, asked 500) is placed at 5 and starts at
+// 25, after its own launch (160 GPU-seconds wasted launching).
+TEST_CASE("A limit shorter than the launch kills the run as it launches", "[time_limits][golden]") {
+  const std::string swf =
+      "1 0 0 100 8 -1 -1 8 5 -1 1 1 1 -1 1 -1 -1 -1\n"
+      "2 0 0 100 8 -1 -1 8 500 -1 1 1 1 -1 1 -1 -1 -1\n";
+  const auto dir = temp_dir("time-limits-launch");
+  CHECK(run_log(dir, swf, {"time_limits.enforced=true", "launch.gpu_median_s=20"}) ==
+        std::vector<std::string>{"1,TIMEOUT,5,5,40", "2,COMPLETED,25,125,160"});
+  CHECK(cells(dir, "jobs.csv", "launch_s") == std::vector<std::string>{"5", "20"});
+}
+
 }  // namespace acme::test
