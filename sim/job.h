@@ -206,7 +206,9 @@ struct Workload {
 
   // Empty, or one entry per job: the job it waits for (kNoJob: none). Such a job is submitted
   // when that one ends, whatever its end, plus its think time (its request's submit time is then
-  // not used); it must come later in the workload than the job it waits for.
+  // not used; one withdrawn while pending, JobProfile::cancel_pending_at, is withdrawn as long
+  // after that as after its submit time); it must come later in the workload than the job it
+  // waits for.
   JobColumn<JobId> after;
   // Empty, or one entry per job: seconds from the end of the job it waits for to its submission
   // (SWF's think time; 0 for a job that waits for none). Empty: 0 for every job.

@@ -2,6 +2,7 @@
 // (withdrawn), and a workload fed as the replay goes (set_feed).
 #include "sim/simulation.h"
 
+#include <algorithm>
 #include <mutex>
 #include <stdexcept>
 
@@ -25,7 +26,9 @@ void Simulation::release(JobId job) {
   status_[job] = held ? Status::Held : Status::Pending;
   ++pending_;
   emit(FactKind::Queued, job);
-  const OptionalTime cancel = p.cancel_pending_at();
+  OptionalTime cancel = p.cancel_pending_at();
+  // A job that waited for another is withdrawn as long after its release as it recorded waiting.
+  if (cancel && workload_.waits(job)) cancel = now_ + std::max(*cancel - r.submit, Time{});
   if (cancel && *cancel <= now_) {
     withdraw(job);
     return;

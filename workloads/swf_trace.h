@@ -28,8 +28,8 @@
 //    its think time (-1: 0) after it ends, whatever its end (Workload::after, think_s), in place of
 //    its recorded submit time; what a closed-loop simulation of the log's users needs. A job whose
 //    preceding job is not replayed (outside the window, not replayable, or not in the log: counted
-//    in one warning) is submitted when the log says. A cancelled job that never started is still
-//    withdrawn at its recorded time (at once if that passed before it was submitted).
+//    in one warning) is submitted when the log says. A cancelled job that never started is
+//    withdrawn as long after its submission as the log says it waited.
 //  - Not read: CPU time, memory, group, executable, queue, partition.
 // Errors name the file, the line and the field, and throw InputError: a line of other than 18
 // fields, a field that is no number, a status SWF does not define, a job number used twice. With

@@ -130,17 +130,22 @@ TEST_CASE("An SWF log's feedback: a job is submitted its think time after its pr
     Simulation sim(w, small_cluster(1), make_policy("fifo", policy), ReplayMode::Policy, make_estimates(w, estimate, 1));
     sim.run();
     sim.check_conservation();
-    std::vector<std::string> rows;  // job, submitted, start, end
+    std::vector<std::string> rows;  // job, submitted, start (none: never started), end, state
+    const auto after_t0 = [&](OptionalTime t) { return t ? std::to_string((*t - t0).sec()) : std::string(); };
     for (JobId j = 0; j < w.size(); ++j) {
       const JobOutcome& o = sim.outcomes()[j];
-      rows.push_back(std::string(w.names[j]) + "," + std::to_string((submitted(w, sim.outcomes(), j) - t0).sec()) + "," +
-                     std::to_string((*o.start - t0).sec()) + "," + std::to_string((*o.end - t0).sec()));
+      rows.push_back(std::string(w.names[j]) + "," + after_t0(submitted(w, sim.outcomes(), j)) + "," + after_t0(o.start) +
+                     "," + after_t0(o.end) + "," + std::string(name(o.state)));
     }
     return rows;
   };
   std::vector<std::string> off_warnings, on_warnings;
-  CHECK(replay(false, off_warnings) == std::vector<std::string>{"1,0,0,100", "2,50,100,110", "3,60,110,115", "4,70,110,140"});
-  CHECK(replay(true, on_warnings) == std::vector<std::string>{"1,0,0,100", "2,120,130,140", "3,140,140,145", "4,70,100,130"});
+  CHECK(replay(false, off_warnings) ==
+        std::vector<std::string>{"1,0,0,100,COMPLETED", "2,50,100,110,COMPLETED", "3,60,110,115,COMPLETED",
+                                 "4,70,110,140,COMPLETED", "5,80,,95,CANCELLED"});
+  CHECK(replay(true, on_warnings) ==
+        std::vector<std::string>{"1,0,0,100,COMPLETED", "2,120,130,140,COMPLETED", "3,140,140,145,COMPLETED",
+                                 "4,70,100,130,COMPLETED", "5,100,,115,CANCELLED"});
   CHECK(on_warnings.size() == off_warnings.size() + 1);
   CHECK(on_warnings.back() ==
         ": 1 jobs name a preceding job that is not replayed (outside the window, not replayable, or not in the log): "
