@@ -200,9 +200,10 @@ Workload finish(std::string_view name, const TraceOptions& opt, std::vector<Part
   return std::move(w);
 }
 
-// Reads a whole file from one reader, on this thread. `file_bytes`, if known, sizes the workload
-// up front when every row is read (no window).
-Workload read_on_one_thread(csv_lines::LineReader& lines, std::string_view name, const TraceOptions& opt,
+// Reads a whole file from one reader (a file's LineReader, or TextLines over text in memory), on
+// this thread. `file_bytes`, if known, sizes the workload up front when every row is read (no window).
+template <class Lines>
+Workload read_on_one_thread(Lines& lines, std::string_view name, const TraceOptions& opt,
                             std::vector<std::string>* warnings, std::uintmax_t file_bytes = 0) {
   const Header header = read_header_line(lines, name);
   std::vector<Part> parts;
@@ -314,11 +315,7 @@ Workload read_acme_trace_text(std::string_view text, std::string_view name, cons
                                std::vector<std::string>* warnings) {
   if (const unsigned threads = reading_threads(options); threads > 1 && text.size() < kMaxPartedText)
     return read_in_parts(text, name, options, threads, false, warnings);
-  std::string copy(text);  // fmemopen needs a mutable buffer
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(
-      copy.empty() ? std::tmpfile() : fmemopen(copy.data(), copy.size(), "rb"), &std::fclose);
-  if (!f) throw_input_error(name, 0, "", "cannot read the text");
-  LineReader lines(f.get(), name);
+  csv_lines::TextLines lines(text);
   return read_on_one_thread(lines, name, options, warnings);
 }
 

@@ -108,28 +108,31 @@ struct Cell {
   }
 };
 
-// Calls line(text, number) for each line of the file (of its text, if compressed), a byte-order mark dropped; a line too long
-// or a file that cannot be opened stops with the file named (InputError).
+// Calls line(text, number) for each line of the file (of its text, if compressed), a byte-order
+// mark dropped; a line too long or a file that cannot be opened stops with the file named
+// (InputError).
 template <class Line>
 void for_each_line(const std::string& path, Line&& line) {
-  const bool compressed = gzip_text::is_gzip(path);
-  std::string text_of_gzip = compressed ? gzip_text::read_all(path) : std::string();  // read from memory
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(
-      !compressed            ? std::fopen(path.c_str(), "rb")
-      : text_of_gzip.empty() ? std::tmpfile()
-                             : fmemopen(text_of_gzip.data(), text_of_gzip.size(), "rb"),
-      &std::fclose);
+  const auto each = [&](auto& lines) {
+    std::string_view text;
+    try {
+      while (lines.next(text)) {
+        if (lines.number() == 1 && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+        line(text, lines.number());
+      }
+    } catch (const csv_lines::LongLine& e) {
+      throw_input_error(path, e.line, "", "line longer than " + std::to_string(csv_lines::kMaxLine) + " bytes");
+    }
+  };
+  if (gzip_text::is_gzip(path)) {
+    const std::string text = gzip_text::read_all(path);
+    csv_lines::TextLines lines(text);
+    return each(lines);
+  }
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw_input_error(path, 0, "", "cannot open the trace file");
   csv_lines::LineReader lines(f.get(), path);
-  std::string_view text;
-  try {
-    while (lines.next(text)) {
-      if (lines.number() == 1 && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-      line(text, lines.number());
-    }
-  } catch (const csv_lines::LongLine& e) {
-    throw_input_error(path, e.line, "", "line longer than " + std::to_string(csv_lines::kMaxLine) + " bytes");
-  }
+  each(lines);
 }
 
 // Calls row(cell) for each data line of the table, `cell(c)` giving the Cell of column c.

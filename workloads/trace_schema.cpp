@@ -1,7 +1,6 @@
 #include "workloads/trace_schema.h"
 
 #include <array>
-#include <fstream>
 
 #include "io/gzip_text.h"
 
