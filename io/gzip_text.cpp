@@ -40,6 +40,25 @@ std::string head(const std::string& path, std::size_t bytes) {
   return out;
 }
 
+std::string head_through_line(const std::string& path, std::size_t least, std::size_t most) {
+  const GzFile f = open(path);
+  if (!f) return {};
+  std::string out;
+  std::size_t got = 0;
+  while (got < most) {
+    const std::size_t step = std::min(most - got, std::max<std::size_t>(least, 4096));
+    out.resize(got + step);
+    const int n = gzread(f.get(), out.data() + got, static_cast<unsigned>(step));
+    if (n <= 0) break;
+    const std::size_t seen = got;
+    got += static_cast<std::size_t>(n);
+    if (got >= least && std::string_view(out).substr(seen, static_cast<std::size_t>(n)).find('\n') != std::string_view::npos)
+      break;
+  }
+  out.resize(got);
+  return out;
+}
+
 std::string read_all(const std::string& path) {
   const GzFile f = open(path);
   if (!f) throw InputError(path + ": cannot open the trace file");

@@ -16,6 +16,11 @@ bool is_gzip(const std::string& path);
 // empty if it cannot be read. O(bytes).
 std::string head(const std::string& path, std::size_t bytes);
 
+// The file's first `least` bytes of text or more (decompressed, if it is gzip): on to the end of
+// the line they end in, `most` at most (what a trace's format is told from, with one read).
+// Empty if it cannot be read. O(the bytes returned).
+std::string head_through_line(const std::string& path, std::size_t least, std::size_t most);
+
 // The file's whole text, decompressed if it is gzip (every member of a concatenated one).
 // Throws InputError naming the file if it cannot be opened, or if its compressed data are damaged
 // or cut short. O(text).

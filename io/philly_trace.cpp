@@ -116,9 +116,8 @@ std::optional<Job> read_job(const json& job, JobReader& in) {
 
 }  // namespace
 
-bool is_json_file(const std::string& path) {
-  const std::string head = gzip_text::head(path, 64);  // of its text, if compressed
-  std::string_view s(head);
+bool is_json_text(std::string_view head) {
+  std::string_view s = head;
   if (s.starts_with("\xEF\xBB\xBF")) s.remove_prefix(3);
   const std::size_t first = s.find_first_not_of(" \t\r\n");
   return first != std::string_view::npos && (s[first] == '[' || s[first] == '{');

@@ -24,6 +24,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/job.h"
@@ -35,8 +36,9 @@ struct PhillyOptions {
   std::optional<int> utc_offset_s;  // of the trace's times; none: UTC, with a warning
 };
 
-// Whether the file's first byte past white space (and a UTF-8 byte-order mark) opens JSON.
-bool is_json_file(const std::string& path);
+// Whether the text's first byte past white space (and a UTF-8 byte-order mark) opens JSON (`head`:
+// a file's first bytes, workloads/acme_trace_reader.h's trace_format).
+bool is_json_text(std::string_view head);
 
 // With `warnings`, each warning logged is also appended there without the leading path (as
 // read_acme_trace's).

@@ -36,6 +36,7 @@
 #include "workloads/openb_trace.h"
 #include "workloads/swf_trace.h"
 #include "workloads/pai_trace.h"
+#include "workloads/table_cells.h"
 #include "workloads/trace_ids.h"
 #include "workloads/acme_trace_rows.h"
 
@@ -269,34 +270,11 @@ unsigned reading_threads(const TraceOptions& options) {
   return options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
-TraceFormat trace_format(const std::string& path) {
-  if (is_json_file(path)) return TraceFormat::Philly;
-  if (is_pai_table(path)) return TraceFormat::Pai;
-  if (is_openb_pod_list(path)) return TraceFormat::PodList;
-  if (is_swf_file(path)) return TraceFormat::Swf;
-  return TraceFormat::AcmeTrace;
-}
+namespace {
 
-// What a source names each format (TraceFormat's order).
-constexpr std::array<std::string_view, 5> kSourceNames{"AcmeTrace ", "Philly ", "PAI ", "openb ", "SWF "};
-
-std::string trace_source(const std::string& path) {
-  return std::string(kSourceNames[static_cast<std::size_t>(trace_format(path))]) + path;
-}
-
-bool is_trace_source(std::string_view source) {
-  return std::any_of(kSourceNames.begin(), kSourceNames.end(), [&](std::string_view n) { return source.starts_with(n); });
-}
-
-Workload read_acme_trace(const std::string& path, const TraceOptions& options, std::vector<std::string>* warnings) {
-  switch (trace_format(path)) {
-    case TraceFormat::Philly: return read_philly_trace(path, {options.from, options.to, options.utc_offset_s}, warnings);
-    case TraceFormat::Pai: return read_pai_trace(path, {options.from, options.to}, warnings);
-    case TraceFormat::PodList: return read_openb_pod_list(path, {options.from, options.to}, warnings);
-    case TraceFormat::Swf:
-      return read_swf_trace(path, {options.from, options.to, options.lenient, options.feedback}, warnings);
-    case TraceFormat::AcmeTrace: break;
-  }
+// An AcmeTrace-schema CSV (Helios's and sacct's too): compressed text read whole, else on
+// reading_threads() threads or streamed on one.
+Workload read_acme_csv(const std::string& path, const TraceOptions& options, std::vector<std::string>* warnings) {
   if (gzip_text::is_gzip(path)) return read_acme_trace_text(gzip_text::read_all(path), path, options, warnings);
   if (const unsigned threads = reading_threads(options); threads > 1) {
     const csv_lines::MappedFile file(path.c_str());
@@ -309,6 +287,62 @@ Workload read_acme_trace(const std::string& path, const TraceOptions& options, s
   std::error_code ec;
   const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
   return read_on_one_thread(lines, path, options, warnings, ec ? 0 : bytes);
+}
+
+// A trace format: whether a file is in it, told from the file's first bytes of text (`head`,
+// through its first line) and that line; what a workload read from it names as its source; and
+// its reader.
+struct FormatEntry {
+  TraceFormat format;
+  std::string_view source_name;
+  bool (*is)(std::string_view head, std::string_view first_line, const std::string& path);
+  Workload (*read)(const std::string& path, const TraceOptions&, std::vector<std::string>* warnings);
+};
+
+// Tried in this order; AcmeTrace's, the last, takes every other file (its reader says what is wrong).
+constexpr std::array<FormatEntry, 5> kFormats{{
+    {TraceFormat::Philly, "Philly ", [](std::string_view head, std::string_view, const std::string&) { return is_json_text(head); },
+     [](const std::string& path, const TraceOptions& o, std::vector<std::string>* warnings) {
+       return read_philly_trace(path, {o.from, o.to, o.utc_offset_s}, warnings);
+     }},
+    {TraceFormat::Pai, "PAI ",
+     [](std::string_view, std::string_view line, const std::string& path) { return is_pai_table(line, path); },
+     [](const std::string& path, const TraceOptions& o, std::vector<std::string>* warnings) {
+       return read_pai_trace(path, {o.from, o.to}, warnings);
+     }},
+    {TraceFormat::PodList, "openb ",
+     [](std::string_view, std::string_view line, const std::string&) { return is_openb_pod_list(line); },
+     [](const std::string& path, const TraceOptions& o, std::vector<std::string>* warnings) {
+       return read_openb_pod_list(path, {o.from, o.to}, warnings);
+     }},
+    {TraceFormat::Swf, "SWF ", [](std::string_view, std::string_view line, const std::string&) { return is_swf_log(line); },
+     [](const std::string& path, const TraceOptions& o, std::vector<std::string>* warnings) {
+       return read_swf_trace(path, {o.from, o.to, o.lenient, o.feedback}, warnings);
+     }},
+    {TraceFormat::AcmeTrace, "AcmeTrace ", [](std::string_view, std::string_view, const std::string&) { return true; },
+     read_acme_csv},
+}};
+
+const FormatEntry& format_of(const std::string& path) {
+  const std::string head = gzip_text::head_through_line(path, 64, csv_lines::kMaxLine);
+  const std::string_view line = table_cells::first_line_of(head);
+  for (const FormatEntry& f : kFormats)
+    if (f.is(head, line, path)) return f;
+  return kFormats.back();
+}
+
+}  // namespace
+
+TraceFormat trace_format(const std::string& path) { return format_of(path).format; }
+
+std::string trace_source(const std::string& path) { return std::string(format_of(path).source_name) + path; }
+
+bool is_trace_source(std::string_view source) {
+  return std::any_of(kFormats.begin(), kFormats.end(), [&](const FormatEntry& f) { return source.starts_with(f.source_name); });
+}
+
+Workload read_acme_trace(const std::string& path, const TraceOptions& options, std::vector<std::string>* warnings) {
+  return format_of(path).read(path, options, warnings);
 }
 
 Workload read_acme_trace_text(std::string_view text, std::string_view name, const TraceOptions& options,

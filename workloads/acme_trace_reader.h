@@ -80,8 +80,10 @@ struct TraceOptions {
 // The threads a read with `options` uses: TraceOptions::threads, or for 0 every core.
 unsigned reading_threads(const TraceOptions& options);
 
-// The format of the trace file at `path`, told from its first line (JSON's first byte): AcmeTrace's
-// columns (Helios's and sacct's read as those), or one read whole by a reader of its own.
+// The format of the trace file at `path`, told from its first line (JSON's first byte), read once:
+// AcmeTrace's columns (Helios's and sacct's read as those), or one read whole by a reader of its
+// own. Each format is one entry of a table in acme_trace_reader.cpp (its test, its source name,
+// its reader), tried in order, AcmeTrace's last.
 enum class TraceFormat : std::uint8_t { AcmeTrace, Philly, Pai, PodList, Swf };
 TraceFormat trace_format(const std::string& path);
 

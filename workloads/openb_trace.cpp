@@ -24,8 +24,8 @@ JobState state_of_phase(const table_cells::Cell& c) {
 
 }  // namespace
 
-bool is_openb_pod_list(const std::string& path) {
-  return table_cells::layout_of_header(table_cells::first_line(path), kPodColumns).has_value();
+bool is_openb_pod_list(std::string_view first_line) {
+  return table_cells::layout_of_header(first_line, kPodColumns).has_value();
 }
 
 Workload read_openb_pod_list(const std::string& path, const OpenbOptions& opt, std::vector<std::string>* warnings) {

@@ -21,6 +21,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/job.h"
@@ -31,8 +32,8 @@ struct OpenbOptions {
   std::optional<Time> from, to;  // pods created in [from, to)
 };
 
-// Whether the file's first line is an Alibaba 2023 pod list's header (as above).
-bool is_openb_pod_list(const std::string& path);
+// Whether a file's first line is an Alibaba 2023 pod list's header (as above).
+bool is_openb_pod_list(std::string_view first_line);
 
 // With `warnings`, each warning logged is also appended there without the leading path (as
 // read_acme_trace's).

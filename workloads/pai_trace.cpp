@@ -48,10 +48,10 @@ std::optional<Layout> layout_of_header(std::string_view line) {
   return std::nullopt;
 }
 
-// The layout of the table at `path`: its header line's, its `.header` file's, or, for a first
-// line of a table's published shape (its field count, a PAI status fourth), the published order.
-std::optional<Layout> layout_of(const std::string& path) {
-  const std::string line = table_cells::first_line(path);
+// The layout of the table at `path` whose first line is `line`: that line's, its `.header` file's,
+// or, for a first line of a table's published shape (its field count, a PAI status fourth), the
+// published order.
+std::optional<Layout> layout_of(std::string_view line, const std::string& path) {
   if (auto l = layout_of_header(line)) return l;
   const fs::path header = fs::path(path).replace_extension(".header");
   std::error_code ec;
@@ -69,6 +69,8 @@ std::optional<Layout> layout_of(const std::string& path) {
   for (std::size_t c = 0; c < l.cells.at.size(); ++c) l.cells.at[c] = c;
   return l;
 }
+
+std::optional<Layout> layout_of(const std::string& path) { return layout_of(table_cells::first_line(path), path); }
 
 // The other table of the pair: its name with `job_table` and `task_table` swapped; none if the
 // name has neither.
@@ -190,7 +192,9 @@ Pair pair_of(const std::string& path) {
 
 }  // namespace
 
-bool is_pai_table(const std::string& path) { return layout_of(path).has_value(); }
+bool is_pai_table(std::string_view first_line, const std::string& path) {
+  return layout_of(first_line, path).has_value();
+}
 
 std::vector<std::string> pai_companions(const std::string& path) {
   const std::optional<Layout> l = layout_of(path);

@@ -31,6 +31,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/job.h"
@@ -41,8 +42,9 @@ struct PaiOptions {
   std::optional<Time> from, to;  // jobs submitted in [from, to)
 };
 
-// Whether the file is a PAI job or task table (by its first line, as above).
-bool is_pai_table(const std::string& path);
+// Whether the file at `path`, whose first line is `first_line`, is a PAI job or task table (by that
+// line, or its `.header` file, as above).
+bool is_pai_table(std::string_view first_line, const std::string& path);
 
 // The files a read of the PAI table at `path` reads besides it (its partner table and the
 // `.header` files that exist), for a cache's key; none for a file that is not a PAI table.

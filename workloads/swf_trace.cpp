@@ -214,9 +214,8 @@ class Reading {
 
 }  // namespace swf
 
-bool is_swf_file(const std::string& path) {
+bool is_swf_log(std::string_view line) {
   using namespace swf;
-  const std::string line = table_cells::first_line(path);
   if (is_comment(line)) return true;
   std::vector<std::string_view> fields;
   split_blank(line, fields);

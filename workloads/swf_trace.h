@@ -38,6 +38,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/job.h"
@@ -50,8 +51,9 @@ struct SwfOptions {
   bool feedback = false;         // jobs wait for their preceding job (fields 17, 18), as above
 };
 
-// Whether the file opens with an SWF header comment (';'), or its first line is 18 numbers.
-bool is_swf_file(const std::string& path);
+// Whether a file whose first line is `first_line` is an SWF log: it opens with a header comment
+// (';'), or is 18 numbers.
+bool is_swf_log(std::string_view first_line);
 
 // With `warnings`, each warning logged is also appended there without the leading path (as
 // read_acme_trace's).

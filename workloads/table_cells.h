@@ -26,20 +26,25 @@
 
 namespace acme::table_cells {
 
-// The file's first line (of its text, if it is compressed: io/gzip_text.h), without a byte-order
-// mark or a '\r'; empty if it cannot be read.
+// The first line of a file's `text` (or of its first bytes), without a byte-order mark or a '\r'.
+inline std::string_view first_line_of(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  text = text.substr(0, text.find('\n'));
+  if (text.ends_with('\r')) text.remove_suffix(1);
+  return text;
+}
+
+// The file's first line (of its text, if it is compressed: io/gzip_text.h), as first_line_of says;
+// empty if it cannot be read.
 inline std::string first_line(const std::string& path) {
   std::string line;
   if (gzip_text::is_gzip(path)) {
     line = gzip_text::head(path, csv_lines::kMaxLine);
-    line.resize(std::min(line.size(), line.find('\n')));
   } else {
     std::ifstream in(path, std::ios::binary);
     std::getline(in, line);
   }
-  if (line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return line;
+  return std::string(first_line_of(line));
 }
 
 inline std::vector<std::string_view> fields_of(std::string_view line) {
