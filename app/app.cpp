@@ -66,34 +66,6 @@ void run_with_progress(Simulation& sim, std::size_t jobs, bool show) {
   if (drawn) std::fprintf(stderr, "\r%*s\r", 80, "");
 }
 
-// A run's jobs: loaded whole, or (a synthetic workload, when the run can take its jobs so) drawn
-// as the replay goes through `feed`.
-struct RunWorkload {
-  Workload workload;
-  std::unique_ptr<JobFeed> feed;
-  std::optional<MoreJobs> more() {
-    if (!feed) return std::nullopt;
-    return MoreJobs{*feed, workload};
-  }
-};
-
-// `whole`: loaded whole even if the run could take its jobs as they come.
-RunWorkload open_run_workload(const RunConfig& config, const ClusterSpec& cluster, const RunPlugins& plugins,
-                              WallClock::time_point t0, bool whole = false) {
-  RunWorkload w;
-  if (!whole && takes_jobs_as_they_come(plugins)) w.feed = open_workload(config, cluster, w.workload);
-  if (w.feed && is_trace(w.workload)) {  // what it held is logged at the end (run_command)
-    log::debug("{}: read as the replay goes; ready in {:.3f} s", w.workload.source, seconds_since(t0));
-  } else if (w.feed) {
-    log::info("{}: about {} jobs, drawn as the replay goes; ready in {:.3f} s", w.workload.source,
-              w.feed->expected_jobs(), seconds_since(t0));
-  } else {
-    w.workload = load_workload(config, cluster);
-    log::info("{}: {}, loaded in {:.3f} s", w.workload.source, describe_loaded(w.workload), seconds_since(t0));
-  }
-  return w;
-}
-
 // A recorded replay says which scheduler places the jobs that do not fit at their recorded start,
 // and which configured policy it does not use.
 void log_recorded_scheduler(const RunConfig& config) {
@@ -103,43 +75,13 @@ void log_recorded_scheduler(const RunConfig& config) {
             config.unused_policy.empty() ? "" : "; the configured policy " + config.unused_policy + " is not used");
 }
 
-// execute_run on the run's workload, opened here: taken as the replay goes if it can be, and
-// loaded whole and run again (from plugins built anew: the first replay's policy has moved on) if
-// its feed finds it cannot go on in release order.
-RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, WallClock::time_point t0, RunWorkload& w,
-                       const std::filesystem::path& out_dir, bool progress, Sink* observer = nullptr,
-                       TableCapture* capture = nullptr) {
-  log_recorded_scheduler(config);
-  RunPlugins plugins = build_plugins(config, cluster);
-  w = open_run_workload(config, cluster, plugins, t0);
-  if (!w.feed) return execute_run(config, cluster, w.workload, out_dir, progress, std::nullopt, observer, capture, &plugins);
-  std::string why;
-  try {
-    return execute_run(config, cluster, w.workload, out_dir, progress, w.more(), observer, capture, &plugins);
-  } catch (const WholeWorkloadNeeded& e) {
-    why = e.what();
-  }
-  w.feed.reset();  // before the workload it appended to
-  plugins = build_plugins(config, cluster);
-  w = open_run_workload(config, cluster, plugins, t0, true);
-  log::info("{}: the trace cannot be replayed as it is read; read whole and replayed again", why);
-  return execute_run(config, cluster, w.workload, out_dir, progress, std::nullopt, observer, capture, &plugins);
-}
-
-}  // namespace
-
-RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, const Workload& workload_in,
-                      const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more,
-                      Sink* observer, TableCapture* capture, RunPlugins* plugins) {
-  const auto t1 = WallClock::now();  // the run's set-up (a million jobs' state) counts
-  const std::unique_ptr<PreparedRun> run =
-      plugins ? make_simulation(config, cluster_file, workload_in, std::move(*plugins))
-              : make_simulation(config, cluster_file, workload_in);
-  const ClusterSpec& cluster = run->cluster;  // as the features shape it (the nodes capacity adds)
-  if (more && (run->rewritten || (run->estimator && !run->estimator->per_job())))
-    throw std::logic_error("execute_run: this run needs its whole workload first");
-  const Workload& workload = *run->workload;
-  Simulation& sim = *run->sim;
+// Steps a built run to its end and writes its outputs (execute_run, run_workload).
+RunReport run_to_end(const RunConfig& config, PreparedRun& run, const std::filesystem::path& out_dir, bool progress,
+                     Sink* observer, TableCapture* capture) {
+  const auto t1 = WallClock::now();
+  const ClusterSpec& cluster = run.cluster;  // as the features shape it (the nodes capacity adds)
+  const Workload& workload = *run.workload;
+  Simulation& sim = *run.sim;
 
   std::vector<const Feature*> features;
   for (const auto& f : sim.features()) features.push_back(f.get());
@@ -158,15 +100,14 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   RunReport report;
   for (const auto& s : outputs.sinks()) sim.add_sink(*s);
   if (observer) sim.add_sink(*observer);
-  if (more) sim.set_feed(more->feed, more->workload, run->estimator.get());
-  run_with_progress(sim, workload.size() + (more ? more->feed.expected_jobs() : 0), progress);
-  if (more) more->feed.finish();
-  report.simulate_s = seconds_since(t1);
+  run_with_progress(sim, workload.size() + (run.feed ? run.feed->expected_jobs() : 0), progress);
+  if (run.feed) run.feed->finish();
+  report.simulate_s = run.build_s + seconds_since(t1);
   report.conservation = sim.check_conservation();
   sim.free_run_state();
   if (first_of(features, &Feature::failure_model))
     log::info("failures injected: {} ({} took a node down)", sim.failures_injected(), sim.nodes_failed());
-  if (run->estimator && run->estimator->reads_time_limits())
+  if (run.estimator && run.estimator->reads_time_limits())
     log::info("estimate.model recorded: {} of {} jobs record a time limit, the others take their type's estimate.limit_h",
               jobs_with_time_limits(workload), workload.size());
 
@@ -180,7 +121,7 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
 
   const auto t2 = WallClock::now();
   const JobReports reports = sim.job_reports();
-  const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run->described),
+  const RunRecord record{workload, cluster, config.replay, sim.outcomes(), std::move(run.described),
                          report.conservation, sim.window_gpu_seconds(),
                          first_of(features, &Feature::evaluations), reports.launches};
   outputs.finish(record, threads_of(config));
@@ -189,12 +130,43 @@ RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster_file, 
   return report;
 }
 
+// The run of `config` over its own workload (open_run): taken as the replay goes if it can be,
+// and opened again whole (plugins built anew: the first replay's policy has moved on) and run
+// again if its feed finds it cannot go on in release order.
+RunReport run_workload(const RunConfig& config, const ClusterSpec& cluster, WallClock::time_point t0,
+                       const std::filesystem::path& out_dir, bool progress, TableCapture* capture = nullptr) {
+  log_recorded_scheduler(config);
+  std::unique_ptr<PreparedRun> run;
+  std::string why;
+  try {  // the feed takes in its first jobs as the run is built
+    run = open_run(config, cluster, false, t0);
+    const RunReport report = run_to_end(config, *run, out_dir, progress, nullptr, capture);
+    const Workload& w = *run->opened;
+    if (run->feed && is_trace(w)) log::info("{}: {}", w.source, describe_loaded(w));
+    else if (run->feed) log::info("{} jobs drawn", w.size());
+    return report;
+  } catch (const WholeWorkloadNeeded& e) {
+    why = e.what();
+  }
+  run.reset();
+  run = open_run(config, cluster, true, t0);
+  log::info("{}: the trace cannot be replayed as it is read; read whole and replayed again", why);
+  return run_to_end(config, *run, out_dir, progress, nullptr, capture);
+}
+
+}  // namespace
+
+RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
+                      const std::filesystem::path& out_dir, bool progress, Sink* observer, TableCapture* capture) {
+  const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster, workload);
+  return run_to_end(config, *run, out_dir, progress, observer, capture);
+}
+
 CapturedRun run_captured(const RunConfig& config) {
   const auto t0 = WallClock::now();
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
-  RunWorkload w;
   CapturedRun out;
-  out.report = run_workload(config, cluster, t0, w, "", false, static_cast<Sink*>(nullptr), &out.outputs);
+  out.report = run_workload(config, cluster, t0, "", false, &out.outputs);
   return out;
 }
 
@@ -206,10 +178,7 @@ int run_command(const RunArgs& args) {
   // Before the (long) load: a run killed at any point after this leaves no earlier run's files.
   check_output_folder(args.out_dir);
   if (std::filesystem::is_directory(args.out_dir)) remove_earlier_outputs(args.out_dir);
-  RunWorkload w;
-  const RunReport r = run_workload(config, cluster, t0, w, args.out_dir, args.progress && isatty(STDERR_FILENO));
-  if (w.feed && is_trace(w.workload)) log::info("{}: {}", w.workload.source, describe_loaded(w.workload));
-  else if (w.feed) log::info("{} jobs drawn", w.workload.size());
+  const RunReport r = run_workload(config, cluster, t0, args.out_dir, args.progress && isatty(STDERR_FILENO));
   log::info("simulated in {:.3f} s, outputs in {:.3f} s, {:.3f} s in all; conservation checked: {} GPU-seconds; "
             "outputs in {}",
             r.simulate_s, r.outputs_s, seconds_since(t0), r.conservation.job_gpu_seconds, args.out_dir);

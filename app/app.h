@@ -17,7 +17,6 @@
 
 namespace acme {
 
-struct RunPlugins;  // app/make_simulation.h
 
 // The cores this process may run on (taskset, cpusets), at most the machine's.
 unsigned usable_cores();
@@ -29,24 +28,16 @@ unsigned threads_of(const RunConfig& config);
 // (which it does not change) on `cluster` under config's policy and writes config's outputs to
 // `out_dir`, after removing every output an earlier run left there (so that a killed run leaves no
 // finished-looking file). Safe to call from several threads at once on the same workload.
-// With `more`, the feed appends the rest of the jobs to `workload` as the replay goes (see
-// Simulation::set_feed; only for a run that takes its jobs as they come: takes_jobs_as_they_come
-// in app/make_simulation.h). `plugins`, if given, are the run's (built once by the caller, who
-// needed them before the workload was read); else they are built here.
 // `observer`, if given, is fed every fact and the RunRecord like the run's own sinks (validate).
+// With `capture`, the outputs go there (io/captured_table.h) and out_dir is not used. A run over
+// its own workload (`acmesim run`, run_captured) is built by open_run (app/make_simulation.h).
 struct RunReport {
   Conservation conservation;
   double simulate_s = 0, outputs_s = 0;
 };
-struct MoreJobs {
-  JobFeed& feed;
-  Workload& workload;
-};
-// With `capture`, the outputs go there (io/captured_table.h) and out_dir is not used.
 RunReport execute_run(const RunConfig& config, const ClusterSpec& cluster, const Workload& workload,
-                      const std::filesystem::path& out_dir, bool progress, std::optional<MoreJobs> more = {},
-                      Sink* observer = nullptr, TableCapture* capture = nullptr,
-                      RunPlugins* plugins = nullptr);
+                      const std::filesystem::path& out_dir, bool progress, Sink* observer = nullptr,
+                      TableCapture* capture = nullptr);
 
 // The run of `acmesim run` in process, its outputs captured instead of written: what the Python
 // module's acmesim.run returns as DataFrames. Throws InputError as run_command would.

@@ -14,6 +14,7 @@
 #include "io/feature_registry.h"
 #include "features/network.h"
 #include "workloads/estimates.h"
+#include "workloads/registry.h"
 
 namespace acme {
 
@@ -89,14 +90,12 @@ bool takes_jobs_as_they_come(const RunPlugins& plugins) {
   return !plugins.policy->reads_estimates() || plugins.estimator->per_job();
 }
 
-std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
-                                             const Workload& workload) {
-  return make_simulation(config, cluster, workload, build_plugins(config, cluster));
-}
+namespace {
 
-std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
-                                             const Workload& workload, RunPlugins plugins) {
-  auto run = std::make_unique<PreparedRun>();
+// Wires the run of `config` over `workload` into `run` (and its feed, if it has one, into its Simulation).
+std::unique_ptr<PreparedRun> build(std::unique_ptr<PreparedRun> run, const RunConfig& config, const ClusterSpec& cluster,
+                                   const Workload& workload, RunPlugins plugins) {
+  const auto t0 = WallClock::now();
   run->cluster = cluster;
   for (const auto& feature : plugins.features) feature->shape(run->cluster);
   // A feature may rewrite the jobs (eval: decoupled, features/eval.cpp) into a copy of the shared
@@ -116,7 +115,40 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
   Simulation& sim = *run->sim;
   sim.set_placement(config.placement);
   for (auto& feature : plugins.features) sim.add_feature(std::move(feature));
+  if (run->feed) sim.set_feed(*run->feed, *run->opened, run->estimator.get());
+  run->build_s = seconds_since(t0);
   return run;
+}
+
+}  // namespace
+
+std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
+                                             const Workload& workload) {
+  return make_simulation(config, cluster, workload, build_plugins(config, cluster));
+}
+
+std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
+                                             const Workload& workload, RunPlugins plugins) {
+  return build(std::make_unique<PreparedRun>(), config, cluster, workload, std::move(plugins));
+}
+
+std::unique_ptr<PreparedRun> open_run(const RunConfig& config, const ClusterSpec& cluster, bool whole,
+                                      WallClock::time_point t0) {
+  RunPlugins plugins = build_plugins(config, cluster);
+  auto run = std::make_unique<PreparedRun>();
+  run->opened = std::make_unique<Workload>();
+  Workload& w = *run->opened;
+  if (!whole && takes_jobs_as_they_come(plugins)) run->feed = open_workload(config, cluster, w);
+  if (run->feed && is_trace(w)) {  // what it held is logged at the end (run_command)
+    log::debug("{}: read as the replay goes; ready in {:.3f} s", w.source, seconds_since(t0));
+  } else if (run->feed) {
+    log::info("{}: about {} jobs, drawn as the replay goes; ready in {:.3f} s", w.source, run->feed->expected_jobs(),
+              seconds_since(t0));
+  } else {
+    w = load_workload(config, cluster);
+    log::info("{}: {}, loaded in {:.3f} s", w.source, describe_loaded(w), seconds_since(t0));
+  }
+  return build(std::move(run), config, cluster, w, std::move(plugins));
 }
 
 std::vector<std::pair<std::string, std::string>> resolve_run(const RunConfig& config, const ClusterSpec& cluster) {

@@ -1,9 +1,10 @@
-// The one function that builds a run from its configuration: the policy (greedy under replay:
-// recorded), the placement, the model features (a rewrite of the workload by one, as
-// evaluation's decoupling; the failure model is the failures feature's) and the run-time estimates
-// (made only for a policy that reads them), wired into a Simulation. The CLI (execute_run), sweeps
-// (through execute_run) and tests (tests/policies/test_invariants.cpp) all build their runs here;
-// sinks and feeds are the caller's.
+// Where a run is built from its configuration: the policy (greedy under replay: recorded), the
+// placement, the model features (a rewrite of the workload by one, as evaluation's decoupling;
+// the failure model is the failures feature's) and the run-time estimates (made only for a policy
+// that reads them), wired into a Simulation; for a run of its own workload (open_run: `acmesim
+// run`, the Python module), that workload opened as the run can take it. Sweeps and validate
+// (through execute_run, app/app.h) and tests (tests/policies/test_invariants.cpp) build their runs
+// over a workload they share (make_simulation); the sinks are the caller's.
 #pragma once
 
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/wall_clock.h"
 #include "io/config.h"
 #include "sim/simulation.h"
 #include "workloads/estimates.h"
@@ -22,6 +24,11 @@ namespace acme {
 // A run ready to step, with everything its Simulation points to. Not movable: returned by
 // unique_ptr.
 struct PreparedRun {
+  // A run of its own workload (open_run): the workload, and the feed that appends the rest of its
+  // jobs as the replay goes (set on `sim`: Simulation::set_feed), null if it was loaded whole.
+  // Null for a run over its caller's workload (make_simulation).
+  std::unique_ptr<Workload> opened;
+  std::unique_ptr<JobFeed> feed;
   std::optional<Workload> rewritten;           // the workload as a feature rewrote it (Feature::rewrite), if one did
   ClusterSpec cluster;                         // the cluster file's, as the features shape it (Feature::shape)
   // The run's estimate model when its policy reads estimates (made for the workload's jobs, and
@@ -29,8 +36,9 @@ struct PreparedRun {
   std::unique_ptr<Estimator> estimator;
   // Every key of the run with the value in force (resolve_run), for the outputs.
   std::vector<std::pair<std::string, std::string>> described;
-  const Workload* workload = nullptr;          // what `sim` replays: &*rewritten or the caller's
+  const Workload* workload = nullptr;          // what `sim` replays: &*rewritten, &*opened or the caller's
   std::unique_ptr<Simulation> sim;
+  double build_s = 0;                          // wall seconds the Simulation took to build
 
   PreparedRun() = default;
   PreparedRun(const PreparedRun&) = delete;
@@ -63,6 +71,15 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
                                              const Workload& workload, RunPlugins plugins);
 std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const ClusterSpec& cluster,
                                              const Workload& workload);
+
+// The run of `config` over its own workload (workload.*), built once: its plugins, then its
+// workload, taken as the replay goes (PreparedRun::feed) when the run can take it so
+// (takes_jobs_as_they_come) and `whole` is false, else loaded whole, then its Simulation. Logs
+// how the workload was opened (its time counted from `t0`). A feed that finds it cannot go on in
+// release order throws WholeWorkloadNeeded from the run's steps: the caller opens the run again,
+// whole.
+std::unique_ptr<PreparedRun> open_run(const RunConfig& config, const ClusterSpec& cluster, bool whole,
+                                      WallClock::time_point t0);
 
 // The shipped configs/ folder: ./configs, else the nearest one up from the executable's folder
 // (build/configs, then configs beside build/, ...), else up from the Python module's.

@@ -154,7 +154,7 @@ int validate_command(const ValidateArgs& args) {
   if (workload.size() == 0) nothing_compared(args.trace, workload);  // before any output
 
   ScheduleRecorder recorder;
-  execute_run(config, cluster, workload, out / "run", args.progress && isatty(STDERR_FILENO), {}, &recorder);
+  execute_run(config, cluster, workload, out / "run", args.progress && isatty(STDERR_FILENO), &recorder);
   FidelityReport report = compare_delays(recorder.recorded, recorder.simulated, tolerance);
   if (report.compared() == 0) nothing_compared(args.trace, workload);
   report.utilization =
