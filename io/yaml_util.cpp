@@ -102,11 +102,11 @@ Time YamlValue::as_time() const {
 int YamlValue::utc_offset_s() const {
   if (!node_->IsScalar()) return 0;
   const std::string& s = node_->Scalar();
-  if (s.size() < 16 || !parse_timestamp(s)) return 0;  // a date alone is midnight UTC
-  const std::string_view tail = std::string_view(s).substr(s.size() - 6);
-  if ((tail[0] != '+' && tail[0] != '-') || tail[3] != ':') return 0;
-  const int seconds = ((tail[1] - '0') * 10 + (tail[2] - '0')) * 3600 + ((tail[4] - '0') * 10 + (tail[5] - '0')) * 60;
-  return tail[0] == '-' ? -seconds : seconds;
+  const std::optional<Time> at = parse_timestamp(s);
+  if (s.size() < 19 || !at) return 0;  // a date alone is midnight UTC
+  // Its wall-clock time read at UTC, less the instant it names: its offset, however written.
+  const std::optional<Time> wall = parse_timestamp(s.substr(0, 19) + "Z");
+  return wall ? static_cast<int>((*wall - *at).sec()) : 0;
 }
 
 std::string YamlValue::as_path() const {

@@ -7,16 +7,34 @@
 
 namespace acme {
 
-std::optional<JobType> parse_job_type(std::string_view s) {
-  for (std::size_t i = 0; i < kJobTypeCount; ++i)
-    if (kJobTypeNames[i] == s) return static_cast<JobType>(i);
+namespace {
+
+// The place in `names` of the name `s` spells in any case (asked once no name matched exactly).
+template <std::size_t N>
+[[gnu::noinline]] std::optional<std::size_t> place_in_any_case(std::string_view s, const std::array<std::string_view, N>& names) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  const auto alike = [&](char a, char b) { return lower(a) == lower(b); };
+  for (std::size_t i = 0; i < N; ++i)
+    if (s.size() == names[i].size() && std::equal(s.begin(), s.end(), names[i].begin(), alike)) return i;
   return std::nullopt;
 }
 
-std::optional<JobState> parse_job_state(std::string_view s) {
+}  // namespace
+
+std::optional<JobType> parse_job_type(std::string_view s, bool any_case) {
+  for (std::size_t i = 0; i < kJobTypeCount; ++i)
+    if (kJobTypeNames[i] == s) return static_cast<JobType>(i);
+  if (!any_case) return std::nullopt;
+  const auto i = place_in_any_case(s, kJobTypeNames);
+  return i ? std::optional(static_cast<JobType>(*i)) : std::nullopt;
+}
+
+std::optional<JobState> parse_job_state(std::string_view s, bool any_case) {
   for (std::size_t i = 0; i < kJobStateCount; ++i)
     if (kJobStateNames[i] == s) return static_cast<JobState>(i);
-  return std::nullopt;
+  if (!any_case) return std::nullopt;
+  const auto i = place_in_any_case(s, kJobStateNames);
+  return i ? std::optional(static_cast<JobState>(*i)) : std::nullopt;
 }
 
 bool is_failure(JobState s) {

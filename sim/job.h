@@ -38,12 +38,14 @@ inline constexpr std::size_t kJobStateCount = 8;
 inline constexpr std::array<std::string_view, kJobStateCount> kJobStateNames = {
     "COMPLETED", "FAILED", "CANCELLED", "PREEMPTED", "TIMEOUT", "NODE_FAIL", "RUNNING", "REJECTED"};
 
-std::optional<JobType> parse_job_type(std::string_view s);
+// The type or state a name spells; with `any_case`, in any case too ("eval", "failed": a trace
+// written by another tool), tried after the exact name.
+std::optional<JobType> parse_job_type(std::string_view s, bool any_case = false);
 // The type of a job of a trace that names none (Helios's, sacct's, Philly's, PAI's, Alibaba's
 // pods): CPU for a job without GPUs, else Other, the type AcmeTrace gives to jobs outside its
 // named kinds.
 inline JobType untyped_job_type(std::int32_t gpus) { return gpus > 0 ? JobType::Other : JobType::CPU; }
-std::optional<JobState> parse_job_state(std::string_view s);
+std::optional<JobState> parse_job_state(std::string_view s, bool any_case = false);
 inline std::string_view name(JobType t) { return kJobTypeNames[static_cast<std::size_t>(t)]; }
 inline std::string_view name(JobState s) { return kJobStateNames[static_cast<std::size_t>(s)]; }
 

@@ -80,13 +80,19 @@ std::optional<Time> parse_timestamp_at(std::string_view s, int naive_offset_s, b
   } else if (kNaive && pos == s.size()) {
     offset = naive_offset_s;
     naive = true;
-  } else {
-    int oh, om;
-    if (pos + 6 != s.size() || (s[pos] != '+' && s[pos] != '-') || !two_digits(s, pos + 1, oh) ||
-        s[pos + 3] != ':' || !two_digits(s, pos + 4, om) || oh > 14 || om > 59)
+  } else {  // ISO 8601's offsets: +HH:MM, +HHMM (strftime's %z) or +HH
+    const std::size_t rest = s.size() - pos;
+    int oh, om = 0;
+    if (rest == 6) {
+      if (s[pos + 3] != ':' || !two_digits(s, pos + 4, om)) return std::nullopt;
+    } else if (rest == 5) {
+      if (!two_digits(s, pos + 3, om)) return std::nullopt;
+    } else if (rest != 3) {
       return std::nullopt;
+    }
+    if ((s[pos] != '+' && s[pos] != '-') || !two_digits(s, pos + 1, oh) || oh > 14 || om > 59) return std::nullopt;
     offset = (oh * 3600 + om * 60) * (s[pos] == '-' ? -1 : 1);
-    pos += 6;
+    pos = s.size();
   }
   if (pos != s.size()) return std::nullopt;
   return Time::seconds(day * 86400 + h * 3600 + mi * 60 + se - offset);

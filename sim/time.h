@@ -58,8 +58,8 @@ class OptionalTime {
   Time t_ = kNone;
 };
 
-// Parses "YYYY-MM-DD HH:MM:SS+HH:MM" (also with 'T' for the space, 'Z' for +00:00, or fractional
-// seconds, which are dropped) and "YYYY-MM-DD" (midnight UTC). Returns nullopt on any other text,
+// Parses "YYYY-MM-DD HH:MM:SS+HH:MM" (also with 'T' for the space, an offset written +HHMM or +HH,
+// 'Z' for +00:00, or fractional seconds, which are dropped) and "YYYY-MM-DD" (midnight UTC). Returns nullopt on any other text,
 // on an impossible date or time, and on a timestamp without an offset: a time in an unknown zone
 // would silently shift a replay by hours (the overload below reads one in a zone given). Does not
 // allocate; no iostreams.

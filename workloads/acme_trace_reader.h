@@ -4,12 +4,12 @@
 // job_id, user, node_num, gpu_num, cpu_num, state, submit_time, start_time, end_time; and type,
 // but for a trace in these columns from elsewhere (Helios's cluster_log.csv), whose jobs with GPUs
 // are read as Other and the others as CPU, with a warning. Timestamps carry their UTC offset
-// (+08:00 in Seren, +00:00 in Kalos); one without (Helios's local times) is read at
-// TraceOptions::utc_offset_s, or as UTC with a warning when none is given; Unix seconds are read
-// too. Run time is always end_time - start_time (Kalos's `duration` includes queueing, so it is
-// not used). Slurm's export (sacct --parsable2, '|'-separated) reads as such a trace: its fields
-// (JobID, AllocTRES, ...) hold the columns (workloads/sacct_columns.h), its job steps are skipped
-// with a warning, "Unknown" and "None" are times not come. A file that opens JSON is Philly's
+// (+08:00 in Seren, +00:00 in Kalos; also written +0800 or +08); one without (Helios's local
+// times) is read at TraceOptions::utc_offset_s, or as UTC with a warning when none is given; Unix
+// seconds are read too. Run time is always end_time - start_time (Kalos's `duration` includes
+// queueing, so it is not used). Slurm's export (sacct --parsable2, '|'-separated) reads as such a
+// trace: its fields (JobID, AllocTRES, ...) hold the columns (workloads/sacct_columns.h), its job
+// steps are skipped with a warning, "Unknown" and "None" are times not come. A file that opens JSON is Philly's
 // (io/philly_trace.h), a PAI job or task table (by its first line) is read with its partner
 // (workloads/pai_trace.h), and Alibaba's 2023 pod list by workloads/openb_trace.h: each is read
 // whole, and none by the rules below.
@@ -19,8 +19,8 @@
 //    A CANCELLED job with start_time == end_time is treated the same way.
 //  - end_time empty: only for RUNNING (the trace ended first); the job runs until the horizon,
 //    workload.to if given, else the latest timestamp in the file.
-//  - state: AcmeTrace's (COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, RUNNING),
-//    or one of Slurm's end states that AcmeTrace does not use, read as the nearest of them:
+//  - type and state: AcmeTrace's names in any case (Eval, eval); the states COMPLETED, FAILED,
+//    CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, RUNNING, or one of Slurm's end states that AcmeTrace does not use, read as the nearest of them:
 //    OUT_OF_MEMORY as FAILED, BOOT_FAIL as NODE_FAIL, DEADLINE as TIMEOUT, REVOKED and sacct's
 //    "CANCELLED by <uid>" as CANCELLED, SUSPENDED as PREEMPTED, PENDING as RUNNING (not started
 //    when the trace ends).

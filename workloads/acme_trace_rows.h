@@ -123,11 +123,11 @@ inline constexpr std::array<std::pair<std::string_view, JobState>, 6> kSlurmStat
 }};
 inline constexpr std::string_view kCancelledBy = "CANCELLED by ";
 
-// A row's state: AcmeTrace's (a JobState's name, REJECTED aside), or one of Slurm's read as one of
-// AcmeTrace's (then `slurm` is set). Throws RowError for any other.
+// A row's state: AcmeTrace's (a JobState's name, REJECTED aside, in any case), or one of Slurm's
+// read as one of AcmeTrace's (then `slurm` is set). Throws RowError for any other.
 inline JobState parse_trace_state(std::string_view s, std::string_view column, bool& slurm) {
   slurm = false;
-  if (const auto state = parse_job_state(s); state && *state != JobState::Rejected) return *state;
+  if (const auto state = parse_job_state(s, true); state && *state != JobState::Rejected) return *state;
   slurm = true;
   if (s.starts_with(kCancelledBy)) return JobState::Cancelled;
   for (const auto& [name, state] : kSlurmStates)
@@ -328,7 +328,7 @@ struct Part {
   // The job's type and size: its GPUs (of a TRES list for sacct's), cores and nodes.
   [[gnu::always_inline]] void read_size(JobRequest& r) const {
     if (header->typed()) {
-      const auto type = parse_job_type(field(kType));
+      const auto type = parse_job_type(field(kType), true);
       if (!type) throw RowError{col(kType), "unknown job type " + shown(field(kType))};
       r.type = *type;
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One time convention: a configured window is printed as it was written (the console's window
-# line, summary.csv), its offset kept (+08:00 stays +08:00; a date is midnight UTC, +00:00); and
-# the examples of `acmesim --help` chain: calibrate reads the file gen writes.
+# line, summary.csv), its offset kept (+08:00, or +0800, stays +08:00; a date is midnight UTC,
+# +00:00); and the examples of `acmesim --help` chain: calibrate reads the file gen writes.
 # Usage: tests/cli/test_cli_time.sh path/to/acmesim   (ctest: cli_time)
 set -euo pipefail
 acmesim=$1
@@ -33,6 +33,10 @@ got=$(window_of "$src/configs/kalos.yaml" kalos8 --set workload.from="2023-06-01
 [ "$got" = "2023-06-01 08:00:00+08:00 .. 2023-06-02 08:00:00+08:00" ] || fail "kalos8: window printed as '$got'"
 cmp -s <(cut -d, -f20- "$work/kalos/summary.csv") <(cut -d, -f20- "$work/kalos8/summary.csv") ||
   fail "kalos8: the same window written in +08:00 gives other results"
+# An offset written +0800 or +05 (strftime's %z, PostgreSQL's) is the same offset.
+got=$(window_of "$src/configs/kalos.yaml" kalos8b --set workload.from="2023-06-01 08:00:00+0800" \
+  --set workload.to="2023-06-02 05:00:00+05")
+[ "$got" = "2023-06-01 08:00:00+08:00 .. 2023-06-02 05:00:00+05:00" ] || fail "kalos8b: window printed as '$got'"
 echo "ok: a date window is printed in UTC, an offset window in its offset"
 
 help=$("$acmesim" --help)

@@ -55,6 +55,34 @@ TEST_CASE("Columns are found by name in any order, extra columns ignored, CRLF a
   CHECK(w.profiles[0].run.sec() == 5);
 }
 
+TEST_CASE("Types and states in any case and offsets written +0800 or +08 read as AcmeTrace's, without a warning",
+          "[reader]") {
+  const std::string text =
+      "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n"
+      "1,u1,1,8,128,eval,failed,2023-03-01 08:00:00+0800,2023-03-01 08:00:05+0800,2023-03-01 08:00:09+0800\n"
+      "2,u1,1,8,128,PRETRAIN,Completed,2023-03-01 08:00:01+08,2023-03-01 08:00:05+08,2023-03-01 08:00:09+08\n"
+      "3,u1,1,0,4,cpu,node_fail,2023-03-01T00:00:02Z,2023-03-01T00:00:05Z,2023-03-01T00:00:09Z\n";
+  std::vector<std::string> warnings;
+  const Workload w = read_acme_trace_text(text, "t.csv", {}, &warnings);
+  REQUIRE(w.size() == 3);
+  CHECK(w.requests[0].type == JobType::Eval);
+  CHECK(w.profiles[0].final_state == JobState::Failed);
+  CHECK(w.requests[1].type == JobType::Pretrain);
+  CHECK(w.profiles[1].final_state == JobState::Completed);
+  CHECK(w.requests[2].type == JobType::CPU);
+  CHECK(w.profiles[2].final_state == JobState::NodeFail);
+  CHECK(w.requests[0].submit == *parse_timestamp("2023-03-01 00:00:00Z"));
+  CHECK(w.requests[1].submit == *parse_timestamp("2023-03-01 00:00:01Z"));
+  CHECK(warnings.empty());
+  // A name no case spells is still an error, REJECTED (no trace's state) among them.
+  const std::string head = "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time\n";
+  CHECK_THROWS_WITH(read_acme_trace_text(head + "1,u1,1,8,128,evals,FAILED,2023-03-01 00:00:00Z,,2023-03-01 00:00:01Z\n",
+                                         "t.csv", {}),
+                    "t.csv:2: type: unknown job type 'evals'");
+  CHECK_THROWS(read_acme_trace_text(head + "1,u1,1,8,128,Eval,rejected,2023-03-01 00:00:00Z,,2023-03-01 00:00:01Z\n",
+                                    "t.csv", {}));
+}
+
 TEST_CASE("A window selects jobs by submit time, from inclusive, to exclusive", "[reader]") {
   TraceOptions opt;
   opt.from = *parse_timestamp("2023-03-01 00:20:00+08:00");
