@@ -29,8 +29,6 @@
 #include "workloads/estimates.h"
 #include "workloads/fidelity.h"
 #include "workloads/registry.h"
-#include "workloads/synthetic.h"
-#include "workloads/synthetic_stream.h"
 #include "workloads/trace_schema.h"
 #include "io/cluster_file.h"
 
@@ -248,7 +246,8 @@ int gen_command(const GenArgs& args) {
   }
   // The replay is the cluster's default run (configs/<cluster>.yaml: its policy with its keys, its
   // estimates) on the drawn jobs, without the network slowdown: a trace's run times include it.
-  std::vector<std::string> sets = {"workload.source=synthetic", "workload.trace=", "workload.load=" + std::to_string(args.load),
+  std::vector<std::string> sets = {"workload.source=synthetic", "workload.trace=", "workload.from=" + args.from,
+                                   "workload.to=" + args.to, "workload.load=" + std::to_string(args.load),
                                    "seed=" + std::to_string(args.seed), "network.slowdown=false", "outputs=summary"};
   if (!args.model_file.empty()) sets.push_back("workload.model=" + args.model_file);
   if (!args.cluster_file.empty()) sets.push_back("cluster=" + args.cluster_file);
@@ -261,22 +260,14 @@ int gen_command(const GenArgs& args) {
   }
   const auto t0 = WallClock::now();
   const ClusterSpec cluster = load_cluster_spec(config.cluster);
-  const SyntheticModel model = on_cluster(load_synthetic_model(config.workload_model), cluster.total_gpus());
   // Start and end times are those of a replay on the cluster, so the trace is self-consistent:
   // the jobs are replayed as they are drawn, unless the policy's estimates need them all first.
   const auto t_run = WallClock::now();
-  SyntheticStream stream(model, *from, *to, args.load, args.seed, cluster.gpus_per_node);
-  Workload w = stream.start();
-  RunPlugins plugins = build_plugins(config, cluster);
-  const bool as_they_come = takes_jobs_as_they_come(plugins);
-  if (!as_they_come)
-    while (stream.append_next(w)) {
-    }
-  const std::unique_ptr<PreparedRun> run = make_simulation(config, cluster, w, std::move(plugins));
-  if (as_they_come) run->sim->set_feed(stream, w, run->estimator.get());
+  const std::unique_ptr<PreparedRun> run = open_run(config, cluster, false, t_run);
   run->sim->run();
   const double sim_s = seconds_since(t_run);
   run->sim->check_conservation();
+  const Workload& w = *run->opened;
   std::size_t rejected = 0;
   for (const JobOutcome& o : run->sim->outcomes()) rejected += o.state == JobState::Rejected;
   if (rejected > 0)

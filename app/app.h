@@ -17,7 +17,6 @@
 
 namespace acme {
 
-
 // The cores this process may run on (taskset, cpusets), at most the machine's.
 unsigned usable_cores();
 

@@ -92,7 +92,8 @@ bool takes_jobs_as_they_come(const RunPlugins& plugins) {
 
 namespace {
 
-// Wires the run of `config` over `workload` into `run` (and its feed, if it has one, into its Simulation).
+// Wires the run of `config` over `workload` into `run` (and its feed, if it has one, into its
+// Simulation).
 std::unique_ptr<PreparedRun> build(std::unique_ptr<PreparedRun> run, const RunConfig& config, const ClusterSpec& cluster,
                                    const Workload& workload, RunPlugins plugins) {
   const auto t0 = WallClock::now();
@@ -139,7 +140,7 @@ std::unique_ptr<PreparedRun> open_run(const RunConfig& config, const ClusterSpec
   run->opened = std::make_unique<Workload>();
   Workload& w = *run->opened;
   if (!whole && takes_jobs_as_they_come(plugins)) run->feed = open_workload(config, cluster, w);
-  if (run->feed && is_trace(w)) {  // what it held is logged at the end (run_command)
+  if (run->feed && is_trace(w)) {  // what it held is logged once the run is done (run_workload)
     log::debug("{}: read as the replay goes; ready in {:.3f} s", w.source, seconds_since(t0));
   } else if (run->feed) {
     log::info("{}: about {} jobs, drawn as the replay goes; ready in {:.3f} s", w.source, run->feed->expected_jobs(),

@@ -2,7 +2,7 @@
 // placement, the model features (a rewrite of the workload by one, as evaluation's decoupling;
 // the failure model is the failures feature's) and the run-time estimates (made only for a policy
 // that reads them), wired into a Simulation; for a run of its own workload (open_run: `acmesim
-// run`, the Python module), that workload opened as the run can take it. Sweeps and validate
+// run`, `gen`, the Python module), that workload opened as the run can take it. Sweeps and validate
 // (through execute_run, app/app.h) and tests (tests/policies/test_invariants.cpp) build their runs
 // over a workload they share (make_simulation); the sinks are the caller's.
 #pragma once
@@ -76,8 +76,9 @@ std::unique_ptr<PreparedRun> make_simulation(const RunConfig& config, const Clus
 // workload, taken as the replay goes (PreparedRun::feed) when the run can take it so
 // (takes_jobs_as_they_come) and `whole` is false, else loaded whole, then its Simulation. Logs
 // how the workload was opened (its time counted from `t0`). A feed that finds it cannot go on in
-// release order throws WholeWorkloadNeeded from the run's steps: the caller opens the run again,
-// whole.
+// release order throws WholeWorkloadNeeded, here (its first jobs are taken in as the run is
+// built) or from the run's steps: the caller opens the run again, whole. `acmesim run`, `gen`
+// and the Python module build their runs so.
 std::unique_ptr<PreparedRun> open_run(const RunConfig& config, const ClusterSpec& cluster, bool whole,
                                       WallClock::time_point t0);
 
