@@ -26,20 +26,6 @@ bool is_gzip(const std::string& path) {
   return in.gcount() == 2 && magic[0] == '\x1f' && magic[1] == '\x8b';
 }
 
-std::string head(const std::string& path, std::size_t bytes) {
-  const GzFile f = open(path);
-  if (!f) return {};
-  std::string out(bytes, '\0');
-  std::size_t got = 0;
-  while (got < bytes) {
-    const int n = gzread(f.get(), out.data() + got, static_cast<unsigned>(std::min<std::size_t>(bytes - got, 1u << 20)));
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  out.resize(got);
-  return out;
-}
-
 std::string head_through_line(const std::string& path, std::size_t least, std::size_t most) {
   const GzFile f = open(path);
   if (!f) return {};

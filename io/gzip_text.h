@@ -12,10 +12,6 @@ namespace acme::gzip_text {
 // Whether the file opens with gzip's magic bytes; false if it cannot be read.
 bool is_gzip(const std::string& path);
 
-// The file's first `bytes` bytes of text (decompressed, if it is gzip), or fewer at its end;
-// empty if it cannot be read. O(bytes).
-std::string head(const std::string& path, std::size_t bytes);
-
 // The file's first `least` bytes of text or more (decompressed, if it is gzip): on to the end of
 // the line they end in, `most` at most (what a trace's format is told from, with one read).
 // Empty if it cannot be read. O(the bytes returned).

@@ -9,7 +9,7 @@ namespace acme {
 
 namespace {
 
-// The place in `names` of the name `s` spells in any case (asked once no name matched exactly).
+// The place in `names` of the name `s` spells in any case (apart: the exact match is the hot path).
 template <std::size_t N>
 [[gnu::noinline]] std::optional<std::size_t> place_in_any_case(std::string_view s, const std::array<std::string_view, N>& names) {
   const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
@@ -19,22 +19,23 @@ template <std::size_t N>
   return std::nullopt;
 }
 
+// The name of `names` that `s` is (a T, by its place): exactly, else with `any_case` in any case.
+template <class T, std::size_t N>
+std::optional<T> parse_name(std::string_view s, const std::array<std::string_view, N>& names, bool any_case) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == s) return static_cast<T>(i);
+  const auto i = any_case ? place_in_any_case(s, names) : std::nullopt;
+  return i ? std::optional(static_cast<T>(*i)) : std::nullopt;
+}
+
 }  // namespace
 
 std::optional<JobType> parse_job_type(std::string_view s, bool any_case) {
-  for (std::size_t i = 0; i < kJobTypeCount; ++i)
-    if (kJobTypeNames[i] == s) return static_cast<JobType>(i);
-  if (!any_case) return std::nullopt;
-  const auto i = place_in_any_case(s, kJobTypeNames);
-  return i ? std::optional(static_cast<JobType>(*i)) : std::nullopt;
+  return parse_name<JobType>(s, kJobTypeNames, any_case);
 }
 
 std::optional<JobState> parse_job_state(std::string_view s, bool any_case) {
-  for (std::size_t i = 0; i < kJobStateCount; ++i)
-    if (kJobStateNames[i] == s) return static_cast<JobState>(i);
-  if (!any_case) return std::nullopt;
-  const auto i = place_in_any_case(s, kJobStateNames);
-  return i ? std::optional(static_cast<JobState>(*i)) : std::nullopt;
+  return parse_name<JobState>(s, kJobStateNames, any_case);
 }
 
 bool is_failure(JobState s) {

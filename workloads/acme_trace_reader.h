@@ -9,10 +9,10 @@
 // seconds are read too. Run time is always end_time - start_time (Kalos's `duration` includes
 // queueing, so it is not used). Slurm's export (sacct --parsable2, '|'-separated) reads as such a
 // trace: its fields (JobID, AllocTRES, ...) hold the columns (workloads/sacct_columns.h), its job
-// steps are skipped with a warning, "Unknown" and "None" are times not come. A file that opens JSON is Philly's
-// (io/philly_trace.h), a PAI job or task table (by its first line) is read with its partner
-// (workloads/pai_trace.h), and Alibaba's 2023 pod list by workloads/openb_trace.h: each is read
-// whole, and none by the rules below.
+// steps are skipped with a warning, "Unknown" and "None" are times not come. A file that opens
+// JSON is Philly's (io/philly_trace.h), a PAI job or task table (by its first line) is read with
+// its partner (workloads/pai_trace.h), and Alibaba's 2023 pod list by workloads/openb_trace.h:
+// each is read whole, and none by the rules below.
 //
 // Row rules:
 //  - start_time empty: the job never started; it is withdrawn from the queue at end_time.
@@ -20,10 +20,10 @@
 //  - end_time empty: only for RUNNING (the trace ended first); the job runs until the horizon,
 //    workload.to if given, else the latest timestamp in the file.
 //  - type and state: AcmeTrace's names in any case (Eval, eval); the states COMPLETED, FAILED,
-//    CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, RUNNING, or one of Slurm's end states that AcmeTrace does not use, read as the nearest of them:
-//    OUT_OF_MEMORY as FAILED, BOOT_FAIL as NODE_FAIL, DEADLINE as TIMEOUT, REVOKED and sacct's
-//    "CANCELLED by <uid>" as CANCELLED, SUSPENDED as PREEMPTED, PENDING as RUNNING (not started
-//    when the trace ends).
+//    CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, RUNNING, or one of Slurm's end states that
+//    AcmeTrace does not use, read as the nearest of them: OUT_OF_MEMORY as FAILED, BOOT_FAIL as
+//    NODE_FAIL, DEADLINE as TIMEOUT, REVOKED and sacct's "CANCELLED by <uid>" as CANCELLED,
+//    SUSPENDED as PREEMPTED, PENDING as RUNNING (not started when the trace ends).
 //  - gpu_num empty: 0 for CPU jobs, an error otherwise. node_num empty or 0: 1 for CPU-only jobs,
 //    ceil(gpu_num / 8) otherwise. gpu_time and every other column are not read.
 //  - end before start or before submit, a start before submit, a negative or non-numeric number,

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <span>
@@ -37,14 +36,7 @@ inline std::string_view first_line_of(std::string_view text) {
 // The file's first line (of its text, if it is compressed: io/gzip_text.h), as first_line_of says;
 // empty if it cannot be read.
 inline std::string first_line(const std::string& path) {
-  std::string line;
-  if (gzip_text::is_gzip(path)) {
-    line = gzip_text::head(path, csv_lines::kMaxLine);
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    std::getline(in, line);
-  }
-  return std::string(first_line_of(line));
+  return std::string(first_line_of(gzip_text::head_through_line(path, 0, csv_lines::kMaxLine)));
 }
 
 inline std::vector<std::string_view> fields_of(std::string_view line) {

@@ -29,7 +29,7 @@ TraceSchema schema_of_header(std::string_view header) {
 }
 
 std::optional<TraceSchema> read_trace_schema(const std::string& path) {
-  const std::string line = gzip_text::head(path, 64 * 1024);  // of its text, if compressed
+  const std::string line = gzip_text::head_through_line(path, 0, 64 * 1024);  // of its text, if compressed
   if (line.empty()) return std::nullopt;
   return schema_of_header(std::string_view(line).substr(0, line.find('\n')));
 }
